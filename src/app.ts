@@ -1,0 +1,87 @@
+// Composition root: database, migrations, catalog, storage and backends, then the HTTP server and/or
+// the workers, depending on the role. `close()` is the graceful shutdown.
+import path from 'node:path';
+import pino, { type Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import type { Config, Role } from './config.ts';
+import { resolveAdminToken } from './admin-token.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
+import { createPool, type Db } from './db/pool.ts';
+import { migrate } from './db/migrate.ts';
+import { loadCatalog } from './domain/catalog-load.ts';
+import type { Catalog } from './domain/catalog-load.ts';
+import { createBackendRegistry } from './backends/registry.ts';
+import type { ModelBackend } from './backends/types.ts';
+import { FileStorage } from './storage/file.ts';
+import type { Storage } from './storage/storage.ts';
+import { KeyResolver } from './services/keys.ts';
+import { RateLimits } from './services/rate-limits.ts';
+import { Generations } from './services/generations.ts';
+import { buildServer } from './http/server.ts';
+import { Worker } from './queue/worker.ts';
+import { Janitor } from './queue/janitor.ts';
+
+export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
+
+/** Database (embedded or external, migrated), catalog and storage: what every command needs. */
+export async function openInfra(config: Config, log: Logger): Promise<Infra> {
+  const catalog = loadCatalog(config.catalogPath ?? undefined);
+  let embedded: EmbeddedPostgres | null = null;
+  if (!config.databaseUrl) embedded = await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
+  const url = config.databaseUrl ?? embedded!.url;
+  const db = createPool(url);
+  try {
+    await migrate(db);
+  } catch (e) {
+    await db.end();
+    await embedded?.stop();
+    throw e;
+  }
+  if (config.storage.driver !== 'file') throw new Error('RENDERGATE_STORAGE: s3 storage is not available in this build');
+  const storage = new FileStorage(config.storage.root);
+  return {
+    log, db, url, catalog, storage,
+    close: async () => {
+      await db.end().catch(() => undefined);
+      await embedded?.stop();
+    },
+  };
+}
+
+export interface Running { server: FastifyInstance | null; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
+
+export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger } = {}): Promise<Running> {
+  const log = opts.log ?? pino({ level: config.logLevel });
+  const infra = await openInfra(config, log);
+  const { db, catalog, storage } = infra;
+  const backendFor = createBackendRegistry(config, catalog, opts.extraBackends);
+  const adminToken = resolveAdminToken(config, (token, file) => {
+    // Printed once, on the start that created it; afterwards it is only in the file.
+    process.stdout.write(`\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n\n`);
+  });
+  const generations = new Generations(db, catalog, config, storage);
+  let server: FastifyInstance | null = null;
+  let worker: Worker | null = null;
+  let janitor: Janitor | null = null;
+  if (role !== 'api') {
+    worker = new Worker({ db, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log });
+    janitor = new Janitor(db, storage, log);
+    await worker.start();
+    janitor.start();
+  }
+  if (role !== 'worker') {
+    server = buildServer({ config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken },
+      { level: config.logLevel });
+    await server.listen({ port: config.port, host: config.host });
+  }
+  log.info({ role, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
+  return {
+    server, worker, infra,
+    close: async (graceMs = 30_000) => {
+      await server?.close();
+      await worker?.stop(graceMs);
+      await janitor?.stop();
+      await infra.close();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// The contract between the render pipeline and whatever actually renders a model.
+import type { ResolvedInputs } from '../domain/catalog.ts';
+
+export type RenderOutput =
+  | { kind: 'file'; path: string; contentType: string } // a finished file on local disk; the caller moves it to storage
+  | { kind: 'text'; text: string };
+
+export interface RenderContext {
+  signal: AbortSignal;
+  /** Called with a fraction 0..1 as the render advances. */
+  progress: (fraction: number) => void;
+  /** A private scratch directory that the caller removes after the render, whatever the outcome. */
+  workDir: string;
+  /** Seconds the render may take before it is killed. */
+  timeLimitSeconds: number;
+}
+
+export interface ModelBackend {
+  run(inputs: ResolvedInputs, ctx: RenderContext): Promise<RenderOutput>;
+}
+
+/**
+ * A failure of a render. `retryable` failures (timeouts, 5xx and connection resets of an input server,
+ * a model server that is briefly down) are tried again with backoff; the rest fail the render at once.
+ */
+export class RenderError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'RenderError';
+  }
+}

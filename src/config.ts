@@ -1,0 +1,114 @@
+// Environment → one validated, frozen configuration, parsed once at boot. Every bad variable is
+// reported together, so an operator fixes them in one go.
+import path from 'node:path';
+
+export type StorageConfig = { driver: 'file'; root: string } | { driver: 's3'; bucket: string; prefix: string };
+export type Role = 'serve' | 'api' | 'worker';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  adminToken: string | null;
+  catalogPath: string | null;
+  allowPrivateUrls: boolean;
+  dayTimeZone: string;
+  storage: StorageConfig;
+  keyPrefix: string;
+  defaultRateLimitPerMinute: number;
+  bodyLimitBytes: number;
+  workerConcurrency: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return n;
+  };
+  const flag = (name: string): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+    if (raw === '1' || raw === 'true') return true;
+    problems.push(`${name}=${JSON.stringify(raw)}: must be 0 or 1`);
+    return false;
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const dataDir = path.resolve(env.RENDERGATE_DATA_DIR || './data');
+
+  let publicUrl = env.RENDERGATE_PUBLIC_URL || `http://localhost:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+    publicUrl = publicUrl.replace(/\/+$/, '');
+  } catch {
+    problems.push(`RENDERGATE_PUBLIC_URL=${JSON.stringify(publicUrl)}: must be an absolute http(s) URL`);
+  }
+
+  const databaseUrl = env.DATABASE_URL || null;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL: must be a postgres:// URL');
+
+  const adminToken = env.RENDERGATE_ADMIN_TOKEN || null;
+  if (adminToken !== null && adminToken.length < 16) problems.push('RENDERGATE_ADMIN_TOKEN: must be at least 16 characters');
+
+  const dayTimeZone = env.RENDERGATE_DAY_TIMEZONE || 'UTC';
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: dayTimeZone });
+  } catch {
+    problems.push(`RENDERGATE_DAY_TIMEZONE=${JSON.stringify(dayTimeZone)}: not an IANA time zone`);
+  }
+
+  let storage: StorageConfig = { driver: 'file', root: path.join(dataDir, 'files') };
+  const rawStorage = env.RENDERGATE_STORAGE || 'file';
+  if (rawStorage.startsWith('s3://')) {
+    const rest = rawStorage.slice(5);
+    const slash = rest.indexOf('/');
+    const bucket = slash < 0 ? rest : rest.slice(0, slash);
+    const prefix = slash < 0 ? '' : rest.slice(slash + 1).replace(/\/+$/, '');
+    if (!bucket) problems.push('RENDERGATE_STORAGE: s3://bucket/prefix needs a bucket');
+    storage = { driver: 's3', bucket, prefix };
+  } else if (rawStorage !== 'file') {
+    problems.push(`RENDERGATE_STORAGE=${JSON.stringify(rawStorage)}: must be "file" or s3://bucket/prefix`);
+  }
+
+  const keyPrefix = env.RENDERGATE_KEY_PREFIX || 'rg_';
+  if (!/^[a-z0-9]{1,12}_$/.test(keyPrefix)) problems.push('RENDERGATE_KEY_PREFIX: lowercase letters and digits ending in "_"');
+
+  const config: Config = {
+    port,
+    host,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    adminToken,
+    catalogPath: env.RENDERGATE_CATALOG ? path.resolve(env.RENDERGATE_CATALOG) : null,
+    allowPrivateUrls: flag('RENDERGATE_ALLOW_PRIVATE_URLS'),
+    dayTimeZone,
+    storage,
+    keyPrefix,
+    defaultRateLimitPerMinute: int('RENDERGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    bodyLimitBytes: int('RENDERGATE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    workerConcurrency: int('RENDERGATE_WORKER_CONCURRENCY', 2, 0, 256),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

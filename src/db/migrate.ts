@@ -1,0 +1,47 @@
+// Numbered, forward-only SQL migrations, applied at start under an advisory lock so that processes
+// starting at the same moment apply each one exactly once.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from './pool.ts';
+
+const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+const LOCK_ID = 0x52474d47; // "RGMG"
+
+export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const files = fs.readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+  const client = await db.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((r) => r.name as string));
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = fs.readFileSync(path.join(dir, file), 'utf8');
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+        await client.query('COMMIT');
+      } catch (e) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${file} failed: ${(e as Error).message}`);
+      }
+      applied.push(file);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}
+
+/** Names of migrations on disk that the database has not applied (for readiness checks). */
+export async function pendingMigrations(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
+  const files = fs.readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f));
+  const { rows } = await db.query('SELECT name FROM schema_migrations');
+  const done = new Set(rows.map((r) => r.name as string));
+  return files.filter((f) => !done.has(f));
+}

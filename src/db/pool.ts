@@ -1,0 +1,35 @@
+// The connection pool and the one way to run a transaction.
+import pg from 'pg';
+
+// bigint columns hold cents far below 2^53; read them as numbers.
+pg.types.setTypeParser(20, (v) => Number(v));
+// dates (the days of daily caps) stay 'YYYY-MM-DD' strings, never shifted by the process's time zone.
+pg.types.setTypeParser(1082, (v) => v);
+
+export type Db = pg.Pool;
+export type Tx = pg.PoolClient;
+export type Queryable = pg.Pool | pg.PoolClient;
+
+export function createPool(url: string, max = 20): Db {
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** Runs `fn` in a transaction; commits when it resolves, rolls back when it throws. */
+export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const tx = await db.connect();
+  let broken = false;
+  try {
+    await tx.query('BEGIN');
+    const result = await fn(tx);
+    await tx.query('COMMIT');
+    return result;
+  } catch (e) {
+    await tx.query('ROLLBACK').catch(() => { broken = true; });
+    throw e;
+  } finally {
+    tx.release(broken);
+  }
+}

@@ -1,0 +1,43 @@
+// Field checks for the admin bodies; each collects problems so one answer names every bad field.
+import { invalidInput, type FieldProblem } from '../../domain/errors.ts';
+
+export class Fields {
+  readonly problems: FieldProblem[] = [];
+  constructor(private body: Record<string, unknown>, private allowed: string[]) {
+    for (const k of Object.keys(body)) if (!allowed.includes(k)) this.problems.push({ field: k, message: 'unknown field' });
+  }
+
+  string(name: string, opts: { required?: boolean; max: number; pattern?: RegExp }): string | undefined {
+    const v = this.body[name];
+    if (v === undefined || (v === null && !opts.required)) {
+      if (opts.required) this.problems.push({ field: name, message: 'is required' });
+      return undefined;
+    }
+    if (typeof v !== 'string' || v.length === 0 || v.length > opts.max || v.includes('\u0000') || (opts.pattern && !opts.pattern.test(v))) {
+      this.problems.push({ field: name, message: opts.pattern ? 'has the wrong form' : `must be a string of 1 to ${opts.max} characters` });
+      return undefined;
+    }
+    return v;
+  }
+
+  int(name: string, opts: { required?: boolean; min: number; max: number; nullable?: boolean }): number | null | undefined {
+    const v = this.body[name];
+    if (v === undefined) {
+      if (opts.required) this.problems.push({ field: name, message: 'is required' });
+      return undefined;
+    }
+    if (v === null && opts.nullable) return null;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < opts.min || v > opts.max) {
+      this.problems.push({ field: name, message: `must be an integer from ${opts.min} to ${opts.max}` });
+      return undefined;
+    }
+    return v;
+  }
+
+  done(): void {
+    if (this.problems.length > 0) throw invalidInput(this.problems);
+  }
+}
+
+export const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
+export const MAX_CENTS = 1_000_000_000_000; // ten billion euros: far above any real top-up, far below 2^53

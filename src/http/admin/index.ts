@@ -1,0 +1,77 @@
+// The operator API under /admin/v1, behind the admin token (compared in constant time; an API key is
+// never an admin token).
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../domain/errors.ts';
+import { isId } from '../../ids.ts';
+import { addCredit, createAccount, getAccount, listLedger } from '../../services/accounts.ts';
+import { createKey, revokeKey } from '../../services/keys.ts';
+import { decodeCursor, parseLimit } from '../../services/paging.ts';
+import { objectBody, queryParam } from '../body.ts';
+import type { Ctx } from '../context.ts';
+import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
+
+const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
+
+export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
+  const expected = sha(ctx.adminToken);
+  app.addHook('onRequest', async (req) => {
+    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    if (!m || !crypto.timingSafeEqual(sha(m[1]), expected)) {
+      throw new ApiError('ADMIN_TOKEN_INVALID', 'The admin API needs "Authorization: Bearer <admin token>".');
+    }
+  });
+
+  const accountId = (raw: string) => {
+    if (!isId('acct', raw)) throw new ApiError('ACCOUNT_NOT_FOUND', 'No such account.');
+    return raw;
+  };
+
+  app.post('/accounts', async (req, reply) => {
+    const f = new Fields(objectBody(req.body), ['email', 'name']);
+    const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
+    const name = f.string('name', { max: 200 });
+    f.done();
+    return reply.code(201).send(await createAccount(ctx.db, email!, name ?? null));
+  });
+
+  app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => getAccount(ctx.db, accountId(req.params.id)));
+
+  app.post<{ Params: { id: string } }>('/accounts/:id/credits', async (req, reply) => {
+    const id = accountId(req.params.id);
+    const f = new Fields(objectBody(req.body), ['amountCents', 'reason']);
+    const amount = f.int('amountCents', { required: true, min: 1, max: MAX_CENTS });
+    const reason = f.string('reason', { max: 500 });
+    f.done();
+    return reply.code(201).send(await addCredit(ctx.db, id, amount!, reason ?? null));
+  });
+
+  app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
+    const id = accountId(req.params.id);
+    const f = new Fields(objectBody(req.body ?? {}), ['name', 'dailyCapCents', 'rateLimitPerMinute']);
+    const name = f.string('name', { max: 200 });
+    const cap = f.int('dailyCapCents', { min: 0, max: MAX_CENTS, nullable: true });
+    const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
+    f.done();
+    const key = await createKey(ctx.db, ctx.config.keyPrefix, ctx.config.defaultRateLimitPerMinute, id,
+      { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined });
+    return reply.code(201).send(key);
+  });
+
+  app.delete<{ Params: { id: string } }>('/keys/:id', async (req) => {
+    if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');
+    return revokeKey(ctx.db, req.params.id);
+  });
+
+  app.get<{ Params: { id: string } }>('/accounts/:id/ledger', async (req) => {
+    const limit = parseLimit(queryParam(req.query, 'limit'));
+    const cursor = queryParam(req.query, 'cursor');
+    if (cursor !== undefined) decodeCursor(cursor);
+    return listLedger(ctx.db, accountId(req.params.id), limit, cursor ?? null);
+  });
+
+  app.post<{ Params: { id: string } }>('/generations/:id/refund', async (req) => {
+    if (!isId('gen', req.params.id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    return ctx.generations.adminRefund(req.params.id);
+  });
+}

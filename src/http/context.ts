@@ -1,0 +1,25 @@
+// What the HTTP routes are given: configuration and services, built once by the composition root.
+import type { Config } from '../config.ts';
+import type { Db } from '../db/pool.ts';
+import type { Catalog } from '../domain/catalog-load.ts';
+import type { KeyRecord, KeyResolver } from '../services/keys.ts';
+import type { RateLimits } from '../services/rate-limits.ts';
+import type { Generations } from '../services/generations.ts';
+import type { Storage } from '../storage/storage.ts';
+
+export interface Ctx {
+  config: Config;
+  db: Db;
+  catalog: Catalog;
+  keys: KeyResolver;
+  limits: RateLimits;
+  generations: Generations;
+  storage: Storage;
+  adminToken: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: KeyRecord;
+  }
+}

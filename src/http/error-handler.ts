@@ -1,0 +1,54 @@
+// Every error leaves the service as the contract's body, mapped in this one place. A handler throws;
+// it never builds an error body itself.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../domain/errors.ts';
+
+/** Errors that mean the database (or another dependency) is unreachable, not that we have a bug. */
+export function isUnavailable(e: unknown): boolean {
+  const err = e as { code?: string; message?: string } | null;
+  if (!err) return false;
+  const code = err.code ?? '';
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004']
+    .includes(code) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err.message ?? '');
+}
+
+function fromFastify(e: FastifyError): ApiError | null {
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is larger than the limit.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.');
+    default:
+      break;
+  }
+  if (e.statusCode === 400 && e instanceof SyntaxError) return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.');
+  if (e.statusCode === 400 && /JSON|prototype|constructor/i.test(e.message)) return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.');
+  if (e.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is larger than the limit.');
+  if (e.statusCode === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+  if (e.statusCode === 400) return new ApiError('INVALID_REQUEST', 'The request is malformed.');
+  if (e.statusCode === 404) return new ApiError('NOT_FOUND', 'There is nothing at this address.');
+  return null;
+}
+
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  if (isUnavailable(e)) return new ApiError('SERVICE_UNAVAILABLE', 'The service is briefly unavailable; retry shortly.', undefined, { 'retry-after': '2' });
+  const mapped = typeof (e as FastifyError)?.code === 'string' || typeof (e as FastifyError)?.statusCode === 'number'
+    ? fromFastify(e as FastifyError) : null;
+  return mapped ?? new ApiError('INTERNAL_ERROR', 'An internal error occurred; it has been logged.');
+}
+
+export function sendError(req: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply {
+  const err = toApiError(e);
+  if (err.code === 'INTERNAL_ERROR') req.log.error({ err: e }, 'unhandled error');
+  else if (err.code === 'SERVICE_UNAVAILABLE') req.log.warn({ err: e }, 'dependency unavailable');
+  if (err.headers) reply.headers(err.headers);
+  const body: Record<string, unknown> = { code: err.code, message: err.message };
+  if (err.details) body.details = err.details;
+  body.requestId = req.id;
+  return reply.code(ERROR_STATUS[err.code as ErrorCode]).type('application/json; charset=utf-8').send(body);
+}

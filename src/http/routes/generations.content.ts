@@ -1,0 +1,40 @@
+// Streams a stored output with validators and single byte ranges. An unparseable or unsatisfiable
+// Range is ignored and the whole file sent, as RFC 9110 allows.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Storage } from '../../storage/storage.ts';
+
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
+  if (!header || size === 0) return null;
+  const m = /^bytes=(\d{0,15})-(\d{0,15})$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start: number, end: number;
+  if (m[1] === '') {
+    const n = Number(m[2]);
+    if (n === 0) return null;
+    start = Math.max(0, size - n);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  return start <= end && start < size ? { start, end } : null;
+}
+
+export async function sendContent(req: FastifyRequest, reply: FastifyReply, storage: Storage,
+  c: { key: string; contentType: string; bytes: number; etag: string }) {
+  reply.header('etag', c.etag).header('accept-ranges', 'bytes').header('cache-control', 'private, max-age=0, must-revalidate');
+  const inm = req.headers['if-none-match'];
+  if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === c.etag || t.trim() === '*')) {
+    return reply.code(304).send();
+  }
+  const ifRange = req.headers['if-range'];
+  const range = ifRange === undefined || ifRange === c.etag ? parseRange(req.headers.range, c.bytes) : null;
+  reply.type(c.contentType);
+  if (range) {
+    reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${c.bytes}`)
+      .header('content-length', String(range.end - range.start + 1));
+    return reply.send(await storage.read(c.key, range));
+  }
+  reply.header('content-length', String(c.bytes));
+  return reply.send(await storage.read(c.key));
+}

@@ -1,0 +1,43 @@
+// /v1/generations: create, list, read, download, delete.
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../domain/errors.ts';
+import { parseLimit } from '../../services/paging.ts';
+import { queryParam } from '../body.ts';
+import type { Ctx } from '../context.ts';
+import { sendContent } from './generations.content.ts';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const STATUSES = ['queued', 'succeeded', 'failed', 'refunded'];
+
+export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
+  app.post('/generations', async (req, reply) => {
+    const idem = req.headers['idempotency-key'];
+    if (typeof idem !== 'string' || !IDEMPOTENCY_KEY.test(idem)) {
+      throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 1 to 255 printable ASCII characters (e.g. a UUID).');
+    }
+    const created = await ctx.generations.create(req.apiKey, req.body, idem);
+    reply.header('location', created.location);
+    if (created.replayed) reply.header('idempotent-replayed', 'true');
+    return reply.code(202).send(created.body);
+  });
+
+  app.get('/generations', async (req) => {
+    const limit = parseLimit(queryParam(req.query, 'limit'));
+    const status = queryParam(req.query, 'status') ?? null;
+    const modelId = queryParam(req.query, 'modelId') ?? null;
+    const problems = [];
+    if (status !== null && !STATUSES.includes(status)) problems.push({ field: 'status', message: `must be one of ${STATUSES.join(', ')}` });
+    if (modelId !== null && (modelId.length > 200 || !ctx.catalog.get(modelId))) problems.push({ field: 'modelId', message: 'not a model in the catalog' });
+    if (problems.length) throw new ApiError('INVALID_INPUT', `${problems[0].field}: ${problems[0].message}.`, problems);
+    return ctx.generations.list(req.apiKey.accountId, { limit, cursor: queryParam(req.query, 'cursor') ?? null, status, modelId });
+  });
+
+  app.get<{ Params: { id: string } }>('/generations/:id', async (req) => ctx.generations.get(req.apiKey.accountId, req.params.id));
+
+  app.get<{ Params: { id: string } }>('/generations/:id/content', async (req, reply) => {
+    const c = await ctx.generations.content(req.apiKey.accountId, req.params.id);
+    return sendContent(req, reply, ctx.storage, c);
+  });
+
+  app.delete<{ Params: { id: string } }>('/generations/:id', async (req) => ctx.generations.delete(req.apiKey.accountId, req.params.id));
+}

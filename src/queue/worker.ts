@@ -1,0 +1,207 @@
+// The render worker. A queued generation is its own job: a worker claims it with SKIP LOCKED and holds
+// a lease it renews while rendering. A worker that dies stops renewing, the lease lapses within
+// LEASE_SECONDS, and any worker claims the job again (attempts counts claims, so a render that keeps
+// crashing its worker ends failed and refunded). Every finishing write is guarded by status='queued'
+// and by the lease, so a late or duplicate worker can never move money or resurrect a generation.
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import type { Logger } from 'pino';
+import { RenderError, type ModelBackend } from '../backends/types.ts';
+import { transaction, type Db } from '../db/pool.ts';
+import type { Catalog } from '../domain/catalog-load.ts';
+import type { ModelDef } from '../domain/catalog.ts';
+import { refundGeneration } from '../services/refunds.ts';
+import type { Storage } from '../storage/storage.ts';
+import { CANCEL_CHANNEL, JOBS_CHANNEL } from './channels.ts';
+import { Listener } from './listener.ts';
+
+export const LEASE_SECONDS = 15;
+const HEARTBEAT_MS = 4_000;
+const POLL_MS = 1_000;
+
+interface Job { id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number }
+interface Running { abort: AbortController; reason: 'cancelled' | 'shutdown' | null }
+
+export interface WorkerOptions {
+  db: Db;
+  databaseUrl: string;
+  catalog: Catalog;
+  backendFor: (model: ModelDef) => ModelBackend;
+  storage: Storage;
+  concurrency: number;
+  log: Logger;
+}
+
+export class Worker {
+  readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  private running = new Map<string, Running>();
+  private listener: Listener;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private filling = false;
+  private fillAgain = false;
+  private stopping = false;
+  private idle: Array<() => void> = [];
+
+  constructor(private o: WorkerOptions) {
+    this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
+      if (ch === JOBS_CHANNEL) this.fill();
+      else this.cancelLocal(payload);
+    }, () => this.fill(), (m) => o.log.warn(m));
+  }
+
+  async start(): Promise<void> {
+    await this.listener.start();
+    this.pollTimer = setInterval(() => this.fill(), POLL_MS);
+    this.fill();
+  }
+
+  get busy(): number {
+    return this.running.size;
+  }
+
+  /** Claims jobs until every slot is busy or nothing is runnable. Re-entrant calls coalesce. */
+  fill(): void {
+    if (this.stopping) return;
+    if (this.filling) { this.fillAgain = true; return; }
+    this.filling = true;
+    void (async () => {
+      try {
+        do {
+          this.fillAgain = false;
+          while (!this.stopping && this.running.size < this.o.concurrency) {
+            const job = await this.claim();
+            if (!job) break;
+            void this.run(job);
+          }
+        } while (this.fillAgain && !this.stopping);
+      } catch (e) {
+        this.o.log.warn({ err: e }, 'claiming a job failed');
+      } finally {
+        this.filling = false;
+      }
+    })();
+  }
+
+  private async claim(): Promise<Job | null> {
+    const { rows } = await this.o.db.query(
+      `UPDATE generations g SET attempts = g.attempts + 1, lease_owner = $1, lease_until = now() + make_interval(secs => $2),
+         started_at = coalesce(g.started_at, now())
+       WHERE g.id = (SELECT id FROM generations WHERE status = 'queued' AND run_after <= now()
+                       AND (lease_until IS NULL OR lease_until < now())
+                     ORDER BY run_after, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+       RETURNING g.id, g.model_id, g.inputs, g.attempts`, [this.owner, LEASE_SECONDS]);
+    return (rows[0] as Job | undefined) ?? null;
+  }
+
+  private cancelLocal(id: string) {
+    const r = this.running.get(id);
+    if (r && !r.abort.signal.aborted) { r.reason = 'cancelled'; r.abort.abort(); }
+  }
+
+  private async run(job: Job): Promise<void> {
+    const state: Running = { abort: new AbortController(), reason: null };
+    this.running.set(job.id, state);
+    const log = this.o.log.child({ generationId: job.id, modelId: job.model_id, attempt: job.attempts });
+    const heartbeat = setInterval(() => {
+      this.o.db.query(`UPDATE generations SET lease_until = now() + make_interval(secs => $3)
+                       WHERE id = $1 AND lease_owner = $2 AND status = 'queued' AND deleted_at IS NULL RETURNING id`,
+      [job.id, this.owner, LEASE_SECONDS]).then((r) => {
+        if (r.rowCount === 0) this.cancelLocal(job.id); // cancelled, deleted, or taken over: stop rendering
+      }, () => { /* database briefly away: the lease covers a few missed beats */ });
+    }, HEARTBEAT_MS);
+    let workDir: string | null = null;
+    try {
+      const model = this.o.catalog.get(job.model_id)?.def;
+      if (!model) throw new RenderError('MODEL_UNAVAILABLE', `The model ${job.model_id} is no longer in the catalog.`, false);
+      if (job.attempts > model.maxAttempts) {
+        throw new RenderError('RENDER_ABANDONED', 'The render stopped its worker repeatedly and was given up.', false);
+      }
+      workDir = await fsp.mkdtemp(path.join(os.tmpdir(), `rendergate-${job.id}-`));
+      log.info('render started');
+      const t0 = performance.now();
+      const out = await this.o.backendFor(model).run(job.inputs, {
+        signal: state.abort.signal, workDir, timeLimitSeconds: model.timeLimitSeconds, progress: () => {},
+      });
+      if (state.abort.signal.aborted) return;
+      await this.succeed(job, model, out);
+      log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
+    } catch (e) {
+      if (state.reason === 'cancelled') { log.info('render cancelled'); return; }
+      if (state.reason === 'shutdown') return; // handed back to the queue by stop()
+      await this.fail(job, e, log);
+    } finally {
+      clearInterval(heartbeat);
+      if (workDir) await fsp.rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+      this.running.delete(job.id);
+      if (this.running.size === 0) this.idle.splice(0).forEach((f) => f());
+      this.fill();
+    }
+  }
+
+  private async succeed(job: Job, model: ModelDef, out: Awaited<ReturnType<ModelBackend['run']>>) {
+    if (out.kind === 'text') {
+      const r = await this.o.db.query(
+        `UPDATE generations SET status = 'succeeded', text_output = $3, completed_at = now(), lease_owner = NULL, lease_until = NULL
+         WHERE id = $1 AND status = 'queued' AND lease_owner = $2`, [job.id, this.owner, out.text]);
+      if (r.rowCount === 0) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
+      return;
+    }
+    const ext = out.contentType === 'video/mp4' ? 'mp4' : 'bin';
+    const key = `generations/${job.id}.${ext}`;
+    let stored;
+    try {
+      stored = await this.o.storage.put(key, out.path, out.contentType);
+    } catch (e) {
+      throw new RenderError('STORAGE_FAILED', 'The output could not be stored.', false, { cause: e });
+    }
+    const r = await this.o.db.query(
+      `UPDATE generations SET status = 'succeeded', content_key = $3, content_type = $4, content_bytes = $5, content_etag = $6,
+         completed_at = now(), lease_owner = NULL, lease_until = NULL
+       WHERE id = $1 AND status = 'queued' AND lease_owner = $2 AND deleted_at IS NULL`,
+      [job.id, this.owner, key, out.contentType, stored.bytes, stored.etag]);
+    if (r.rowCount === 0) await this.o.storage.delete(key).catch(() => undefined);
+    void model;
+  }
+
+  private async fail(job: Job, e: unknown, log: Logger) {
+    const err = e instanceof RenderError ? e : new RenderError('RENDER_FAILED', 'The renderer failed unexpectedly.', false, { cause: e });
+    if (!(e instanceof RenderError)) log.error({ err: e }, 'renderer threw an unexpected error');
+    const model = this.o.catalog.get(job.model_id)?.def;
+    try {
+      if (err.retryable && model && job.attempts < model.maxAttempts) {
+        const backoff = Math.min(60, 2 ** job.attempts);
+        await this.o.db.query(
+          `UPDATE generations SET run_after = now() + make_interval(secs => $3), lease_owner = NULL, lease_until = NULL
+           WHERE id = $1 AND status = 'queued' AND lease_owner = $2`, [job.id, this.owner, backoff]);
+        log.warn({ code: err.code, backoffSeconds: backoff }, `render attempt failed, will retry: ${err.message}`);
+        return;
+      }
+      await transaction(this.o.db, (tx) => refundGeneration(tx, job.id, 'queued', { status: 'failed', code: err.code, message: err.message }, this.owner));
+      log.warn({ code: err.code }, `render failed and was refunded: ${err.message}`);
+    } catch (dbErr) {
+      // The database is away: the lease lapses and the job is claimed again, so nothing is lost.
+      log.error({ err: dbErr }, 'could not record the render failure; the job will run again');
+    }
+  }
+
+  /** Stops claiming; waits up to `graceMs` for running renders, then hands the rest back to the queue. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.running.size > 0) {
+      await Promise.race([new Promise<void>((r) => this.idle.push(r)), new Promise((r) => setTimeout(r, graceMs))]);
+    }
+    const left = [...this.running.keys()];
+    if (left.length > 0) {
+      for (const id of left) { const r = this.running.get(id)!; r.reason = 'shutdown'; r.abort.abort(); }
+      await this.o.db.query(
+        `UPDATE generations SET lease_owner = NULL, lease_until = NULL, run_after = now(), attempts = greatest(attempts - 1, 0)
+         WHERE id = ANY($1) AND lease_owner = $2 AND status = 'queued'`, [left, this.owner]).catch(() => undefined);
+      await this.o.db.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'handback']).catch(() => undefined);
+      await new Promise<void>((r) => (this.running.size === 0 ? r() : this.idle.push(r)));
+    }
+    await this.listener.stop();
+  }
+}

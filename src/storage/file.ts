@@ -1,0 +1,59 @@
+// Outputs as files under a root directory: written to a temporary name, fsynced, then renamed, so an
+// object is either complete or absent.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import type { Storage, StoredObject } from './storage.ts';
+
+export class FileStorage implements Storage {
+  constructor(private root: string) {
+    fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
+  }
+
+  private pathOf(key: string): string {
+    if (!/^[A-Za-z0-9._/-]{1,200}$/.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, source: string): Promise<StoredObject> {
+    const dest = this.pathOf(key);
+    const tmp = path.join(this.root, '.tmp', `${crypto.randomBytes(8).toString('hex')}.part`);
+    const hash = crypto.createHash('sha256');
+    let bytes = 0;
+    try {
+      const out = await fsp.open(tmp, 'wx', 0o640);
+      try {
+        await pipeline(fs.createReadStream(source), new Transform({
+          transform(chunk: Buffer, _enc, cb) { hash.update(chunk); bytes += chunk.length; cb(null, chunk); },
+        }), out.createWriteStream({ autoClose: false }));
+        await out.sync();
+      } finally {
+        await out.close();
+      }
+      await fsp.mkdir(path.dirname(dest), { recursive: true });
+      await fsp.rename(tmp, dest);
+    } catch (e) {
+      await fsp.rm(tmp, { force: true });
+      throw e;
+    }
+    return { bytes, etag: `"${hash.digest('base64url')}"` };
+  }
+
+  async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
+    const file = await fsp.open(this.pathOf(key), 'r');
+    return file.createReadStream(range ? { start: range.start, end: range.end } : {});
+  }
+
+  async delete(key: string): Promise<void> {
+    await fsp.rm(this.pathOf(key), { force: true });
+  }
+
+  async check(): Promise<void> {
+    const probe = path.join(this.root, '.tmp', `probe-${process.pid}`);
+    await fsp.writeFile(probe, 'ok');
+    await fsp.rm(probe, { force: true });
+  }
+}
