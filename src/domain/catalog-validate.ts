@@ -1,0 +1,181 @@
+// Structural check of a catalog document: every key, type and bound of every model and field. All
+// problems are collected, each naming its model and field, so an operator fixes a catalog in one pass.
+// Prices are checked by catalog-load.ts, once the fields they read are known to be sound.
+import type { BackendBinding, FieldDef, FieldType, ModelDef, ModelOutput } from './catalog.ts';
+import { compileFieldCheck } from './inputs.ts';
+
+type Raw = Record<string, unknown>;
+type Report = (message: string) => void;
+
+const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const RENDERER = /^[a-z0-9][a-z0-9_-]*$/;
+const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
+// A field is also a variable of the price expression: CEL keywords and type names cannot be one, and
+// `inputs` is the map of all of them.
+const RESERVED = new Set(('inputs true false null in as break const continue else for function if import let loop '
+  + 'package namespace return var void while int uint double bool string bytes list map null_type type dyn '
+  + 'optional google').split(' '));
+const KINDS = ['video', 'image', 'text'];
+const MODEL_KEYS = ['id', 'name', 'kind', 'description', 'output', 'fields', 'price', 'backend', 'timeLimitSeconds', 'maxAttempts'];
+const FIELD_KEYS = ['name', 'type', 'required', 'default', 'description'];
+const TYPE_KEYS: Record<FieldType, string[]> = {
+  text: ['maxLength'], url: ['media'], number: ['minimum', 'maximum', 'integer'], toggle: [], enum: ['values'],
+};
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPositiveInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+const isText = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+
+function unknownKeys(raw: Raw, allowed: string[], bad: Report, what = 'key'): void {
+  for (const k of Object.keys(raw)) if (!allowed.includes(k)) bad(`unknown ${what} "${k}"`);
+}
+
+function checkOutput(raw: unknown, bad: Report): ModelOutput | undefined {
+  if (isObject(raw) && raw.type === 'text') {
+    unknownKeys(raw, ['type'], bad, 'output key');
+    return { type: 'text' };
+  }
+  if (isObject(raw) && raw.type === 'file') {
+    unknownKeys(raw, ['type', 'contentType'], bad, 'output key');
+    if (typeof raw.contentType === 'string' && CONTENT_TYPE.test(raw.contentType)) return { type: 'file', contentType: raw.contentType };
+    bad('output.contentType must be a media type such as video/mp4');
+    return undefined;
+  }
+  bad('output must be {type: file, contentType} or {type: text}');
+  return undefined;
+}
+
+function checkBackend(raw: unknown, bad: Report): BackendBinding | undefined {
+  if (!isObject(raw) || raw.driver !== 'local') {
+    bad('backend must be {driver: local, renderer: <name>}');
+    return undefined;
+  }
+  unknownKeys(raw, ['driver', 'renderer'], bad, 'backend key');
+  if (typeof raw.renderer === 'string' && RENDERER.test(raw.renderer)) return { driver: 'local', renderer: raw.renderer };
+  bad('backend.renderer must be a renderer name (lowercase letters, digits, - and _)');
+  return undefined;
+}
+
+/** The type-specific part of a field: bounds, values, length, media. */
+function checkTypeKeys(raw: Raw, def: FieldDef, bad: Report): void {
+  if (def.type === 'url' && raw.media !== undefined) {
+    if (raw.media === 'image') def.media = 'image';
+    else bad('media must be "image"');
+  } else if (def.type === 'enum') {
+    const values = raw.values;
+    const same = Array.isArray(values) && values.length > 0
+      && (values.every((v) => typeof v === 'string') || values.every((v) => typeof v === 'number' && Number.isFinite(v)));
+    if (!same) return bad('values must be a non-empty list of strings, or of numbers (not mixed)');
+    const dup = values.find((v, i) => values.indexOf(v) !== i);
+    if (dup !== undefined) bad(`values lists ${JSON.stringify(dup)} twice`);
+    def.values = values as (string | number)[];
+  } else if (def.type === 'number') {
+    const integer = raw.integer ?? false;
+    if (typeof integer !== 'boolean') bad('integer must be true or false');
+    for (const k of ['minimum', 'maximum'] as const) {
+      const v = raw[k];
+      if (v === undefined) continue;
+      if (typeof v !== 'number' || !Number.isFinite(v)) bad(`${k} must be a finite number`);
+      else if (integer === true && !Number.isSafeInteger(v)) bad(`${k} must be an integer, as the field is`);
+      else def[k] = v;
+    }
+    if (def.minimum !== undefined && def.maximum !== undefined && def.minimum > def.maximum) {
+      bad(`minimum ${def.minimum} is above maximum ${def.maximum}`);
+    }
+    def.integer = integer === true;
+  } else if (def.type === 'text' && raw.maxLength !== undefined) {
+    if (isPositiveInt(raw.maxLength)) def.maxLength = raw.maxLength;
+    else bad('maxLength must be a positive integer');
+  }
+}
+
+function checkField(raw: unknown, index: number, where: string, report: Report): FieldDef | undefined {
+  const label = isObject(raw) && typeof raw.name === 'string' ? `${where} field "${raw.name}"` : `${where} field #${index + 1}`;
+  let problems = 0;
+  const bad: Report = (m) => { problems++; report(`${label}: ${m}`); };
+  if (!isObject(raw)) return void bad('must be a mapping');
+  const { name, type } = raw;
+  if (typeof name !== 'string' || !FIELD_NAME.test(name)) bad('name must be an identifier (letters, digits and _, at most 64)');
+  else if (RESERVED.has(name) || name.startsWith('__')) bad(`name "${name}" is reserved`);
+  if (typeof type !== 'string' || !(type in TYPE_KEYS)) return void bad('type must be one of text, url, number, toggle, enum');
+  const fieldType = type as FieldType;
+  for (const k of Object.keys(raw)) {
+    if (FIELD_KEYS.includes(k) || TYPE_KEYS[fieldType].includes(k)) continue;
+    bad(Object.values(TYPE_KEYS).some((ks) => ks.includes(k)) ? `"${k}" does not apply to a ${type} field` : `unknown key "${k}"`);
+  }
+  const required = raw.required ?? false;
+  if (typeof required !== 'boolean') bad('required must be true or false');
+  const def: FieldDef = { name: String(name), type: fieldType, required: required === true, default: null };
+  if (raw.description !== undefined) {
+    if (isText(raw.description)) def.description = raw.description;
+    else bad('description must be a non-empty string');
+  }
+  checkTypeKeys(raw, def, bad);
+  const dflt = raw.default ?? null;
+  if (dflt !== null && problems === 0) {
+    // Checked with the very checker requests go through, so a default is always a value a client could send.
+    if (def.required) bad('a required field takes no default (leave it out or null)');
+    else if (def.type === 'url') bad('a url field takes no default (leave it out or null)');
+    else {
+      const why = compileFieldCheck(def)(dflt);
+      if (why === undefined) def.default = dflt as FieldDef['default'];
+      else bad(`default ${JSON.stringify(dflt)} ${why}`);
+    }
+  }
+  return problems === 0 ? def : undefined;
+}
+
+/** One model: its ModelDef when sound, else undefined with every problem reported. */
+function checkModel(raw: unknown, index: number, seen: Set<string>, report: Report): ModelDef | undefined {
+  const label = isObject(raw) && typeof raw.id === 'string' ? `model "${raw.id}"` : `model #${index + 1}`;
+  let problems = 0;
+  const bad: Report = (m) => { problems++; report(`${label}: ${m}`); };
+  const badField: Report = (m) => { problems++; report(m); };
+  if (!isObject(raw)) return void bad('must be a mapping');
+  unknownKeys(raw, MODEL_KEYS, bad);
+  const id = raw.id;
+  if (typeof id !== 'string' || !MODEL_ID.test(id) || id.length > 128) bad('id must be <vendor>/<model_name> (letters, digits, . _ -)');
+  else if (seen.has(id)) bad('id is already used by an earlier model');
+  else seen.add(id);
+  for (const k of ['name', 'description', 'price'] as const) if (!isText(raw[k])) bad(`${k} must be a non-empty string`);
+  if (typeof raw.kind !== 'string' || !KINDS.includes(raw.kind)) bad(`kind must be one of ${KINDS.join(', ')}`);
+  const output = checkOutput(raw.output, bad);
+  if (output && (raw.kind === 'text') !== (output.type === 'text')) bad('a text model has output {type: text}; other kinds a file');
+  const fields: FieldDef[] = [];
+  if (!Array.isArray(raw.fields)) bad('fields must be a list');
+  else {
+    raw.fields.forEach((f, j) => {
+      const def = checkField(f, j, label, badField);
+      if (!def) return;
+      if (fields.some((g) => g.name === def.name)) badField(`${label} field "${def.name}": name is used twice`);
+      else fields.push(def);
+    });
+  }
+  const backend = checkBackend(raw.backend, bad);
+  for (const k of ['timeLimitSeconds', 'maxAttempts'] as const) if (!isPositiveInt(raw[k])) bad(`${k} must be a positive integer`);
+  if (problems > 0 || !output || !backend) return undefined;
+  return {
+    id: id as string, name: raw.name as string, kind: raw.kind as ModelDef['kind'], description: raw.description as string,
+    output, fields, price: raw.price as string, backend,
+    timeLimitSeconds: raw.timeLimitSeconds as number, maxAttempts: raw.maxAttempts as number,
+  };
+}
+
+/** Every sound model in file order, and a line per problem (empty when the document is a valid catalog). */
+export function checkCatalogDocument(doc: unknown): { models: ModelDef[]; problems: string[] } {
+  const problems: string[] = [];
+  const models: ModelDef[] = [];
+  if (!isObject(doc)) return { models, problems: ['catalog: must be a mapping with a `models` list'] };
+  unknownKeys(doc, ['models'], (m) => problems.push(`catalog: ${m}`));
+  if (!Array.isArray(doc.models) || doc.models.length === 0) {
+    problems.push('catalog: `models` must be a non-empty list');
+    return { models, problems };
+  }
+  const seen = new Set<string>();
+  doc.models.forEach((raw, i) => {
+    const model = checkModel(raw, i, seen, (m) => problems.push(m));
+    if (model) models.push(model);
+  });
+  return { models, problems };
+}
