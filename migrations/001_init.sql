@@ -36,7 +36,7 @@ CREATE TABLE generations (
   key_id         text REFERENCES api_keys (id),
   usage_day      date,                                -- the key's day the charge counted against
   model_id       text NOT NULL,
-  inputs         jsonb NOT NULL,
+  inputs         json NOT NULL,   -- json, not jsonb: keeps the model's field order as resolved
   status         text NOT NULL DEFAULT 'queued' CHECK (status IN ('queued', 'succeeded', 'failed', 'refunded')),
   cost_cents     bigint NOT NULL CHECK (cost_cents >= 0),
   refunded_cents bigint NOT NULL DEFAULT 0,
@@ -63,7 +63,11 @@ CREATE TABLE generations (
   CHECK (status <> 'succeeded' OR deleted_at IS NOT NULL OR content_key IS NOT NULL OR text_output IS NOT NULL)
 );
 CREATE INDEX generations_account_list ON generations (account_id, id DESC) WHERE deleted_at IS NULL;
-CREATE INDEX generations_runnable ON generations (run_after, id) WHERE status = 'queued';
+-- fair claiming walks the (account, model) pairs that have queued work, then each pair's oldest job
+CREATE INDEX generations_queue ON generations (account_id, model_id, run_after, id) WHERE status = 'queued';
+-- renders holding a lease (running), counted per model and per account at each claim
+CREATE INDEX generations_leased ON generations (model_id, account_id) WHERE status = 'queued' AND lease_until IS NOT NULL;
+CREATE INDEX generations_deadline ON generations (deadline_at) WHERE status = 'queued';
 CREATE INDEX generations_purge ON generations (id) WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded');
 
 CREATE TABLE ledger_entries (
@@ -85,7 +89,7 @@ CREATE TABLE idempotency_keys (
   key           text NOT NULL,
   request_hash  bytea NOT NULL,
   generation_id text NOT NULL,
-  response      jsonb NOT NULL,
+  response      json NOT NULL,   -- the 202 body exactly as first sent
   created_at    timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (account_id, key)
 );

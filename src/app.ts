@@ -12,7 +12,7 @@ import { loadCatalog } from './domain/catalog-load.ts';
 import type { Catalog } from './domain/catalog-load.ts';
 import { createBackendRegistry } from './backends/registry.ts';
 import type { ModelBackend } from './backends/types.ts';
-import { FileStorage } from './storage/file.ts';
+import { createStorage } from './storage/index.ts';
 import type { Storage } from './storage/storage.ts';
 import { KeyResolver } from './services/keys.ts';
 import { RateLimits } from './services/rate-limits.ts';
@@ -20,6 +20,7 @@ import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
 import { Worker } from './queue/worker.ts';
 import { Janitor } from './queue/janitor.ts';
+import { Metrics } from './metrics.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -37,8 +38,7 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
     await embedded?.stop();
     throw e;
   }
-  if (config.storage.driver !== 'file') throw new Error('RENDERGATE_STORAGE: s3 storage is not available in this build');
-  const storage = new FileStorage(config.storage.root);
+  const storage = createStorage(config.storage);
   return {
     log, db, url, catalog, storage,
     close: async () => {
@@ -59,25 +59,25 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     // Printed once, on the start that created it; afterwards it is only in the file.
     process.stdout.write(`\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n\n`);
   });
-  const generations = new Generations(db, catalog, config, storage);
+  const metrics = new Metrics();
+  const generations = new Generations(db, catalog, config, storage, metrics);
   let server: FastifyInstance | null = null;
   let worker: Worker | null = null;
   let janitor: Janitor | null = null;
   if (role !== 'api') {
-    worker = new Worker({ db, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log });
+    worker = new Worker({ db, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log, metrics });
     janitor = new Janitor(db, storage, log);
     await worker.start();
     janitor.start();
   }
   if (role !== 'worker') {
-    server = buildServer({ config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken },
-      { level: config.logLevel });
+    server = buildServer({ config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics }, log);
     await server.listen({ port: config.port, host: config.host });
   }
   log.info({ role, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
   return {
     server, worker, infra,
-    close: async (graceMs = 30_000) => {
+    close: async (graceMs = config.shutdownGraceMs) => {
       await server?.close();
       await worker?.stop(graceMs);
       await janitor?.stop();

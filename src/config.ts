@@ -20,6 +20,7 @@ export interface Config {
   defaultRateLimitPerMinute: number;
   bodyLimitBytes: number;
   workerConcurrency: number;
+  shutdownGraceMs: number;
   logLevel: string;
 }
 
@@ -107,6 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultRateLimitPerMinute: int('RENDERGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     bodyLimitBytes: int('RENDERGATE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     workerConcurrency: int('RENDERGATE_WORKER_CONCURRENCY', 2, 0, 256),
+    // below the 10 s most supervisors wait between SIGTERM and SIGKILL
+    shutdownGraceMs: int('RENDERGATE_SHUTDOWN_GRACE_SECONDS', 7, 0, 3600) * 1000,
     logLevel: env.LOG_LEVEL || 'info',
   };
   if (problems.length > 0) throw new ConfigError(problems);

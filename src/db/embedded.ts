@@ -4,10 +4,9 @@
 // graceful shutdown could finish in-flight work.
 //
 // Postgres refuses to run as root, so as root we run it as the `postgres` system user (created if
-// missing) and hand it ownership of its directory. The server is started detached by pg_ctl: if this
-// process is killed with SIGKILL the database keeps running, and the next start on the same data dir
-// adopts it (the port is read from postmaster.pid) instead of tripping over its pid file.
-import { execFile } from 'node:child_process';
+// missing) and hand it ownership of its directory. After a kill -9 the next start on the same data dir
+// finds no stale server in its way (see the watchdog below) and Postgres recovers from its WAL.
+import { execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -105,24 +104,32 @@ export async function startEmbeddedPostgres(
   }
   const password = fs.readFileSync(secretFile, 'utf8').trim();
 
-  // The process that started (or adopted) the server stops it on exit. Another process on the same data
-  // dir (the CLI while the service runs) uses it as a guest and leaves it running.
+  // The process that starts the server owns it and stops it on exit. Another process on the same data
+  // dir while the owner lives (the CLI while the service runs) uses it as a guest and leaves it running.
+  // A server whose owner died (kill -9) is stopped cleanly and started again, so every start is the same.
   const ownerFile = path.join(dataDir, 'postgres.owner');
   const ownerPid = Number(fs.existsSync(ownerFile) ? fs.readFileSync(ownerFile, 'utf8') : NaN);
   let port = runningPort(pgdata);
   let owner = true;
-  if (port !== null) {
-    owner = !(Number.isInteger(ownerPid) && ownerPid !== process.pid && alive(ownerPid));
-    log(owner ? `adopting the embedded PostgreSQL left running on port ${port}` : `using the embedded PostgreSQL of process ${ownerPid} on port ${port}`);
+  if (port !== null && Number.isInteger(ownerPid) && ownerPid !== process.pid && alive(ownerPid)) {
+    owner = false;
+    log(`using the embedded PostgreSQL of process ${ownerPid} on port ${port}`);
   } else {
+    if (port !== null) {
+      log('stopping the embedded PostgreSQL left running by a process that died');
+      await stopPostmaster(pgdata);
+    }
     port = await freePort();
     const serverOpts = [`-p ${port}`, "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
       '-c max_connections=300', '-c shared_buffers=256MB'].join(' ');
     await run(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', path.join(pgdata, 'server.log'),
       '-o', serverOpts], opts);
+    fs.writeFileSync(ownerFile, String(process.pid));
     log(`embedded PostgreSQL started on port ${port}`);
   }
-  if (owner) fs.writeFileSync(ownerFile, String(process.pid));
+  // pg_ctl detaches the server, so it would outlive a killed owner. A detached watchdog stops it
+  // (fast shutdown: no data loss) as soon as this process is gone, however it went.
+  const watchdog = owner ? startWatchdog(postmasterPid(pgdata)) : null;
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
   return {
     url,
@@ -131,7 +138,26 @@ export async function startEmbeddedPostgres(
       await run(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '60'], opts).catch((e) => {
         log(`stopping the embedded PostgreSQL failed: ${(e as Error).message}`);
       });
+      if (watchdog) try { process.kill(watchdog); } catch { /* already gone */ }
       fs.rmSync(ownerFile, { force: true });
     },
   };
+}
+
+function postmasterPid(pgdata: string): number {
+  return Number(fs.readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/** SIGINT is Postgres' fast shutdown: transactions are rolled back, the data is left consistent. */
+async function stopPostmaster(pgdata: string): Promise<void> {
+  const pid = postmasterPid(pgdata);
+  try { process.kill(pid, 'SIGINT'); } catch { return; }
+  for (const until = Date.now() + 60_000; alive(pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+}
+
+function startWatchdog(pgPid: number): number | undefined {
+  const child = spawn('sh', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 0.5; done; kill -INT "$2" 2>/dev/null', 'rendergate-pg-watchdog',
+    String(process.pid), String(pgPid)], { detached: true, stdio: 'ignore' });
+  child.unref();
+  return child.pid;
 }

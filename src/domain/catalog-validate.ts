@@ -17,7 +17,7 @@ const RESERVED = new Set(('inputs true false null in as break const continue els
   + 'package namespace return var void while int uint double bool string bytes list map null_type type dyn '
   + 'optional google').split(' '));
 const KINDS = ['video', 'image', 'text'];
-const MODEL_KEYS = ['id', 'name', 'kind', 'description', 'output', 'fields', 'price', 'backend', 'timeLimitSeconds', 'maxAttempts'];
+const MODEL_KEYS = ['id', 'name', 'kind', 'description', 'output', 'fields', 'price', 'backend', 'timeLimitSeconds', 'maxAttempts', 'concurrency'];
 const FIELD_KEYS = ['name', 'type', 'required', 'default', 'description'];
 const TYPE_KEYS: Record<FieldType, string[]> = {
   text: ['maxLength'], url: ['media'], number: ['minimum', 'maximum', 'integer'], toggle: [], enum: ['values'],
@@ -154,11 +154,13 @@ function checkModel(raw: unknown, index: number, seen: Set<string>, report: Repo
   }
   const backend = checkBackend(raw.backend, bad);
   for (const k of ['timeLimitSeconds', 'maxAttempts'] as const) if (!isPositiveInt(raw[k])) bad(`${k} must be a positive integer`);
+  if (raw.concurrency !== undefined && raw.concurrency !== null && !isPositiveInt(raw.concurrency)) bad('concurrency must be a positive integer (renders at once, cluster-wide)');
   if (problems > 0 || !output || !backend) return undefined;
   return {
     id: id as string, name: raw.name as string, kind: raw.kind as ModelDef['kind'], description: raw.description as string,
     output, fields, price: raw.price as string, backend,
     timeLimitSeconds: raw.timeLimitSeconds as number, maxAttempts: raw.maxAttempts as number,
+    ...(typeof raw.concurrency === 'number' ? { concurrency: raw.concurrency } : {}),
   };
 }
 

@@ -38,4 +38,6 @@ export interface ModelDef {
   timeLimitSeconds: number;
   /** Attempts before a retryable failure becomes final. */
   maxAttempts: number;
+  /** Renders of this model running at once across the whole cluster (e.g. what a GPU server takes); unset = no limit. */
+  concurrency?: number;
 }

@@ -6,6 +6,7 @@ import type { KeyRecord, KeyResolver } from '../services/keys.ts';
 import type { RateLimits } from '../services/rate-limits.ts';
 import type { Generations } from '../services/generations.ts';
 import type { Storage } from '../storage/storage.ts';
+import type { Metrics } from '../metrics.ts';
 
 export interface Ctx {
   config: Config;
@@ -16,6 +17,7 @@ export interface Ctx {
   generations: Generations;
   storage: Storage;
   adminToken: string;
+  metrics: Metrics;
 }
 
 declare module 'fastify' {

@@ -32,7 +32,7 @@ export class Janitor {
         const done = await transaction(this.db, (tx) => refundGeneration(tx, id, 'queued', {
           status: 'failed', code: 'RENDER_DEADLINE_EXCEEDED', message: 'The render did not finish before its deadline.',
         }));
-        if (done) this.log.warn({ generationId: id }, 'render passed its deadline; failed and refunded');
+        if (done !== null) this.log.warn({ generationId: id }, 'render passed its deadline; failed and refunded');
       }
       const purge = await this.db.query(
         `SELECT id, content_key FROM generations WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded') LIMIT 100`);

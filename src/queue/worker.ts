@@ -1,7 +1,8 @@
 // The render worker. A queued generation is its own job: a worker claims it with SKIP LOCKED and holds
 // a lease it renews while rendering. A worker that dies stops renewing, the lease lapses within
 // LEASE_SECONDS, and any worker claims the job again (attempts counts claims, so a render that keeps
-// crashing its worker ends failed and refunded). Every finishing write is guarded by status='queued'
+// crashing its worker ends failed and refunded); claim.ts picks which job, fairly. Every finishing write
+// is guarded by status='queued'
 // and by the lease, so a late or duplicate worker can never move money or resurrect a generation.
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -16,13 +17,18 @@ import { refundGeneration } from '../services/refunds.ts';
 import type { Storage } from '../storage/storage.ts';
 import { CANCEL_CHANNEL, JOBS_CHANNEL } from './channels.ts';
 import { Listener } from './listener.ts';
+import { Claimer, type ClaimedJob } from './claim.ts';
+import type { Metrics } from '../metrics.ts';
 
 export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;
 const POLL_MS = 1_000;
 
-interface Job { id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number }
-interface Running { abort: AbortController; reason: 'cancelled' | 'shutdown' | null }
+type Job = ClaimedJob;
+interface Running { abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
+
+// A backend gets this long after its abort to return before the worker stops waiting for it.
+const ABANDON_AFTER_ABORT_MS = 10_000;
 
 export interface WorkerOptions {
   db: Db;
@@ -32,6 +38,7 @@ export interface WorkerOptions {
   storage: Storage;
   concurrency: number;
   log: Logger;
+  metrics: Metrics;
 }
 
 export class Worker {
@@ -44,7 +51,11 @@ export class Worker {
   private stopping = false;
   private idle: Array<() => void> = [];
 
+  private claimer: Claimer;
+
   constructor(private o: WorkerOptions) {
+    const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
+    this.claimer = new Claimer(o.db, limits, this.owner, LEASE_SECONDS);
     this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
       if (ch === JOBS_CHANNEL) this.fill();
       else this.cancelLocal(payload);
@@ -85,14 +96,9 @@ export class Worker {
   }
 
   private async claim(): Promise<Job | null> {
-    const { rows } = await this.o.db.query(
-      `UPDATE generations g SET attempts = g.attempts + 1, lease_owner = $1, lease_until = now() + make_interval(secs => $2),
-         started_at = coalesce(g.started_at, now())
-       WHERE g.id = (SELECT id FROM generations WHERE status = 'queued' AND run_after <= now()
-                       AND (lease_until IS NULL OR lease_until < now())
-                     ORDER BY run_after, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-       RETURNING g.id, g.model_id, g.inputs, g.attempts`, [this.owner, LEASE_SECONDS]);
-    return (rows[0] as Job | undefined) ?? null;
+    const job = await this.claimer.next();
+    if (job) this.o.metrics.queueWait.observe({ model: job.model_id }, Math.max(0, job.waited));
+    return job;
   }
 
   private cancelLocal(id: string) {
@@ -121,11 +127,12 @@ export class Worker {
       workDir = await fsp.mkdtemp(path.join(os.tmpdir(), `rendergate-${job.id}-`));
       log.info('render started');
       const t0 = performance.now();
-      const out = await this.o.backendFor(model).run(job.inputs, {
+      const out = await this.guarded(state, model, this.o.backendFor(model).run(job.inputs, {
         signal: state.abort.signal, workDir, timeLimitSeconds: model.timeLimitSeconds, progress: () => {},
-      });
+      }));
       if (state.abort.signal.aborted) return;
-      await this.succeed(job, model, out);
+      this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000);
+      if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
       log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
     } catch (e) {
       if (state.reason === 'cancelled') { log.info('render cancelled'); return; }
@@ -140,13 +147,36 @@ export class Worker {
     }
   }
 
-  private async succeed(job: Job, model: ModelDef, out: Awaited<ReturnType<ModelBackend['run']>>) {
+  /**
+   * The model's time limit, enforced here as well as in the backend: a backend that neither finishes nor
+   * honours its abort cannot hold a worker slot (and the job) forever.
+   */
+  private guarded<T>(state: Running, model: ModelDef, work: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    let abandon: NodeJS.Timeout | undefined;
+    const limit = new Promise<never>((_, reject) => {
+      const giveUp = () => {
+        abandon = setTimeout(() => reject(new RenderError('RENDER_TIMEOUT',
+          `The render did not stop within ${ABANDON_AFTER_ABORT_MS / 1000} s of being stopped.`, true)), ABANDON_AFTER_ABORT_MS);
+      };
+      timer = setTimeout(() => {
+        if (!state.abort.signal.aborted) { state.reason = 'timeout'; state.abort.abort(); }
+        reject(new RenderError('RENDER_TIMEOUT', `The render ran past its time limit of ${model.timeLimitSeconds} s.`, true));
+      }, model.timeLimitSeconds * 1000 + 2_000);
+      state.abort.signal.addEventListener('abort', giveUp, { once: true });
+    });
+    work.catch(() => { /* settled after the race was decided: nothing left to report */ });
+    return Promise.race([work, limit]).finally(() => { clearTimeout(timer); clearTimeout(abandon); });
+  }
+
+  /** Records the output; false when the generation left `queued` meanwhile (cancelled) and the output was dropped. */
+  private async succeed(job: Job, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
     if (out.kind === 'text') {
       const r = await this.o.db.query(
         `UPDATE generations SET status = 'succeeded', text_output = $3, completed_at = now(), lease_owner = NULL, lease_until = NULL
          WHERE id = $1 AND status = 'queued' AND lease_owner = $2`, [job.id, this.owner, out.text]);
       if (r.rowCount === 0) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
-      return;
+      return r.rowCount === 1;
     }
     const ext = out.contentType === 'video/mp4' ? 'mp4' : 'bin';
     const key = `generations/${job.id}.${ext}`;
@@ -162,7 +192,7 @@ export class Worker {
        WHERE id = $1 AND status = 'queued' AND lease_owner = $2 AND deleted_at IS NULL`,
       [job.id, this.owner, key, out.contentType, stored.bytes, stored.etag]);
     if (r.rowCount === 0) await this.o.storage.delete(key).catch(() => undefined);
-    void model;
+    return r.rowCount === 1;
   }
 
   private async fail(job: Job, e: unknown, log: Logger) {
@@ -178,7 +208,10 @@ export class Worker {
         log.warn({ code: err.code, backoffSeconds: backoff }, `render attempt failed, will retry: ${err.message}`);
         return;
       }
-      await transaction(this.o.db, (tx) => refundGeneration(tx, job.id, 'queued', { status: 'failed', code: err.code, message: err.message }, this.owner));
+      const refunded = await transaction(this.o.db, (tx) => refundGeneration(tx, job.id, 'queued', { status: 'failed', code: err.code, message: err.message }, this.owner));
+      if (refunded === null) return;
+      this.o.metrics.renders.inc({ model: job.model_id, status: 'failed' });
+      this.o.metrics.refundedCents.inc(refunded);
       log.warn({ code: err.code }, `render failed and was refunded: ${err.message}`);
     } catch (dbErr) {
       // The database is away: the lease lapses and the job is claimed again, so nothing is lost.

@@ -15,6 +15,7 @@ import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { refundGeneration } from './refunds.ts';
 import { JOBS_CHANNEL, CANCEL_CHANNEL } from '../queue/channels.ts';
+import type { Metrics } from '../metrics.ts';
 
 export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }
 
@@ -28,7 +29,7 @@ function canonical(v: unknown): string {
 }
 
 export class Generations {
-  constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage) {}
+  constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage, private metrics?: Metrics) {}
 
   private location(id: string) {
     return `${this.config.publicUrl}/v1/generations/${id}`;
@@ -39,7 +40,7 @@ export class Generations {
     const cost = priceOf(model, inputs);
     const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
     const def = model.def;
-    return transaction(this.db, async (tx) => {
+    const created = await transaction(this.db, async (tx): Promise<Created> => {
       // A second request with this key while the first is in its transaction: refuse rather than wait.
       const lock = await tx.query('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok',
         [`idem:${key.accountId}:${idempotencyKey}`]);
@@ -95,6 +96,8 @@ export class Generations {
       await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, def.id]);
       return { body: view, location: this.location(id), replayed: false };
     });
+    if (!created.replayed) this.metrics?.chargedCents.inc(cost);
+    return created;
   }
 
   private async row(accountId: string, id: string): Promise<GenerationRow> {
@@ -131,17 +134,19 @@ export class Generations {
   /** Deletes a render; a queued (waiting or running) one is cancelled and refunded in the same step. */
   async delete(accountId: string, id: string) {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    let refunded: number | null = null;
     const contentKey = await transaction(this.db, async (tx) => {
       const { rows } = await tx.query(
         'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, accountId]);
       if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
       if (rows[0].status === 'queued') {
-        await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
+        refunded = await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
         await tx.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
       }
       await tx.query('UPDATE generations SET deleted_at = now() WHERE id = $1', [id]);
       return rows[0].content_key as string | null;
     });
+    if (refunded) this.metrics?.refundedCents.inc(refunded);
     if (contentKey) await this.purgeContent(id, contentKey);
     return { id, deleted: true };
   }
@@ -157,7 +162,8 @@ export class Generations {
       const ok = await refundGeneration(tx, id, 'succeeded', { status: 'refunded', code: 'REFUNDED_BY_OPERATOR', message: 'The charge was returned by the operator.' });
       const { rows } = await tx.query(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
       if (!rows[0] || rows[0].deleted_at) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-      if (!ok) throw new ApiError('GENERATION_NOT_REFUNDABLE', `Only a succeeded render can be refunded; this one is ${rows[0].status}.`);
+      if (ok === null) throw new ApiError('GENERATION_NOT_REFUNDABLE', `Only a succeeded render can be refunded; this one is ${rows[0].status}.`);
+      this.metrics?.refundedCents.inc(ok);
       return rows[0] as GenerationRow;
     });
     if (row.content_key) await this.purgeContent(id, row.content_key).catch(() => undefined);

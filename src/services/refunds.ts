@@ -8,10 +8,10 @@ import { newId } from '../ids.ts';
 export interface RefundReason { status: 'failed' | 'refunded'; code: string; message: string }
 
 /**
- * Moves a generation from `from` to a refunded final status. Returns false (and changes nothing) when
- * it is no longer in `from` (or, with `owner`, no longer leased by that worker).
+ * Moves a generation from `from` to a refunded final status and returns the cents returned; null (and
+ * nothing changed) when it is no longer in `from` (or, with `owner`, no longer leased by that worker).
  */
-export async function refundGeneration(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, owner?: string): Promise<boolean> {
+export async function refundGeneration(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, owner?: string): Promise<number | null> {
   const { rows } = await tx.query(
     `UPDATE generations SET status = $2, refunded_cents = cost_cents, error_code = $3, error_message = $4,
        completed_at = coalesce(completed_at, now()), lease_owner = NULL, lease_until = NULL
@@ -19,7 +19,7 @@ export async function refundGeneration(tx: Tx, id: string, from: 'queued' | 'suc
      RETURNING account_id, key_id, usage_day, cost_cents`,
     [id, reason.status, reason.code, reason.message.slice(0, 2000), from, owner ?? null]);
   const g = rows[0];
-  if (!g) return false;
+  if (!g) return null;
   if (g.cost_cents > 0) {
     await tx.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [g.account_id, g.cost_cents]);
     await tx.query(
@@ -30,5 +30,5 @@ export async function refundGeneration(tx: Tx, id: string, from: 'queued' | 'suc
         [g.key_id, g.usage_day, g.cost_cents]);
     }
   }
-  return true;
+  return g.cost_cents as number;
 }

@@ -24,17 +24,17 @@ export class FileStorage implements Storage {
     const hash = crypto.createHash('sha256');
     let bytes = 0;
     try {
-      const out = await fsp.open(tmp, 'wx', 0o640);
-      try {
-        await pipeline(fs.createReadStream(source), new Transform({
-          transform(chunk: Buffer, _enc, cb) { hash.update(chunk); bytes += chunk.length; cb(null, chunk); },
-        }), out.createWriteStream({ autoClose: false }));
-        await out.sync();
-      } finally {
-        await out.close();
-      }
-      await fsp.mkdir(path.dirname(dest), { recursive: true });
+      // flush: fsync before the stream closes its descriptor (a FileHandle stream with autoClose:false
+      // keeps a reference that makes FileHandle.close() wait forever).
+      await pipeline(fs.createReadStream(source), new Transform({
+        transform(chunk: Buffer, _enc, cb) { hash.update(chunk); bytes += chunk.length; cb(null, chunk); },
+      }), fs.createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true }));
+      const dir = path.dirname(dest);
+      await fsp.mkdir(dir, { recursive: true });
       await fsp.rename(tmp, dest);
+      // the rename itself is durable only once its directory is synced
+      const d = await fsp.open(dir, 'r');
+      try { await d.sync(); } finally { await d.close(); }
     } catch (e) {
       await fsp.rm(tmp, { force: true });
       throw e;

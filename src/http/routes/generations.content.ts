@@ -1,6 +1,7 @@
 // Streams a stored output with validators and single byte ranges. An unparseable or unsatisfiable
 // Range is ignored and the whole file sent, as RFC 9110 allows.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../domain/errors.ts';
 import type { Storage } from '../../storage/storage.ts';
 
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
@@ -29,12 +30,22 @@ export async function sendContent(req: FastifyRequest, reply: FastifyReply, stor
   }
   const ifRange = req.headers['if-range'];
   const range = ifRange === undefined || ifRange === c.etag ? parseRange(req.headers.range, c.bytes) : null;
+  // Open before any header is final, so a file that vanished (deleted meanwhile) is a clean 404.
+  let body;
+  try {
+    body = await storage.read(c.key, range ?? undefined);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as { name?: string }).name === 'NoSuchKey') {
+      throw new ApiError('CONTENT_NOT_FOUND', 'This generation has no file.');
+    }
+    throw e;
+  }
   reply.type(c.contentType);
   if (range) {
     reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${c.bytes}`)
       .header('content-length', String(range.end - range.start + 1));
-    return reply.send(await storage.read(c.key, range));
+    return reply.send(body);
   }
   reply.header('content-length', String(c.bytes));
-  return reply.send(await storage.read(c.key));
+  return reply.send(body);
 }

@@ -1,0 +1,20 @@
+// Prometheus metrics (scraped at /metrics). One registry per process; counters of money are in cents.
+import client from 'prom-client';
+
+export class Metrics {
+  readonly registry = new client.Registry();
+  readonly httpRequests = new client.Counter({ name: 'rendergate_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [this.registry] });
+  readonly httpDuration = new client.Histogram({ name: 'rendergate_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['route', 'method'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry] });
+  readonly renders = new client.Counter({ name: 'rendergate_renders_total', help: 'Renders that reached a final status in this process, by model and status', labelNames: ['model', 'status'], registers: [this.registry] });
+  readonly renderDuration = new client.Histogram({ name: 'rendergate_render_duration_seconds', help: 'Time a render attempt ran', labelNames: ['model'], buckets: [0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
+  readonly queueWait = new client.Histogram({ name: 'rendergate_queue_wait_seconds', help: 'Time from a render becoming runnable to a worker claiming it', labelNames: ['model'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120], registers: [this.registry] });
+  readonly chargedCents = new client.Counter({ name: 'rendergate_charged_cents_total', help: 'Cents charged for renders', registers: [this.registry] });
+  readonly refundedCents = new client.Counter({ name: 'rendergate_refunded_cents_total', help: 'Cents returned for renders', registers: [this.registry] });
+  readonly rateLimited = new client.Counter({ name: 'rendergate_rate_limit_denials_total', help: 'Requests refused with 429', registers: [this.registry] });
+  readonly queueDepth = new client.Gauge({ name: 'rendergate_queue_depth', help: 'Renders queued and not running (whole cluster)', registers: [this.registry] });
+  readonly running = new client.Gauge({ name: 'rendergate_renders_running', help: 'Renders running (whole cluster)', registers: [this.registry] });
+
+  constructor() {
+    client.collectDefaultMetrics({ register: this.registry, prefix: 'rendergate_' });
+  }
+}

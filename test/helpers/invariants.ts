@@ -1,0 +1,42 @@
+// The money invariants every scenario ends with (ARCHITECTURE.md "Money"). Each query returns the rows
+// that break a rule; all must be empty.
+import { expect } from 'vitest';
+import type { Queryable } from '../../src/db/pool.ts';
+
+const CHECKS: Record<string, string> = {
+  'ledger adds up to the balance': `
+    SELECT a.id, a.balance_cents, coalesce(l.sum, 0) AS ledger FROM accounts a
+    LEFT JOIN (SELECT account_id, sum(CASE kind WHEN 'charge' THEN -amount_cents ELSE amount_cents END) AS sum
+               FROM ledger_entries GROUP BY account_id) l ON l.account_id = a.id
+    WHERE a.balance_cents <> coalesce(l.sum, 0)`,
+  'no negative balance': `SELECT id FROM accounts WHERE balance_cents < 0`,
+  'one charge per generation, equal to its cost': `
+    SELECT g.id FROM generations g
+    LEFT JOIN (SELECT generation_id, count(*) AS n, sum(amount_cents) AS amount FROM ledger_entries WHERE kind = 'charge' GROUP BY generation_id) c
+      ON c.generation_id = g.id
+    WHERE g.cost_cents > 0 AND (c.n IS DISTINCT FROM 1 OR c.amount <> g.cost_cents)`,
+  'a refund exactly when failed or refunded, never above the charge': `
+    SELECT g.id FROM generations g
+    LEFT JOIN (SELECT generation_id, count(*) AS n, sum(amount_cents) AS amount FROM ledger_entries WHERE kind = 'refund' GROUP BY generation_id) r
+      ON r.generation_id = g.id
+    WHERE g.cost_cents > 0 AND (CASE WHEN g.status IN ('failed', 'refunded') THEN r.n IS DISTINCT FROM 1 OR r.amount <> g.cost_cents
+                                     ELSE r.n IS NOT NULL END)`,
+  'no ledger entry for an unknown generation': `
+    SELECT l.id FROM ledger_entries l LEFT JOIN generations g ON g.id = l.generation_id
+    WHERE l.generation_id IS NOT NULL AND g.id IS NULL`,
+  'day usage is what the key charged that day minus refunds': `
+    SELECT coalesce(u.key_id, g.key_id) FROM key_day_usage u
+    FULL JOIN (SELECT key_id, usage_day, sum(cost_cents - refunded_cents) AS spent FROM generations GROUP BY key_id, usage_day) g
+      ON g.key_id = u.key_id AND g.usage_day = u.day
+    WHERE coalesce(u.spent_cents, 0) <> coalesce(g.spent, 0)`,
+  'day usage within the cap': `
+    SELECT u.key_id FROM key_day_usage u JOIN api_keys k ON k.id = u.key_id
+    WHERE k.daily_cap_cents IS NOT NULL AND u.spent_cents > k.daily_cap_cents`,
+};
+
+export async function checkInvariants(db: Queryable): Promise<void> {
+  for (const [rule, sql] of Object.entries(CHECKS)) {
+    const { rows } = await db.query(sql);
+    expect(rows, rule).toEqual([]);
+  }
+}

@@ -1,0 +1,37 @@
+// The service as its own process (`node src/main.ts serve`), as an operator runs it, so that tests can
+// kill it with SIGKILL and start it again on the same data dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './service.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Spawned { proc: ChildProcess; base: string; port: number; output: () => string; exited: Promise<number | null> }
+
+export async function spawnService(env: Record<string, string>, args: string[] = ['serve']): Promise<Spawned> {
+  const port = Number(env.PORT) || await freePort();
+  let out = '';
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout!.on('data', (d) => { out += d; });
+  proc.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const base = `http://127.0.0.1:${port}`;
+  for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    if (proc.exitCode !== null) throw new Error(`service exited: ${out}`);
+    if (Date.now() > until) throw new Error(`service did not answer: ${out}`);
+    const ok = await fetch(`${base}/v1/me`).then(() => true, () => false);
+    if (ok) break;
+  }
+  return { proc, base, port, output: () => out, exited };
+}
+
+/** The URL of the embedded PostgreSQL running on a data dir. */
+export function embeddedUrl(dataDir: string): string {
+  const password = fs.readFileSync(path.join(dataDir, 'postgres.password'), 'utf8').trim();
+  const port = fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3];
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+}
