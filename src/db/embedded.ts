@@ -76,6 +76,8 @@ function runningPort(pgdata: string): number | null {
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (msg: string) => void = () => {},
+  /** A fixed port (tests that restart the server and keep their URL); by default a free one. */
+  fixedPort?: number,
 ): Promise<EmbeddedPostgres> {
   const bins = await binaries();
   const ids = await runAsUser();
@@ -119,7 +121,7 @@ export async function startEmbeddedPostgres(
       log('stopping the embedded PostgreSQL left running by a process that died');
       await stopPostmaster(pgdata);
     }
-    port = await freePort();
+    port = fixedPort ?? await freePort();
     const serverOpts = [`-p ${port}`, "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
       '-c max_connections=300', '-c shared_buffers=256MB'].join(' ');
     await run(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', path.join(pgdata, 'server.log'),

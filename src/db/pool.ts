@@ -11,7 +11,12 @@ export type Tx = pg.PoolClient;
 export type Queryable = pg.Pool | pg.PoolClient;
 
 export function createPool(url: string, max = 20): Db {
-  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  // Short connect and statement limits: while the database is away a request fails fast with 503
+  // instead of hanging, and a stuck statement cannot hold a connection for long.
+  const pool = new pg.Pool({
+    connectionString: url, max, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000,
+    statement_timeout: 15_000, query_timeout: 20_000,
+  });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});
   return pool;

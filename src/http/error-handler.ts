@@ -9,7 +9,7 @@ export function isUnavailable(e: unknown): boolean {
   if (!err) return false;
   const code = err.code ?? '';
   return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004']
-    .includes(code) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(err.message ?? '');
+    .includes(code) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting up|shutting down)/i.test(err.message ?? '');
 }
 
 function fromFastify(e: FastifyError): ApiError | null {
