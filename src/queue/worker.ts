@@ -2,8 +2,8 @@
 // a lease it renews while rendering. A worker that dies stops renewing, the lease lapses within
 // LEASE_SECONDS, and any worker claims the job again (attempts counts claims, so a render that keeps
 // crashing its worker ends failed and refunded); claim.ts picks which job, fairly. Every finishing write
-// is guarded by status='queued'
-// and by the lease, so a late or duplicate worker can never move money or resurrect a generation.
+// is guarded by status='queued' and by the lease, so a late or duplicate worker can never move money or
+// resurrect a generation.
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -233,7 +233,8 @@ export class Worker {
         `UPDATE generations SET lease_owner = NULL, lease_until = NULL, run_after = now(), attempts = greatest(attempts - 1, 0)
          WHERE id = ANY($1) AND lease_owner = $2 AND status = 'queued'`, [left, this.owner]).catch(() => undefined);
       await this.o.db.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'handback']).catch(() => undefined);
-      await new Promise<void>((r) => (this.running.size === 0 ? r() : this.idle.push(r)));
+      // The jobs are safely back in the queue; give the aborted renders a moment to clean up, no more.
+      await Promise.race([new Promise<void>((r) => (this.running.size === 0 ? r() : this.idle.push(r))), new Promise((r) => setTimeout(r, 2_000))]);
     }
     await this.listener.stop();
   }
