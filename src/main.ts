@@ -63,6 +63,9 @@ async function serve(role: Role) {
     if (closing) return;
     closing = true;
     running.infra.log.info({ signal }, 'shutting down');
+    // Whatever hangs (a client that never finishes reading), the process still ends: the renders are
+    // back in the queue and the database recovers from its log.
+    setTimeout(() => process.exit(1), config.shutdownGraceMs + 8_000).unref();
     running.close().then(() => process.exit(0), (e) => { running.infra.log.error({ err: e }, 'shutdown failed'); process.exit(1); });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
