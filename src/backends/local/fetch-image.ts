@@ -1,0 +1,100 @@
+// Fetches an image given as a `url` input, under the address guard and size and time limits, and
+// writes it into the render's work directory as a normalised PNG (EXIF orientation applied).
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import sharp, { type Metadata } from 'sharp';
+import { RenderError } from '../types.ts';
+import { deadline } from './abort.ts';
+import { anyAddressPolicy, publicAddressPolicy, type AddressPolicy } from './address-guard.ts';
+import { describeUrl, guardedGet, parseInputUrl, type Resolver } from './guarded-get.ts';
+
+export interface FetchImageOptions {
+  /** Where the normalised image is written. */
+  workDir: string;
+  /** Lift the address check (RENDERGATE_ALLOW_PRIVATE_URLS=1); every other limit still applies. */
+  allowPrivate?: boolean;
+  /** Largest body accepted, in bytes (default 20 MiB). */
+  maxBytes?: number;
+  /** Time for the whole fetch, redirects included (default 30 s). */
+  timeoutMs?: number;
+  /** Redirects followed before giving up (default 3). */
+  maxRedirects?: number;
+  /** Largest decoded image, in pixels (default 40 M). */
+  maxPixels?: number;
+  /** Longest side of the written image; larger images are scaled down (default 4096). */
+  maxDimension?: number;
+  /** The caller's cancellation; its reason (if a RenderError) is what the fetch rejects with. */
+  signal?: AbortSignal;
+  /** Test seam: the address policy used when allowPrivate is false. */
+  policy?: AddressPolicy;
+  /** Test seam: stands in for DNS. */
+  resolve?: Resolver;
+}
+
+export interface FetchedImage {
+  path: string;
+  width: number;
+  height: number;
+}
+
+export const FETCH_DEFAULTS = {
+  maxBytes: 20 * 1024 * 1024,
+  timeoutMs: 30_000,
+  maxRedirects: 3,
+  maxPixels: 40_000_000,
+  maxDimension: 4096,
+} as const;
+
+// Raster formats only: SVG and PDF would make the decoder interpret documents that can reference files.
+const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'tiff', 'avif', 'heif']);
+
+export async function fetchImage(input: string, opts: FetchImageOptions): Promise<FetchedImage> {
+  const url = parseInputUrl(input);
+  const where = describeUrl(url);
+  const timeoutMs = opts.timeoutMs ?? FETCH_DEFAULTS.timeoutMs;
+  const limit = deadline(opts.signal, timeoutMs, () =>
+    new RenderError('INPUT_FETCH_TIMEOUT', `Fetching ${where} took longer than ${Math.round(timeoutMs / 100) / 10} s.`, true));
+  try {
+    const { body } = await guardedGet(url, {
+      policy: opts.allowPrivate ? anyAddressPolicy : (opts.policy ?? publicAddressPolicy),
+      maxBytes: opts.maxBytes ?? FETCH_DEFAULTS.maxBytes,
+      maxRedirects: opts.maxRedirects ?? FETCH_DEFAULTS.maxRedirects,
+      signal: limit.signal,
+      resolve: opts.resolve,
+    });
+    return await normalise(body, where, opts);
+  } finally {
+    limit.dispose();
+  }
+}
+
+async function normalise(body: Buffer, where: string, opts: FetchImageOptions): Promise<FetchedImage> {
+  const maxPixels = opts.maxPixels ?? FETCH_DEFAULTS.maxPixels;
+  const maxDimension = opts.maxDimension ?? FETCH_DEFAULTS.maxDimension;
+  const notImage = (cause?: unknown) =>
+    new RenderError('INPUT_NOT_IMAGE', `${where} is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF, AVIF).`, false, { cause });
+
+  let meta: Metadata;
+  try {
+    meta = await sharp(body, { limitInputPixels: false }).metadata();
+  } catch (err) {
+    throw notImage(err);
+  }
+  if (!meta.format || !ACCEPTED_FORMATS.has(meta.format) || !meta.width || !meta.height) throw notImage();
+  if (meta.width * meta.height > maxPixels) {
+    throw new RenderError('INPUT_TOO_LARGE',
+      `${where} is ${meta.width}×${meta.height} pixels, more than the limit of ${maxPixels}.`, false);
+  }
+  const path = join(opts.workDir, `input-${randomUUID()}.png`);
+  try {
+    // failOn 'error' rejects truncated or corrupt data instead of rendering a half-grey picture.
+    const info = await sharp(body, { limitInputPixels: maxPixels, failOn: 'error' })
+      .rotate()
+      .resize({ width: maxDimension, height: maxDimension, fit: 'inside', withoutEnlargement: true })
+      .png({ compressionLevel: 1 })
+      .toFile(path);
+    return { path, width: info.width, height: info.height };
+  } catch (err) {
+    throw notImage(err);
+  }
+}
