@@ -13,6 +13,8 @@ export interface InputSpec { readonly fields: readonly CompiledField[]; readonly
 export const URL_MAX_LENGTH = 2048;
 // Unknown names are echoed back; bound how many and how long, so a hostile body cannot bloat the answer.
 const MAX_UNKNOWN_REPORTED = 50;
+/** Most names an `inputs` object may have; far above any model's field count, it bounds the work per request. */
+export const MAX_INPUT_NAMES = 100;
 const MAX_NAME_ECHO = 200;
 // Postgres jsonb refuses NUL and unpaired surrogates, and a string with them is no real text anyway.
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -109,6 +111,11 @@ export function collectInputs(spec: InputSpec, inputs: unknown, problems: FieldP
     problems.push({ field: 'inputs', message: 'must be a JSON object' });
     return out;
   }
+  const names = Object.keys(inputs);
+  if (names.length > MAX_INPUT_NAMES) {
+    problems.push({ field: 'inputs', message: `must have at most ${MAX_INPUT_NAMES} fields (it has ${names.length})` });
+    return out;
+  }
   for (const { def, check } of spec.fields) {
     // hasOwn: a field named like an Object.prototype member must not read the prototype.
     const raw = Object.hasOwn(inputs, def.name) ? inputs[def.name] : undefined;
@@ -122,7 +129,7 @@ export function collectInputs(spec: InputSpec, inputs: unknown, problems: FieldP
     else out[def.name] = Object.is(raw, -0) ? 0 : (raw as InputValue); // -0 prices and stores as 0
   }
   let unknown = 0;
-  for (const name of Object.keys(inputs)) {
+  for (const name of names) {
     if (spec.names.has(name)) continue;
     if (++unknown <= MAX_UNKNOWN_REPORTED) problems.push({ field: `inputs.${echo(name)}`, message: 'is not a field of this model' });
   }

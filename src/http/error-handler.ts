@@ -22,6 +22,8 @@ function fromFastify(e: FastifyError): ApiError | null {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.');
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('INVALID_REQUEST', 'The URL is not valid percent-encoded UTF-8.');
     default:
       break;
   }

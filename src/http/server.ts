@@ -1,38 +1,95 @@
 // The Fastify application: request ids, the error model, the public /v1 API and the admin API.
 import crypto from 'node:crypto';
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from './context.ts';
+import { parseJsonBody } from './body.ts';
 import { sendError } from './error-handler.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+/** Request line plus headers; Node answers a larger one with 431 before any route runs. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+/** Longest request target (path and query) served; a longer one is 400 INVALID_REQUEST. */
+export const MAX_URL_BYTES = 8 * 1024;
+
+const newRequestId = () => `req_${crypto.randomBytes(12).toString('hex')}`;
+
+/** A URL over MAX_URL_BYTES: 400 INVALID_REQUEST (the request is malformed), before any route or key check. */
+const urlTooLong = () => new ApiError('INVALID_REQUEST', `The URL is longer than ${MAX_URL_BYTES / 1024} KiB.`);
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (malformed request line or headers,
+ * bad Content-Length or Transfer-Encoding, headers over the limit, a request too slow to arrive) get
+ * the contract's error body, not Fastify's default one. 431 and 408 are HTTP-level statuses outside
+ * the contract's table (Node decides them before any route); their body still has its shape, with
+ * code INVALID_REQUEST.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`]
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request took too long to arrive.'] : [400, 'The request is not well-formed HTTP.'];
+  this.log.debug({ code: err.code }, 'client error');
+  // As Node does: write only when no response to an earlier request on this socket is under way.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const requestId = newRequestId();
+    const body = JSON.stringify({ code: 'INVALID_REQUEST', message, requestId });
+    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n`
+      + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
 
 export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler,
     requestTimeout: 30_000,
     connectionTimeout: 65_000,
     keepAliveTimeout: 65_000,
-    routerOptions: { maxParamLength: 200 },
+    // Any id within the URL limit reaches its route, so it is authenticated and answered with the route's
+    // own 404 like every other id that cannot exist.
+    routerOptions: { maxParamLength: MAX_URL_BYTES },
+    // A URL the router cannot decode (bad percent-encoding) or a longer parameter never reaches a route or
+    // its hooks; it still gets the contract's body (Fastify's own is another shape).
+    frameworkErrors: (err, req, reply) =>
+      sendError(req, reply.header('x-request-id', req.id), err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? urlTooLong() : err),
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId: (req) => {
       const sent = req.headers['x-request-id'];
-      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : `req_${crypto.randomBytes(12).toString('hex')}`;
+      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : newRequestId();
     },
   });
 
-  // Only JSON bodies: without the default text/plain parser any other type is a 415.
-  app.removeContentTypeParser('text/plain');
+  // Node answers an Expect other than 100-continue with a bare 417 before any route runs. RFC 9110 lets a
+  // server ignore an expectation it does not know: serve the request, so it gets the contract's answer.
+  app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
+
+  // Only JSON bodies: without the default text/plain parser any other type is a 415. Our own JSON parser
+  // refuses what Fastify's secure one does (prototype keys) and also bodies nested deeper than 64 levels.
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as Buffer));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    if (req.url.length > MAX_URL_BYTES) throw urlTooLong();
   });
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';

@@ -1,10 +1,20 @@
 // Field checks for the admin bodies; each collects problems so one answer names every bad field.
 import { invalidInput, type FieldProblem } from '../../domain/errors.ts';
 
+// Unknown names are echoed back: at most the first 50, each cut at 200 characters, so a hostile body
+// cannot bloat the answer.
+const MAX_UNKNOWN_REPORTED = 50;
+const MAX_NAME_ECHO = 200;
+// Postgres would store a lone surrogate as U+FFFD: refuse it, as NUL, rather than keep other text than was sent.
+const LONE_SURROGATE = /\p{Cs}/u;
+
 export class Fields {
   readonly problems: FieldProblem[] = [];
   constructor(private body: Record<string, unknown>, private allowed: string[]) {
-    for (const k of Object.keys(body)) if (!allowed.includes(k)) this.problems.push({ field: k, message: 'unknown field' });
+    const unknown = Object.keys(body).filter((k) => !allowed.includes(k));
+    for (const k of unknown.slice(0, MAX_UNKNOWN_REPORTED)) {
+      this.problems.push({ field: k.length > MAX_NAME_ECHO ? `${k.slice(0, MAX_NAME_ECHO)}…` : k, message: 'unknown field' });
+    }
   }
 
   string(name: string, opts: { required?: boolean; max: number; pattern?: RegExp }): string | undefined {
@@ -13,8 +23,12 @@ export class Fields {
       if (opts.required) this.problems.push({ field: name, message: 'is required' });
       return undefined;
     }
-    if (typeof v !== 'string' || v.length === 0 || v.length > opts.max || v.includes('\u0000') || (opts.pattern && !opts.pattern.test(v))) {
+    if (typeof v !== 'string' || v.length === 0 || v.length > opts.max || (opts.pattern && !opts.pattern.test(v))) {
       this.problems.push({ field: name, message: opts.pattern ? 'has the wrong form' : `must be a string of 1 to ${opts.max} characters` });
+      return undefined;
+    }
+    if (v.includes('\u0000') || LONE_SURROGATE.test(v)) {
+      this.problems.push({ field: name, message: 'must be valid Unicode text without NUL characters' });
       return undefined;
     }
     return v;

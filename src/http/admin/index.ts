@@ -48,7 +48,8 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
 
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
     const id = accountId(req.params.id);
-    const f = new Fields(objectBody(req.body ?? {}), ['name', 'dailyCapCents', 'rateLimitPerMinute']);
+    // No body at all means no options; a JSON null is a body that is not an object.
+    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), ['name', 'dailyCapCents', 'rateLimitPerMinute']);
     const name = f.string('name', { max: 200 });
     const cap = f.int('dailyCapCents', { min: 0, max: MAX_CENTS, nullable: true });
     const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
