@@ -21,6 +21,7 @@ export interface Config {
   bodyLimitBytes: number;
   workerConcurrency: number;
   shutdownGraceMs: number;
+  requestTimeoutMs: number;
   logLevel: string;
 }
 
@@ -109,6 +110,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: int('RENDERGATE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     workerConcurrency: int('RENDERGATE_WORKER_CONCURRENCY', 2, 0, 256),
     // below the 10 s most supervisors wait between SIGTERM and SIGKILL
+    // a request (headers and body) must arrive within this: a client dribbling bytes is dropped
+    requestTimeoutMs: int('RENDERGATE_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     shutdownGraceMs: int('RENDERGATE_SHUTDOWN_GRACE_SECONDS', 7, 0, 3600) * 1000,
     logLevel: env.LOG_LEVEL || 'info',
   };

@@ -52,9 +52,10 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every second.
+    http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
     clientErrorHandler,
-    requestTimeout: 30_000,
+    requestTimeout: ctx.config.requestTimeoutMs,
     connectionTimeout: 65_000,
     keepAliveTimeout: 65_000,
     // Any id within the URL limit reaches its route, so it is authenticated and answered with the route's
@@ -91,7 +92,20 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
     reply.header('x-request-id', req.id);
     if (req.url.length > MAX_URL_BYTES) throw urlTooLong();
   });
+  // Node's requestTimeout stops watching a request once its headers are in; the body gets the same limit
+  // here, counted from the request's start: a client dribbling a body is disconnected when it runs out.
+  app.addHook('preParsing', async (req, reply, payload) => {
+    const timer = setTimeout(() => req.raw.socket?.destroy(), Math.max(0, ctx.config.requestTimeoutMs - reply.elapsedTime));
+    const done = () => clearTimeout(timer);
+    payload.once('end', done);
+    payload.once('close', done);
+    payload.once('error', done);
+    return payload;
+  });
   app.addHook('onResponse', async (req, reply) => {
+    // Answered before its body arrived (401, 413, 429…): Node would keep reading whatever the client still
+    // sends, at any pace and with no timeout. Close the connection instead.
+    if (!req.raw.complete) req.raw.socket?.destroy();
     const route = req.routeOptions.url ?? 'unmatched';
     ctx.metrics.httpRequests.inc({ route, method: req.method, status: reply.statusCode });
     ctx.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
