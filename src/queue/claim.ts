@@ -2,8 +2,11 @@
 //
 // Fairness: the candidates are the oldest runnable job of each (account, model) pair with queued work,
 // found with a loose index scan (cost grows with the number of pairs, not of jobs), ordered by how many
-// renders the account already has running. An account that floods the queue gets a slot only after
-// every account with fewer running renders has had one.
+// renders the account already has running, then by when the account last had a render started. An
+// account that floods the queue gets a slot only after every account with fewer running renders has
+// had one, and, where running counts tie (a model limited to one render at a time, a single worker
+// slot: everyone is at 0 whenever a slot frees), accounts take turns instead of queueing behind the
+// flood's oldest job.
 //
 // Model concurrency: for a model with a `concurrency` limit, the claim takes a transaction-scoped
 // advisory lock for that model, recounts its running renders and claims only below the limit, so the
@@ -32,12 +35,14 @@ WITH RECURSIVE pairs AS (
 )
 SELECT h.id, h.model_id FROM heads h
 WHERE (SELECT coalesce(sum(n), 0) FROM busy b WHERE b.model_id = h.model_id) < coalesce(($1::jsonb ->> h.model_id)::int, 2147483647)
-ORDER BY (SELECT coalesce(sum(n), 0) FROM busy b WHERE b.account_id = h.account_id), h.run_after, h.id
+ORDER BY (SELECT coalesce(sum(n), 0) FROM busy b WHERE b.account_id = h.account_id),
+  (SELECT max(started_at) FROM generations s WHERE s.account_id = h.account_id AND s.started_at IS NOT NULL) NULLS FIRST,
+  h.run_after, h.id
 LIMIT 16`;
 
 const CLAIM = `
 UPDATE generations g SET attempts = g.attempts + 1, lease_owner = $2, lease_until = now() + make_interval(secs => $3),
-  started_at = coalesce(g.started_at, now())
+  started_at = coalesce(g.started_at, clock_timestamp())
 WHERE g.id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
                 AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
 RETURNING g.id, g.model_id, g.inputs, g.attempts, extract(epoch FROM now() - g.run_after)::float8 AS waited`;

@@ -1,0 +1,25 @@
+// The operational endpoints alone (/healthz, /readyz, /metrics), for a `worker` process: it serves no
+// API, but its supervisor still probes it and Prometheus still scrapes its render metrics, which only
+// the process that runs the renders can report.
+import crypto from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { ApiError } from './domain/errors.ts';
+import type { Ctx } from './http/context.ts';
+import { sendError } from './http/error-handler.ts';
+import { registerOps } from './http/ops.ts';
+
+export function buildOpsServer(ctx: Ctx, log: Logger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: log as unknown as FastifyBaseLogger,
+    disableRequestLogging: true, // probes every few seconds would drown the render logs
+    requestTimeout: 30_000,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId: () => `req_${crypto.randomBytes(12).toString('hex')}`,
+  });
+  app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
+  registerOps(app, ctx);
+  return app;
+}
