@@ -97,7 +97,7 @@ CREATE INDEX idempotency_keys_age ON idempotency_keys (created_at);
 
 -- Fixed-window request counters of rate-limiter-flexible (RateLimiterPostgres' own layout), shared by
 -- every process on this database.
-CREATE TABLE rate_limits (
+CREATE UNLOGGED TABLE rate_limits (   -- counters lost in a crash cost nothing; no WAL per request
   key    varchar(255) PRIMARY KEY,
   points integer NOT NULL DEFAULT 0,
   expire bigint
