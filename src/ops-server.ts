@@ -8,16 +8,22 @@ import { ApiError } from './domain/errors.ts';
 import type { Ctx } from './http/context.ts';
 import { sendError } from './http/error-handler.ts';
 import { registerOps } from './http/ops.ts';
+import { MAX_HEADER_BYTES, clientErrorHandler } from './http/server.ts';
 
 export function buildOpsServer(ctx: Ctx, log: Logger): FastifyInstance {
   const app = Fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
     disableRequestLogging: true, // probes every few seconds would drown the render logs
-    requestTimeout: 30_000,
+    // the same protocol limits as the API: malformed or oversized requests get the contract's body
+    http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
+    clientErrorHandler,
+    requestTimeout: ctx.config.requestTimeoutMs,
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId: () => `req_${crypto.randomBytes(12).toString('hex')}`,
   });
+  app.removeContentTypeParser(['text/plain', 'application/json']); // no endpoint here takes a body
+  app.addHook('onRequest', async (req, reply) => { reply.header('x-request-id', req.id); });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
   registerOps(app, ctx);
