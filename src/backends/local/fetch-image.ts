@@ -37,6 +37,14 @@ export interface FetchedImage {
   height: number;
 }
 
+/**
+ * The failures of a fetch, each always permanent or always retryable:
+ * - permanent: INPUT_URL_REFUSED (scheme, credentials, refused address, also after a redirect),
+ *   INPUT_NOT_FOUND (HTTP 4xx other than 408/425/429, unknown host), INPUT_NOT_IMAGE, INPUT_TOO_LARGE
+ *   (bytes or pixels), INPUT_TOO_MANY_REDIRECTS, INPUT_TLS_INVALID, INPUT_BAD_RESPONSE (not HTTP);
+ * - retryable: INPUT_FETCH_TIMEOUT, INPUT_FETCH_FAILED (5xx, 408/425/429, reset, refused, DNS trouble);
+ * - from the caller's signal: its reason if a RenderError (e.g. RENDER_TIMEOUT), else RENDER_CANCELLED.
+ */
 export const FETCH_DEFAULTS = {
   maxBytes: 20 * 1024 * 1024,
   timeoutMs: 30_000,

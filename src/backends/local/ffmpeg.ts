@@ -43,8 +43,9 @@ export function runningFfmpegCount(): number {
 }
 
 export async function runFfmpeg(run: FfmpegRun): Promise<void> {
-  if (run.signal.aborted) throw abortError(run.signal);
   const bin = await ffmpegPath();
+  // Checked after the await: an abort during it has already fired, and the listener added below never would.
+  if (run.signal.aborted) throw abortError(run.signal);
   const args = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-y', ...run.args];
   return new Promise<void>((resolve, reject) => {
     const child = spawn(bin, args, {
@@ -115,8 +116,8 @@ export function progressFraction(line: string, outputSeconds: number | undefined
   const [key, value] = line.trim().split('=', 2);
   if (key === 'progress' && value === 'end') return 1;
   if (key !== 'out_time' || !value || !outputSeconds || outputSeconds <= 0) return undefined;
-  const m = /^(-?\d+):(\d+):(\d+(?:\.\d+)?)$/.exec(value);
+  const m = /^(-?)(\d+):(\d+):(\d+(?:\.\d+)?)$/.exec(value);
   if (!m) return undefined;
-  const seconds = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
+  const seconds = (m[1] ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4]));
   return Math.min(1, Math.max(0, seconds / outputSeconds));
 }

@@ -69,7 +69,7 @@ export async function guardedGet(start: URL, opts: GuardedGetOptions): Promise<{
     try {
       next = new URL(outcome.location, url);
     } catch {
-      throw new RenderError('INPUT_FETCH_FAILED', `${describeUrl(url)} redirected to an invalid address.`, false);
+      throw new RenderError('INPUT_URL_REFUSED', `${describeUrl(url)} redirected to an invalid address.`, false);
     }
     url = parseInputUrl(next.href);
   }
@@ -124,6 +124,8 @@ type Outcome = { kind: 'body'; body: Buffer } | { kind: 'redirect'; location: st
 function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): Promise<Outcome> {
   const where = describeUrl(url);
   return new Promise<Outcome>((resolve, reject) => {
+    // An abort while the address was picked has already fired, and the listener added below never would.
+    if (opts.signal.aborted) { reject(abortError(opts.signal)); return; }
     let settled = false;
     const mod = url.protocol === 'https:' ? https : http;
     const req = mod.request({
@@ -208,7 +210,7 @@ function networkError(err: Error, where: string): RenderError {
     return new RenderError('INPUT_TLS_INVALID', `${where}: the server's TLS certificate was not accepted (${code}).`, false, { cause: err });
   }
   if (code.startsWith('HPE_')) {
-    return new RenderError('INPUT_FETCH_FAILED', `${where}: the server sent an invalid HTTP response.`, false, { cause: err });
+    return new RenderError('INPUT_BAD_RESPONSE', `${where}: the server sent an invalid HTTP response.`, false, { cause: err });
   }
   const what = code === 'ECONNREFUSED' ? 'refused the connection'
     : code === 'ECONNRESET' ? 'reset the connection'

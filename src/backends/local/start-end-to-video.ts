@@ -42,10 +42,14 @@ async function renderTransition(inputs: ResolvedInputs, ctx: RenderContext, sett
   const limit = renderDeadline(ctx.signal, ctx.timeLimitSeconds);
   try {
     progress.at(0);
-    const [first, last] = await Promise.all([
-      fetchInputImage(textInput(inputs, 'image', true), settings, ctx.workDir, limit.signal),
-      fetchInputImage(textInput(inputs, 'last_image', true), settings, ctx.workDir, limit.signal),
-    ]);
+    // Both at once; the first failure aborts the other fetch instead of leaving it running.
+    const both = new AbortController();
+    const forward = () => both.abort(limit.signal.reason);
+    limit.signal.addEventListener('abort', forward, { once: true });
+    const fetchOne = (name: string) => fetchInputImage(textInput(inputs, name, true), settings, ctx.workDir, both.signal)
+      .catch((err: unknown) => { both.abort(err); throw err; });
+    const [first, last] = await Promise.all([fetchOne('image'), fetchOne('last_image')])
+      .finally(() => limit.signal.removeEventListener('abort', forward));
     progress.at(0.1);
     const a = join(ctx.workDir, 'first.png');
     const b = join(ctx.workDir, 'last.png');
@@ -72,8 +76,10 @@ async function renderTransition(inputs: ResolvedInputs, ctx: RenderContext, sett
     await runFfmpeg({
       args: [
         '-i', a, '-i', b, ...audioArgs,
-        '-filter_complex', graph, '-map', '[v]', '-frames:v', String(frames),
-        ...(bgm ? ['-map', '2:a', '-c:a', 'aac', '-b:a', '128k', '-ar', '44100', '-t', String(duration)] : ['-an']),
+        // No -frames:v: reaching it would close the whole file and cut the audio short. The loop yields
+        // exactly `frames` frames and -t bounds both streams.
+        '-filter_complex', graph, '-map', '[v]', '-t', String(frames / FPS),
+        ...(bgm ? ['-map', '2:a', '-c:a', 'aac', '-b:a', '128k', '-ar', '44100', '-flags:a', '+bitexact'] : ['-an']),
         ...h264OutputArgs({ title: prompt, comment: `seed ${seed}, movement ${amplitude}` }),
         output,
       ],
