@@ -67,5 +67,14 @@ export function client(base: string) {
     const k = await admin('POST', `/accounts/${a.id}/keys`, keyOpts);
     return { accountId: a.id as string, key: k.key as string, keyId: k.id as string };
   };
-  return { call, admin, account };
+  /** Polls a generation until it leaves `queued`; null once it is gone (deleted). */
+  const waitFinal = async (key: string, id: string, ms = 60_000): Promise<any> => {
+    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      const r = await call('GET', `/v1/generations/${id}`, { key });
+      if (r.status === 404) return null;
+      if (r.json.status !== 'queued') return r.json;
+    }
+    throw new Error(`generation ${id} still queued after ${ms} ms`);
+  };
+  return { call, admin, account, waitFinal };
 }

@@ -1,44 +1,24 @@
 // Money under concurrency: many parallel requests against the real service and database, each scenario
 // ending with the invariant check (Σ ledger = balance, one charge per generation, refunds exact, caps).
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshDatabase } from '../../helpers/db.ts';
-import { ADMIN, client, startTestService, type TestService } from '../../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
+import { ADMIN } from '../../helpers/service.ts';
+import { serviceFixture } from '../../helpers/fixture.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
-import { imageServer } from '../../helpers/images.ts';
 
 const TEXT = 'rendergate/shot-list';
 const VIDEO = 'rendergate/image-to-video';
 const text = { text: 'Rendergate prices every render before it runs. A failed render is refunded. Clients poll until the end.' };
 
-let dbh: Awaited<ReturnType<typeof freshDatabase>>;
-let svc: TestService;
-let api: ReturnType<typeof client>;
-let img: Awaited<ReturnType<typeof imageServer>>;
-
-beforeAll(async () => {
-  dbh = await freshDatabase();
-  svc = await startTestService(dbh.url, { env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
-  api = client(svc.base);
-  img = await imageServer();
-});
-afterAll(async () => { await img?.close(); await svc?.stop(); await dbh?.drop(); });
+const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
 
 const create = (key: string, modelId: string, inputs: object, idem: string = crypto.randomUUID()) =>
-  api.call('POST', '/v1/generations', { key, body: { modelId, inputs }, headers: { 'idempotency-key': idem } });
+  f.api.call('POST', '/v1/generations', { key, body: { modelId, inputs }, headers: { 'idempotency-key': idem } });
 const price = async (key: string, modelId: string, inputs: object) =>
-  (await api.call('POST', '/v1/quote', { key, body: { modelId, inputs } })).json.costCents as number;
-async function waitFinal(key: string, id: string, ms = 60_000) {
-  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-    const r = await api.call('GET', `/v1/generations/${id}`, { key });
-    if (r.status === 404) return null;
-    if (r.json.status !== 'queued') return r.json;
-  }
-  throw new Error(`${id} still queued`);
-}
+  (await f.api.call('POST', '/v1/quote', { key, body: { modelId, inputs } })).json.costCents as number;
 async function drain() {
   for (const until = Date.now() + 90_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-    const { rows } = await dbh.db.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`);
+    const { rows } = await f.dbh.db.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`);
     if (rows[0].n === 0) return;
   }
   throw new Error('renders still queued');
@@ -46,19 +26,19 @@ async function drain() {
 
 describe('POST /generations under concurrency', () => {
   it('50 parallel creates on a balance that covers exactly 7: 7 accepted, 43 refused with 402', async () => {
-    const probe = await api.account(0);
+    const probe = await f.api.account(0);
     const cost = await price(probe.key, TEXT, text);
-    const a = await api.account(cost * 7);
+    const a = await f.api.account(cost * 7);
     const rs = await Promise.all(Array.from({ length: 50 }, () => create(a.key, TEXT, text)));
     expect(rs.filter((r) => r.status === 202)).toHaveLength(7);
     expect(rs.filter((r) => r.status === 402 && r.json.code === 'INSUFFICIENT_BALANCE')).toHaveLength(43);
-    expect((await api.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(0);
+    expect((await f.api.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(0);
     await drain();
-    await checkInvariants(dbh.db);
+    await checkInvariants(f.dbh.db);
   });
 
   it('20 parallel requests with one Idempotency-Key make one charge and one generation', async () => {
-    const a = await api.account(100_000);
+    const a = await f.api.account(100_000);
     const idem = crypto.randomUUID();
     const rs = await Promise.all(Array.from({ length: 20 }, () => create(a.key, TEXT, text, idem)));
     const ok = rs.filter((r) => r.status === 202);
@@ -66,18 +46,18 @@ describe('POST /generations under concurrency', () => {
     expect(new Set(ok.map((r) => r.json.id)).size).toBe(1);
     expect(ok.filter((r) => r.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
     for (const r of rs.filter((x) => x.status !== 202)) expect([r.status, r.json.code]).toEqual([409, 'IDEMPOTENCY_KEY_IN_USE']);
-    const { rows } = await dbh.db.query('SELECT count(*)::int AS n FROM generations WHERE account_id = $1', [a.accountId]);
+    const { rows } = await f.dbh.db.query('SELECT count(*)::int AS n FROM generations WHERE account_id = $1', [a.accountId]);
     expect(rows[0].n).toBe(1);
     const again = await create(a.key, TEXT, text, idem);
     expect([again.status, again.headers.get('idempotent-replayed'), again.json]).toEqual([202, 'true', ok[0].json]);
     await drain();
-    await checkInvariants(dbh.db);
+    await checkInvariants(f.dbh.db);
   });
 
   it('parallel creates against a daily cap accept exactly what fits', async () => {
-    const probe = await api.account(0);
+    const probe = await f.api.account(0);
     const cost = await price(probe.key, TEXT, text);
-    const a = await api.account(1_000_000, { dailyCapCents: cost * 5 });
+    const a = await f.api.account(1_000_000, { dailyCapCents: cost * 5 });
     const rs = await Promise.all(Array.from({ length: 30 }, () => create(a.key, TEXT, text)));
     expect(rs.filter((r) => r.status === 202)).toHaveLength(5);
     const capped = rs.filter((r) => r.status === 409);
@@ -89,55 +69,55 @@ describe('POST /generations under concurrency', () => {
     expect(resets.getTime()).toBeGreaterThan(Date.now());
     expect(resets.getTime() - Date.now()).toBeLessThanOrEqual(86_400_000);
     await drain();
-    await checkInvariants(dbh.db);
+    await checkInvariants(f.dbh.db);
   });
 });
 
 describe('races on the way out of queued', () => {
   it('DELETE racing the worker’s completion moves money once', async () => {
-    const a = await api.account(1_000_000);
+    const a = await f.api.account(1_000_000);
     const created = await Promise.all(Array.from({ length: 30 }, () => create(a.key, TEXT, text)));
     await Promise.all(created.map(async (r, i) => {
       await new Promise((s) => setTimeout(s, i * 7));
-      const d = await api.call('DELETE', `/v1/generations/${r.json.id}`, { key: a.key });
+      const d = await f.api.call('DELETE', `/v1/generations/${r.json.id}`, { key: a.key });
       expect(d.status).toBe(200);
     }));
     await drain();
-    const { rows } = await dbh.db.query('SELECT status, deleted_at FROM generations WHERE account_id = $1', [a.accountId]);
+    const { rows } = await f.dbh.db.query('SELECT status, deleted_at FROM generations WHERE account_id = $1', [a.accountId]);
     expect(rows.every((r) => r.deleted_at !== null && (r.status === 'succeeded' || r.status === 'refunded'))).toBe(true);
-    await checkInvariants(dbh.db);
+    await checkInvariants(f.dbh.db);
   });
 
   it('a cancel racing a failing render refunds once', async () => {
-    const a = await api.account(1_000_000);
+    const a = await f.api.account(1_000_000);
     const created = await Promise.all(Array.from({ length: 12 }, () =>
-      create(a.key, VIDEO, { prompt: 'p', image: img.url('/missing.png') })));
+      create(a.key, VIDEO, { prompt: 'p', image: f.img.url('/missing.png') })));
     await Promise.all(created.map(async (r, i) => {
       await new Promise((s) => setTimeout(s, i * 15));
-      await api.call('DELETE', `/v1/generations/${r.json.id}`, { key: a.key });
+      await f.api.call('DELETE', `/v1/generations/${r.json.id}`, { key: a.key });
     }));
     await drain();
-    const { rows } = await dbh.db.query('SELECT status FROM generations WHERE account_id = $1', [a.accountId]);
+    const { rows } = await f.dbh.db.query('SELECT status FROM generations WHERE account_id = $1', [a.accountId]);
     expect(rows.every((r) => r.status === 'failed' || r.status === 'refunded')).toBe(true);
-    expect((await api.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(1_000_000);
-    await checkInvariants(dbh.db);
+    expect((await f.api.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(1_000_000);
+    await checkInvariants(f.dbh.db);
   });
 
   it('an operator refund racing a DELETE, and a double refund, return the charge once', async () => {
-    const a = await api.account(1_000_000);
+    const a = await f.api.account(1_000_000);
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push((await create(a.key, TEXT, text)).json.id);
-    for (const id of ids) expect((await waitFinal(a.key, id))?.status).toBe('succeeded');
+    for (const id of ids) expect((await f.api.waitFinal(a.key, id))?.status).toBe('succeeded');
     const results = await Promise.all(ids.flatMap((id) => [
-      api.call('POST', `/admin/v1/generations/${id}/refund`, { key: ADMIN }),
-      api.call('POST', `/admin/v1/generations/${id}/refund`, { key: ADMIN }),
-      api.call('DELETE', `/v1/generations/${id}`, { key: a.key }),
+      f.api.call('POST', `/admin/v1/generations/${id}/refund`, { key: ADMIN }),
+      f.api.call('POST', `/admin/v1/generations/${id}/refund`, { key: ADMIN }),
+      f.api.call('DELETE', `/v1/generations/${id}`, { key: a.key }),
     ]));
     for (let i = 0; i < ids.length; i++) {
       const [r1, r2] = results.slice(i * 3, i * 3 + 2);
       expect([r1.status, r2.status].filter((s) => s === 200).length).toBeLessThanOrEqual(1);
       for (const r of [r1, r2]) if (r.status !== 200) expect(['GENERATION_NOT_REFUNDABLE', 'GENERATION_NOT_FOUND']).toContain(r.json.code);
     }
-    await checkInvariants(dbh.db);
+    await checkInvariants(f.dbh.db);
   });
 });

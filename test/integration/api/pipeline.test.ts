@@ -1,105 +1,85 @@
 // The render pipeline's own rules: retries with backoff, permanent failures, the deadline reconciler,
 // crash-looping jobs, idempotency pruning, content validators and ranges, list filters.
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Janitor } from '../../../src/queue/janitor.ts';
 import pino from 'pino';
-import { freshDatabase } from '../../helpers/db.ts';
-import { imageServer } from '../../helpers/images.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
-import { client, startTestService, type TestService } from '../../helpers/service.ts';
+import { serviceFixture } from '../../helpers/fixture.ts';
 
-let dbh: Awaited<ReturnType<typeof freshDatabase>>;
-let svc: TestService;
-let api: ReturnType<typeof client>;
-let img: Awaited<ReturnType<typeof imageServer>>;
+const f = serviceFixture();
 
-beforeAll(async () => {
-  dbh = await freshDatabase();
-  svc = await startTestService(dbh.url);
-  api = client(svc.base);
-  img = await imageServer();
-});
-afterAll(async () => { await img?.close(); await svc?.stop(); await dbh?.drop(); });
-
-const video = (key: string, image: string, idem = crypto.randomUUID()) => api.call('POST', '/v1/generations', {
+const video = (key: string, image: string, idem = crypto.randomUUID()) => f.api.call('POST', '/v1/generations', {
   key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'a slow push-in', image } }, headers: { 'idempotency-key': idem },
 });
-async function final(key: string, id: string, ms = 60_000) {
-  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-    const g = (await api.call('GET', `/v1/generations/${id}`, { key })).json;
-    if (g.status !== 'queued') return g;
-  }
-  throw new Error(`${id} still queued`);
-}
-const sweep = () => new Janitor(dbh.db, svc.running.infra.storage, pino({ level: 'silent' })).sweep();
+const sweep = () => new Janitor(f.dbh.db, f.svc.running.infra.storage, pino({ level: 'silent' })).sweep();
 
 it('a retryable failure is retried with backoff until attempts run out, then failed and refunded', async () => {
-  const a = await api.account(1_000);
+  const a = await f.api.account(1_000);
   const t0 = Date.now();
-  const r = await video(a.key, img.url('/flaky.png'));
-  const g = await final(a.key, r.json.id);
+  const r = await video(a.key, f.img.url('/flaky.png'));
+  const g = await f.api.waitFinal(a.key, r.json.id);
   expect(g.status).toBe('failed');
   expect(g.refundedCents).toBe(g.costCents);
-  const { rows } = await dbh.db.query('SELECT attempts FROM generations WHERE id = $1', [g.id]);
+  const { rows } = await f.dbh.db.query('SELECT attempts FROM generations WHERE id = $1', [g.id]);
   expect(rows[0].attempts).toBe(3);
   expect(Date.now() - t0).toBeGreaterThanOrEqual(2_000 + 4_000); // backoff of 2 s then 4 s between the attempts
-  expect(img.hits['/flaky.png']).toBeGreaterThanOrEqual(3);
+  expect(f.img.hits['/flaky.png']).toBeGreaterThanOrEqual(3);
 });
 
 it('a permanent failure fails at once, on the first attempt', async () => {
-  const a = await api.account(1_000);
-  const g = await final(a.key, (await video(a.key, img.url('/nothing-here.png'))).json.id);
+  const a = await f.api.account(1_000);
+  const g = await f.api.waitFinal(a.key, (await video(a.key, f.img.url('/nothing-here.png'))).json.id);
   expect(g.status).toBe('failed');
-  const { rows } = await dbh.db.query('SELECT attempts FROM generations WHERE id = $1', [g.id]);
+  const { rows } = await f.dbh.db.query('SELECT attempts FROM generations WHERE id = $1', [g.id]);
   expect(rows[0].attempts).toBe(1);
-  await checkInvariants(dbh.db);
+  await checkInvariants(f.dbh.db);
 });
 
 it('the reconciler fails and refunds a render stuck past its deadline', async () => {
-  const a = await api.account(1_000);
+  const a = await f.api.account(1_000);
   const held = `/held/${crypto.randomUUID()}.png`;
-  const r = await video(a.key, img.url(held));
-  await dbh.db.query(`UPDATE generations SET deadline_at = now() - interval '1 second' WHERE id = $1`, [r.json.id]);
+  const r = await video(a.key, f.img.url(held));
+  await f.dbh.db.query(`UPDATE generations SET deadline_at = now() - interval '1 second' WHERE id = $1`, [r.json.id]);
   await sweep();
-  const g = (await api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json;
+  const g = (await f.api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json;
   expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'RENDER_DEADLINE_EXCEEDED', g.costCents]);
-  img.release(held);
+  f.img.release(held);
   await new Promise((s) => setTimeout(s, 1_500)); // the worker's late result must not resurrect it
-  expect((await api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json.status).toBe('failed');
-  expect((await api.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(1_000);
-  await checkInvariants(dbh.db);
+  expect((await f.api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json.status).toBe('failed');
+  expect((await f.api.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(1_000);
+  await checkInvariants(f.dbh.db);
 });
 
 it('a job that keeps killing its worker is given up after its attempts, and refunded', async () => {
-  const a = await api.account(1_000);
+  const a = await f.api.account(1_000);
   const held = `/held/${crypto.randomUUID()}.png`;
-  const r = await video(a.key, img.url(held));
+  const r = await video(a.key, f.img.url(held));
   // as if three workers had claimed it and died: attempts used up, lease lapsed
-  await dbh.db.query(`UPDATE generations SET attempts = 3, lease_owner = 'dead', lease_until = now() - interval '1 second' WHERE id = $1`, [r.json.id]);
-  img.release(held);
-  const g = await final(a.key, r.json.id);
+  await f.dbh.db.query(`UPDATE generations SET attempts = 3, lease_owner = 'dead', lease_until = now() - interval '1 second' WHERE id = $1`, [r.json.id]);
+  f.img.release(held);
+  const g = await f.api.waitFinal(a.key, r.json.id);
   expect([g.status, g.error.code]).toEqual(['failed', 'RENDER_ABANDONED']);
-  await checkInvariants(dbh.db);
+  await checkInvariants(f.dbh.db);
 });
 
 it('idempotency records are kept 24 h, then pruned', async () => {
-  const a = await api.account(1_000);
+  const a = await f.api.account(1_000);
   const idem = crypto.randomUUID();
-  const first = await api.call('POST', '/v1/generations', { key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'One. Two.' } }, headers: { 'idempotency-key': idem } });
-  await dbh.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '23 hours' WHERE key = $1`, [idem]);
+  const first = await f.api.call('POST', '/v1/generations', { key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'One. Two.' } }, headers: { 'idempotency-key': idem } });
+  await f.dbh.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '23 hours' WHERE key = $1`, [idem]);
   await sweep();
-  const replay = await api.call('POST', '/v1/generations', { key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'One. Two.' } }, headers: { 'idempotency-key': idem } });
+  const replay = await f.api.call('POST', '/v1/generations', { key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'One. Two.' } }, headers: { 'idempotency-key': idem } });
   expect([replay.json.id, replay.headers.get('idempotent-replayed')]).toEqual([first.json.id, 'true']);
-  await dbh.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '26 hours' WHERE key = $1`, [idem]);
+  await f.dbh.db.query(`UPDATE idempotency_keys SET created_at = now() - interval '26 hours' WHERE key = $1`, [idem]);
   await sweep();
-  const { rows } = await dbh.db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1', [idem]);
+  const { rows } = await f.dbh.db.query('SELECT count(*)::int AS n FROM idempotency_keys WHERE key = $1', [idem]);
   expect(rows[0].n).toBe(0);
 });
 
 it('content: ETag and If-None-Match, single ranges, suffix ranges, and ranges it cannot satisfy', async () => {
-  const a = await api.account(1_000);
-  const g = await final(a.key, (await video(a.key, img.url('/a.png'))).json.id);
+  const a = await f.api.account(1_000);
+  const g = await f.api.waitFinal(a.key, (await video(a.key, f.img.url('/a.png'))).json.id);
   expect(g.status).toBe('succeeded');
   const get = (headers: Record<string, string> = {}) => fetch(g.contentUrl, { headers: { authorization: `Bearer ${a.key}`, ...headers } });
   const full = await get();
@@ -128,17 +108,17 @@ it('content: ETag and If-None-Match, single ranges, suffix ranges, and ranges it
 });
 
 it('lists filter by status and model, validate their parameters, and hide other accounts', async () => {
-  const a = await api.account(10_000);
-  const ok = await final(a.key, (await video(a.key, img.url('/a.png'))).json.id);
-  const bad = await final(a.key, (await video(a.key, img.url('/missing.png'))).json.id);
-  const ids = async (q: string) => (await api.call('GET', `/v1/generations?${q}`, { key: a.key })).json.data.map((g: { id: string }) => g.id);
+  const a = await f.api.account(10_000);
+  const ok = await f.api.waitFinal(a.key, (await video(a.key, f.img.url('/a.png'))).json.id);
+  const bad = await f.api.waitFinal(a.key, (await video(a.key, f.img.url('/missing.png'))).json.id);
+  const ids = async (q: string) => (await f.api.call('GET', `/v1/generations?${q}`, { key: a.key })).json.data.map((g: { id: string }) => g.id);
   expect(await ids('')).toEqual([bad.id, ok.id]);
   expect(await ids('status=succeeded')).toEqual([ok.id]);
   expect(await ids('status=failed&modelId=rendergate%2Fimage-to-video')).toEqual([bad.id]);
   expect(await ids('modelId=rendergate%2Fshot-list')).toEqual([]);
   for (const [q, field] of [['status=done', 'status'], ['modelId=nobody%2Fnothing', 'modelId'], ['limit=0', 'limit'], ['limit=abc', 'limit'],
     ['cursor=abc', 'cursor'], ['limit=1&limit=2', 'limit']]) {
-    const r = await api.call('GET', `/v1/generations?${q}`, { key: a.key });
+    const r = await f.api.call('GET', `/v1/generations?${q}`, { key: a.key });
     expect([q, r.status, r.json.details?.[0]?.field]).toEqual([q, 400, field]);
   }
 });
