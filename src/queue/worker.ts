@@ -129,9 +129,8 @@ export class Worker {
       const t0 = performance.now();
       const out = await this.guarded(state, model, this.o.backendFor(model).run(job.inputs, {
         signal: state.abort.signal, workDir, timeLimitSeconds: model.timeLimitSeconds, progress: () => {},
-      }));
+      })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
-      this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000);
       if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
       log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
     } catch (e) {
