@@ -1,0 +1,72 @@
+// Rendergate against a baseline server, the same requests at each concurrency, interleaved
+// (baseline, Rendergate, baseline, Rendergate, ...) so that drift on a shared machine hits both alike.
+import type { BenchContext } from './context.ts';
+import { profiled } from './context.ts';
+import { load, loadProblem, type LoadOptions } from './load.ts';
+import { cpuWindow, type CpuWindow } from './cpu.ts';
+import type { Child } from './proc.ts';
+import type { Result } from './report.ts';
+import { round } from './stats.ts';
+
+type Loaded = Awaited<ReturnType<typeof load>>;
+export interface Compared { c: number; base: Loaded; rg: Loaded; baseCpu: CpuWindow; rgCpu: CpuWindow }
+
+/** CPU milliseconds per answered request, by process group: steadier than throughput on a busy machine. */
+export function cpuPerRequest(cpu: CpuWindow, r: { ok: number }) {
+  const per = (ms: number | null) => (ms === null || r.ok === 0 ? null : round(ms / r.ok, 4));
+  return { server: per(cpu.serverMs), serverKernel: per(cpu.serverSysMs), postgres: per(cpu.postgresMs), loadGenerator: per(cpu.loadGeneratorMs) };
+}
+
+/** Runs `fn` and reports the CPU the child and PostgreSQL used meanwhile. */
+export async function withCpu<T>(ctx: BenchContext, child: Child, fn: () => Promise<T>): Promise<[T, CpuWindow]> {
+  const done = cpuWindow(child.pid, ctx.pg.dataDir);
+  const r = await fn();
+  return [r, done()];
+}
+
+export async function compareHttp(ctx: BenchContext, o: {
+  name: string;
+  concurrencies: number[];
+  request: Omit<LoadOptions, 'url' | 'connections' | 'durationS'>;
+  rg: { base: string; path: string; child: Child };
+  baseline: { base: string; path: string; child: Child };
+}): Promise<Compared[]> {
+  const make = (base: string, path: string) => (c: number, durationS: number): LoadOptions =>
+    ({ ...o.request, url: base + path, connections: c, durationS });
+  const rgOpts = make(o.rg.base, o.rg.path);
+  const baseOpts = make(o.baseline.base, o.baseline.path);
+  const warm = Math.max(...o.concurrencies.filter((c) => c <= 64), 1);
+  ctx.log(`  ${o.name}: warm-up ${ctx.warmupS}s each`);
+  await load(baseOpts(warm, ctx.warmupS));
+  await load(rgOpts(warm, ctx.warmupS));
+  const out: Compared[] = [];
+  // --profile: the Rendergate run at 64 connections (the targets' concurrency), or the busiest one.
+  const profiledAt = o.concurrencies.includes(64) ? 64 : Math.max(...o.concurrencies);
+  for (const c of o.concurrencies) {
+    const [base, baseCpu] = await withCpu(ctx, o.baseline.child, () => load(baseOpts(c, ctx.durationS)));
+    const run = () => withCpu(ctx, o.rg.child, () => load(rgOpts(c, ctx.durationS)));
+    const [rg, rgCpu] = c === profiledAt ? await profiled(ctx, o.rg.child, `${o.name}-c${c}`, run) : await run();
+    const cpu = cpuPerRequest(rgCpu, rg);
+    ctx.log(`  ${o.name} c=${c}: rendergate ${rg.rps.toFixed(0)}/s p99 ${rg.p99?.toFixed(2)} ms (CPU ms/request: server ${cpu.server} (kernel ${cpu.serverKernel}), PostgreSQL ${cpu.postgres}); `
+      + `baseline ${base.rps.toFixed(0)}/s (server ${cpuPerRequest(baseCpu, base).server}, kernel ${cpuPerRequest(baseCpu, base).serverKernel})`);
+    out.push({ c, base, rg, baseCpu, rgCpu });
+  }
+  return out;
+}
+
+/** A result row for one concurrency of a compareHttp run. */
+export function comparedRow(scenario: string, variant: string, baselineName: string, x: Compared,
+  target: string, pass: (ratio: number, x: Compared) => boolean): Result {
+  const ratio = x.base.rps > 0 ? x.rg.rps / x.base.rps : null;
+  const note = loadProblem(x.rg) ?? (loadProblem(x.base) ? `baseline: ${loadProblem(x.base)}` : undefined);
+  return {
+    scenario, variant, concurrency: x.c,
+    rps: round(x.rg.rps, 0), p50: round(x.rg.p50, 3), p99: round(x.rg.p99, 3),
+    baseline: { name: baselineName, rps: round(x.base.rps, 0), p50: round(x.base.p50, 3), p99: round(x.base.p99, 3) },
+    ratio: round(ratio, 3), target,
+    pass: ratio === null || note ? false : pass(ratio, x),
+    ...(note ? { note } : {}),
+    extra: { ok: x.rg.ok, non2xx: x.rg.non2xx, errors: x.rg.errors,
+      cpuMsPerRequest: cpuPerRequest(x.rgCpu, x.rg), baselineCpuMsPerRequest: cpuPerRequest(x.baseCpu, x.base) },
+  };
+}

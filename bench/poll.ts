@@ -1,0 +1,35 @@
+// Poll: authenticated GET /v1/generations/{id} against a bare node:http server answering the very same
+// JSON body (the ceiling of any Node HTTP service on this machine). The polled generation is queued,
+// as it is while a client polls (role `api`: no worker takes it).
+import type { BenchContext } from './lib/context.ts';
+import { compareHttp, comparedRow } from './lib/compare.ts';
+import { startBare } from './lib/proc.ts';
+import type { Result } from './lib/report.ts';
+import { call, IMAGE_TO_VIDEO, makeAccount, nextIdempotencyKey, startRendergate } from './lib/service.ts';
+
+export async function run(ctx: BenchContext): Promise<Result[]> {
+  const svc = await startRendergate(ctx, await ctx.pg.createDatabase('bench_poll'), { role: 'api' });
+  try {
+    const acct = await makeAccount(svc.base);
+    const created = await call(svc.base, 'POST', '/v1/generations', { key: acct.key, body: IMAGE_TO_VIDEO, headers: { 'idempotency-key': nextIdempotencyKey() } });
+    if (created.status !== 202) throw new Error(`create -> ${created.status} ${created.text}`);
+    const path = `/v1/generations/${created.json.id}`;
+    const sample = await call(svc.base, 'GET', path, { key: acct.key });
+    if (sample.status !== 200) throw new Error(`poll -> ${sample.status} ${sample.text}`);
+    const bare = await startBare(sample.text);
+    try {
+      const runs = await compareHttp(ctx, {
+        name: 'poll', concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
+        request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
+        rg: { base: svc.base, path, child: svc.child }, baseline: { base: bare.base, path, child: bare.child },
+      });
+      return runs.map((x) => comparedRow('poll', `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`, 'bare http', x,
+        x.c === 64 ? '≥0.50×, p99≤10ms' : '≥0.50×',
+        (ratio) => ratio >= 0.5 && (x.c !== 64 || (x.rg.p99 ?? Infinity) <= 10)));
+    } finally {
+      await bare.child.stop();
+    }
+  } finally {
+    await svc.stop();
+  }
+}
