@@ -84,8 +84,10 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   }
   let worker: Worker | null = null;
   let janitor: Janitor | null = null;
+  let claimDb: Db | null = null;
   if (role !== 'api') {
-    worker = new Worker({ db, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log, metrics });
+    claimDb = createPool(infra.url, 3, { asyncCommit: true });
+    worker = new Worker({ db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log, metrics });
     janitor = new Janitor(db, storage, log);
     await worker.start();
     janitor.start();
@@ -97,6 +99,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       await server.close();
       await worker?.stop(graceMs);
       await janitor?.stop();
+      await claimDb?.end().catch(() => undefined);
       await infra.close();
     },
   };

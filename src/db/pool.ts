@@ -10,12 +10,18 @@ export type Db = pg.Pool;
 export type Tx = pg.PoolClient;
 export type Queryable = pg.Pool | pg.PoolClient;
 
-export function createPool(url: string, max = 20): Db {
+/**
+ * `asyncCommit`: commits of this pool do not wait for the WAL flush. Only for writes whose loss in a
+ * database crash is harmless (a worker's claim or lease renewal: a lost one is claimed again when the
+ * lease lapses); never for money.
+ */
+export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean } = {}): Db {
   // Short connect and statement limits: while the database is away a request fails fast with 503
   // instead of hanging, and a stuck statement cannot hold a connection for long.
   const pool = new pg.Pool({
     connectionString: url, max, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000,
     statement_timeout: 15_000, query_timeout: 20_000,
+    ...(opts.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});

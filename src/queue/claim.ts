@@ -55,7 +55,7 @@ export class Claimer {
   }
 
   async next(): Promise<ClaimedJob | null> {
-    const { rows } = await this.db.query(CANDIDATES, [this.limitsJson]);
+    const { rows } = await this.db.query({ name: 'claim-candidates', text: CANDIDATES, values: [this.limitsJson] });
     for (const c of rows as Array<{ id: string; model_id: string }>) {
       const job = this.limits.has(c.model_id) ? await this.claimLimited(c.id, c.model_id) : await this.claim(c.id);
       if (job) return job;
@@ -64,7 +64,7 @@ export class Claimer {
   }
 
   private async claim(id: string): Promise<ClaimedJob | null> {
-    const { rows } = await this.db.query(CLAIM, [id, this.owner, this.leaseSeconds]);
+    const { rows } = await this.db.query({ name: 'claim-one', text: CLAIM, values: [id, this.owner, this.leaseSeconds] });
     return (rows[0] as ClaimedJob | undefined) ?? null;
   }
 

@@ -32,6 +32,8 @@ const ABANDON_AFTER_ABORT_MS = 10_000;
 
 export interface WorkerOptions {
   db: Db;
+  /** Claims and lease renewals: a small pool of its own (so API traffic cannot starve dispatch) with async commits. */
+  claimDb?: Db;
   databaseUrl: string;
   catalog: Catalog;
   backendFor: (model: ModelDef) => ModelBackend;
@@ -55,7 +57,7 @@ export class Worker {
 
   constructor(private o: WorkerOptions) {
     const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
-    this.claimer = new Claimer(o.db, limits, this.owner, LEASE_SECONDS);
+    this.claimer = new Claimer(o.claimDb ?? o.db, limits, this.owner, LEASE_SECONDS);
     this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
       if (ch === JOBS_CHANNEL) this.fill();
       else this.cancelLocal(payload);
@@ -111,9 +113,9 @@ export class Worker {
     this.running.set(job.id, state);
     const log = this.o.log.child({ generationId: job.id, modelId: job.model_id, attempt: job.attempts });
     const heartbeat = setInterval(() => {
-      this.o.db.query(`UPDATE generations SET lease_until = now() + make_interval(secs => $3)
+      (this.o.claimDb ?? this.o.db).query({ name: 'lease-renew', text: `UPDATE generations SET lease_until = now() + make_interval(secs => $3)
                        WHERE id = $1 AND lease_owner = $2 AND status = 'queued' AND deleted_at IS NULL RETURNING id`,
-      [job.id, this.owner, LEASE_SECONDS]).then((r) => {
+      values: [job.id, this.owner, LEASE_SECONDS] }).then((r) => {
         if (r.rowCount === 0) this.cancelLocal(job.id); // cancelled, deleted, or taken over: stop rendering
       }, () => { /* database briefly away: the lease covers a few missed beats */ });
     }, HEARTBEAT_MS);

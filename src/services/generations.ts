@@ -42,11 +42,11 @@ export class Generations {
     const def = model.def;
     const created = await transaction(this.db, async (tx): Promise<Created> => {
       // A second request with this key while the first is in its transaction: refuse rather than wait.
-      const lock = await tx.query('SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok',
-        [`idem:${key.accountId}:${idempotencyKey}`]);
+      const lock = await tx.query({ name: 'gen-idem-lock', text: 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok',
+        values: [`idem:${key.accountId}:${idempotencyKey}`] });
       if (!lock.rows[0].ok) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-      const prior = await tx.query('SELECT request_hash, response, generation_id FROM idempotency_keys WHERE account_id = $1 AND key = $2',
-        [key.accountId, idempotencyKey]);
+      const prior = await tx.query({ name: 'gen-idem-get', text: 'SELECT request_hash, response, generation_id FROM idempotency_keys WHERE account_id = $1 AND key = $2',
+        values: [key.accountId, idempotencyKey] });
       if (prior.rows[0]) {
         if (!(prior.rows[0].request_hash as Buffer).equals(requestHash)) {
           throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used before with a different body.');
@@ -54,46 +54,57 @@ export class Generations {
         return { body: prior.rows[0].response, location: this.location(prior.rows[0].generation_id), replayed: true };
       }
 
-      const charged = await tx.query(
-        'UPDATE accounts SET balance_cents = balance_cents - $2 WHERE id = $1 AND balance_cents >= $2 RETURNING balance_cents',
-        [key.accountId, cost]);
-      if (!charged.rows[0]) {
-        const { rows } = await tx.query('SELECT balance_cents FROM accounts WHERE id = $1', [key.accountId]);
-        throw new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${rows[0]?.balance_cents ?? 0} cents.`,
-          [{ costCents: cost, balanceCents: rows[0]?.balance_cents ?? 0 }]);
+      // The rows first, the contended locks last: the account's balance row and the key's day row are
+      // held only from their guarded UPDATE to the commit, not through the inserts, so creates on one
+      // account queue for the shortest time. Any refusal below rolls the whole transaction back.
+      const id = newId('gen');
+      const deadlineSeconds = def.timeLimitSeconds * def.maxAttempts + 3600;
+      const { rows } = await tx.query({
+        name: 'gen-insert',
+        text: `INSERT INTO generations (id, account_id, key_id, usage_day, model_id, inputs, cost_cents, deadline_at)
+               VALUES ($1, $2, $3, (now() AT TIME ZONE $8)::date, $4, $5, $6, now() + make_interval(secs => $7)) RETURNING ${GENERATION_COLUMNS}`,
+        values: [id, key.accountId, key.id, def.id, JSON.stringify(inputs), cost, deadlineSeconds, this.config.dayTimeZone],
+      });
+      const view = generationView(rows[0] as GenerationRow, this.config.publicUrl);
+      if (cost > 0) {
+        await tx.query({ name: 'gen-charge', text: `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id) VALUES ($1, $2, 'charge', $3, $4)`,
+          values: [newId('led'), key.accountId, cost, id] });
       }
+      await tx.query({ name: 'gen-idem', text: 'INSERT INTO idempotency_keys (account_id, key, request_hash, generation_id, response) VALUES ($1, $2, $3, $4, $5)',
+        values: [key.accountId, idempotencyKey, requestHash, id, JSON.stringify(view)] });
+      // Delivered at commit: wakes a free worker at once, in this process or any other.
+      await tx.query({ name: 'gen-notify', text: 'SELECT pg_notify($1, $2)', values: [JOBS_CHANNEL, def.id] });
 
       // Count the price against the key's day; the WHERE refuses an update that would pass the cap.
       const cap = key.dailyCapCents;
-      const usage = cap !== null && cost > cap ? { rows: [] } : await tx.query(
-        `INSERT INTO key_day_usage AS u (key_id, day, spent_cents) VALUES ($1, (now() AT TIME ZONE $2)::date, $3)
-         ON CONFLICT (key_id, day) DO UPDATE SET spent_cents = u.spent_cents + EXCLUDED.spent_cents
-           WHERE $4::bigint IS NULL OR u.spent_cents + EXCLUDED.spent_cents <= $4::bigint
-         RETURNING day`, [key.id, this.config.dayTimeZone, cost, cap]);
-      if (!usage.rows[0]) {
-        const { rows } = await tx.query(
+      const usage = cap !== null && cost > cap ? { rows: [] } : await tx.query({
+        name: 'gen-usage',
+        text: `INSERT INTO key_day_usage AS u (key_id, day, spent_cents) VALUES ($1, (now() AT TIME ZONE $2)::date, $3)
+               ON CONFLICT (key_id, day) DO UPDATE SET spent_cents = u.spent_cents + EXCLUDED.spent_cents
+                 WHERE $4::bigint IS NULL OR u.spent_cents + EXCLUDED.spent_cents <= $4::bigint
+               RETURNING day`,
+        values: [key.id, this.config.dayTimeZone, cost, cap],
+      });
+      const charged = usage.rows.length === 0 ? { rows: [] } : await tx.query({
+        name: 'gen-balance',
+        text: 'UPDATE accounts SET balance_cents = balance_cents - $2 WHERE id = $1 AND balance_cents >= $2 RETURNING balance_cents',
+        values: [key.accountId, cost],
+      });
+      if (!charged.rows[0]) {
+        // The contract answers a short balance (402) before a reached cap (409), whichever failed here.
+        const { rows: acct } = await tx.query('SELECT balance_cents FROM accounts WHERE id = $1', [key.accountId]);
+        const balance = (acct[0]?.balance_cents as number | undefined) ?? 0;
+        if (balance < cost) {
+          throw new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
+            [{ costCents: cost, balanceCents: balance }]);
+        }
+        const { rows: day } = await tx.query(
           `SELECT coalesce((SELECT spent_cents FROM key_day_usage WHERE key_id = $1 AND day = (now() AT TIME ZONE $2)::date), 0) AS spent,
                   (((now() AT TIME ZONE $2)::date + 1)::timestamp AT TIME ZONE $2) AS resets_at`, [key.id, this.config.dayTimeZone]);
         throw new ApiError('API_KEY_DAILY_CAP', `This key's daily cap of ${cap} cents would be exceeded.`, [{
-          capCents: cap, spentTodayCents: rows[0].spent, costCents: cost, resetsAt: (rows[0].resets_at as Date).toISOString(),
+          capCents: cap, spentTodayCents: day[0].spent, costCents: cost, resetsAt: (day[0].resets_at as Date).toISOString(),
         }]);
       }
-
-      const id = newId('gen');
-      const deadlineSeconds = def.timeLimitSeconds * def.maxAttempts + 3600;
-      const { rows } = await tx.query(
-        `INSERT INTO generations (id, account_id, key_id, usage_day, model_id, inputs, cost_cents, deadline_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING ${GENERATION_COLUMNS}`,
-        [id, key.accountId, key.id, usage.rows[0].day, def.id, JSON.stringify(inputs), cost, deadlineSeconds]);
-      const view = generationView(rows[0] as GenerationRow, this.config.publicUrl);
-      if (cost > 0) {
-        await tx.query(`INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id) VALUES ($1, $2, 'charge', $3, $4)`,
-          [newId('led'), key.accountId, cost, id]);
-      }
-      await tx.query('INSERT INTO idempotency_keys (account_id, key, request_hash, generation_id, response) VALUES ($1, $2, $3, $4, $5)',
-        [key.accountId, idempotencyKey, requestHash, id, JSON.stringify(view)]);
-      // Delivered at commit: wakes a free worker at once, in this process or any other.
-      await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, def.id]);
       return { body: view, location: this.location(id), replayed: false };
     });
     if (!created.replayed) this.metrics?.chargedCents.inc(cost);
@@ -102,8 +113,8 @@ export class Generations {
 
   private async row(accountId: string, id: string): Promise<GenerationRow> {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-    const { rows } = await this.db.query(
-      `SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, [id, accountId]);
+    const { rows } = await this.db.query({ name: 'gen-get',
+      text: `SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, values: [id, accountId] });
     if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     return rows[0] as GenerationRow;
   }

@@ -96,9 +96,9 @@ export class KeyResolver {
   }
 
   private async lookup(hash: Buffer): Promise<KeyRecord | null> {
-    const { rows } = await this.db.query(
-      `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at
-       FROM api_keys WHERE key_hash = $1`, [hash]);
+    const { rows } = await this.db.query({ name: 'key-lookup',
+      text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at
+             FROM api_keys WHERE key_hash = $1`, values: [hash] });
     const r = rows[0];
     if (!r) return null;
     return {
