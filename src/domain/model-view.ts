@@ -1,23 +1,12 @@
 // The public face of a model (CONTRACT.md "Models"): what GET /v1/models and /models/detail answer.
 // Built key by key from the definition, so price expressions, backends and limits never leak, and a
 // key that does not apply to a field (values on a number, ...) is left out rather than sent as null.
-import type { FieldDef, FieldType, ModelDef, ModelOutput } from './catalog.ts';
+import type { FieldDef, ModelDef, ModelOutput } from './catalog.ts';
 import type { CompiledModel } from './catalog-load.ts';
 import { URL_MAX_LENGTH } from './inputs.ts';
 
-export interface PublicField {
-  name: string;
-  type: FieldType;
-  required: boolean;
-  default: string | number | boolean | null;
-  description?: string;
-  media?: 'image';
-  values?: (string | number)[];
-  minimum?: number;
-  maximum?: number;
-  integer?: boolean;
-  maxLength?: number;
-}
+/** A field as the API shows it: the catalog's own field definition, which holds nothing private. */
+export type PublicField = FieldDef;
 
 export interface PublicModel {
   id: string;

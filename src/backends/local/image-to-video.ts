@@ -6,11 +6,10 @@ import type { ModelBackend, RenderContext, RenderOutput } from '../types.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { renderDeadline } from './abort.ts';
 import { perspectiveFilter } from './camera.ts';
-import { runFfmpeg } from './ffmpeg.ts';
 import { frameImage } from './frame.ts';
 import { planStillMove, stillMovePath } from './motion-plan.ts';
 import {
-  FPS, TO_YUV, fetchInputImage, h264OutputArgs, numberInput, progressSlice, textInput, type LocalFetchSettings,
+  FPS, TO_YUV, encodeMp4, fetchInputImage, h264OutputArgs, numberInput, progressSlice, textInput, type LocalFetchSettings,
 } from './video-common.ts';
 
 const FRAME = { width: 1280, height: 720 };
@@ -42,21 +41,11 @@ async function renderImageToVideo(inputs: ResolvedInputs, ctx: RenderContext, se
       `[0:v]${TO_YUV},loop=loop=${frames - 1}:size=1:start=0,setpts=N/${FPS}/TB,`,
       `${perspectiveFilter(path, frames)}[v]`,
     ].join('');
-    await runFfmpeg({
-      args: [
-        '-i', still,
-        '-filter_complex', graph, '-map', '[v]', '-frames:v', String(frames),
-        ...h264OutputArgs({ title: prompt, comment: negative ? `negative prompt: ${negative}` : undefined }),
-        output,
-      ],
-      workDir: ctx.workDir,
-      signal: limit.signal,
-      timeLimitMs: limit.remainingMs(),
-      outputSeconds: duration,
-      onProgress: progress.slice(0.15, 1),
-    });
-    progress.at(1);
-    return { kind: 'file', path: output, contentType: 'video/mp4' };
+    return await encodeMp4([
+      '-i', still,
+      '-filter_complex', graph, '-map', '[v]', '-frames:v', String(frames),
+      ...h264OutputArgs({ title: prompt, comment: negative ? `negative prompt: ${negative}` : undefined }),
+    ], output, duration, ctx, limit, progress);
   } finally {
     limit.dispose();
   }

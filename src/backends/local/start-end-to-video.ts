@@ -9,12 +9,11 @@ import type { ResolvedInputs } from '../../domain/catalog.ts';
 import type { ModelBackend, RenderContext, RenderOutput } from '../types.ts';
 import { renderDeadline } from './abort.ts';
 import { perspectiveFilter } from './camera.ts';
-import { runFfmpeg } from './ffmpeg.ts';
 import { frameImage, imageDifference } from './frame.ts';
 import { autoAmplitude, hash31, planTransition, type Amplitude } from './motion-plan.ts';
 import { musicBedWav } from './music.ts';
 import {
-  FPS, TO_YUV, enumInput, fetchInputImage, h264OutputArgs, numberInput, progressSlice, textInput, toggleInput, type LocalFetchSettings,
+  FPS, TO_YUV, encodeMp4, enumInput, fetchInputImage, h264OutputArgs, numberInput, progressSlice, textInput, toggleInput, type LocalFetchSettings,
 } from './video-common.ts';
 
 const SIZES = { '540p': { width: 960, height: 540 }, '720p': { width: 1280, height: 720 }, '1080p': { width: 1920, height: 1080 } } as const;
@@ -73,24 +72,14 @@ async function renderTransition(inputs: ResolvedInputs, ctx: RenderContext, sett
       `[a][b]overlay=format=yuv420:eof_action=endall,${perspectiveFilter(plan.path, frames)},format=yuv420p[v]`,
     ].join(';');
     const output = join(ctx.workDir, 'start-end-to-video.mp4');
-    await runFfmpeg({
-      args: [
-        '-i', a, '-i', b, ...audioArgs,
-        // No -frames:v: reaching it would close the whole file and cut the audio short. The loop yields
-        // exactly `frames` frames and -t bounds both streams.
-        '-filter_complex', graph, '-map', '[v]', '-t', String(frames / FPS),
-        ...(bgm ? ['-map', '2:a', '-c:a', 'aac', '-b:a', '128k', '-ar', '44100', '-flags:a', '+bitexact'] : ['-an']),
-        ...h264OutputArgs({ title: prompt, comment: `seed ${seed}, movement ${amplitude}` }),
-        output,
-      ],
-      workDir: ctx.workDir,
-      signal: limit.signal,
-      timeLimitMs: limit.remainingMs(),
-      outputSeconds: duration,
-      onProgress: progress.slice(0.15, 1),
-    });
-    progress.at(1);
-    return { kind: 'file', path: output, contentType: 'video/mp4' };
+    return await encodeMp4([
+      '-i', a, '-i', b, ...audioArgs,
+      // No -frames:v: reaching it would close the whole file and cut the audio short. The loop yields
+      // exactly `frames` frames and -t bounds both streams.
+      '-filter_complex', graph, '-map', '[v]', '-t', String(frames / FPS),
+      ...(bgm ? ['-map', '2:a', '-c:a', 'aac', '-b:a', '128k', '-ar', '44100', '-flags:a', '+bitexact'] : ['-an']),
+      ...h264OutputArgs({ title: prompt, comment: `seed ${seed}, movement ${amplitude}` }),
+    ], output, duration, ctx, limit, progress);
   } finally {
     limit.dispose();
   }

@@ -1,7 +1,9 @@
 // What the built-in video renderers share: reading their inputs, fetching input images under the render's
 // deadline, and the encoder settings that make an MP4 reproducible byte for byte.
 import type { ResolvedInputs } from '../../domain/catalog.ts';
-import { RenderError } from '../types.ts';
+import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
+import type { Deadline } from './abort.ts';
+import { runFfmpeg } from './ffmpeg.ts';
 import { fetchImage, type FetchedImage, type FetchImageOptions } from './fetch-image.ts';
 
 export const FPS = 25;
@@ -95,4 +97,20 @@ export function progressSlice(report: (f: number) => void) {
     at: emit,
     slice: (from: number, to: number) => (f: number) => emit(from + (to - from) * f),
   };
+}
+
+/** The last step of a video render: the encode to `output` under the render's deadline, as its final 85 %. */
+export async function encodeMp4(
+  args: string[], output: string, seconds: number, ctx: RenderContext, limit: Deadline, progress: ReturnType<typeof progressSlice>,
+): Promise<RenderOutput> {
+  await runFfmpeg({
+    args: [...args, output],
+    workDir: ctx.workDir,
+    signal: limit.signal,
+    timeLimitMs: limit.remainingMs(),
+    outputSeconds: seconds,
+    onProgress: progress.slice(0.15, 1),
+  });
+  progress.at(1);
+  return { kind: 'file', path: output, contentType: 'video/mp4' };
 }
