@@ -70,10 +70,6 @@ export class Worker {
     this.fill();
   }
 
-  get busy(): number {
-    return this.running.size;
-  }
-
   /** Claims jobs until every slot is busy or nothing is runnable. Re-entrant calls coalesce. */
   fill(): void {
     if (this.stopping) return;

@@ -37,9 +37,4 @@ export class RateLimits {
       return { allowed: false, limit: perMinute, remaining: 0, resetSeconds: Math.max(1, Math.ceil(e.msBeforeNext / 1000)) };
     }
   }
-
-  /** Drops windows that ended long ago; run now and then by one process. */
-  async prune(): Promise<void> {
-    await this.db.query('DELETE FROM rate_limits WHERE expire < $1', [Date.now() - 3_600_000]);
-  }
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadCatalog, parseCatalog, DEFAULT_CATALOG_PATH } from '../../../src/domain/catalog-load.ts';
-import { toPublicModel, inputsJsonSchema } from '../../../src/domain/model-view.ts';
+import { toPublicModel } from '../../../src/domain/model-view.ts';
 import { MODEL_A, MODEL_B, TEXT_MODEL, loadModels, problemsOf, problemsOfText, rawModel, withField, writeTemp } from './catalog-fixtures.ts';
 
 const catalog = loadCatalog();
@@ -58,9 +58,6 @@ describe('the default catalog', () => {
       expect(JSON.parse(json)).toEqual(view); // nothing undefined to drop
       for (const f of view.fields) expect(f.description).toEqual(expect.any(String));
     }
-    expect(inputsJsonSchema(catalog.get(MODEL_B)!)).toMatchObject({
-      required: ['prompt', 'image'], additionalProperties: false, properties: { duration: { enum: [5, 10], default: 5 } },
-    });
   });
 
   it('gives every model its limits', () => {
