@@ -24,7 +24,6 @@ export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;
 const POLL_MS = 1_000;
 
-type Job = ClaimedJob;
 interface Running { abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
 
 // A backend gets this long after its abort to return before the worker stops waiting for it.
@@ -33,7 +32,7 @@ const ABANDON_AFTER_ABORT_MS = 10_000;
 export interface WorkerOptions {
   db: Db;
   /** Claims and lease renewals: a small pool of its own (so API traffic cannot starve dispatch) with async commits. */
-  claimDb?: Db;
+  claimDb: Db;
   databaseUrl: string;
   catalog: Catalog;
   backendFor: (model: ModelDef) => ModelBackend;
@@ -57,7 +56,7 @@ export class Worker {
 
   constructor(private o: WorkerOptions) {
     const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
-    this.claimer = new Claimer(o.claimDb ?? o.db, limits, this.owner, LEASE_SECONDS);
+    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS);
     this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
       if (ch === JOBS_CHANNEL) this.fill();
       else this.cancelLocal(payload);
@@ -93,7 +92,7 @@ export class Worker {
     })();
   }
 
-  private async claim(): Promise<Job | null> {
+  private async claim(): Promise<ClaimedJob | null> {
     const job = await this.claimer.next();
     if (job) this.o.metrics.queueWait.observe({ model: job.model_id }, Math.max(0, job.waited));
     return job;
@@ -104,12 +103,12 @@ export class Worker {
     if (r && !r.abort.signal.aborted) { r.reason = 'cancelled'; r.abort.abort(); }
   }
 
-  private async run(job: Job): Promise<void> {
+  private async run(job: ClaimedJob): Promise<void> {
     const state: Running = { abort: new AbortController(), reason: null };
     this.running.set(job.id, state);
     const log = this.o.log.child({ generationId: job.id, modelId: job.model_id, attempt: job.attempts });
     const heartbeat = setInterval(() => {
-      (this.o.claimDb ?? this.o.db).query({ name: 'lease-renew', text: `UPDATE generations SET lease_until = now() + make_interval(secs => $3)
+      this.o.claimDb.query({ name: 'lease-renew', text: `UPDATE generations SET lease_until = now() + make_interval(secs => $3)
                        WHERE id = $1 AND lease_owner = $2 AND status = 'queued' AND deleted_at IS NULL RETURNING id`,
       values: [job.id, this.owner, LEASE_SECONDS] }).then((r) => {
         if (r.rowCount === 0) this.cancelLocal(job.id); // cancelled, deleted, or taken over: stop rendering
@@ -167,7 +166,7 @@ export class Worker {
   }
 
   /** Records the output; false when the generation left `queued` meanwhile (cancelled) and the output was dropped. */
-  private async succeed(job: Job, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
+  private async succeed(job: ClaimedJob, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
     if (out.kind === 'text') {
       const r = await this.o.db.query(
         `UPDATE generations SET status = 'succeeded', text_output = $3, completed_at = now(), lease_owner = NULL, lease_until = NULL
@@ -192,7 +191,7 @@ export class Worker {
     return r.rowCount === 1;
   }
 
-  private async fail(job: Job, e: unknown, log: Logger) {
+  private async fail(job: ClaimedJob, e: unknown, log: Logger) {
     const err = e instanceof RenderError ? e : new RenderError('RENDER_FAILED', 'The renderer failed unexpectedly.', false, { cause: e });
     if (!(e instanceof RenderError)) log.error({ err: e }, 'renderer threw an unexpected error');
     const model = this.o.catalog.get(job.model_id)?.def;

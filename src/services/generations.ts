@@ -14,6 +14,7 @@ import { GENERATION_COLUMNS, generationView, type GenerationRow } from './genera
 import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { refundGeneration } from './refunds.ts';
+import { dayUsage } from './day-usage.ts';
 import { JOBS_CHANNEL, CANCEL_CHANNEL } from '../queue/channels.ts';
 import type { Metrics } from '../metrics.ts';
 
@@ -98,11 +99,9 @@ export class Generations {
           throw new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
             [{ costCents: cost, balanceCents: balance }]);
         }
-        const { rows: day } = await tx.query(
-          `SELECT coalesce((SELECT spent_cents FROM key_day_usage WHERE key_id = $1 AND day = (now() AT TIME ZONE $2)::date), 0) AS spent,
-                  (((now() AT TIME ZONE $2)::date + 1)::timestamp AT TIME ZONE $2) AS resets_at`, [key.id, this.config.dayTimeZone]);
+        const day = await dayUsage(tx, key.id, this.config.dayTimeZone);
         throw new ApiError('API_KEY_DAILY_CAP', `This key's daily cap of ${cap} cents would be exceeded.`, [{
-          capCents: cap, spentTodayCents: day[0].spent, costCents: cost, resetsAt: (day[0].resets_at as Date).toISOString(),
+          capCents: cap, spentTodayCents: day.spent, costCents: cost, resetsAt: day.resetsAt.toISOString(),
         }]);
       }
       return { body: view, location: this.location(id), replayed: false };
