@@ -14,6 +14,22 @@ export class Metrics {
   readonly queueDepth = new client.Gauge({ name: 'rendergate_queue_depth', help: 'Renders queued and not running (whole cluster)', registers: [this.registry] });
   readonly running = new client.Gauge({ name: 'rendergate_renders_running', help: 'Renders running (whole cluster)', registers: [this.registry] });
 
+  /** Label children by route, method and status, found once: prom-client hashes label objects on every call. */
+  private requestSeries = new Map<string, { count: client.Counter.Internal; duration: client.Histogram.Internal<string> }>();
+
+  /** One answered HTTP request. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const k = `${method} ${status} ${route}`;
+    let series = this.requestSeries.get(k);
+    if (!series) {
+      series = { count: this.httpRequests.labels({ route, method, status }), duration: this.httpDuration.labels({ route, method }) };
+      this.requestSeries.set(k, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
+    if (status === 429) this.rateLimited.inc();
+  }
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'rendergate_' });
   }

@@ -1,14 +1,13 @@
 // The operational endpoints alone (/healthz, /readyz, /metrics), for a `worker` process: it serves no
 // API, but its supervisor still probes it and Prometheus still scrapes its render metrics, which only
 // the process that runs the renders can report.
-import crypto from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from './domain/errors.ts';
 import type { Ctx } from './http/context.ts';
 import { sendError } from './http/error-handler.ts';
 import { registerOps } from './http/ops.ts';
-import { MAX_HEADER_BYTES, clientErrorHandler } from './http/server.ts';
+import { MAX_HEADER_BYTES, clientErrorHandler, newRequestId } from './http/server.ts';
 
 export function buildOpsServer(ctx: Ctx, log: Logger): FastifyInstance {
   const app = Fastify({
@@ -20,7 +19,7 @@ export function buildOpsServer(ctx: Ctx, log: Logger): FastifyInstance {
     requestTimeout: ctx.config.requestTimeoutMs,
     return503OnClosing: true,
     requestIdHeader: false,
-    genReqId: () => `req_${crypto.randomBytes(12).toString('hex')}`,
+    genReqId: newRequestId,
   });
   app.removeContentTypeParser(['text/plain', 'application/json']); // no endpoint here takes a body
   app.addHook('onRequest', async (req, reply) => { reply.header('x-request-id', req.id); });

@@ -18,7 +18,11 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 /** Longest request target (path and query) served; a longer one is 400 INVALID_REQUEST. */
 export const MAX_URL_BYTES = 8 * 1024;
 
-const newRequestId = () => `req_${crypto.randomBytes(12).toString('hex')}`;
+// Request ids: 24 hex digits, a random per-process prefix and a counter. Unique across processes without
+// asking the CSPRNG on every request (which cost ~5 % of a request's CPU).
+const ID_PREFIX = crypto.randomBytes(4).toString('hex');
+let idCounter = 0;
+export const newRequestId = () => `req_${ID_PREFIX}${(idCounter++).toString(16).padStart(16, '0')}`;
 
 /** A URL over MAX_URL_BYTES: 400 INVALID_REQUEST (the request is malformed), before any route or key check. */
 const urlTooLong = () => new ApiError('INVALID_REQUEST', `The URL is longer than ${MAX_URL_BYTES / 1024} KiB.`);
@@ -88,28 +92,29 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
     }
   });
 
-  app.addHook('onRequest', async (req, reply) => {
+  // Hooks on every request are callback-style: an async hook costs a promise per request.
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
-    if (req.url.length > MAX_URL_BYTES) throw urlTooLong();
+    done(req.url.length > MAX_URL_BYTES ? urlTooLong() : undefined);
   });
   // Node's requestTimeout stops watching a request once its headers are in; the body gets the same limit
   // here, counted from the request's start: a client dribbling a body is disconnected when it runs out.
-  app.addHook('preParsing', async (req, reply, payload) => {
+  // A body that has fully arrived (most small ones, in the packet of their headers) needs no timer.
+  app.addHook('preParsing', (req, reply, payload, done) => {
+    if (req.raw.complete) { done(null, payload); return; }
     const timer = setTimeout(() => req.raw.socket?.destroy(), Math.max(0, ctx.config.requestTimeoutMs - reply.elapsedTime));
-    const done = () => clearTimeout(timer);
-    payload.once('end', done);
-    payload.once('close', done);
-    payload.once('error', done);
-    return payload;
+    const cleared = () => clearTimeout(timer);
+    payload.once('end', cleared);
+    payload.once('close', cleared);
+    payload.once('error', cleared);
+    done(null, payload);
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     // Answered before its body arrived (401, 413, 429…): Node would keep reading whatever the client still
     // sends, at any pace and with no timeout. Close the connection instead.
     if (!req.raw.complete) req.raw.socket?.destroy();
-    const route = req.routeOptions.url ?? 'unmatched';
-    ctx.metrics.httpRequests.inc({ route, method: req.method, status: reply.statusCode });
-    ctx.metrics.httpDuration.observe({ route, method: req.method }, reply.elapsedTime / 1000);
-    if (reply.statusCode === 429) ctx.metrics.rateLimited.inc();
+    ctx.metrics.observeRequest(req.routeOptions.url ?? 'unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));

@@ -67,9 +67,13 @@ export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; re
   return { id: rows[0].id, revokedAt: (rows[0].revoked_at as Date).toISOString() };
 }
 
-/** Resolves bearer keys to key records, caching each answer (found, unknown or revoked) briefly. */
+/**
+ * Resolves bearer keys to key records, caching each answer (found, unknown or revoked) briefly. The cache
+ * is keyed by the key itself (it is in this process's memory with every request anyway), so a cached
+ * request costs no hashing; concurrent requests with one expired key share one lookup.
+ */
 export class KeyResolver {
-  private cache = new Map<string, { at: number; record: KeyRecord | null }>();
+  private cache = new Map<string, { at: number; record: Promise<KeyRecord | null> }>();
   private keyRe: RegExp;
 
   constructor(private db: Db, prefix: string, private ttlMs = 500) {
@@ -81,18 +85,20 @@ export class KeyResolver {
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     if (!m) throw new ApiError('API_KEY_INVALID', 'The Authorization header must be "Bearer <key>".');
     const key = m[1];
-    if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
-    const hash = hashKey(key).toString('base64');
     const now = Date.now();
-    let hit = this.cache.get(hash);
+    let hit = this.cache.get(key);
     if (!hit || now - hit.at > this.ttlMs) {
-      hit = { at: now, record: await this.lookup(hashKey(key)) };
+      if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
+      hit = { at: now, record: this.lookup(hashKey(key)) };
       if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(hash, hit);
+      this.cache.set(key, hit);
+      // A failed lookup (database away) is not an answer: the next request asks again.
+      hit.record.catch(() => { if (this.cache.get(key) === hit) this.cache.delete(key); });
     }
-    if (!hit.record) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
-    if (hit.record.revokedAt) throw new ApiError('API_KEY_REVOKED', 'The API key has been revoked.');
-    return hit.record;
+    const record = await hit.record;
+    if (!record) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
+    if (record.revokedAt) throw new ApiError('API_KEY_REVOKED', 'The API key has been revoked.');
+    return record;
   }
 
   private async lookup(hash: Buffer): Promise<KeyRecord | null> {
