@@ -16,6 +16,8 @@ import { createStorage } from './storage/index.ts';
 import type { Storage } from './storage/storage.ts';
 import { KeyResolver } from './services/keys.ts';
 import { RateLimits } from './services/rate-limits.ts';
+import { GenerationCache } from './services/generation-cache.ts';
+import { JobWaker } from './queue/wake.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
 import { Worker } from './queue/worker.ts';
@@ -71,7 +73,12 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     log.warn({ role, root: config.storage.root }, 'outputs are stored on this machine\'s disk: API and worker processes on other machines cannot see them (use RENDERGATE_STORAGE=s3://… or a shared RENDERGATE_DATA_DIR)');
   }
   const metrics = new Metrics();
-  const generations = new Generations(db, catalog, config, storage, metrics);
+  // Polls are answered from memory in API processes; a worker answers none.
+  const cache = role === 'worker' ? undefined : new GenerationCache(infra.url, 20_000, (m) => log.warn(m));
+  await cache?.start();
+  // Wakes workers after each create, on one connection of its own with asynchronous commit (wake.ts).
+  const wakeDb = role === 'worker' ? null : createPool(infra.url, 1, { asyncCommit: true });
+  const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new JobWaker(wakeDb) : undefined);
   const ctx = { config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
@@ -79,6 +86,8 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {
+    await cache?.stop();
+    await wakeDb?.end().catch(() => undefined);
     await infra.close();
     throw e;
   }
@@ -100,6 +109,8 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       await worker?.stop(graceMs);
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
+      await cache?.stop();
+      await wakeDb?.end().catch(() => undefined);
       await infra.close();
     },
   };

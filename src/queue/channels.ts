@@ -1,3 +1,5 @@
-// LISTEN/NOTIFY channels: a new job (payload: model id) and a cancelled generation (payload: its id).
+// LISTEN/NOTIFY channels: a new job (payload: model id), a cancelled generation (payload: its id), and a
+// generation whose visible state changed (payload: its id; sent by a trigger, migrations/004).
 export const JOBS_CHANNEL = 'rendergate_jobs';
 export const CANCEL_CHANNEL = 'rendergate_cancel';
+export const GENERATION_CHANGED_CHANNEL = 'rendergate_generation_changed';

@@ -13,6 +13,8 @@ export class Listener {
     private onNotify: (channel: string, payload: string) => void,
     private onReconnect: () => void,
     private log: (msg: string) => void,
+    /** The connection was lost: notifications sent until the next onReconnect are missed. */
+    private onDisconnect: () => void = () => {},
   ) {}
 
   async start(): Promise<void> {
@@ -24,7 +26,7 @@ export class Listener {
     client.on('notification', (n) => this.onNotify(n.channel, n.payload ?? ''));
     client.on('error', () => { /* followed by 'end' */ });
     client.on('end', () => {
-      if (this.client === client) this.client = null;
+      if (this.client === client) { this.client = null; this.onDisconnect(); }
       if (!this.stopped) this.scheduleRetry();
     });
     await client.connect();

@@ -15,8 +15,10 @@ import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { refundGeneration } from './refunds.ts';
 import { dayUsage } from './day-usage.ts';
-import { JOBS_CHANNEL, CANCEL_CHANNEL } from '../queue/channels.ts';
+import { CANCEL_CHANNEL } from '../queue/channels.ts';
 import type { Metrics } from '../metrics.ts';
+import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
+import type { JobWaker } from '../queue/wake.ts';
 
 export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }
 
@@ -30,7 +32,8 @@ function canonical(v: unknown): string {
 }
 
 export class Generations {
-  constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage, private metrics?: Metrics) {}
+  constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage,
+    private metrics?: Metrics, private cache?: GenerationCache, private waker?: JobWaker) {}
 
   private location(id: string) {
     return `${this.config.publicUrl}/v1/generations/${id}`;
@@ -41,90 +44,88 @@ export class Generations {
     const cost = priceOf(model, inputs);
     const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
     const def = model.def;
-    const created = await transaction(this.db, async (tx): Promise<Created> => {
-      // A second request with this key while the first is in its transaction: refuse rather than wait.
-      const lock = await tx.query({ name: 'gen-idem-lock', text: 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS ok',
-        values: [`idem:${key.accountId}:${idempotencyKey}`] });
-      if (!lock.rows[0].ok) throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-      const prior = await tx.query({ name: 'gen-idem-get', text: 'SELECT request_hash, response, generation_id FROM idempotency_keys WHERE account_id = $1 AND key = $2',
-        values: [key.accountId, idempotencyKey] });
-      if (prior.rows[0]) {
-        if (!(prior.rows[0].request_hash as Buffer).equals(requestHash)) {
-          throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used before with a different body.');
-        }
-        return { body: prior.rows[0].response, location: this.location(prior.rows[0].generation_id), replayed: true };
-      }
-
-      // The rows first, the contended locks last: the account's balance row and the key's day row are
-      // held only from their guarded UPDATE to the commit, not through the inserts, so creates on one
-      // account queue for the shortest time. Any refusal below rolls the whole transaction back.
-      const id = newId('gen');
-      const deadlineSeconds = def.timeLimitSeconds * def.maxAttempts + 3600;
-      const { rows } = await tx.query({
-        name: 'gen-insert',
-        text: `INSERT INTO generations (id, account_id, key_id, usage_day, model_id, inputs, cost_cents, deadline_at)
-               VALUES ($1, $2, $3, (now() AT TIME ZONE $8)::date, $4, $5, $6, now() + make_interval(secs => $7)) RETURNING ${GENERATION_COLUMNS}`,
-        values: [id, key.accountId, key.id, def.id, JSON.stringify(inputs), cost, deadlineSeconds, this.config.dayTimeZone],
-      });
-      const view = generationView(rows[0] as GenerationRow, this.config.publicUrl);
-      if (cost > 0) {
-        await tx.query({ name: 'gen-charge', text: `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id) VALUES ($1, $2, 'charge', $3, $4)`,
-          values: [newId('led'), key.accountId, cost, id] });
-      }
-      await tx.query({ name: 'gen-idem', text: 'INSERT INTO idempotency_keys (account_id, key, request_hash, generation_id, response) VALUES ($1, $2, $3, $4, $5)',
-        values: [key.accountId, idempotencyKey, requestHash, id, JSON.stringify(view)] });
-      // Delivered at commit: wakes a free worker at once, in this process or any other.
-      await tx.query({ name: 'gen-notify', text: 'SELECT pg_notify($1, $2)', values: [JOBS_CHANNEL, def.id] });
-
-      // Count the price against the key's day; the WHERE refuses an update that would pass the cap.
-      const cap = key.dailyCapCents;
-      const usage = cap !== null && cost > cap ? { rows: [] } : await tx.query({
-        name: 'gen-usage',
-        text: `INSERT INTO key_day_usage AS u (key_id, day, spent_cents) VALUES ($1, (now() AT TIME ZONE $2)::date, $3)
-               ON CONFLICT (key_id, day) DO UPDATE SET spent_cents = u.spent_cents + EXCLUDED.spent_cents
-                 WHERE $4::bigint IS NULL OR u.spent_cents + EXCLUDED.spent_cents <= $4::bigint
-               RETURNING day`,
-        values: [key.id, this.config.dayTimeZone, cost, cap],
-      });
-      const charged = usage.rows.length === 0 ? { rows: [] } : await tx.query({
-        name: 'gen-balance',
-        text: 'UPDATE accounts SET balance_cents = balance_cents - $2 WHERE id = $1 AND balance_cents >= $2 RETURNING balance_cents',
-        values: [key.accountId, cost],
-      });
-      if (!charged.rows[0]) {
-        // The contract answers a short balance (402) before a reached cap (409), whichever failed here.
-        const { rows: acct } = await tx.query('SELECT balance_cents FROM accounts WHERE id = $1', [key.accountId]);
-        const balance = (acct[0]?.balance_cents as number | undefined) ?? 0;
-        if (balance < cost) {
-          throw new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
-            [{ costCents: cost, balanceCents: balance }]);
-        }
-        const day = await dayUsage(tx, key.id, this.config.dayTimeZone);
-        throw new ApiError('API_KEY_DAILY_CAP', `This key's daily cap of ${cap} cents would be exceeded.`, [{
-          capCents: cap, spentTodayCents: day.spent, costCents: cost, resetsAt: day.resetsAt.toISOString(),
-        }]);
-      }
-      return { body: view, location: this.location(id), replayed: false };
-    });
-    if (!created.replayed) this.metrics?.chargedCents.inc(cost);
-    return created;
+    const id = newId('gen');
+    let made;
+    try {
+      // One round trip, its own transaction: migrations/006 has the statements and their order.
+      ({ rows: [made] } = await this.db.query({
+        name: 'gen-create',
+        text: 'SELECT outcome, generation_id, inputs, created_at FROM rendergate_create_generation($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+        values: [id, newId('led'), key.accountId, key.id, idempotencyKey, requestHash, def.id, JSON.stringify(inputs), cost,
+          def.timeLimitSeconds * def.maxAttempts + 3600, this.config.dayTimeZone, key.dailyCapCents],
+      }));
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'RG402' || code === 'RG409') throw await this.refusal(key, cost);
+      throw e;
+    }
+    switch (made.outcome as 'created' | 'replayed' | 'reused' | 'in_use') {
+      case 'in_use':
+        throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+      case 'reused':
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used before with a different body.');
+      case 'replayed':
+        return { body: await this.createdView(made.generation_id), location: this.location(made.generation_id), replayed: true };
+      case 'created':
+        this.waker?.wake();
+        this.metrics?.chargedCents.inc(cost);
+        return {
+          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs, cost_cents: cost, created_at: made.created_at }),
+          location: this.location(id), replayed: false,
+        };
+    }
   }
 
-  private async row(accountId: string, id: string): Promise<GenerationRow> {
+  /** The 202 body of a create: the generation as it was then, queued with nothing refunded. */
+  private queuedView(g: Pick<GenerationRow, 'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at'>) {
+    return generationView({
+      ...g, status: 'queued', refunded_cents: 0, content_key: null, content_type: null, text_output: null,
+      error_code: null, error_message: null, started_at: null, completed_at: null,
+    }, this.config.publicUrl);
+  }
+
+  /** A replay's 202 body, rebuilt from its generation. */
+  private async createdView(id: string) {
+    const { rows } = await this.db.query({ name: 'gen-replay', text: 'SELECT id, model_id, inputs, cost_cents, created_at FROM generations WHERE id = $1', values: [id] });
+    return this.queuedView(rows[0] as GenerationRow);
+  }
+
+  /** Why a create was refused: a short balance (402) comes before a reached cap (409), as the contract orders them. */
+  private async refusal(key: KeyRecord, cost: number): Promise<ApiError> {
+    const { rows: acct } = await this.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [key.accountId]);
+    const balance = (acct[0]?.balance_cents as number | undefined) ?? 0;
+    if (balance < cost) {
+      return new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
+        [{ costCents: cost, balanceCents: balance }]);
+    }
+    const day = await dayUsage(this.db, key.id, this.config.dayTimeZone);
+    return new ApiError('API_KEY_DAILY_CAP', `This key's daily cap of ${key.dailyCapCents} cents would be exceeded.`, [{
+      capCents: key.dailyCapCents, spentTodayCents: day.spent, costCents: cost, resetsAt: day.resetsAt.toISOString(),
+    }]);
+  }
+
+  /** The generation `id` of this account, from the cache when it has it. */
+  private async found(accountId: string, id: string): Promise<CachedGeneration> {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-    const { rows } = await this.db.query({ name: 'gen-get',
-      text: `SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, values: [id, accountId] });
-    if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-    return rows[0] as GenerationRow;
+    const load = async (): Promise<CachedGeneration | null> => {
+      const { rows } = await this.db.query({ name: 'gen-get',
+        text: `SELECT ${GENERATION_COLUMNS}, account_id FROM generations WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
+      const row = rows[0] as (GenerationRow & { account_id: string }) | undefined;
+      return row ? { row, accountId: row.account_id, json: JSON.stringify(generationView(row, this.config.publicUrl)) } : null;
+    };
+    const g = this.cache ? await this.cache.get(id, load) : await load();
+    if (!g || g.accountId !== accountId) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    return g;
   }
 
-  async get(accountId: string, id: string) {
-    return generationView(await this.row(accountId, id), this.config.publicUrl);
+  /** The generation's public JSON, serialised. */
+  async getJson(accountId: string, id: string): Promise<string> {
+    return (await this.found(accountId, id)).json;
   }
 
   /** The stored file of a succeeded render, or the contract's 409/404. */
   async content(accountId: string, id: string) {
-    const r = await this.row(accountId, id);
+    const r = (await this.found(accountId, id)).row;
     if (r.status === 'queued') throw new ApiError('GENERATION_NOT_READY', 'The render has not finished yet; poll until it has.');
     if (r.status !== 'succeeded' || !r.content_key) throw new ApiError('CONTENT_NOT_FOUND', 'This generation has no file.');
     return { key: r.content_key, contentType: r.content_type as string, bytes: r.content_bytes as number, etag: r.content_etag as string };
@@ -156,6 +157,7 @@ export class Generations {
       await tx.query('UPDATE generations SET deleted_at = now() WHERE id = $1', [id]);
       return rows[0].content_key as string | null;
     });
+    this.cache?.invalidate(id);
     if (refunded) this.metrics?.refundedCents.inc(refunded);
     if (contentKey) await this.purgeContent(id, contentKey);
     return { id, deleted: true };
@@ -165,6 +167,7 @@ export class Generations {
   async purgeContent(id: string, key: string) {
     await this.storage.delete(key);
     await this.db.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
+    this.cache?.invalidate(id);
   }
 
   async adminRefund(id: string) {
@@ -176,6 +179,7 @@ export class Generations {
       this.metrics?.refundedCents.inc(ok);
       return rows[0] as GenerationRow;
     });
+    this.cache?.invalidate(id);
     if (row.content_key) await this.purgeContent(id, row.content_key).catch(() => undefined);
     return generationView({ ...row, content_key: null }, this.config.publicUrl);
   }

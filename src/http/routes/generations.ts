@@ -32,7 +32,8 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     return ctx.generations.list(req.apiKey.accountId, { limit, cursor: queryParam(req.query, 'cursor') ?? null, status, modelId });
   });
 
-  app.get<{ Params: { id: string } }>('/generations/:id', async (req) => ctx.generations.get(req.apiKey.accountId, req.params.id));
+  app.get<{ Params: { id: string } }>('/generations/:id', async (req, reply) =>
+    reply.type('application/json; charset=utf-8').send(await ctx.generations.getJson(req.apiKey.accountId, req.params.id)));
 
   app.get<{ Params: { id: string } }>('/generations/:id/content', async (req, reply) => {
     const c = await ctx.generations.content(req.apiKey.accountId, req.params.id);
