@@ -1,67 +1,100 @@
--- A create in one round trip: the whole transaction of src/services/generations.ts `create` as one
--- function, called in its own (implicit) transaction. It was eleven statements, each a round trip
--- between Node and Postgres; the function runs the same guarded statements in the same order.
+-- Creates in batches: every create waiting in an API process goes to the database in one call of this
+-- function, one transaction and one commit (group commit in the application). Each create was eleven
+-- statements and a commit of its own, and creates on one account queued one WAL flush at a time on its
+-- balance row; a batch pays one round trip and one flush for all of its creates.
 --
--- Outcomes: 'created' (all rows written; the caller wakes the workers once committed, src/queue/wake.ts), 'replayed' (this key was used
--- with the same body: its generation), 'reused' (used with another body), 'in_use' (a request with this
--- key is in its transaction right now). A short balance or a reached daily cap raises RG402 / RG409,
--- which rolls every row back; the caller then reads the figures for its error message.
+-- Each item is decided on its own, exactly as a single create would be: the same guarded statements,
+-- no item's refusal touches another's rows, and the function never raises for a refusal.
+--
+-- Lock order (no deadlock between batches, creates and refunds): the batch's accounts first, in id order,
+-- then, under its account's lock, each key's day row; refunds (src/services/refunds.ts) take the account
+-- before the day row too. Items are taken in (account, arrival) order.
+--
+-- Outcomes per item: 'created'; 'replayed' (this key was used with the same body: its generation);
+-- 'reused' (used with another body); 'in_use' (a request with this key is in another transaction right
+-- now); 'refused' (a short balance or a reached daily cap: the caller reads which, for its message).
+-- The caller wakes the workers once the batch has committed (src/queue/wake.ts).
 --
 -- The 202 body of a replay is rebuilt from the generation (as it was at creation: queued, nothing
 -- refunded), so the idempotency record no longer keeps a copy of it.
 ALTER TABLE idempotency_keys DROP COLUMN response;
 
-CREATE FUNCTION rendergate_create_generation(
-  p_id text, p_ledger_id text, p_account_id text, p_key_id text, p_idempotency_key text, p_request_hash bytea,
-  p_model_id text, p_inputs json, p_cost bigint, p_deadline_seconds integer, p_time_zone text, p_daily_cap bigint)
-RETURNS TABLE (outcome text, generation_id text, inputs json, created_at timestamptz)
+CREATE FUNCTION rendergate_create_generations(p_items json, p_time_zone text)
+RETURNS TABLE (idx integer, outcome text, generation_id text, inputs json, created_at timestamptz)
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
+  it record;
   prior record;
-  day_row record;
   made record;
+  today date := (now() AT TIME ZONE p_time_zone)::date;
 BEGIN
-  -- A second request with this key while the first is in its transaction: refuse rather than wait.
-  IF NOT pg_try_advisory_xact_lock(hashtextextended('idem:' || p_account_id || ':' || p_idempotency_key, 0)) THEN
-    RETURN QUERY SELECT 'in_use', NULL::text, NULL::json, NULL::timestamptz;
-    RETURN;
-  END IF;
-  SELECT i.request_hash, i.generation_id INTO prior FROM idempotency_keys i
-    WHERE i.account_id = p_account_id AND i.key = p_idempotency_key;
-  IF FOUND THEN
-    RETURN QUERY SELECT CASE WHEN prior.request_hash = p_request_hash THEN 'replayed' ELSE 'reused' END,
-      prior.generation_id, NULL::json, NULL::timestamptz;
-    RETURN;
-  END IF;
+  PERFORM 1 FROM accounts a
+    WHERE a.id IN (SELECT x.account_id FROM json_to_recordset(p_items) AS x(account_id text))
+    ORDER BY a.id FOR UPDATE;
 
-  -- The rows first, the contended locks last: the account's balance row and the key's day row are held
-  -- only from their guarded UPDATE to the commit, so creates on one account queue for the shortest time.
-  INSERT INTO generations AS g (id, account_id, key_id, usage_day, model_id, inputs, cost_cents, deadline_at)
-    VALUES (p_id, p_account_id, p_key_id, (now() AT TIME ZONE p_time_zone)::date, p_model_id, p_inputs, p_cost,
-            now() + make_interval(secs => p_deadline_seconds))
-    RETURNING g.inputs, g.created_at INTO made;
-  IF p_cost > 0 THEN
-    INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id)
-    VALUES (p_ledger_id, p_account_id, 'charge', p_cost, p_id);
-  END IF;
-  INSERT INTO idempotency_keys (account_id, key, request_hash, generation_id)
-  VALUES (p_account_id, p_idempotency_key, p_request_hash, p_id);
+  FOR it IN
+    SELECT * FROM json_to_recordset(p_items) AS x(i integer, id text, ledger_id text, account_id text, key_id text,
+      idem text, hash text, model_id text, inputs json, cost bigint, deadline_s integer, cap bigint)
+    ORDER BY x.account_id, x.i
+  LOOP
+    idx := it.i;
+    generation_id := NULL;
+    inputs := NULL;
+    created_at := NULL;
 
-  -- Count the price against the key's day; the WHERE refuses an update that would pass the cap.
-  IF p_daily_cap IS NOT NULL AND p_cost > p_daily_cap THEN
-    RAISE EXCEPTION 'daily cap' USING ERRCODE = 'RG409';
-  END IF;
-  INSERT INTO key_day_usage AS u (key_id, day, spent_cents) VALUES (p_key_id, (now() AT TIME ZONE p_time_zone)::date, p_cost)
-  ON CONFLICT (key_id, day) DO UPDATE SET spent_cents = u.spent_cents + EXCLUDED.spent_cents
-    WHERE p_daily_cap IS NULL OR u.spent_cents + EXCLUDED.spent_cents <= p_daily_cap
-  RETURNING u.day INTO day_row;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'daily cap' USING ERRCODE = 'RG409';
-  END IF;
-  UPDATE accounts SET balance_cents = balance_cents - p_cost WHERE id = p_account_id AND balance_cents >= p_cost;
-  IF NOT FOUND THEN
-    RAISE EXCEPTION 'balance' USING ERRCODE = 'RG402';
-  END IF;
-  RETURN QUERY SELECT 'created', p_id, made.inputs, made.created_at;
+    -- Another transaction has a request with this key in flight: refuse rather than wait. (Within this
+    -- batch the lock is ours already, and the first item's record makes a second one a replay.)
+    IF NOT pg_try_advisory_xact_lock(hashtextextended('idem:' || it.account_id || ':' || it.idem, 0)) THEN
+      outcome := 'in_use';
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+    SELECT i.request_hash, i.generation_id INTO prior FROM idempotency_keys i
+      WHERE i.account_id = it.account_id AND i.key = it.idem;
+    IF FOUND THEN
+      outcome := CASE WHEN prior.request_hash = decode(it.hash, 'hex') THEN 'replayed' ELSE 'reused' END;
+      generation_id := prior.generation_id;
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+
+    -- Count the price against the key's day; the WHERE refuses an update that would pass the cap.
+    IF it.cap IS NOT NULL AND it.cost > it.cap THEN
+      outcome := 'refused';
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+    INSERT INTO key_day_usage AS u (key_id, day, spent_cents) VALUES (it.key_id, today, it.cost)
+    ON CONFLICT (key_id, day) DO UPDATE SET spent_cents = u.spent_cents + EXCLUDED.spent_cents
+      WHERE it.cap IS NULL OR u.spent_cents + EXCLUDED.spent_cents <= it.cap;
+    IF NOT FOUND THEN
+      outcome := 'refused';
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+    UPDATE accounts SET balance_cents = balance_cents - it.cost WHERE id = it.account_id AND balance_cents >= it.cost;
+    IF NOT FOUND THEN
+      -- Give back the day's count taken just above (this transaction holds the row).
+      UPDATE key_day_usage SET spent_cents = spent_cents - it.cost WHERE key_id = it.key_id AND day = today;
+      outcome := 'refused';
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+
+    INSERT INTO generations AS g (id, account_id, key_id, usage_day, model_id, inputs, cost_cents, deadline_at)
+      VALUES (it.id, it.account_id, it.key_id, today, it.model_id, it.inputs, it.cost, now() + make_interval(secs => it.deadline_s))
+      RETURNING g.inputs, g.created_at INTO made;
+    IF it.cost > 0 THEN
+      INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id)
+      VALUES (it.ledger_id, it.account_id, 'charge', it.cost, it.id);
+    END IF;
+    INSERT INTO idempotency_keys (account_id, key, request_hash, generation_id)
+    VALUES (it.account_id, it.idem, decode(it.hash, 'hex'), it.id);
+    outcome := 'created';
+    generation_id := it.id;
+    inputs := made.inputs;
+    created_at := made.created_at;
+    RETURN NEXT;
+  END LOOP;
 END $$;

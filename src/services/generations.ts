@@ -19,6 +19,7 @@ import { CANCEL_CHANNEL } from '../queue/channels.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { JobWaker } from '../queue/wake.ts';
+import { CreateBatcher } from './create-batch.ts';
 
 export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }
 
@@ -32,8 +33,12 @@ function canonical(v: unknown): string {
 }
 
 export class Generations {
+  private batcher: CreateBatcher;
+
   constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage,
-    private metrics?: Metrics, private cache?: GenerationCache, private waker?: JobWaker) {}
+    private metrics?: Metrics, private cache?: GenerationCache, private waker?: JobWaker) {
+    this.batcher = new CreateBatcher(db, config.dayTimeZone);
+  }
 
   private location(id: string) {
     return `${this.config.publicUrl}/v1/generations/${id}`;
@@ -45,32 +50,24 @@ export class Generations {
     const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
     const def = model.def;
     const id = newId('gen');
-    let made;
-    try {
-      // One round trip, its own transaction: migrations/006 has the statements and their order.
-      ({ rows: [made] } = await this.db.query({
-        name: 'gen-create',
-        text: 'SELECT outcome, generation_id, inputs, created_at FROM rendergate_create_generation($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-        values: [id, newId('led'), key.accountId, key.id, idempotencyKey, requestHash, def.id, JSON.stringify(inputs), cost,
-          def.timeLimitSeconds * def.maxAttempts + 3600, this.config.dayTimeZone, key.dailyCapCents],
-      }));
-    } catch (e) {
-      const code = (e as { code?: string }).code;
-      if (code === 'RG402' || code === 'RG409') throw await this.refusal(key, cost);
-      throw e;
-    }
-    switch (made.outcome as 'created' | 'replayed' | 'reused' | 'in_use') {
+    const made = await this.batcher.submit({
+      id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
+      modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600, dailyCapCents: key.dailyCapCents,
+    });
+    switch (made.outcome) {
+      case 'refused':
+        throw await this.refusal(key, cost);
       case 'in_use':
         throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly.');
       case 'reused':
         throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used before with a different body.');
       case 'replayed':
-        return { body: await this.createdView(made.generation_id), location: this.location(made.generation_id), replayed: true };
+        return { body: await this.createdView(made.generation_id!), location: this.location(made.generation_id!), replayed: true };
       case 'created':
         this.waker?.wake();
         this.metrics?.chargedCents.inc(cost);
         return {
-          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs, cost_cents: cost, created_at: made.created_at }),
+          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs!, cost_cents: cost, created_at: made.created_at! }),
           location: this.location(id), replayed: false,
         };
     }

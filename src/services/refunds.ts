@@ -21,12 +21,13 @@ export async function refundGeneration(tx: Tx, id: string, from: 'queued' | 'suc
   const g = rows[0];
   if (!g) return null;
   if (g.cost_cents > 0) {
-    // Day usage before the balance, the order a create takes these two rows in: no deadlock between them.
+    // The balance before the day usage, the order a batch of creates takes these rows in (migrations/006):
+    // no deadlock between them.
+    await tx.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [g.account_id, g.cost_cents]);
     if (g.key_id && g.usage_day) {
       await tx.query('UPDATE key_day_usage SET spent_cents = spent_cents - $3 WHERE key_id = $1 AND day = $2',
         [g.key_id, g.usage_day, g.cost_cents]);
     }
-    await tx.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [g.account_id, g.cost_cents]);
     await tx.query(
       `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id) VALUES ($1, $2, 'refund', $3, $4)`,
       [newId('led'), g.account_id, g.cost_cents, id]);

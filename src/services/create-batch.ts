@@ -1,0 +1,68 @@
+// Group commit for creates: every create waiting in this process goes to the database in one call of
+// rendergate_create_generations (migrations/006), one transaction and one commit. A create arriving
+// while fewer than MAX_IN_FLIGHT batches are out goes at once, alone if it is alone, so a quiet API
+// adds no latency; under load the creates that arrived meanwhile share the next batch's round trip and
+// WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
+// whole (the database is away) fails each of its creates with that error, having written nothing.
+import type { Db } from '../db/pool.ts';
+
+export interface CreateItem {
+  id: string; ledgerId: string; accountId: string; keyId: string; idempotencyKey: string; requestHash: Buffer;
+  modelId: string; inputs: Record<string, unknown>; cost: number; deadlineSeconds: number; dailyCapCents: number | null;
+}
+
+export interface CreateOutcome {
+  outcome: 'created' | 'replayed' | 'reused' | 'in_use' | 'refused';
+  generation_id: string | null;
+  inputs: Record<string, unknown> | null;
+  created_at: Date | null;
+}
+
+interface Waiting { item: CreateItem; resolve: (o: CreateOutcome) => void; reject: (e: unknown) => void }
+
+/** Batches in flight at once: enough to overlap one batch's flush with the next one's work. */
+const MAX_IN_FLIGHT = 2;
+/** The largest batch: bounds one transaction's locks and its statement's size. */
+const MAX_BATCH = 64;
+
+export class CreateBatcher {
+  private waiting: Waiting[] = [];
+  private inFlight = 0;
+
+  constructor(private db: Db, private timeZone: string) {}
+
+  submit(item: CreateItem): Promise<CreateOutcome> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ item, resolve, reject });
+      this.send();
+    });
+  }
+
+  private send() {
+    while (this.inFlight < MAX_IN_FLIGHT && this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, MAX_BATCH);
+      this.inFlight++;
+      this.run(batch).finally(() => { this.inFlight--; this.send(); });
+    }
+  }
+
+  private async run(batch: Waiting[]): Promise<void> {
+    const items = batch.map(({ item: x }, i) => ({
+      i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
+      hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
+      deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
+    }));
+    try {
+      const { rows } = await this.db.query({
+        name: 'gen-create-batch',
+        text: 'SELECT idx, outcome, generation_id, inputs, created_at FROM rendergate_create_generations($1, $2)',
+        values: [JSON.stringify(items), this.timeZone],
+      });
+      for (const r of rows as Array<CreateOutcome & { idx: number }>) batch[r.idx].resolve(r);
+      // Every item gets exactly one row; anything else is a bug, not a refusal.
+      if (rows.length !== batch.length) throw new Error(`create batch answered ${rows.length} of ${batch.length} items`);
+    } catch (e) {
+      for (const w of batch) w.reject(e); // no effect on the ones already resolved
+    }
+  }
+}
