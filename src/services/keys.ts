@@ -74,10 +74,24 @@ export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; re
  */
 export class KeyResolver {
   private cache = new Map<string, { at: number; record: Promise<KeyRecord | null> }>();
+  /** Lookups that have answered with a key, for the synchronous cached(). */
+  private settled = new WeakMap<Promise<KeyRecord | null>, KeyRecord>();
   private keyRe: RegExp;
 
   constructor(private db: Db, prefix: string, private ttlMs = 500) {
     this.keyRe = new RegExp(`^${prefix}live_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
+  }
+
+  /**
+   * The key's record when this process looked it up within the cache's lifetime and it is valid;
+   * undefined otherwise (ask authenticate()). Lets the request path skip a promise per request.
+   */
+  cached(header: string | undefined): KeyRecord | undefined {
+    if (header === undefined || !header.startsWith('Bearer ')) return undefined;
+    const hit = this.cache.get(header.slice(7));
+    if (!hit || Date.now() - hit.at > this.ttlMs) return undefined;
+    const record = this.settled.get(hit.record);
+    return record && !record.revokedAt ? record : undefined;
   }
 
   async authenticate(header: string | undefined): Promise<KeyRecord> {
@@ -89,7 +103,9 @@ export class KeyResolver {
     let hit = this.cache.get(key);
     if (!hit || now - hit.at > this.ttlMs) {
       if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
-      hit = { at: now, record: this.lookup(hashKey(key)) };
+      const record = this.lookup(hashKey(key));
+      record.then((r) => { if (r) this.settled.set(record, r); }, () => {});
+      hit = { at: now, record };
       if (this.cache.size > 50_000) this.cache.clear();
       this.cache.set(key, hit);
       // A failed lookup (database away) is not an answer: the next request asks again.

@@ -53,6 +53,18 @@ export class RateLimits {
 
   constructor(private db: Db, private now: () => number = Date.now) {}
 
+  /** consume() without waiting: the decision when this process can make it alone, else null. */
+  consumeLocal(keyId: string, limit: number): LimitDecision | null {
+    const t = this.now();
+    const window = Math.floor(t / WINDOW_MS);
+    const s = this.keys.get(keyId);
+    if (!s || s.window !== window || (s.tokens === 0 && !s.exhausted)) return null;
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - t) / 1000));
+    if (s.tokens === 0) return { allowed: false, limit, remaining: 0, resetSeconds };
+    s.tokens--;
+    return { allowed: true, limit, remaining: Math.max(0, limit - s.used) + s.tokens, resetSeconds };
+  }
+
   async consume(keyId: string, limit: number): Promise<LimitDecision> {
     for (;;) {
       const t = this.now();
