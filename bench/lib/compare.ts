@@ -9,7 +9,7 @@ import type { Result } from './report.ts';
 import { round } from './stats.ts';
 
 type Loaded = Awaited<ReturnType<typeof load>>;
-export interface Compared { c: number; base: Loaded; rg: Loaded; baseCpu: CpuWindow; rgCpu: CpuWindow }
+export interface Compared { c: number; base: Loaded; rg: Loaded; baseCpu: CpuWindow; rgCpu: CpuWindow; floor?: Loaded }
 
 /** CPU milliseconds per answered request, by process group: steadier than throughput on a busy machine. */
 export function cpuPerRequest(cpu: CpuWindow, r: { ok: number }) {
@@ -30,6 +30,8 @@ export async function compareHttp(ctx: BenchContext, o: {
   request: Omit<LoadOptions, 'url' | 'connections' | 'durationS'>;
   rg: { base: string; path: string; child: Child };
   baseline: { base: string; path: string; child: Child };
+  /** The framework floor (a Fastify app with one route answering the same body), measured at `floorAt` connections. */
+  floor?: { base: string; path: string; child: Child; at: number };
 }): Promise<Compared[]> {
   const make = (base: string, path: string) => (c: number, durationS: number): LoadOptions =>
     ({ ...o.request, url: base + path, connections: c, durationS });
@@ -46,10 +48,12 @@ export async function compareHttp(ctx: BenchContext, o: {
     const [base, baseCpu] = await withCpu(ctx, o.baseline.child, () => load(baseOpts(c, ctx.durationS)));
     const run = () => withCpu(ctx, o.rg.child, () => load(rgOpts(c, ctx.durationS)));
     const [rg, rgCpu] = c === profiledAt ? await profiled(ctx, o.rg.child, `${o.name}-c${c}`, run) : await run();
+    const floor = o.floor && o.floor.at === c ? await load(make(o.floor.base, o.floor.path)(c, ctx.durationS)) : undefined;
     const cpu = cpuPerRequest(rgCpu, rg);
     ctx.log(`  ${o.name} c=${c}: rendergate ${rg.rps.toFixed(0)}/s p99 ${rg.p99?.toFixed(2)} ms (CPU ms/request: server ${cpu.server} (kernel ${cpu.serverKernel}), PostgreSQL ${cpu.postgres}); `
       + `baseline ${base.rps.toFixed(0)}/s (server ${cpuPerRequest(baseCpu, base).server}, kernel ${cpuPerRequest(baseCpu, base).serverKernel})`);
-    out.push({ c, base, rg, baseCpu, rgCpu });
+    if (floor) ctx.log(`  ${o.name} c=${c}: framework floor (Fastify, one bare route) ${floor.rps.toFixed(0)}/s p99 ${floor.p99?.toFixed(2)} ms`);
+    out.push({ c, base, rg, baseCpu, rgCpu, floor });
   }
   return out;
 }
@@ -68,5 +72,17 @@ export function comparedRow(scenario: string, variant: string, baselineName: str
     ...(note ? { note } : {}),
     extra: { ok: x.rg.ok, non2xx: x.rg.non2xx, errors: x.rg.errors,
       cpuMsPerRequest: cpuPerRequest(x.rgCpu, x.rg), baselineCpuMsPerRequest: cpuPerRequest(x.baseCpu, x.base) },
+  };
+}
+
+/** The framework floor's row: a Fastify app with one route, over the same bare server, at one concurrency. */
+export function floorRow(scenario: string, x: Compared): Result | null {
+  if (!x.floor) return null;
+  return {
+    scenario, variant: 'framework floor: Fastify, one route', concurrency: x.c,
+    rps: round(x.floor.rps, 0), p50: round(x.floor.p50, 3), p99: round(x.floor.p99, 3),
+    baseline: { name: 'bare http', rps: round(x.base.rps, 0) }, ratio: round(x.base.rps > 0 ? x.floor.rps / x.base.rps : null, 3),
+    target: '-', pass: null,
+    ...(loadProblem(x.floor) ? { note: loadProblem(x.floor)! } : {}),
   };
 }

@@ -60,3 +60,10 @@ export async function startBare(body: string): Promise<{ child: Child; base: str
   const { port } = await child.call<{ port: number }>({ type: 'bare', body });
   return { child, base: `http://127.0.0.1:${port}` };
 }
+
+/** The framework floor: a Fastify app with nothing but one GET and one POST route answering `body`, in a child. */
+export async function startFastifyFloor(body: string): Promise<{ child: Child; base: string }> {
+  const child = await Child.start();
+  const { port } = await child.call<{ port: number }>({ type: 'fastify', body });
+  return { child, base: `http://127.0.0.1:${port}` };
+}

@@ -5,16 +5,22 @@
 //
 // Kinds:
 //   bare       - node:http answering every request (after reading its body) with one fixed JSON body
+//   fastify    - the framework floor: a Fastify app with no hooks, logger or plugins whose one GET and
+//                one POST route (its JSON body parsed) answer the same fixed body
+//   pgcreate   - the database side of a create alone: N connections calling rendergate_create_generations
+//                with one create each (what the API sends when creates do not overlap), no HTTP
 //   rendergate - startService() in this process; optionally the shot-list renderer is replaced by an
 //                instant backend that records when each render starts (the dispatch benchmark)
 //   pgcommit   - the commit-rate ceiling: N connections doing single-row INSERTs, each its own
 //                durable (fsynced) transaction, straight through pg
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Session } from 'node:inspector/promises';
+import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import { loadConfig, type Role } from '../../src/config.ts';
@@ -25,6 +31,8 @@ import { percentile } from './stats.ts';
 
 export type ChildRequest =
   | { type: 'bare'; body: string }
+  | { type: 'fastify'; body: string }
+  | { type: 'pgcreate'; url: string; connections: number; durationMs: number; accounts: Array<{ accountId: string; keyId: string }>; modelId: string; inputs: unknown; cost: number }
   | { type: 'rendergate'; env: Record<string, string>; role: Role; instantShotList: boolean }
   | { type: 'pgcommit'; url: string; connections: number; durationMs: number; payload: string }
   | { type: 'starts' }
@@ -34,6 +42,7 @@ export type ChildRequest =
   | { type: 'stop' };
 
 let server: http.Server | null = null;
+let fastify: FastifyInstance | null = null;
 let running: Running | null = null;
 let session: Session | null = null;
 const pgClients: pg.Client[] = [];
@@ -74,6 +83,46 @@ async function handle(msg: ChildRequest): Promise<unknown> {
       });
       await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
       return { port: (server.address() as net.AddressInfo).port };
+    }
+    case 'fastify': {
+      const app = Fastify({ logger: false });
+      app.get('/*', async (_req, reply) => reply.type('application/json; charset=utf-8').send(msg.body));
+      app.post('/*', async (req, reply) => {
+        if (typeof req.body !== 'object') throw new Error('no JSON body');
+        return reply.type('application/json; charset=utf-8').send(msg.body);
+      });
+      const port = await freePort();
+      await app.listen({ port, host: '127.0.0.1' });
+      fastify = app;
+      return { port };
+    }
+    case 'pgcreate': {
+      const clients = await Promise.all(Array.from({ length: msg.connections }, async () => {
+        const c = new pg.Client({ connectionString: msg.url });
+        await c.connect();
+        return c;
+      }));
+      const latencies: number[] = [];
+      const t0 = performance.now();
+      const until = t0 + msg.durationMs;
+      let turn = 0;
+      await Promise.all(clients.map(async (c) => {
+        while (performance.now() < until) {
+          const a = msg.accounts[turn++ % msg.accounts.length];
+          const item = {
+            i: 0, id: `gen_${crypto.randomBytes(16).toString('hex')}`, ledger_id: `led_${crypto.randomBytes(16).toString('hex')}`,
+            account_id: a.accountId, key_id: a.keyId, idem: crypto.randomUUID(), hash: crypto.randomBytes(32).toString('hex'),
+            model_id: msg.modelId, inputs: msg.inputs, cost: msg.cost, deadline_s: 3600, cap: null,
+          };
+          const t = performance.now();
+          const { rows } = await c.query({ name: 'pgcreate', text: 'SELECT outcome FROM rendergate_create_generations($1, $2)', values: [JSON.stringify([item]), 'UTC'] });
+          if (rows[0].outcome !== 'created') throw new Error(`pgcreate: ${rows[0].outcome}`);
+          latencies.push(performance.now() - t);
+        }
+      }));
+      const seconds = (performance.now() - t0) / 1000;
+      await Promise.all(clients.map((c) => c.end()));
+      return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length };
     }
     case 'rendergate': {
       // What-if experiments: a module imported before the service starts can stub one component
@@ -132,6 +181,7 @@ async function handle(msg: ChildRequest): Promise<unknown> {
       await Promise.all(pgClients.map((c) => c.end().catch(() => undefined)));
       if (running) await running.close(2_000);
       if (server) { server.closeAllConnections(); await new Promise((r) => server!.close(r)); }
+      if (fastify) await fastify.close();
       return null;
   }
 }
