@@ -116,20 +116,26 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
   });
   // Node's requestTimeout stops watching a request once its headers are in; the body gets the same limit
   // here, counted from the request's start: a client dribbling a body is disconnected when it runs out.
-  // A body that has fully arrived (most small ones, in the packet of their headers) needs no timer.
+  // One sweep a second over the requests whose body is still arriving (as Node checks its own timeouts),
+  // rather than a timer and listeners per request.
+  const arriving = new Map<http.IncomingMessage, number>();
+  const sweep = setInterval(() => {
+    const now = performance.now();
+    for (const [raw, deadline] of arriving) {
+      if (raw.complete || raw.destroyed) arriving.delete(raw);
+      else if (now > deadline) { arriving.delete(raw); raw.socket?.destroy(); }
+    }
+  }, 1_000).unref();
+  app.addHook('onClose', (_app, done) => { clearInterval(sweep); done(); });
   app.addHook('preParsing', (req, reply, payload, done) => {
-    if (req.raw.complete) { done(null, payload); return; }
-    const timer = setTimeout(() => req.raw.socket?.destroy(), Math.max(0, ctx.config.requestTimeoutMs - reply.elapsedTime));
-    const cleared = () => clearTimeout(timer);
-    payload.once('end', cleared);
-    payload.once('close', cleared);
-    payload.once('error', cleared);
+    if (!req.raw.complete) arriving.set(req.raw, performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime);
     done(null, payload);
   });
   app.addHook('onResponse', (req, reply, done) => {
     // Answered before its body arrived (401, 413, 429…): Node would keep reading whatever the client still
     // sends, at any pace and with no timeout. Close the connection instead.
     if (!req.raw.complete) req.raw.socket?.destroy();
+    arriving.delete(req.raw);
     ctx.metrics.observeRequest(req.routeOptions.url ?? 'unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });

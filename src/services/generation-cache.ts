@@ -48,13 +48,13 @@ export class GenerationCache {
    * The generation `id`, from memory or through `load` (null: not found, never kept). Concurrent
    * requests for one id share one read, unless a change arrived while it was under way.
    */
-  async get(id: string, load: () => Promise<CachedGeneration | null>): Promise<CachedGeneration | null> {
+  async get(id: string, load: (id: string) => Promise<CachedGeneration | null>): Promise<CachedGeneration | null> {
     const hit = this.entries.get(id);
     if (hit) return hit;
     const pending = this.reads.get(id);
     if (pending && !pending.dirty) return pending.result;
-    if (!this.listening) return load();
-    const read: Read = { dirty: false, result: load() };
+    if (!this.listening) return load(id);
+    const read: Read = { dirty: false, result: load(id) };
     this.reads.set(id, read);
     try {
       const value = await read.result;
