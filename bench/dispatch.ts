@@ -5,19 +5,26 @@
 // Commit time, honestly: this scenario runs on its own PostgreSQL with track_commit_timestamp on, and
 // reads pg_xact_commit_timestamp(xmin) of the create's idempotency_keys row, which is written in the
 // create's transaction and never updated. That is the time the commit record was written; the
-// NOTIFY that wakes the worker is delivered after the WAL flush, so the flush is part of the figure,
-// as it is of any commit. The backend's start is read in the server child from the same system clock
-// (aligned to Date.now() ticks, sub-millisecond). latency = start - commit: NOTIFY delivery, the
-// worker's claim queries, its scratch directory, and the event loop's backlog.
+// NOTIFY that wakes the worker is sent once the commit is acknowledged (src/queue/wake.ts), so the WAL
+// flush is part of the figure, as it is of any commit. The backend's start is read in the server child
+// from the same system clock (aligned to Date.now() ticks, sub-millisecond). latency = start - commit:
+// the wake-up and its delivery, the worker's claim, and the event loop's backlog.
+//
+// Creates are sent at a steady rate, open loop (create i at t0 + i/rate, answered or not), so that the
+// figure is one create's wait for its renderer. autocannon's overallRate cannot do that: each of its
+// connections sends its whole quota for the second at the start of the second, so "20/s" was a burst
+// of 20 creates every second and measured how fast two worker slots work off a burst (~2 ms a job, so
+// the median job waited ~20 ms behind the others). Working off a backlog is what the drain measures.
 //
 // Drain: 10,000 queued jobs over 10 accounts written in one transaction (with the NOTIFY a create
 // sends), to a worker-role process that is already up; rate = jobs / (last completed_at - commit).
+import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { JOBS_CHANNEL } from '../src/queue/channels.ts';
 import type { BenchContext } from './lib/context.ts';
 import { profiled } from './lib/context.ts';
-import { load, loadProblem } from './lib/load.ts';
+import { loadProblem, type LoadResult } from './lib/load.ts';
 import { BenchPostgres } from './lib/pg.ts';
 import type { Result } from './lib/report.ts';
 import { makeAccount, nextIdempotencyKey, startRendergate } from './lib/service.ts';
@@ -37,6 +44,50 @@ async function waitDrained(db: pg.Client, timeoutMs: number): Promise<boolean> {
     if (Date.now() > until) return false;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * POSTs `body` to `url` at a steady `rate` for `durationS` seconds, open loop: each request leaves at its
+ * due time whatever earlier ones are doing (over up to 32 keep-alive connections).
+ */
+async function paced(o: {
+  url: string; rate: number; durationS: number; body: string; headers: () => Record<string, string>;
+}): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let ok = 0;
+  let non2xx = 0;
+  let errors = 0;
+  const send = () => new Promise<void>((resolve) => {
+    const t = performance.now();
+    const req = http.request(o.url, {
+      method: 'POST', agent, timeout: 30_000,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(o.body), ...o.headers() },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (status >= 200 && status < 300) { ok++; latencies.push(performance.now() - t); } else non2xx++;
+        resolve();
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => { errors++; resolve(); });
+    req.end(o.body);
+  });
+  const inFlight: Array<Promise<void>> = [];
+  const t0 = performance.now();
+  for (let i = 0; i < o.rate * o.durationS; i++) {
+    const wait = t0 + (i * 1000) / o.rate - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(send());
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  const durationS = (performance.now() - t0) / 1000;
+  return { rps: ok / durationS, p50: percentile(latencies, 50), p99: percentile(latencies, 99), ok, non2xx, errors, durationS, statuses };
 }
 
 /**
@@ -103,10 +154,9 @@ async function measure(ctx: BenchContext, pgd: BenchPostgres, url: string, db: p
     const accounts = await Promise.all(Array.from({ length: 10 }, () => makeAccount(svc.base)));
     accountIds = accounts.map((a) => a.accountId);
     let turn = 0;
-    const creates = (rate: number, durationS: number) => load({
-      url: svc.base + '/v1/generations', connections: Math.min(32, rate), durationS, overallRate: rate, method: 'POST',
-      body: JSON.stringify(SHOT_LIST), headers: { 'content-type': 'application/json' },
-      perRequestHeaders: () => ({ authorization: `Bearer ${accounts[turn++ % accounts.length].key}`, 'idempotency-key': nextIdempotencyKey() }),
+    const creates = (rate: number, durationS: number) => paced({
+      url: svc.base + '/v1/generations', rate, durationS, body: JSON.stringify(SHOT_LIST),
+      headers: () => ({ authorization: `Bearer ${accounts[turn++ % accounts.length].key}`, 'idempotency-key': nextIdempotencyKey() }),
     });
     ctx.log(`  dispatch: warm-up ${ctx.warmupS}s`);
     await creates(50, ctx.warmupS);
@@ -125,8 +175,9 @@ async function measure(ctx: BenchContext, pgd: BenchPostgres, url: string, db: p
       const commitOf = new Map(rows.map((x) => [x.id as string, x.commit_ms as number]));
       const claimOf = new Map(rows.map((x) => [x.id as string, x.claimed_ms as number]));
       const lat = starts.filter(([id]) => commitOf.has(id)).map(([id, at]) => at - commitOf.get(id)!);
-      // Where the time goes: commit → the claim statement starts (started_at = its now()): NOTIFY, the
-      // listener, fill() and the candidates query; claim → run(): the claim's own commit, mkdtemp.
+      // Where the time goes: commit → the claim's UPDATE (started_at = its clock_timestamp()): the
+      // wake-up, the listener, fill() and the claim's ranking; claim → run(): the claim's own commit,
+      // its answer, and the scratch directory if the backend asks for it (the instant one does).
       const toClaim = starts.filter(([id]) => claimOf.has(id)).map(([id]) => claimOf.get(id)! - commitOf.get(id)!);
       const claimToRun = starts.filter(([id]) => claimOf.has(id)).map(([id, at]) => at - claimOf.get(id)!);
       const p50 = percentile(lat, 50);

@@ -1,6 +1,6 @@
-// Choosing the next render, fairly and within each model's cluster-wide concurrency.
+// Choosing the next renders, fairly and within each model's cluster-wide concurrency.
 //
-// Fairness: the candidates are the oldest runnable job of each (account, model) pair with queued work,
+// Fairness: the candidates are the oldest runnable jobs of each (account, model) pair with queued work,
 // found with a loose index scan (cost grows with the number of pairs, not of jobs), ordered by how many
 // renders the account already has running, then by when the account last had a render started. An
 // account that floods the queue gets a slot only after every account with fewer running renders has
@@ -11,11 +11,35 @@
 // Model concurrency: for a model with a `concurrency` limit, the claim takes a transaction-scoped
 // advisory lock for that model, recounts its running renders and claims only below the limit, so the
 // limit holds however many workers claim at once, on however many machines.
+//
+// One round trip: a worker with free slots claims up to that many jobs with one statement that ranks
+// the candidates and locks them in rank order with SKIP LOCKED, so a job another worker is claiming
+// at that moment is passed over for the next one instead of ending the claim. Within one batch the
+// ranking is the one repeated single claims would give: an account's second job of the batch counts
+// its first as running and as just served. Jobs of limited models are not claimed by that statement
+// (its snapshot cannot see a claim committed while it runs); it stops at the first one in rank order
+// and hands it to the locked path above, and the batch goes on after it.
 import type { Db } from '../db/pool.ts';
 
 export interface ClaimedJob { id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number }
 
-const CANDIDATES = `
+// The lease a claim takes; `owner` and `seconds` are the statement's parameters for them.
+const lease = (owner: string, seconds: string) => `attempts = attempts + 1, lease_owner = ${owner},
+  lease_until = now() + make_interval(secs => ${seconds}), started_at = coalesce(started_at, clock_timestamp())`;
+
+/**
+ * Claims up to `wanted` jobs: $1 model limits (jsonb {model: limit}), $2 owner, $3 lease seconds.
+ * Returns the claimed jobs in rank order (limited = false), then, when fewer than `wanted` were
+ * claimed because a job of a limited model came first, that job, not claimed (limited = true).
+ *
+ * `wanted` is written into the text, not passed, so that every count has its own prepared statement
+ * with one plan: PostgreSQL then keeps the generic plan (planning this statement costs more than
+ * running it), and, knowing how few rows each step yields, locks the chosen rows by primary key
+ * instead of scanning the queue.
+ */
+function claimBatchSql(wanted: number): string {
+  if (!Number.isSafeInteger(wanted) || wanted < 1) throw new Error(`claim: bad count ${wanted}`);
+  return `
 WITH RECURSIVE pairs AS (
   (SELECT account_id, model_id FROM generations WHERE status = 'queued' ORDER BY account_id, model_id LIMIT 1)
   UNION ALL
@@ -23,49 +47,119 @@ WITH RECURSIVE pairs AS (
     SELECT account_id, model_id FROM generations
     WHERE status = 'queued' AND (account_id, model_id) > (p.account_id, p.model_id)
     ORDER BY account_id, model_id LIMIT 1) n
+), running AS (
+  SELECT account_id, model_id, count(*) AS n FROM generations
+  WHERE status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now() GROUP BY account_id, model_id
 ), heads AS (
+  -- a pair's first runnable jobs, as many as the batch wants
   SELECT h.* FROM pairs p, LATERAL (
     SELECT id, account_id, model_id, run_after FROM generations
     WHERE status = 'queued' AND account_id = p.account_id AND model_id = p.model_id
       AND run_after <= now() AND (lease_until IS NULL OR lease_until < now())
-    ORDER BY run_after, id LIMIT 1) h
-), busy AS (
-  SELECT account_id, model_id, count(*) AS n FROM generations
-  WHERE status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now() GROUP BY account_id, model_id
+    ORDER BY run_after, id LIMIT ${wanted}) h
+), open AS (
+  -- the heads of models below their limit (as this snapshot counts), numbered within their account
+  SELECT h.*, ($1::jsonb ->> h.model_id)::int AS model_limit,
+    row_number() OVER account AS nth, first_value(h.run_after) OVER account AS first_run_after, first_value(h.id) OVER account AS first_id
+  FROM heads h
+  WHERE coalesce(($1::jsonb ->> h.model_id)::int, 2147483647)
+        > (SELECT coalesce(sum(n), 0) FROM running r WHERE r.model_id = h.model_id)
+  WINDOW account AS (PARTITION BY h.account_id ORDER BY h.run_after, h.id)
+), accounts AS (
+  SELECT a.account_id,
+    (SELECT coalesce(sum(n), 0) FROM running r WHERE r.account_id = a.account_id) AS running,
+    (SELECT max(started_at) FROM generations s WHERE s.account_id = a.account_id AND s.started_at IS NOT NULL) AS served
+  FROM (SELECT DISTINCT account_id FROM open) a
+), ranked AS (
+  -- The order single claims would take these jobs in, each counting the ones before it as running and
+  -- as just served. running + nth: the account's running renders once this job starts; then nth: of
+  -- accounts at that count, one served earlier in this batch goes after one served later or not yet;
+  -- then the account's last start before this batch, and its first job here (which placed it among
+  -- the accounts it ties with for the rest of the batch).
+  SELECT o.id, o.model_id, o.model_limit,
+    row_number() OVER (ORDER BY a.running + o.nth, o.nth, a.served NULLS FIRST, o.first_run_after, o.first_id) AS rank
+  FROM open o JOIN accounts a USING (account_id)
+), first_limited AS (
+  SELECT min(rank) AS rank FROM ranked WHERE model_limit IS NOT NULL
+), unlimited AS (
+  -- the jobs ranked before the first of a limited model, best first
+  SELECT array_agg(id ORDER BY rank) AS ids FROM ranked
+  WHERE rank < coalesce((SELECT rank FROM first_limited), 9223372036854775807)
+), chosen AS (
+  -- Locked best first, passing over rows another claimer holds. The runnable test is repeated here
+  -- because a row claimed by another worker since this statement's snapshot is rechecked, in its new
+  -- version, against these conditions only.
+  SELECT g.id, array_position(u.ids, g.id) AS rank FROM unlimited u, generations g
+  WHERE g.id = ANY (u.ids)
+    AND g.status = 'queued' AND g.run_after <= now() AND (g.lease_until IS NULL OR g.lease_until < now())
+  ORDER BY 2 LIMIT ${wanted}
+  FOR UPDATE OF g SKIP LOCKED
+), claimed AS (
+  UPDATE generations g SET ${lease('$2', '$3')} FROM chosen c WHERE g.id = c.id
+  RETURNING c.rank, g.id, g.model_id, g.inputs, g.attempts, extract(epoch FROM now() - g.run_after)::float8 AS waited
 )
-SELECT h.id, h.model_id FROM heads h
-WHERE (SELECT coalesce(sum(n), 0) FROM busy b WHERE b.model_id = h.model_id) < coalesce(($1::jsonb ->> h.model_id)::int, 2147483647)
-ORDER BY (SELECT coalesce(sum(n), 0) FROM busy b WHERE b.account_id = h.account_id),
-  (SELECT max(started_at) FROM generations s WHERE s.account_id = h.account_id AND s.started_at IS NOT NULL) NULLS FIRST,
-  h.run_after, h.id
-LIMIT 16`;
+SELECT id, model_id, inputs, attempts, waited, false AS limited, rank FROM claimed
+UNION ALL
+SELECT id, model_id, NULL, NULL, NULL, true, rank FROM ranked
+WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed) < ${wanted}
+ORDER BY limited, rank`;
+}
 
-const CLAIM = `
-UPDATE generations g SET attempts = g.attempts + 1, lease_owner = $2, lease_until = now() + make_interval(secs => $3),
-  started_at = coalesce(g.started_at, clock_timestamp())
-WHERE g.id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
-                AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
-RETURNING g.id, g.model_id, g.inputs, g.attempts, extract(epoch FROM now() - g.run_after)::float8 AS waited`;
+// One job by id ($1), if it is still runnable and no other claimer holds it; $2 owner, $3 lease seconds.
+const CLAIM_ONE = `
+UPDATE generations SET ${lease('$2', '$3')}
+WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
+              AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
+RETURNING id, model_id, inputs, attempts, extract(epoch FROM now() - run_after)::float8 AS waited`;
+
+const RUNNING_OF_MODEL = `
+SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`;
+
+// The most one statement claims: each count is a prepared statement of its own on every connection.
+const MAX_BATCH = 16;
+
+interface BatchRow extends ClaimedJob { limited: boolean; rank: number }
 
 export class Claimer {
   private limitsJson: string;
+  private batchSql = new Map<number, string>();
 
   constructor(private db: Db, private limits: Map<string, number>, private owner: string, private leaseSeconds: number) {
     this.limitsJson = JSON.stringify(Object.fromEntries(limits));
   }
 
+  /** The next job in fairness order, or null when nothing is runnable. */
   async next(): Promise<ClaimedJob | null> {
-    const { rows } = await this.db.query({ name: 'claim-candidates', text: CANDIDATES, values: [this.limitsJson] });
-    for (const c of rows as Array<{ id: string; model_id: string }>) {
-      const job = this.limits.has(c.model_id) ? await this.claimLimited(c.id, c.model_id) : await this.claim(c.id);
-      if (job) return job;
-    }
-    return null;
+    return (await this.claim(1))[0] ?? null;
   }
 
-  private async claim(id: string): Promise<ClaimedJob | null> {
-    const { rows } = await this.db.query({ name: 'claim-one', text: CLAIM, values: [id, this.owner, this.leaseSeconds] });
-    return (rows[0] as ClaimedJob | undefined) ?? null;
+  /** Up to `wanted` jobs, in fairness order; fewer (or none) when fewer are runnable. */
+  async claim(wanted: number): Promise<ClaimedJob[]> {
+    const jobs: ClaimedJob[] = [];
+    // Each round claims what it can up to the first job of a limited model, then that job under its
+    // model's lock. The bound only stops a pathological loop; a round normally makes progress or ends it.
+    for (let round = 0; jobs.length < wanted && round <= wanted; round++) {
+      const asked = Math.min(wanted - jobs.length, MAX_BATCH);
+      const { claimed, limited } = await this.claimBatch(asked);
+      jobs.push(...claimed);
+      if (limited) {
+        const job = await this.claimLimited(limited.id, limited.model_id);
+        if (job) jobs.push(job);
+      } else if (claimed.length < asked) {
+        break; // nothing more is runnable
+      }
+    }
+    return jobs;
+  }
+
+  private async claimBatch(wanted: number): Promise<{ claimed: ClaimedJob[]; limited: BatchRow | null }> {
+    let text = this.batchSql.get(wanted);
+    if (!text) this.batchSql.set(wanted, text = claimBatchSql(wanted));
+    const { rows } = await this.db.query<BatchRow>({
+      name: `claim-batch-${wanted}`, text, values: [this.limitsJson, this.owner, this.leaseSeconds],
+    });
+    const limited = rows.find((r) => r.limited) ?? null;
+    return { claimed: rows.filter((r) => !r.limited).map(({ limited: _l, rank: _r, ...job }) => job), limited };
   }
 
   private async claimLimited(id: string, modelId: string): Promise<ClaimedJob | null> {
@@ -73,11 +167,13 @@ export class Claimer {
     try {
       await tx.query('BEGIN');
       await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`model:${modelId}`]);
-      const { rows } = await tx.query(
-        `SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`,
-        [modelId]);
+      // Counted after the lock, in a snapshot that sees every claim of this model committed before it.
+      const { rows } = await tx.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] });
       let job: ClaimedJob | null = null;
-      if (rows[0].n < this.limits.get(modelId)!) job = ((await tx.query(CLAIM, [id, this.owner, this.leaseSeconds])).rows[0] as ClaimedJob | undefined) ?? null;
+      if (rows[0].n < this.limits.get(modelId)!) {
+        const claimed = await tx.query<ClaimedJob>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds] });
+        job = claimed.rows[0] ?? null;
+      }
       await tx.query('COMMIT');
       return job;
     } catch (e) {

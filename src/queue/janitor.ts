@@ -43,7 +43,8 @@ export class Janitor {
       await this.db.query(
         `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys
            WHERE created_at < now() - make_interval(hours => $1) LIMIT 5000))`, [IDEMPOTENCY_KEEP_HOURS]);
-      await this.db.query('DELETE FROM rate_limits WHERE expire < $1', [Date.now() - 3_600_000]);
+      // Request counts of windows that ended over an hour ago (rate-limits.ts: windows are minutes since the epoch).
+      await this.db.query('DELETE FROM rate_windows WHERE window_start < $1', [Math.floor(Date.now() / 60_000) - 60]);
     } catch (e) {
       this.log.warn({ err: e }, 'housekeeping sweep failed; will retry');
     }

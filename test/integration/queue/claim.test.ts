@@ -1,6 +1,7 @@
 // The claimer alone, on a real database: accounts take turns on a model limited to one render at a
 // time (where every account is at zero running renders whenever the slot frees), and the limit holds
-// against two claimers until a lease lapses.
+// against two claimers until a lease lapses; a batch claim takes what as many single claims would, in
+// their order, and two claimers sharing a backlog never take a job twice.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/pool.ts';
 import { Claimer } from '../../../src/queue/claim.ts';
@@ -11,7 +12,7 @@ let drop: () => Promise<void>;
 
 beforeAll(async () => {
   ({ db, drop } = await freshDatabase());
-  await db.query(`INSERT INTO accounts (id, email) VALUES ('acct_a', 'a@example.test'), ('acct_b', 'b@example.test')`);
+  await db.query(`INSERT INTO accounts (id, email) SELECT 'acct_' || x, x || '@example.test' FROM unnest(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) x`);
 });
 afterAll(async () => { await drop?.(); });
 
@@ -57,4 +58,57 @@ it('holds a model limit against two claimers until the running render\'s lease l
   expect(await one.next()).toBeNull();
   await finish(x);
   expect((await one.next())?.id).toBe(y);
+});
+
+/** Takes claimed jobs back to never claimed: the same queue again for another claimer. */
+const rewind = (ids: string[]) => db.query(
+  `UPDATE generations SET lease_owner = NULL, lease_until = NULL, attempts = 0, started_at = NULL WHERE id = ANY($1)`, [ids]);
+
+/** The ids that `wanted` single claims take, then (on the same queue) one batch claim of `wanted`. */
+async function singleThenBatch(limits: Map<string, number>, wanted: number): Promise<[string[], string[]]> {
+  const claimer = new Claimer(db, limits, 'w1', 15);
+  const single: string[] = [];
+  for (let i = 0; i < wanted; i++) single.push((await claimer.next())!.id);
+  await rewind(single);
+  const batch = (await claimer.claim(wanted)).map((j) => j.id);
+  await rewind(batch);
+  return [single, batch];
+}
+
+it('claims a batch as single claims would: fewer running first, then least recently served, each claim counting the earlier ones', async () => {
+  // c was served an hour ago, d never, e has one render running (started 10 s ago), f was served a day ago.
+  await db.query(`INSERT INTO generations (id, account_id, model_id, inputs, cost_cents, deadline_at, status, text_output, completed_at, started_at)
+                  VALUES ('gen_c_history', 'acct_c', 'm/batch', '{}', 0, now(), 'succeeded', 'ok', now(), now() - interval '1 hour'),
+                         ('gen_f_history', 'acct_f', 'm/batch', '{}', 0, now(), 'succeeded', 'ok', now(), now() - interval '1 day')`);
+  await db.query(`INSERT INTO generations (id, account_id, model_id, inputs, cost_cents, deadline_at, lease_owner, lease_until, started_at, attempts)
+                  VALUES ('gen_e_running', 'acct_e', 'm/batch', '{}', 0, now() + interval '1 hour', 'w0', now() + interval '1 hour', now() - interval '10 seconds', 1)`);
+  const c = await enqueue('acct_c', 'm/batch', 4);
+  const d = await enqueue('acct_d', 'm/batch', 2);
+  const e = await enqueue('acct_e', 'm/batch', 2);
+  const f = await enqueue('acct_f', 'm/batch', 1);
+  const [single, batch] = await singleThenBatch(new Map(), 6);
+  expect(single).toEqual([d[0], f[0], c[0], e[0], d[1], c[1]]);
+  expect(batch).toEqual(single);
+  await Promise.all([...c, ...d, ...e, ...f, 'gen_e_running'].map(finish));
+});
+
+it('stops a batch at a job of a limited model, takes that one under the model\'s lock, and goes on after it', async () => {
+  const g = await enqueue('acct_g', 'm/lim', 3);
+  const h = await enqueue('acct_h', 'm/free', 3);
+  const limits = new Map([['m/lim', 1]]);
+  const [single, batch] = await singleThenBatch(limits, 4);
+  // one render of m/lim at a time: g gets one, h the rest, in turns while g is ahead on running count
+  expect(single).toEqual([g[0], h[0], h[1], h[2]]);
+  expect(batch).toEqual(single);
+  await Promise.all([...g, ...h].map(finish));
+});
+
+it('shares a backlog between two claimers: each passes over the jobs the other is taking', async () => {
+  const ids = (await Promise.all(['acct_i', 'acct_h', 'acct_g'].map((a) => enqueue(a, 'm/shared', 2)))).flat();
+  const [one, two] = await Promise.all([
+    new Claimer(db, new Map(), 'w1', 15).claim(3),
+    new Claimer(db, new Map(), 'w2', 15).claim(3),
+  ]);
+  expect([...one, ...two].map((j) => j.id).sort()).toEqual([...ids].sort());
+  await Promise.all(ids.map(finish));
 });
