@@ -5,7 +5,7 @@
 // Commit time, honestly: this scenario runs on its own PostgreSQL with track_commit_timestamp on, and
 // reads pg_xact_commit_timestamp(xmin) of the create's idempotency_keys row, which is written in the
 // create's transaction and never updated. That is the time the commit record was written; the
-// NOTIFY that wakes the worker is sent once the commit is acknowledged (src/queue/wake.ts), so the WAL
+// NOTIFY that wakes the worker is sent once the commit is acknowledged (src/queue/notify-after-commit.ts), so the WAL
 // flush is part of the figure, as it is of any commit. The backend's start is read in the server child
 // from the same system clock (aligned to Date.now() ticks, sub-millisecond). latency = start - commit:
 // the wake-up and its delivery, the worker's claim, and the event loop's backlog.

@@ -17,7 +17,8 @@ import type { Storage } from './storage/storage.ts';
 import { KeyResolver } from './services/keys.ts';
 import { RateLimits } from './services/rate-limits.ts';
 import { GenerationCache } from './services/generation-cache.ts';
-import { JobWaker } from './queue/wake.ts';
+import { AfterCommitNotifier } from './queue/notify-after-commit.ts';
+import { JOBS_CHANNEL } from './queue/channels.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
 import { Worker } from './queue/worker.ts';
@@ -76,9 +77,9 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   // Polls are answered from memory in API processes; a worker answers none.
   const cache = role === 'worker' ? undefined : new GenerationCache(infra.url, 20_000, (m) => log.warn(m));
   await cache?.start();
-  // Wakes workers after each create, on one connection of its own with asynchronous commit (wake.ts).
+  // Wakes workers after each create, on one connection of its own with asynchronous commit.
   const wakeDb = role === 'worker' ? null : createPool(infra.url, 1, { asyncCommit: true });
-  const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new JobWaker(wakeDb) : undefined);
+  const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined);
   const ctx = { config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.

@@ -16,7 +16,8 @@ import type { Catalog } from '../domain/catalog-load.ts';
 import type { ModelDef } from '../domain/catalog.ts';
 import { refundGeneration } from '../services/refunds.ts';
 import type { Storage } from '../storage/storage.ts';
-import { CANCEL_CHANNEL, JOBS_CHANNEL } from './channels.ts';
+import { CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL } from './channels.ts';
+import { AfterCommitNotifier } from './notify-after-commit.ts';
 import { Listener } from './listener.ts';
 import { Claimer, type ClaimedJob } from './claim.ts';
 import type { Metrics } from '../metrics.ts';
@@ -55,11 +56,14 @@ export class Worker {
   private idle: Array<() => void> = [];
 
   private claimer: Claimer;
+  /** Claims change a generation's startedAt; API caches hear of it from here, after the claim's commit. */
+  private startedNotifier: AfterCommitNotifier;
   private tmpDir = os.tmpdir(); // read once: os.tmpdir() consults the environment on every call
 
   constructor(private o: WorkerOptions) {
     const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
     this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS);
+    this.startedNotifier = new AfterCommitNotifier(o.claimDb, GENERATION_CHANGED_CHANNEL);
     this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
       if (ch === JOBS_CHANNEL) this.fill();
       else this.cancelLocal(payload);
@@ -101,7 +105,10 @@ export class Worker {
 
   private async claim(slots: number): Promise<ClaimedJob[]> {
     const jobs = await this.claimer.claim(slots);
-    for (const job of jobs) this.o.metrics.queueWait.observe({ model: job.model_id }, Math.max(0, job.waited));
+    for (const job of jobs) {
+      this.o.metrics.queueWait.observe({ model: job.model_id }, Math.max(0, job.waited));
+      this.startedNotifier.send(job.id); // its startedAt is set: cached polls must drop it
+    }
     return jobs;
   }
 

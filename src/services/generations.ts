@@ -18,7 +18,7 @@ import { dayUsage } from './day-usage.ts';
 import { CANCEL_CHANNEL } from '../queue/channels.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
-import type { JobWaker } from '../queue/wake.ts';
+import type { AfterCommitNotifier } from '../queue/notify-after-commit.ts';
 import { CreateBatcher } from './create-batch.ts';
 
 export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }
@@ -36,7 +36,7 @@ export class Generations {
   private batcher: CreateBatcher;
 
   constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage,
-    private metrics?: Metrics, private cache?: GenerationCache, private waker?: JobWaker) {
+    private metrics?: Metrics, private cache?: GenerationCache, private jobs?: AfterCommitNotifier) {
     this.batcher = new CreateBatcher(db, config.dayTimeZone);
   }
 
@@ -64,7 +64,7 @@ export class Generations {
       case 'replayed':
         return { body: await this.createdView(made.generation_id!), location: this.location(made.generation_id!), replayed: true };
       case 'created':
-        this.waker?.wake();
+        this.jobs?.send('created');
         this.metrics?.chargedCents.inc(cost);
         return {
           body: this.queuedView({ id, model_id: def.id, inputs: made.inputs!, cost_cents: cost, created_at: made.created_at! }),

@@ -122,3 +122,30 @@ it('lists filter by status and model, validate their parameters, and hide other 
     expect([q, r.status, r.json.details?.[0]?.field]).toEqual([q, 400, field]);
   }
 });
+
+it('a cached poll shows startedAt as soon as a worker claims the render (the claim notifies after its commit)', async () => {
+  const a = await f.api.account(10_000);
+  // Both worker slots held by renders waiting for their images; the third create stays queued.
+  const holds = [`/held/${crypto.randomUUID()}.png`, `/held/${crypto.randomUUID()}.png`];
+  const busy = [await video(a.key, f.img.url(holds[0])), await video(a.key, f.img.url(holds[1]))];
+  const poll = async (id: string) => (await f.api.call('GET', `/v1/generations/${id}`, { key: a.key })).json;
+  const started = async (id: string) => (await poll(id)).startedAt;
+  for (const until = Date.now() + 5_000; !(await started(busy[0].json.id)) || !(await started(busy[1].json.id));) {
+    expect(Date.now()).toBeLessThan(until);
+    await new Promise((s) => setTimeout(s, 20));
+  }
+  const third = await video(a.key, f.img.url('/b.png'));
+  await new Promise((s) => setTimeout(s, 300));
+  expect(await started(third.json.id)).toBeNull(); // queued, and now cached
+  f.img.release(holds[0]);
+  const t0 = Date.now();
+  let g;
+  while (!(g = await poll(third.json.id)).startedAt) {
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    await new Promise((s) => setTimeout(s, 10));
+  }
+  expect(g.status).toBe('queued'); // seen while it renders, not only once it has finished
+  f.img.release(holds[1]);
+  for (const r of [...busy, third]) await f.api.waitFinal(a.key, r.json.id);
+  await checkInvariants(f.dbh.db);
+});
