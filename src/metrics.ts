@@ -1,10 +1,11 @@
 // Prometheus metrics (scraped at /metrics). One registry per process; counters of money are in cents.
 import client from 'prom-client';
+import { HttpMetrics } from './metrics-http.ts';
 
 export class Metrics {
   readonly registry = new client.Registry();
-  readonly httpRequests = new client.Counter({ name: 'rendergate_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [this.registry] });
-  readonly httpDuration = new client.Histogram({ name: 'rendergate_http_request_duration_seconds', help: 'HTTP request latency', labelNames: ['route', 'method'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [this.registry] });
+  /** rendergate_http_requests_total and rendergate_http_request_duration_seconds (metrics-http.ts). */
+  private http = new HttpMetrics(this.registry);
   readonly renders = new client.Counter({ name: 'rendergate_renders_total', help: 'Renders that reached a final status in this process, by model and status', labelNames: ['model', 'status'], registers: [this.registry] });
   readonly renderDuration = new client.Histogram({ name: 'rendergate_render_duration_seconds', help: 'Time a render attempt ran', labelNames: ['model'], buckets: [0.01, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300], registers: [this.registry] });
   readonly queueWait = new client.Histogram({ name: 'rendergate_queue_wait_seconds', help: 'Time from a render becoming runnable to a worker claiming it', labelNames: ['model'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 120], registers: [this.registry] });
@@ -14,19 +15,9 @@ export class Metrics {
   readonly queueDepth = new client.Gauge({ name: 'rendergate_queue_depth', help: 'Renders queued and not running (whole cluster)', registers: [this.registry] });
   readonly running = new client.Gauge({ name: 'rendergate_renders_running', help: 'Renders running (whole cluster)', registers: [this.registry] });
 
-  /** Label children by route, method and status, found once: prom-client hashes label objects on every call. */
-  private requestSeries = new Map<string, { count: client.Counter.Internal; duration: client.Histogram.Internal<string> }>();
-
   /** One answered HTTP request. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const k = `${method} ${status} ${route}`;
-    let series = this.requestSeries.get(k);
-    if (!series) {
-      series = { count: this.httpRequests.labels({ route, method, status }), duration: this.httpDuration.labels({ route, method }) };
-      this.requestSeries.set(k, series);
-    }
-    series.count.inc();
-    series.duration.observe(seconds);
+    this.http.observe(route, method, status, seconds);
     if (status === 429) this.rateLimited.inc();
   }
 

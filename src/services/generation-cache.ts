@@ -44,6 +44,11 @@ export class GenerationCache {
     return this.listener.stop();
   }
 
+  /** The generation `id` if it is in memory now. */
+  peek(id: string): CachedGeneration | undefined {
+    return this.entries.get(id);
+  }
+
   /**
    * The generation `id`, from memory or through `load` (null: not found, never kept). Concurrent
    * requests for one id share one read, unless a change arrived while it was under way.

@@ -117,6 +117,12 @@ export class Generations {
     return row ? { row, accountId: row.account_id, json: JSON.stringify(generationView(row, this.config.publicUrl)) } : null;
   };
 
+  /** getJson() when the answer is in memory now, without waiting; undefined when it is not. */
+  cachedJson(accountId: string, id: string): string | undefined {
+    const g = this.cache?.peek(id);
+    return g && g.accountId === accountId ? g.json : undefined;
+  }
+
   /** The generation's public JSON, serialised. */
   async getJson(accountId: string, id: string): Promise<string> {
     return (await this.found(accountId, id)).json;

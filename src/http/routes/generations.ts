@@ -8,6 +8,7 @@ import { sendContent } from './generations.content.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const STATUSES = ['queued', 'succeeded', 'failed', 'refunded'];
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
   app.post('/generations', async (req, reply) => {
@@ -32,8 +33,12 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     return ctx.generations.list(req.apiKey.accountId, { limit, cursor: queryParam(req.query, 'cursor') ?? null, status, modelId });
   });
 
-  app.get<{ Params: { id: string } }>('/generations/:id', async (req, reply) =>
-    reply.type('application/json; charset=utf-8').send(await ctx.generations.getJson(req.apiKey.accountId, req.params.id)));
+  // A poll of a generation in this process's cache is answered without a promise.
+  app.get<{ Params: { id: string } }>('/generations/:id', (req, reply) => {
+    const json = ctx.generations.cachedJson(req.apiKey.accountId, req.params.id);
+    if (json !== undefined) return reply.type(JSON_TYPE).send(json);
+    return ctx.generations.getJson(req.apiKey.accountId, req.params.id).then((body) => reply.type(JSON_TYPE).send(body));
+  });
 
   app.get<{ Params: { id: string } }>('/generations/:id/content', async (req, reply) => {
     const c = await ctx.generations.content(req.apiKey.accountId, req.params.id);
