@@ -5,8 +5,9 @@ import { objectBody } from '../body.ts';
 import type { Ctx } from '../context.ts';
 
 export function registerQuote(app: FastifyInstance, ctx: Ctx) {
-  app.post('/quote', async (req) => {
+  // Synchronous (validation and pricing are): no promise per quote. A thrown error reaches the error handler.
+  app.post('/quote', (req, reply) => {
     const { model, inputs } = parseRenderRequest(ctx.catalog, objectBody(req.body));
-    return { modelId: model.id, inputs, costCents: priceOf(model, inputs), currency: 'EUR' };
+    return reply.send({ modelId: model.id, inputs, costCents: priceOf(model, inputs), currency: 'EUR' });
   });
 }
