@@ -67,15 +67,9 @@ export class RateLimits {
 
   async consume(keyId: string, limit: number): Promise<LimitDecision> {
     for (;;) {
-      const t = this.now();
-      const window = Math.floor(t / WINDOW_MS);
-      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - t) / 1000));
-      const s = this.state(keyId, window);
-      if (s.tokens > 0) {
-        s.tokens--;
-        return { allowed: true, limit, remaining: Math.max(0, limit - s.used) + s.tokens, resetSeconds };
-      }
-      if (s.exhausted) return { allowed: false, limit, remaining: 0, resetSeconds };
+      const d = this.consumeLocal(keyId, limit);
+      if (d) return d;
+      const s = this.state(keyId, Math.floor(this.now() / WINDOW_MS));
       s.pending ??= this.lease(keyId, s, limit).finally(() => { s.pending = null; });
       await s.pending; // a database error rejects every waiter: the request fails as unavailable
     }
