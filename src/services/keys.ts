@@ -67,15 +67,16 @@ export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; re
   return { id: rows[0].id, revokedAt: (rows[0].revoked_at as Date).toISOString() };
 }
 
+/** One key's lookup; `found` is its answer once it has answered with a key, for the synchronous cached(). */
+interface CachedLookup { at: number; record: Promise<KeyRecord | null>; found?: KeyRecord }
+
 /**
  * Resolves bearer keys to key records, caching each answer (found, unknown or revoked) briefly. The cache
  * is keyed by the key itself (it is in this process's memory with every request anyway), so a cached
  * request costs no hashing; concurrent requests with one expired key share one lookup.
  */
 export class KeyResolver {
-  private cache = new Map<string, { at: number; record: Promise<KeyRecord | null> }>();
-  /** Lookups that have answered with a key, for the synchronous cached(). */
-  private settled = new WeakMap<Promise<KeyRecord | null>, KeyRecord>();
+  private cache = new Map<string, CachedLookup>();
   private keyRe: RegExp;
 
   constructor(private db: Db, prefix: string, private ttlMs = 500) {
@@ -90,8 +91,7 @@ export class KeyResolver {
     if (header === undefined || !header.startsWith('Bearer ')) return undefined;
     const hit = this.cache.get(header.slice(7));
     if (!hit || Date.now() - hit.at > this.ttlMs) return undefined;
-    const record = this.settled.get(hit.record);
-    return record && !record.revokedAt ? record : undefined;
+    return hit.found && !hit.found.revokedAt ? hit.found : undefined;
   }
 
   async authenticate(header: string | undefined): Promise<KeyRecord> {
@@ -103,13 +103,12 @@ export class KeyResolver {
     let hit = this.cache.get(key);
     if (!hit || now - hit.at > this.ttlMs) {
       if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
-      const record = this.lookup(hashKey(key));
-      record.then((r) => { if (r) this.settled.set(record, r); }, () => {});
-      hit = { at: now, record };
+      const entry: CachedLookup = { at: now, record: this.lookup(hashKey(key)) };
       if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(key, hit);
+      this.cache.set(key, entry);
       // A failed lookup (database away) is not an answer: the next request asks again.
-      hit.record.catch(() => { if (this.cache.get(key) === hit) this.cache.delete(key); });
+      entry.record.then((r) => { if (r) entry.found = r; }, () => { if (this.cache.get(key) === entry) this.cache.delete(key); });
+      hit = entry;
     }
     const record = await hit.record;
     if (!record) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
