@@ -3,7 +3,6 @@
 // as it is while a client polls (role `api`: no worker takes it).
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
-import { startBare, startFastifyFloor } from './lib/proc.ts';
 import type { Result } from './lib/report.ts';
 import { call, IMAGE_TO_VIDEO, makeAccount, nextIdempotencyKey, startRendergate } from './lib/service.ts';
 
@@ -16,22 +15,14 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const path = `/v1/generations/${created.json.id}`;
     const sample = await call(svc.base, 'GET', path, { key: acct.key });
     if (sample.status !== 200) throw new Error(`poll -> ${sample.status} ${sample.text}`);
-    const bare = await startBare(sample.text);
-    const floor = await startFastifyFloor(sample.text);
-    try {
-      const runs = await compareHttp(ctx, {
-        name: 'poll', concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
-        request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
-        rg: { base: svc.base, path, child: svc.child }, baseline: { base: bare.base, path, child: bare.child },
-        floor: { base: floor.base, path, child: floor.child, at: 64 },
-      });
-      return runs.flatMap((x) => [comparedRow('poll', `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`, 'bare http', x,
-        x.c === 64 ? '≥0.50×, p99≤10ms' : '≥0.50×',
-        (ratio) => ratio >= 0.5 && (x.c !== 64 || (x.rg.p99 ?? Infinity) <= 10)), floorRow('poll', x)].filter((r) => r !== null));
-    } finally {
-      await bare.child.stop();
-      await floor.child.stop();
-    }
+    const runs = await compareHttp(ctx, {
+      name: 'poll', concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
+      request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
+      rg: svc, path, body: sample.text, floorAt: 64,
+    });
+    return runs.flatMap((x) => [comparedRow('poll', `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`, 'bare http', x,
+      x.c === 64 ? '≥0.50×, p99≤10ms' : '≥0.50×',
+      (ratio) => ratio >= 0.5 && (x.c !== 64 || (x.rg.p99 ?? Infinity) <= 10)), floorRow('poll', x)].filter((r) => r !== null));
   } finally {
     await svc.stop();
   }

@@ -2,7 +2,6 @@
 // the same request body and answers the same response body.
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
-import { startBare, startFastifyFloor } from './lib/proc.ts';
 import type { Result } from './lib/report.ts';
 import { call, IMAGE_TO_VIDEO, makeAccount, startRendergate } from './lib/service.ts';
 
@@ -12,24 +11,16 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const acct = await makeAccount(svc.base);
     const sample = await call(svc.base, 'POST', '/v1/quote', { key: acct.key, body: IMAGE_TO_VIDEO });
     if (sample.status !== 200) throw new Error(`quote -> ${sample.status} ${sample.text}`);
-    const bare = await startBare(sample.text);
-    const floor = await startFastifyFloor(sample.text);
-    try {
-      const runs = await compareHttp(ctx, {
-        name: 'quote', concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
-        request: {
-          method: 'POST', body: JSON.stringify(IMAGE_TO_VIDEO),
-          headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
-        },
-        rg: { base: svc.base, path: '/v1/quote', child: svc.child }, baseline: { base: bare.base, path: '/v1/quote', child: bare.child },
-        floor: { base: floor.base, path: '/v1/quote', child: floor.child, at: 64 },
-      });
-      return runs.flatMap((x) => [comparedRow('quote', `POST /quote (${Buffer.byteLength(sample.text)} B)`, 'bare http', x, '≥0.40×', (ratio) => ratio >= 0.4),
-        floorRow('quote', x)].filter((r) => r !== null));
-    } finally {
-      await bare.child.stop();
-      await floor.child.stop();
-    }
+    const runs = await compareHttp(ctx, {
+      name: 'quote', concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
+      request: {
+        method: 'POST', body: JSON.stringify(IMAGE_TO_VIDEO),
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
+      },
+      rg: svc, path: '/v1/quote', body: sample.text, floorAt: 64,
+    });
+    return runs.flatMap((x) => [comparedRow('quote', `POST /quote (${Buffer.byteLength(sample.text)} B)`, 'bare http', x, '≥0.40×', (ratio) => ratio >= 0.4),
+      floorRow('quote', x)].filter((r) => r !== null));
   } finally {
     await svc.stop();
   }

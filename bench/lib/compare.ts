@@ -4,7 +4,7 @@ import type { BenchContext } from './context.ts';
 import { profiled } from './context.ts';
 import { load, loadProblem, type LoadOptions } from './load.ts';
 import { cpuWindow, type CpuWindow } from './cpu.ts';
-import type { Child } from './proc.ts';
+import { startBare, startFastifyFloor, type Child } from './proc.ts';
 import type { Result } from './report.ts';
 import { round } from './stats.ts';
 
@@ -24,19 +24,40 @@ export async function withCpu<T>(ctx: BenchContext, child: Child, fn: () => Prom
   return [r, done()];
 }
 
+/**
+ * Rendergate at `rg.base + path` against two servers this starts (and stops) answering `body` at the same
+ * path: the bare node:http baseline at every concurrency, and the framework floor (a Fastify app with one
+ * route and no hooks) at `floorAt` connections.
+ */
 export async function compareHttp(ctx: BenchContext, o: {
   name: string;
   concurrencies: number[];
   request: Omit<LoadOptions, 'url' | 'connections' | 'durationS'>;
-  rg: { base: string; path: string; child: Child };
-  baseline: { base: string; path: string; child: Child };
-  /** The framework floor (a Fastify app with one route answering the same body), measured at `floorAt` connections. */
-  floor?: { base: string; path: string; child: Child; at: number };
+  rg: { base: string; child: Child };
+  path: string;
+  body: string;
+  floorAt: number;
 }): Promise<Compared[]> {
-  const make = (base: string, path: string) => (c: number, durationS: number): LoadOptions =>
-    ({ ...o.request, url: base + path, connections: c, durationS });
-  const rgOpts = make(o.rg.base, o.rg.path);
-  const baseOpts = make(o.baseline.base, o.baseline.path);
+  const bare = await startBare(o.body);
+  try {
+    const floor = await startFastifyFloor(o.body);
+    try {
+      return await compareWith(ctx, o, bare, floor);
+    } finally {
+      await floor.child.stop();
+    }
+  } finally {
+    await bare.child.stop();
+  }
+}
+
+type Server = { base: string; child: Child };
+
+async function compareWith(ctx: BenchContext, o: Parameters<typeof compareHttp>[1], baseline: Server, floorServer: Server): Promise<Compared[]> {
+  const make = (base: string) => (c: number, durationS: number): LoadOptions =>
+    ({ ...o.request, url: base + o.path, connections: c, durationS });
+  const rgOpts = make(o.rg.base);
+  const baseOpts = make(baseline.base);
   const warm = Math.max(...o.concurrencies.filter((c) => c <= 64), 1);
   ctx.log(`  ${o.name}: warm-up ${ctx.warmupS}s each`);
   await load(baseOpts(warm, ctx.warmupS));
@@ -45,10 +66,10 @@ export async function compareHttp(ctx: BenchContext, o: {
   // --profile: the Rendergate run at 64 connections (the targets' concurrency), or the busiest one.
   const profiledAt = o.concurrencies.includes(64) ? 64 : Math.max(...o.concurrencies);
   for (const c of o.concurrencies) {
-    const [base, baseCpu] = await withCpu(ctx, o.baseline.child, () => load(baseOpts(c, ctx.durationS)));
+    const [base, baseCpu] = await withCpu(ctx, baseline.child, () => load(baseOpts(c, ctx.durationS)));
     const run = () => withCpu(ctx, o.rg.child, () => load(rgOpts(c, ctx.durationS)));
     const [rg, rgCpu] = c === profiledAt ? await profiled(ctx, o.rg.child, `${o.name}-c${c}`, run) : await run();
-    const floor = o.floor && o.floor.at === c ? await load(make(o.floor.base, o.floor.path)(c, ctx.durationS)) : undefined;
+    const floor = o.floorAt === c ? await load(make(floorServer.base)(c, ctx.durationS)) : undefined;
     const cpu = cpuPerRequest(rgCpu, rg);
     ctx.log(`  ${o.name} c=${c}: rendergate ${rg.rps.toFixed(0)}/s p99 ${rg.p99?.toFixed(2)} ms (CPU ms/request: server ${cpu.server} (kernel ${cpu.serverKernel}), PostgreSQL ${cpu.postgres}); `
       + `baseline ${base.rps.toFixed(0)}/s (server ${cpuPerRequest(baseCpu, base).server}, kernel ${cpuPerRequest(baseCpu, base).serverKernel})`);
