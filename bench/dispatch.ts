@@ -21,7 +21,7 @@
 import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
-import { JOBS_CHANNEL } from '../src/queue/channels.ts';
+import { JOBS_CHANNEL } from '../src/db/channels.ts';
 import type { BenchContext } from './lib/context.ts';
 import { profiled } from './lib/context.ts';
 import { loadProblem, type LoadResult } from './lib/load.ts';

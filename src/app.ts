@@ -4,7 +4,7 @@ import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, type Config, type Role } from './config.ts';
-import { resolveAdminToken } from './admin-token.ts';
+import { resolveAdminToken } from './http/admin/admin-token.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { createPool, type Db } from './db/pool.ts';
 import { migrate } from './db/migrate.ts';
@@ -17,14 +17,14 @@ import type { Storage } from './storage/storage.ts';
 import { KeyResolver } from './services/keys.ts';
 import { RateLimits } from './services/rate-limits.ts';
 import { GenerationCache } from './services/generation-cache.ts';
-import { AfterCommitNotifier } from './queue/notify-after-commit.ts';
-import { JOBS_CHANNEL } from './queue/channels.ts';
+import { AfterCommitNotifier } from './db/notify-after-commit.ts';
+import { JOBS_CHANNEL } from './db/channels.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
 import { Worker } from './queue/worker.ts';
 import { Janitor } from './queue/janitor.ts';
-import { Metrics } from './metrics.ts';
-import { buildOpsServer } from './ops-server.ts';
+import { Metrics } from './metrics/metrics.ts';
+import { buildOpsServer } from './http/ops-server.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 

@@ -2,7 +2,7 @@
 import pino from 'pino';
 import { loadConfig, ConfigError, type Role } from './config.ts';
 import { openInfra, startService } from './app.ts';
-import { parseFlags } from './cli-args.ts';
+import { parseFlags } from './cli/args.ts';
 import { ApiError } from './domain/errors.ts';
 import { addCredit, createAccount } from './services/accounts.ts';
 import { createKey, revokeKey } from './services/keys.ts';

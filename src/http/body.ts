@@ -1,12 +1,5 @@
-// Shared checks on request bodies and query strings.
+// Parsing request bodies and query strings (objectBody, used by services too, is in domain/body.ts).
 import { ApiError } from '../domain/errors.ts';
-
-export function objectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ApiError('INVALID_REQUEST', 'The body must be a JSON object.');
-  }
-  return body as Record<string, unknown>;
-}
 
 /** A query parameter given once as a string; repeated or absent parameters are refused or undefined. */
 export function queryParam(query: unknown, name: string): string | undefined {

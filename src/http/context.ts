@@ -6,7 +6,7 @@ import type { KeyRecord, KeyResolver } from '../services/keys.ts';
 import type { RateLimits } from '../services/rate-limits.ts';
 import type { Generations } from '../services/generations.ts';
 import type { Storage } from '../storage/storage.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export interface Ctx {
   config: Config;

@@ -3,7 +3,7 @@
 // removed; idempotency records older than 24 h and stale rate-limit windows are pruned.
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
-import { refundGeneration } from '../services/refunds.ts';
+import { refundGeneration } from '../db/refunds.ts';
 import type { Storage } from '../storage/storage.ts';
 
 const IDEMPOTENCY_KEEP_HOURS = 25;

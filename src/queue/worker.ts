@@ -14,13 +14,13 @@ import { RenderError, type ModelBackend } from '../backends/types.ts';
 import { transaction, type Db } from '../db/pool.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ModelDef } from '../domain/catalog.ts';
-import { refundGeneration } from '../services/refunds.ts';
+import { refundGeneration } from '../db/refunds.ts';
 import type { Storage } from '../storage/storage.ts';
-import { CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL } from './channels.ts';
-import { AfterCommitNotifier } from './notify-after-commit.ts';
-import { Listener } from './listener.ts';
+import { CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL } from '../db/channels.ts';
+import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
+import { Listener } from '../db/listener.ts';
 import { Claimer, type ClaimedJob } from './claim.ts';
-import type { Metrics } from '../metrics.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;

@@ -2,7 +2,7 @@
 // transaction; the CHECK on accounts.balance_cents makes a negative balance impossible.
 import { ApiError } from '../domain/errors.ts';
 import { transaction, type Db, type Queryable } from '../db/pool.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../domain/ids.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 
 export interface AccountView { id: string; email: string; name: string | null; balanceCents: number; createdAt: string }

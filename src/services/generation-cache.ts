@@ -11,8 +11,8 @@
 // node) is seen here once its notification arrives, about a millisecond after its commit: the same as
 // reading a moment earlier. A read that was under way when a notification for its id arrived is not
 // kept, since it may predate the change.
-import { Listener } from '../queue/listener.ts';
-import { GENERATION_CHANGED_CHANNEL } from '../queue/channels.ts';
+import { Listener } from '../db/listener.ts';
+import { GENERATION_CHANGED_CHANNEL } from '../db/channels.ts';
 import type { GenerationRow } from './generation-view.ts';
 
 export interface CachedGeneration {

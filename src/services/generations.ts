@@ -7,18 +7,18 @@ import type { Catalog } from '../domain/catalog-load.ts';
 import { ApiError } from '../domain/errors.ts';
 import { parseRenderRequest } from '../domain/inputs.ts';
 import { priceOf } from '../domain/pricing.ts';
-import { isId, newId } from '../ids.ts';
-import { objectBody } from '../http/body.ts';
+import { isId, newId } from '../domain/ids.ts';
+import { objectBody } from '../domain/body.ts';
 import type { Storage } from '../storage/storage.ts';
 import { GENERATION_COLUMNS, generationView, type GenerationRow } from './generation-view.ts';
 import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
-import { refundGeneration } from './refunds.ts';
+import { refundGeneration } from '../db/refunds.ts';
 import { dayUsage } from './day-usage.ts';
-import { CANCEL_CHANNEL } from '../queue/channels.ts';
-import type { Metrics } from '../metrics.ts';
+import { CANCEL_CHANNEL } from '../db/channels.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
-import type { AfterCommitNotifier } from '../queue/notify-after-commit.ts';
+import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { CreateBatcher } from './create-batch.ts';
 
 export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import { ApiError } from '../domain/errors.ts';
 import type { Db } from '../db/pool.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../domain/ids.ts';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 

@@ -3,11 +3,12 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { isId } from '../../ids.ts';
+import { isId } from '../../domain/ids.ts';
 import { addCredit, createAccount, getAccount, listLedger } from '../../services/accounts.ts';
 import { createKey, revokeKey } from '../../services/keys.ts';
 import { decodeCursor, parseLimit } from '../../services/paging.ts';
-import { objectBody, queryParam } from '../body.ts';
+import { queryParam } from '../body.ts';
+import { objectBody } from '../../domain/body.ts';
 import type { Ctx } from '../context.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
 

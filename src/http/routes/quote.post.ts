@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseRenderRequest } from '../../domain/inputs.ts';
 import { priceOf } from '../../domain/pricing.ts';
-import { objectBody } from '../body.ts';
+import { objectBody } from '../../domain/body.ts';
 import type { Ctx } from '../context.ts';
 
 export function registerQuote(app: FastifyInstance, ctx: Ctx) {

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from './config.ts';
+import type { Config } from '../../config.ts';
 
 export function resolveAdminToken(config: Config, announce: (token: string, file: string) => void): string {
   if (config.adminToken) return config.adminToken;

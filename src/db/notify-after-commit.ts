@@ -8,7 +8,7 @@
 //     showing startedAt null until the render's next change, which the trigger of migrations/005 sends).
 // Sent on a connection with asynchronous commit, at most one statement in flight per notifier: payloads
 // asked for meanwhile are collected (duplicates once) and go together in the next one.
-import type { Db } from '../db/pool.ts';
+import type { Db } from './pool.ts';
 
 export class AfterCommitNotifier {
   private sending = false;

@@ -3,11 +3,11 @@
 // the process that runs the renders can report.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { ApiError } from './domain/errors.ts';
-import type { Ctx } from './http/context.ts';
-import { sendError } from './http/error-handler.ts';
-import { registerOps } from './http/ops.ts';
-import { MAX_HEADER_BYTES, clientErrorHandler, newRequestId } from './http/server.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { Ctx } from './context.ts';
+import { sendError } from './error-handler.ts';
+import { registerOps } from './ops.ts';
+import { MAX_HEADER_BYTES, clientErrorHandler, newRequestId } from './server.ts';
 
 export function buildOpsServer(ctx: Ctx, log: Logger): FastifyInstance {
   const app = Fastify({

@@ -2,8 +2,8 @@
 // status, followed in the same transaction by the balance, the ledger entry and the day usage. The
 // unique (generation_id, kind) index on the ledger makes a second refund impossible even if a guard
 // were wrong; whatever runs twice, the money moves once.
-import type { Tx } from '../db/pool.ts';
-import { newId } from '../ids.ts';
+import type { Tx } from './pool.ts';
+import { newId } from '../domain/ids.ts';
 
 export interface RefundReason { status: 'failed' | 'refunded'; code: string; message: string }
 

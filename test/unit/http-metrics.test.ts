@@ -3,7 +3,7 @@
 // merged, and a count per route, method and status.
 import { expect, it } from 'vitest';
 import client from 'prom-client';
-import { HttpMetrics } from '../../src/metrics-http.ts';
+import { HttpMetrics } from '../../src/metrics/http-metrics.ts';
 
 it('matches what a prom-client Counter and Histogram print for the same observations', async () => {
   const ours = new client.Registry();

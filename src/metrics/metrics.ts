@@ -1,6 +1,6 @@
 // Prometheus metrics (scraped at /metrics). One registry per process; counters of money are in cents.
 import client from 'prom-client';
-import { HttpMetrics } from './metrics-http.ts';
+import { HttpMetrics } from './http-metrics.ts';
 
 export class Metrics {
   readonly registry = new client.Registry();
