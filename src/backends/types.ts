@@ -13,6 +13,17 @@ export interface RenderContext {
   workDir: string;
   /** Seconds the render may take before it is killed. */
   timeLimitSeconds: number;
+  /**
+   * This attempt's own id (the generation id and the attempt number): what a backend names the job by
+   * on a model server (a Cog prediction id), so that two attempts of one render never share a name.
+   */
+  attemptId: string;
+  /**
+   * The bytes of an input image given as an upload `url` of the render's account (CONTRACT.md "Uploads"),
+   * read from storage, never over the network; null when `url` is not an upload address. A render whose
+   * upload is gone fails permanently (RenderError, not retryable).
+   */
+  readUpload(url: string): Promise<{ bytes: Buffer; contentType: string } | null>;
 }
 
 export interface ModelBackend {

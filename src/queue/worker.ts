@@ -139,6 +139,7 @@ export class Worker {
       const t0 = performance.now();
       const out = await this.guarded(state, model, this.o.backendFor(model).run(job.inputs, {
         signal: state.abort.signal, get workDir() { return scratch.path(); }, timeLimitSeconds: model.timeLimitSeconds, progress: () => {},
+        attemptId: `${job.id}-${job.attempts}`, readUpload: async () => null,
       })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
       if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
