@@ -113,12 +113,19 @@ it('a backup taken under load restores into a new data dir that adds up and serv
       await pg.stop();
     }
 
+    // `rendergate migrate` finds the restored schema where the backup left it: nothing of this release's left to apply.
+    const migrated = JSON.parse((await cli(['migrate'], restored)).stdout);
+    expect(migrated.applied).toEqual([]);
+
     // The service starts on it and serves a restored file.
     const again = await spawnService({ ...env, RENDERGATE_DATA_DIR: restored });
     spawned.push(again);
     const api2 = client(again.base);
     const ready = await api2.call('GET', '/readyz');
     expect(ready.status).toBe(200);
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(ready.json.version).toBe(version);
+    expect((await cli(['--version'], restored)).stdout).toBe(`rendergate ${version}\n`);
     let served = 0;
     for (const [i, id] of before.entries()) {
       const g = await api2.call('GET', `/v1/generations/${id}`, { key: accounts[i % 3].key });
