@@ -55,7 +55,8 @@ async function linkFiles(root: string, dest: string): Promise<number> {
       await fsp.link(path.join(root, rel), target);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') continue; // a file under a row the snapshot does not have (the lock keeps every other one)
+      // Gone meanwhile: a worker whose render was cancelled while it stored the output removes the file, which no row names.
+      if (code === 'ENOENT') continue;
       if (code !== 'EXDEV' && code !== 'EPERM') throw e;
       await fsp.copyFile(path.join(root, rel), target);
     }
