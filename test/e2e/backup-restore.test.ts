@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import * as tar from 'tar';
 import { afterAll, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { createPool } from '../../src/db/pool.ts';
@@ -21,7 +22,7 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-backup-'));
 fs.chmodSync(dir, 0o755);
-const env = { RENDERGATE_ADMIN_TOKEN: ADMIN, RENDERGATE_ALLOW_PRIVATE_URLS: '1', LOG_LEVEL: 'warn' };
+const env = { RENDERGATE_ADMIN_TOKEN: ADMIN, RENDERGATE_ALLOW_PRIVATE_URLS: '1', LOG_LEVEL: 'warn', RENDERGATE_SHUTDOWN_GRACE_SECONDS: '1' };
 const spawned: Spawned[] = [];
 
 afterAll(async () => {
@@ -45,9 +46,10 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     spawned.push(svc);
     const api = client(svc.base);
     const accounts = await Promise.all([1, 2, 3].map(() => api.account(100_000)));
-    const create = (key: string, i: number) => api.call('POST', '/v1/generations', {
+    // Videos (files, ffmpeg) and text renders; the load makes one video in five so renders keep up.
+    const create = (key: string, i: number, video: boolean) => api.call('POST', '/v1/generations', {
       key, headers: { 'idempotency-key': crypto.randomUUID() },
-      body: i % 2 === 0
+      body: video
         ? { modelId: 'rendergate/image-to-video', inputs: { prompt: `p${i}`, image: img.url(i % 4 === 0 ? '/a.png' : '/b.png') } }
         : { modelId: 'rendergate/shot-list', inputs: { text: `Shot ${i}. A gull lands. The tide turns.` } },
     });
@@ -55,7 +57,7 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     const before: string[] = [];
     const doomed: { id: string; key: string }[] = [];
     for (let i = 0; i < 10; i++) {
-      const id = (await create(accounts[i % 3].key, i)).json.id;
+      const id = (await create(accounts[i % 3].key, i, i % 3 !== 2)).json.id;
       await api.waitFinal(accounts[i % 3].key, id, 120_000);
       if (i < 6) before.push(id);
       else doomed.push({ id, key: accounts[i % 3].key });
@@ -67,16 +69,18 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     const load = (async () => {
       while (loading) {
         const a = accounts[n % 3];
-        const r = await create(a.key, n++);
+        const r = await create(a.key, n, n++ % 5 === 0);
         expect(r.status).toBe(202);
         const d = n % 3 === 0 ? doomed.pop() : undefined;
         if (d) expect((await api.call('DELETE', `/v1/generations/${d.id}`, { key: d.key })).status).toBe(200);
         await new Promise((res) => setTimeout(res, 50));
       }
     })();
+    while (n < 103) await new Promise((res) => setTimeout(res, 20)); // the load is under way before the backup starts
     const { stdout } = await cli(['backup', '--out', archive], source);
     loading = false;
     await load;
+    const after = (await create(accounts[0].key, 1, false)).json.id as string;
     const summary = JSON.parse(stdout);
     expect(summary.files).toBeGreaterThan(0);
     expect(fs.existsSync(archive)).toBe(true);
@@ -93,6 +97,18 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     await expect(cli(['restore', archive], path.join(dir, 'busy'))).rejects.toMatchObject({ stderr: expect.stringMatching(/is not empty/) });
     expect(fs.readdirSync(path.join(dir, 'busy'))).toEqual(['keep']);
 
+    // A backup made by a newer release (a migration this one lacks) is refused, and leaves nothing behind.
+    const unpacked = path.join(dir, 'unpacked');
+    fs.mkdirSync(unpacked);
+    await tar.extract({ file: archive, cwd: unpacked });
+    const manifest = JSON.parse(fs.readFileSync(path.join(unpacked, 'manifest.json'), 'utf8'));
+    manifest.database.migrations.push('999_from_the_future.sql');
+    fs.writeFileSync(path.join(unpacked, 'manifest.json'), JSON.stringify(manifest));
+    const future = path.join(dir, 'future.tar.gz');
+    await tar.create({ gzip: true, file: future, cwd: unpacked }, ['manifest.json', 'db', 'files']);
+    await expect(cli(['restore', future], path.join(dir, 'fresh'))).rejects.toMatchObject({ stderr: expect.stringMatching(/999_from_the_future\.sql/) });
+    expect(fs.existsSync(path.join(dir, 'fresh'))).toBe(false);
+
     await cli(['restore', archive, '--data-dir', restored], path.join(dir, 'unused'));
     const pg = await startEmbeddedPostgres(restored);
     const db = createPool(pg.url, 2);
@@ -101,6 +117,9 @@ it('a backup taken under load restores into a new data dir that adds up and serv
       const { rows } = await db.query('SELECT id, status, content_key, content_bytes FROM generations');
       const ids = new Set(rows.map((r) => r.id));
       for (const id of before) expect(ids.has(id), id).toBe(true);
+      // The backup ran under load: it holds renders created while the load ran, and none created after it.
+      expect(rows.length).toBeGreaterThanOrEqual(before.length + 4 + 3);
+      expect(ids.has(after)).toBe(false);
       const withFiles = rows.filter((r) => r.content_key);
       expect(withFiles.length).toBeGreaterThan(0);
       for (const r of withFiles) {
