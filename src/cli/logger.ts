@@ -7,6 +7,8 @@
 // first: the graceful shutdown, the forced one, and a fatal error.
 import pino, { type Logger } from 'pino';
 
+const FLUSH_EVERY_MS = 200;
+
 export interface ProcessLog {
   log: Logger;
   /** Writes out every buffered line, then exits with `code`. */
@@ -26,8 +28,11 @@ export function createProcessLog(level: string, opts: { pretty?: boolean; fd?: n
     // A transport's worker thread drains its buffer on `flushSync` (it blocks until the worker caught up).
     flushSync = () => (transport as unknown as { flushSync(): void }).flushSync();
   } else {
-    // minLength: lines are gathered into writes of a few KiB instead of one system call per line.
+    // Lines are gathered into writes of a few KiB: one write per line, even asynchronous, cost a poll a
+    // third more CPU than no logging; gathered, about a tenth. A line of a quiet moment waits at most
+    // FLUSH_EVERY_MS for its write, so `tail -f` still shows each request at once to a person.
     const dest = pino.destination({ dest: fd, sync: false, minLength: 4096 });
+    setInterval(() => { try { dest.flush(); } catch { /* closed at exit */ } }, FLUSH_EVERY_MS).unref();
     log = pino({ level }, dest);
     flushSync = () => {
       try { dest.flushSync(); } catch { /* nothing buffered yet, or the reader is gone */ }
