@@ -5,16 +5,20 @@
 // runs, removals are skipped and the janitor retries them on a later sweep (the rows still name the
 // files). Creating files needs no lock: a file is written before the row that names it commits.
 import type pg from 'pg';
-import { transaction, type Db } from './pool.ts';
+import { transaction, type Db, type Tx } from './pool.ts';
 
 export const BACKUP_LOCK = 0x5247424b; // "RGBK"
 
-/** Runs `fn` unless a backup is under way; false when it was skipped. */
-export async function unlessBackingUp(db: Db, fn: () => Promise<void>): Promise<boolean> {
+/**
+ * Runs `fn` in a transaction holding the shared lock, unless a backup is under way; false when it was
+ * skipped. `fn` sends its statements through `tx`: one connection, so that many removals at once cannot
+ * hold every connection of the pool while each waits for another.
+ */
+export async function unlessBackingUp(db: Db, fn: (tx: Tx) => Promise<void>): Promise<boolean> {
   return transaction(db, async (tx) => {
     const { rows } = await tx.query('SELECT pg_try_advisory_xact_lock_shared($1) AS got', [BACKUP_LOCK]);
     if (!rows[0].got) return false;
-    await fn();
+    await fn(tx);
     return true;
   });
 }

@@ -36,12 +36,12 @@ export class Janitor {
         if (done !== null) this.log.warn({ generationId: id }, 'render passed its deadline; failed and refunded');
       }
       // Skipped while a backup copies the files its snapshot names (db/backup-lock.ts); the next sweep does it.
-      await unlessBackingUp(this.db, async () => {
-        const purge = await this.db.query(
+      await unlessBackingUp(this.db, async (tx) => {
+        const purge = await tx.query(
           `SELECT id, content_key FROM generations WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded') LIMIT 100`);
         for (const { id, content_key } of purge.rows) {
           await this.storage.delete(content_key);
-          await this.db.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, content_key]);
+          await tx.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, content_key]);
         }
       });
       await this.db.query(

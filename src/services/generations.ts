@@ -171,9 +171,9 @@ export class Generations {
 
   /** Removes a file no longer served; the janitor retries whatever a crash or a running backup left behind. */
   async purgeContent(id: string, key: string) {
-    await unlessBackingUp(this.db, async () => {
+    await unlessBackingUp(this.db, async (tx) => {
       await this.storage.delete(key);
-      await this.db.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
+      await tx.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
     });
     this.cache?.invalidate(id);
   }
