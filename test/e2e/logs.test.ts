@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 import { ADMIN } from '../helpers/service.ts';
 import { spawnService } from '../helpers/spawned.ts';
@@ -58,4 +59,23 @@ it('a crash logs the error after every line before it, then exits 1', async () =
   const lines = out.trim().split('\n').map((l) => JSON.parse(l));
   expect(lines.filter((l) => l.msg === 'line').map((l) => l.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
   expect(lines.at(-1)).toMatchObject({ level: 60, msg: 'uncaught exception; exiting', err: { message: 'boom' } });
+}, 60_000);
+
+it('a terminal gets readable lines (pino-pretty, in a worker thread), flushed before the exit as well', async () => {
+  const script = path.join(dir, 'pretty.mts');
+  // A pipe stands in for the terminal: `pretty` is what process.stdout.isTTY would choose.
+  fs.writeFileSync(script, `
+    import { createProcessLog } from ${JSON.stringify(path.join(ROOT, 'src/cli/logger.ts'))};
+    const logging = createProcessLog('info', { pretty: true });
+    for (let i = 0; i < 500; i++) logging.log.info({ i }, 'pretty line ' + i);
+    logging.exit(0);
+  `);
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => { out += d; });
+  expect(await new Promise((r) => proc.on('exit', r))).toBe(0);
+  const plain = stripVTControlCharacters(out);
+  expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(\d+\): pretty line 0$/m);
+  expect(plain).toMatch(/pretty line 499$/m);
+  expect(plain).not.toMatch(/^\{"level"/m);
 }, 60_000);
