@@ -20,8 +20,14 @@
 // (its snapshot cannot see a claim committed while it runs); it stops at the first one in rank order
 // and hands it to the locked path above, and the batch goes on after it.
 import type { Db } from '../db/pool.ts';
+import type { Lease } from '../db/lease.ts';
 
-export interface ClaimedJob { id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number }
+export interface ClaimedJob {
+  id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number;
+  /** This attempt's fencing token (db/lease.ts): every later statement for the attempt is guarded by it. */
+  lease: Lease;
+}
+type ClaimedRow = Omit<ClaimedJob, 'lease'>;
 
 // The lease a claim takes; `owner` and `seconds` are the statement's parameters for them.
 const lease = (owner: string, seconds: string) => `attempts = attempts + 1, lease_owner = ${owner},
@@ -118,7 +124,7 @@ SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'que
 // The most one statement claims: each count is a prepared statement of its own on every connection.
 const MAX_BATCH = 16;
 
-interface BatchRow extends ClaimedJob { limited: boolean; rank: number }
+interface BatchRow extends ClaimedRow { limited: boolean; rank: number }
 
 export class Claimer {
   private limitsJson: string;
@@ -159,7 +165,11 @@ export class Claimer {
       name: `claim-batch-${wanted}`, text, values: [this.limitsJson, this.owner, this.leaseSeconds],
     });
     const limited = rows.find((r) => r.limited) ?? null;
-    return { claimed: rows.filter((r) => !r.limited).map(({ limited: _l, rank: _r, ...job }) => job), limited };
+    return { claimed: rows.filter((r) => !r.limited).map(({ limited: _l, rank: _r, ...job }) => this.leased(job)), limited };
+  }
+
+  private leased(row: ClaimedRow): ClaimedJob {
+    return { ...row, lease: { owner: this.owner, attempt: row.attempts } };
   }
 
   private async claimLimited(id: string, modelId: string): Promise<ClaimedJob | null> {
@@ -171,8 +181,8 @@ export class Claimer {
       const { rows } = await tx.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] });
       let job: ClaimedJob | null = null;
       if (rows[0].n < this.limits.get(modelId)!) {
-        const claimed = await tx.query<ClaimedJob>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds] });
-        job = claimed.rows[0] ?? null;
+        const claimed = await tx.query<ClaimedRow>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds] });
+        job = claimed.rows[0] ? this.leased(claimed.rows[0]) : null;
       }
       await tx.query('COMMIT');
       return job;
