@@ -250,6 +250,9 @@ export class Worker {
     }
   }
 
+  /** Render attempts in progress in this process (tests and reports). */
+  get attemptsRunning(): number { return this.running.size; }
+
   /** Stops claiming; waits up to `graceMs` for running renders, then hands the rest back to the queue. */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
