@@ -44,6 +44,8 @@ export interface WorkerOptions {
   backendFor: (model: ModelDef) => ModelBackend;
   storage: Storage;
   concurrency: number;
+  /** Renders of one account running at once, cluster-wide; 0 = no limit. */
+  accountConcurrency: number;
   log: Logger;
   metrics: Metrics;
 }
@@ -67,7 +69,7 @@ export class Worker {
 
   constructor(private o: WorkerOptions) {
     const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
-    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS);
+    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS, o.accountConcurrency > 0 ? o.accountConcurrency : null);
     this.startedNotifier = new AfterCommitNotifier(o.claimDb, GENERATION_CHANGED_CHANNEL);
     this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
       if (ch === JOBS_CHANNEL) this.fill();
