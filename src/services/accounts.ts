@@ -33,7 +33,7 @@ export async function addCredit(db: Db, accountId: string, amountCents: number, 
   return transaction(db, async (tx) => {
     // Guarded: a balance stays a safe integer (migrations/007 makes it a constraint too).
     const { rows } = await tx.query(
-      `UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1 AND balance_cents <= $3 - $2 RETURNING balance_cents`,
+      `UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`,
       [accountId, amountCents, MAX_BALANCE_CENTS]);
     if (!rows[0]) {
       await getAccount(tx, accountId); // ACCOUNT_NOT_FOUND when there is none
