@@ -8,3 +8,7 @@ ALTER TABLE ledger_entries ADD CONSTRAINT ledger_amount_safe CHECK (amount_cents
 -- The per-account running limit (src/queue/account-limit.ts) counts an account's leased renders after
 -- every claim round.
 CREATE INDEX generations_leased_account ON generations (account_id) WHERE status = 'queued' AND lease_until IS NOT NULL;
+
+-- Attempts of a render that ended because fetching its input images timed out: the second one is final
+-- (src/queue/worker.ts), so a slow input server cannot hold worker slots for every attempt.
+ALTER TABLE generations ADD COLUMN fetch_timeouts smallint NOT NULL DEFAULT 0;

@@ -25,6 +25,11 @@ export interface Config {
   logLevel: string;
   /** Renders of one account running at once across the cluster (0: no limit). */
   accountConcurrency: number;
+  /**
+   * Time one render attempt may spend fetching its input images (they are fetched at once, so this
+   * bounds the attempt's fetching). A render whose fetches time out on two attempts fails for good.
+   */
+  fetchTimeoutMs: number;
   /** When set, /metrics answers only with `Authorization: Bearer <this token>`. */
   metricsToken: string | null;
 }
@@ -123,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     accountConcurrency: int('RENDERGATE_ACCOUNT_CONCURRENCY', 4, 0, 100_000),
     metricsToken,
+    fetchTimeoutMs: int('RENDERGATE_FETCH_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -229,17 +229,26 @@ export class Worker {
   }
 
   private async fail(job: ClaimedJob, e: unknown, log: Logger) {
-    const err = e instanceof RenderError ? e : new RenderError('RENDER_FAILED', 'The renderer failed unexpectedly.', false, { cause: e });
+    let err = e instanceof RenderError ? e : new RenderError('RENDER_FAILED', 'The renderer failed unexpectedly.', false, { cause: e });
     if (!(e instanceof RenderError)) log.error({ err: e }, 'renderer threw an unexpected error');
     const model = this.o.catalog.get(job.model_id)?.def;
     try {
       if (err.retryable && model && job.attempts < model.maxAttempts) {
         const backoff = Math.min(60, 2 ** job.attempts);
-        await this.o.db.query(
-          `UPDATE generations SET run_after = now() + make_interval(secs => $4), lease_owner = NULL, lease_until = NULL
-           WHERE ${leaseGuard('$1', '$2', '$3')}`, [job.id, job.lease.owner, job.lease.attempt, backoff]);
-        log.warn({ code: err.code, backoffSeconds: backoff }, `render attempt failed, will retry: ${err.message}`);
-        return;
+        // An input server that made one attempt time out gets one more chance, not every attempt: a slow
+        // address is the client's, and each timeout held a worker slot for the whole fetch time. The
+        // second timeout finds fetch_timeouts > 0, retries nothing, and fails below.
+        const fetchTimeout = err.code === 'INPUT_FETCH_TIMEOUT' ? 1 : 0;
+        const r = await this.o.db.query(
+          `UPDATE generations SET run_after = now() + make_interval(secs => $4), lease_owner = NULL, lease_until = NULL,
+             fetch_timeouts = fetch_timeouts + $5
+           WHERE ${leaseGuard('$1', '$2', '$3')} AND ($5 = 0 OR fetch_timeouts = 0)`,
+          [job.id, job.lease.owner, job.lease.attempt, backoff, fetchTimeout]);
+        if (r.rowCount === 1 || fetchTimeout === 0) {
+          if (r.rowCount === 1) log.warn({ code: err.code, backoffSeconds: backoff }, `render attempt failed, will retry: ${err.message}`);
+          return; // retried, or this attempt no longer holds the render
+        }
+        err = new RenderError(err.code, `${err.message} (the second time; not retried again)`, false);
       }
       const refunded = await transaction(this.o.db, (tx) => refundGeneration(tx, job.id, 'queued', { status: 'failed', code: err.code, message: err.message }, job.lease));
       if (refunded === null) return;
