@@ -134,7 +134,7 @@ export const MAX_RANKED_SENTENCES = 2_000;
  * instead of linking every pair, so the graph grows linearly with the text. Real texts of the allowed
  * length rarely have such a term, and for them the graph is exactly the dense one.
  */
-export const MAX_TERM_LINKS = 32;
+export const MAX_TERM_LINKS = 8;
 
 /** TextRank scores of sentences: centrality in a graph whose edges are TF-IDF cosine similarities. */
 export function rankSentences(sentences: Sentence[]): number[] {
