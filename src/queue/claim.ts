@@ -27,6 +27,8 @@ export interface ClaimedJob {
   id: string; account_id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number;
   /** This attempt's fencing token (db/lease.ts): every later statement for the attempt is guarded by it. */
   lease: Lease;
+  /** The account's running renders as the claim's snapshot counted them (account-limit.ts); absent when not counted. */
+  account_running?: number | null;
 }
 type ClaimedRow = Omit<ClaimedJob, 'lease'>;
 
@@ -108,9 +110,11 @@ WITH RECURSIVE pairs AS (
   UPDATE generations g SET ${lease('$2', '$3')} FROM chosen c WHERE g.id = c.id
   RETURNING c.rank, g.id, g.account_id, g.model_id, g.inputs, g.attempts, extract(epoch FROM now() - g.run_after)::float8 AS waited
 )
-SELECT id, account_id, model_id, inputs, attempts, waited, false AS limited, rank FROM claimed
+SELECT id, account_id, model_id, inputs, attempts, waited, false AS limited, rank,
+  (SELECT coalesce(sum(n), 0)::int FROM running r WHERE r.account_id = claimed.account_id) AS account_running
+FROM claimed
 UNION ALL
-SELECT id, NULL, model_id, NULL, NULL, NULL, true, rank FROM ranked
+SELECT id, NULL, model_id, NULL, NULL, NULL, true, rank, NULL FROM ranked
 WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed) < ${wanted}
 ORDER BY limited, rank`;
 }
