@@ -23,6 +23,13 @@ export interface Config {
   shutdownGraceMs: number;
   requestTimeoutMs: number;
   logLevel: string;
+  /** Uploads (CONTRACT.md "Uploads"), retention, `Prefer: wait` and webhooks. */
+  uploadLimitBytes: number;
+  uploadRetentionSeconds: number;
+  /** 0 = outputs are kept forever. */
+  outputRetentionSeconds: number;
+  maxWaiters: number;
+  webhookRetrySeconds: number[];
 }
 
 export class ConfigError extends Error {
@@ -94,6 +101,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const keyPrefix = env.RENDERGATE_KEY_PREFIX || 'rg_';
   if (!/^[a-z0-9]{1,12}_$/.test(keyPrefix)) problems.push('RENDERGATE_KEY_PREFIX: lowercase letters and digits ending in "_"');
 
+  // Durations like 30d, 12h, 90m, 45s (a bare number is seconds); 0 only where `zeroOk`.
+  const duration = (name: string, fallback: string, zeroOk: boolean): number => {
+    const raw = env[name] || fallback;
+    const m = /^(\d{1,9})([smhd]?)$/.exec(raw);
+    const n = m ? Number(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]] : NaN;
+    if (!Number.isSafeInteger(n) || (n === 0 && !zeroOk) || n > 100 * 365 * 86400) {
+      problems.push(`${name}=${JSON.stringify(raw)}: must be a duration like 30d, 12h, 90m or 45s${zeroOk ? ' (0 = forever)' : ''}`);
+      return 0;
+    }
+    return n;
+  };
+  const rawRetry = env.RENDERGATE_WEBHOOK_RETRY_SECONDS || '5,30,120,600,1800,3600,7200,14400,28800,43200';
+  const webhookRetrySeconds = rawRetry.split(',').map((x) => Number(x.trim()));
+  if (webhookRetrySeconds.length > 50 || webhookRetrySeconds.some((x) => !Number.isInteger(x) || x < 0 || x > 7 * 86400)) {
+    problems.push(`RENDERGATE_WEBHOOK_RETRY_SECONDS=${JSON.stringify(rawRetry)}: comma-separated whole seconds (0 to 604800), at most 50`);
+  }
+
   const config: Config = {
     port,
     host,
@@ -114,6 +138,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: int('RENDERGATE_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     shutdownGraceMs: int('RENDERGATE_SHUTDOWN_GRACE_SECONDS', 7, 0, 3600) * 1000,
     logLevel: env.LOG_LEVEL || 'info',
+    uploadLimitBytes: int('RENDERGATE_UPLOAD_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    uploadRetentionSeconds: duration('RENDERGATE_UPLOAD_RETENTION', '7d', false),
+    outputRetentionSeconds: duration('RENDERGATE_OUTPUT_RETENTION', '30d', true),
+    // held `Prefer: wait` requests per process; more are answered at once, as without the header
+    maxWaiters: int('RENDERGATE_MAX_WAITERS', 10_000, 0, 1_000_000),
+    webhookRetrySeconds,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -10,6 +10,8 @@ import { registerModels } from './routes/models.list.ts';
 import { registerModelDetail } from './routes/models.detail.ts';
 import { registerQuote } from './routes/quote.post.ts';
 import { registerGenerationRoutes } from './routes/generations.ts';
+import { registerUploadRoutes } from './routes/uploads.ts';
+import { registerWebhookRoutes } from './routes/webhook-endpoints.ts';
 
 /** Records the key on the request and sets the RateLimit headers; the 429 when over the limit. */
 function admit(req: FastifyRequest, reply: FastifyReply, key: KeyRecord, d: LimitDecision): ApiError | undefined {
@@ -38,4 +40,6 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   registerModelDetail(app, ctx);
   registerQuote(app, ctx);
   registerGenerationRoutes(app, ctx);
+  registerUploadRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
 }

@@ -10,7 +10,9 @@ import { priceOf } from '../domain/pricing.ts';
 import { isId, newId } from '../domain/ids.ts';
 import { objectBody } from '../domain/body.ts';
 import type { Storage } from '../storage/storage.ts';
-import { GENERATION_COLUMNS, generationView, type GenerationRow } from './generation-view.ts';
+import { GENERATION_COLUMNS, QUEUE_POSITION, generationView, type GenerationRow } from './generation-view.ts';
+import type { Uploads } from './uploads.ts';
+import type { Waiters } from './waiters.ts';
 import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { refundGeneration } from '../db/refunds.ts';
@@ -20,6 +22,9 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { CreateBatcher } from './create-batch.ts';
+
+/** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
+const WAITING_FRESH_MS = 1_000;
 
 export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }
 
@@ -36,8 +41,15 @@ export class Generations {
   private batcher: CreateBatcher;
 
   constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage,
-    private metrics?: Metrics, private cache?: GenerationCache, private jobs?: AfterCommitNotifier) {
+    private metrics?: Metrics, private cache?: GenerationCache, private jobs?: AfterCommitNotifier,
+    private uploads?: Uploads, private waiters?: Waiters) {
     this.batcher = new CreateBatcher(db, config.dayTimeZone);
+  }
+
+  /** Quote and create: image inputs given as upload addresses must be uploads of this account, still kept. */
+  async checkUploads(accountId: string, model: Parameters<Uploads['uploadInputs']>[0], inputs: Parameters<Uploads['uploadInputs']>[1]) {
+    const named = this.uploads?.uploadInputs(model, inputs);
+    if (named && named.size > 0) await this.uploads!.checkInputs(accountId, named);
   }
 
   private location(id: string) {
@@ -47,6 +59,7 @@ export class Generations {
   async create(key: KeyRecord, body: unknown, idempotencyKey: string): Promise<Created> {
     const { model, inputs } = parseRenderRequest(this.catalog, objectBody(body));
     const cost = priceOf(model, inputs);
+    await this.checkUploads(key.accountId, model, inputs);
     const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
     const def = model.def;
     const id = newId('gen');
@@ -112,10 +125,45 @@ export class Generations {
   /** Reads a generation for found() (a field, so that a poll creates no closure). */
   private load = async (id: string): Promise<CachedGeneration | null> => {
     const { rows } = await this.db.query({ name: 'gen-get',
-      text: `SELECT ${GENERATION_COLUMNS}, account_id FROM generations WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
+      text: `SELECT ${GENERATION_COLUMNS}, account_id, ${QUEUE_POSITION('g')} FROM generations g WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
     const row = rows[0] as (GenerationRow & { account_id: string }) | undefined;
-    return row ? { row, accountId: row.account_id, json: JSON.stringify(generationView(row, this.config.publicUrl)) } : null;
+    if (!row) return null;
+    // A render waiting to start moves up the queue without its own row changing: its copy is kept briefly.
+    const staleAt = row.status === 'queued' && !row.started_at ? performance.now() + WAITING_FRESH_MS : undefined;
+    return { row, accountId: row.account_id, json: JSON.stringify(generationView(row, this.config.publicUrl)), staleAt };
   };
+
+  /**
+   * The generation's JSON once it is final, or when `seconds` have passed, or when `closed` fires (the
+   * client went away), whichever comes first. `applied` is false when the process already holds its
+   * most waiting requests: the answer is then the current state, at once.
+   */
+  async waitJson(accountId: string, id: string, seconds: number, closed: AbortSignal): Promise<{ json: string; applied: boolean }> {
+    if (!this.waiters || !this.cache) return { json: await this.getJson(accountId, id), applied: false };
+    let changed = false;
+    let wake: (() => void) | null = null;
+    const remove = this.waiters.add(id, () => { changed = true; wake?.(); });
+    if (!remove) return { json: await this.getJson(accountId, id), applied: false };
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, seconds * 1000);
+      closed.addEventListener('abort', () => resolve(), { once: true });
+    });
+    try {
+      for (;;) {
+        changed = false;
+        const g = await this.found(accountId, id);
+        if (g.row.status !== 'queued' || closed.aborted) return { json: g.json, applied: true };
+        if (changed) continue; // changed while it was read: read again
+        const woken = await Promise.race([new Promise<boolean>((r) => { wake = () => r(true); }), over.then(() => false)]);
+        wake = null;
+        if (!woken) return { json: closed.aborted ? g.json : await this.getJson(accountId, id), applied: true };
+      }
+    } finally {
+      clearTimeout(timer);
+      remove();
+    }
+  }
 
   /** getJson() when the answer is in memory now, without waiting; undefined when it is not. */
   cachedJson(accountId: string, id: string): string | undefined {
@@ -133,18 +181,49 @@ export class Generations {
     const r = (await this.found(accountId, id)).row;
     if (r.status === 'queued') throw new ApiError('GENERATION_NOT_READY', 'The render has not finished yet; poll until it has.');
     if (r.status !== 'succeeded' || !r.content_key) throw new ApiError('CONTENT_NOT_FOUND', 'This generation has no file.');
+    if (r.content_removed_at || (r.expires_at && r.expires_at.getTime() <= Date.now())) {
+      throw new ApiError('CONTENT_EXPIRED', `The file was removed after it expired at ${r.expires_at?.toISOString() ?? 'its retention time'}.`);
+    }
     return { key: r.content_key, contentType: r.content_type as string, bytes: r.content_bytes as number, etag: r.content_etag as string };
   }
 
   async list(accountId: string, q: { limit: number; cursor: string | null; status: string | null; modelId: string | null }): Promise<Page<Record<string, unknown>>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const { rows } = await this.db.query(
-      `SELECT ${GENERATION_COLUMNS} FROM generations
+      `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
        WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
          AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4)
        ORDER BY id DESC LIMIT $5`, [accountId, after, q.status, q.modelId, q.limit + 1]);
     const data = rows.slice(0, q.limit).map((r) => generationView(r as GenerationRow, this.config.publicUrl));
     return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };
+  }
+
+  /**
+   * Cancels a render (CONTRACT.md "Cancel"): a queued one, waiting or running, becomes refunded with its
+   * charge returned, in the same guarded transition DELETE uses, and whichever worker runs it is told to
+   * stop. A refunded one is answered unchanged; a succeeded or failed one is 409.
+   */
+  async cancel(accountId: string, id: string): Promise<Record<string, unknown>> {
+    if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    const { row, refunded } = await transaction(this.db, async (tx) => {
+      const { rows } = await tx.query(
+        'SELECT status FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, accountId]);
+      if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+      const status = rows[0].status as string;
+      if (status === 'succeeded' || status === 'failed') {
+        throw new ApiError('GENERATION_NOT_CANCELLABLE', `Only a queued render can be cancelled; this one is ${status}.`, [{ status }]);
+      }
+      let cents: number | null = null;
+      if (status === 'queued') {
+        cents = await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
+        await tx.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
+      }
+      const fresh = await tx.query(`SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1`, [id]);
+      return { row: fresh.rows[0] as GenerationRow, refunded: cents };
+    });
+    this.cache?.invalidate(id);
+    if (refunded) this.metrics?.refundedCents.inc(refunded);
+    return generationView(row, this.config.publicUrl);
   }
 
   /** Deletes a render; a queued (waiting or running) one is cancelled and refunded in the same step. */
