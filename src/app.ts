@@ -89,6 +89,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   // `Prefer: wait` requests are woken by the cache's change notifications.
   const waiters = new Waiters(config.maxWaiters);
   if (cache) cache.onChange = (id) => waiters.wake(id);
+  metrics.heldRequests = () => waiters.size;
   const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined,
     uploads, waiters);
   const ctx = {
