@@ -10,7 +10,7 @@ import { priceOf } from '../domain/pricing.ts';
 import { isId, newId } from '../domain/ids.ts';
 import { objectBody } from '../domain/body.ts';
 import type { Storage } from '../storage/storage.ts';
-import { GENERATION_COLUMNS, QUEUE_POSITION, generationView, type GenerationRow } from './generation-view.ts';
+import { GENERATION_COLUMNS, QUEUE_POSITION, QUEUE_POSITION_CAP, generationView, type GenerationRow } from './generation-view.ts';
 import type { Uploads } from './uploads.ts';
 import type { Waiters } from './waiters.ts';
 import type { KeyRecord } from './keys.ts';
@@ -80,23 +80,34 @@ export class Generations {
         this.jobs?.send('created');
         this.metrics?.chargedCents.inc(cost);
         return {
-          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs!, cost_cents: cost, created_at: made.created_at! }),
+          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs!, cost_cents: cost, created_at: made.created_at!, queue_position: made.queue_position }),
           location: this.location(id), replayed: false,
         };
     }
   }
 
   /** The 202 body of a create: the generation as it was then, queued with nothing refunded. */
-  private queuedView(g: Pick<GenerationRow, 'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at'>) {
+  private queuedView(g: Pick<GenerationRow, 'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at' | 'queue_position'>) {
     return generationView({
       ...g, status: 'queued', refunded_cents: 0, content_key: null, content_type: null, text_output: null,
       error_code: null, error_message: null, started_at: null, completed_at: null,
     }, this.config.publicUrl);
   }
 
-  /** A replay's 202 body, rebuilt from its generation. */
+  /**
+   * A replay's 202 body, rebuilt from its generation, its queue position included: the renders of its
+   * model created before it and neither started nor finished at its creation, read from their times
+   * (a replay is rare; the scan is bounded to the rows created shortly before it).
+   */
   private async createdView(id: string) {
-    const { rows } = await this.db.query({ name: 'gen-replay', text: 'SELECT id, model_id, inputs, cost_cents, created_at FROM generations WHERE id = $1', values: [id] });
+    const { rows } = await this.db.query({ name: 'gen-replay', text: `
+      SELECT g.id, g.model_id, g.inputs, g.cost_cents, g.created_at, (SELECT count(*)::int FROM (
+          SELECT 1 FROM (SELECT model_id, status, started_at, completed_at FROM generations
+                         WHERE id < g.id ORDER BY id DESC LIMIT 100000) w
+          WHERE w.model_id = g.model_id AND (w.started_at IS NULL OR w.started_at > g.created_at)
+            AND (w.completed_at IS NULL OR w.completed_at > g.created_at)
+          LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 AS queue_position
+      FROM generations g WHERE g.id = $1`, values: [id] });
     return this.queuedView(rows[0] as GenerationRow);
   }
 

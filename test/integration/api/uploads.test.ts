@@ -36,7 +36,7 @@ const startWorker = async () => {
 };
 
 const upload = (key: string, body: Buffer, type = 'image/png') => fetch(`${api.base}/v1/uploads`, {
-  method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body,
+  method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: new Uint8Array(body),
 }).then(async (r) => ({ status: r.status, json: await r.json() as any, headers: r.headers }));
 const create = (key: string, image: string) => c.call('POST', '/v1/generations', {
   key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'slow push in', image, duration: 5 } },
@@ -77,7 +77,7 @@ it('refuses what is not an image of its declared type, a type it does not take, 
   expect(bad[0][0].json.details).toEqual([{ field: 'body', message: expect.stringContaining('image/png') }]);
   expect((await upload(a.key, jpeg, 'image/jpeg')).status).toBe(201);
   // the JSON body limit (1 MiB by default) is unchanged elsewhere, and a JSON route takes no image
-  const onJson = await fetch(`${api.base}/v1/quote`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'image/png' }, body: png });
+  const onJson = await fetch(`${api.base}/v1/quote`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'image/png' }, body: new Uint8Array(png) });
   expect(onJson.status).toBe(415);
 });
 
