@@ -58,7 +58,7 @@ describe('bodies', () => {
     const bytes = fc.oneof(fc.uint8Array({ maxLength: 2000 }).map((b) => Buffer.from(b)),
       fc.nat(png.length).map((n) => png.subarray(0, n)), fc.constant(png), fc.constant(Buffer.concat([png, Buffer.alloc(100)])));
     await check('upload bodies', fc.tuple(type, bytes), async ([t, b]) => {
-      const headers = pub();
+      const headers: Record<string, string> = pub();
       if (/^[\t\x20-\x7e]*$/.test(t) && t.trim() !== '') headers['content-type'] = t;
       await sendChecked(h.svc.base, { method: 'POST', path: '/v1/uploads', headers, body: b }, [201, 400, 413, 415]);
     }, 200);
