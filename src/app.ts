@@ -111,6 +111,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   let janitor: Janitor | null = null;
   let claimDb: Db | null = null;
   let dispatcher: WebhookDispatcher | null = null;
+  let webhookDb: Db | null = null;
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
     worker = new Worker({
@@ -118,8 +119,11 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds,
     });
     janitor = new Janitor(db, storage, log);
+    // Asynchronous commits: a delivery's record lost in a database crash means it is sent again, which
+    // at-least-once delivery allows; waiting for a WAL flush per delivery would cap throughput.
+    webhookDb = createPool(infra.url, 4, { asyncCommit: true });
     dispatcher = new WebhookDispatcher({
-      db, databaseUrl: infra.url, log, retrySeconds: config.webhookRetrySeconds, allowPrivateUrls: config.allowPrivateUrls,
+      db: webhookDb, databaseUrl: infra.url, log, retrySeconds: config.webhookRetrySeconds, allowPrivateUrls: config.allowPrivateUrls,
       view: (snap) => snapshotView(snap, config.publicUrl),
     });
     await worker.start();
@@ -133,6 +137,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       await server.close();
       await worker?.stop(graceMs);
       await dispatcher?.stop();
+      await webhookDb?.end().catch(() => undefined);
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();
