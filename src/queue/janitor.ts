@@ -2,7 +2,7 @@
 // renders stuck past their deadline end failed and refunded; files of deleted or refunded renders are
 // removed; files of succeeded renders past their expires_at, and uploads expired or deleted, are removed
 // (each once, on whichever node locks it first); idempotency records older than 24 h and stale
-// rate-limit windows are pruned.
+// rate-limit windows and webhook deliveries finished over 30 days ago are pruned.
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { refundGeneration } from '../db/refunds.ts';
@@ -67,6 +67,10 @@ export class Janitor {
       }
       await this.expireOutputs();
       await this.removeUploads();
+      // Finished webhook deliveries are kept 30 days for the deliveries list, then pruned.
+      await this.db.query(
+        `DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(SELECT ctid FROM webhook_deliveries
+           WHERE status <> 'pending' AND created_at < now() - interval '30 days' LIMIT 5000))`);
       await this.db.query(
         `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys
            WHERE created_at < now() - make_interval(hours => $1) LIMIT 5000))`, [IDEMPOTENCY_KEEP_HOURS]);

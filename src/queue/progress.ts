@@ -1,6 +1,8 @@
 // A render's progress, persisted for polls (Generation.progress): at most one write every PROGRESS_EVERY_MS
 // per render, only while this worker still holds that attempt (lease owner, attempt number, queued), so
-// a late report of an earlier attempt can never overwrite a later one or a final status.
+// a late report of an earlier attempt can never overwrite a later one or a final status. Written on the
+// claims' pool (asynchronous commit): progress is advisory, and its change notification (the trigger of
+// migrations/008) then holds the commit-order lock only briefly.
 import type { Db } from '../db/pool.ts';
 
 const PROGRESS_EVERY_MS = 500;

@@ -134,7 +134,7 @@ export class Worker {
       }, () => { /* database briefly away: the lease covers a few missed beats */ });
     }, HEARTBEAT_MS);
     const scratch = new ScratchDir(this.tmpDir, job.id);
-    const progress = new ProgressWriter(this.o.db, job.id, this.owner, job.attempts);
+    const progress = new ProgressWriter(this.o.claimDb, job.id, this.owner, job.attempts);
     try {
       const model = this.o.catalog.get(job.model_id)?.def;
       if (!model) throw new RenderError('MODEL_UNAVAILABLE', `The model ${job.model_id} is no longer in the catalog.`, false);

@@ -2,7 +2,7 @@
 // (cancel and refund a queued one), and the operator refund.
 import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
-import { transaction, type Db } from '../db/pool.ts';
+import { transaction, type Db, type Tx } from '../db/pool.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import { ApiError } from '../domain/errors.ts';
 import { parseRenderRequest } from '../domain/inputs.ts';
@@ -217,17 +217,9 @@ export class Generations {
   async cancel(accountId: string, id: string): Promise<Record<string, unknown>> {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     const { row, refunded } = await transaction(this.db, async (tx) => {
-      const { rows } = await tx.query(
-        'SELECT status FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, accountId]);
-      if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-      const status = rows[0].status as string;
+      const { status, refunded: cents } = await this.cancelLocked(tx, accountId, id);
       if (status === 'succeeded' || status === 'failed') {
         throw new ApiError('GENERATION_NOT_CANCELLABLE', `Only a queued render can be cancelled; this one is ${status}.`, [{ status }]);
-      }
-      let cents: number | null = null;
-      if (status === 'queued') {
-        cents = await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
-        await tx.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
       }
       const fresh = await tx.query(`SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1`, [id]);
       return { row: fresh.rows[0] as GenerationRow, refunded: cents };
@@ -237,20 +229,30 @@ export class Generations {
     return generationView(row, this.config.publicUrl);
   }
 
+  /**
+   * Cancel and DELETE share this: under the row's lock, a queued render becomes refunded with its charge
+   * returned (one guarded transition; the money moves once) and the worker running it, on any node, is
+   * told to stop. Returns the row's status before, its file key, and the cents returned (null: none).
+   */
+  private async cancelLocked(tx: Tx, accountId: string, id: string): Promise<{ status: string; contentKey: string | null; refunded: number | null }> {
+    const { rows } = await tx.query(
+      'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, accountId]);
+    if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    let refunded: number | null = null;
+    if (rows[0].status === 'queued') {
+      refunded = await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
+      await tx.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
+    }
+    return { status: rows[0].status, contentKey: rows[0].content_key, refunded };
+  }
+
   /** Deletes a render; a queued (waiting or running) one is cancelled and refunded in the same step. */
   async delete(accountId: string, id: string) {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-    let refunded: number | null = null;
-    const contentKey = await transaction(this.db, async (tx) => {
-      const { rows } = await tx.query(
-        'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, accountId]);
-      if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-      if (rows[0].status === 'queued') {
-        refunded = await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
-        await tx.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
-      }
+    const { contentKey, refunded } = await transaction(this.db, async (tx) => {
+      const was = await this.cancelLocked(tx, accountId, id);
       await tx.query('UPDATE generations SET deleted_at = now() WHERE id = $1', [id]);
-      return rows[0].content_key as string | null;
+      return was;
     });
     this.cache?.invalidate(id);
     if (refunded) this.metrics?.refundedCents.inc(refunded);
