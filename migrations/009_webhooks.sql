@@ -57,6 +57,10 @@ BEGIN
   ELSIF OLD.started_at IS NULL AND NEW.started_at IS NOT NULL THEN kind := 'generation.started';
   ELSE RETURN NULL;
   END IF;
+  -- most accounts have no endpoint: one index probe, no ids made
+  IF NOT EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = NEW.account_id AND e.enabled AND e.deleted_at IS NULL) THEN
+    RETURN NULL;
+  END IF;
   evt := rendergate_new_id('evt');
   INSERT INTO webhook_deliveries (id, event_id, endpoint_id, type, generation_id, snapshot)
     SELECT rendergate_new_id('msg'), evt, e.id, kind, NEW.id, row_to_json(NEW)
