@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import S3rver from 's3rver';
+import sharp from 'sharp';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../helpers/db.ts';
@@ -37,8 +38,8 @@ afterAll(async () => {
   if (tmp) await fsp.rm(tmp, { recursive: true, force: true });
 });
 
-const render = (api: ReturnType<typeof client>, key: string, duration = 5) => api.call('POST', '/v1/generations', {
-  key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'slow push in', image: img.url('/a.png'), duration } },
+const render = (api: ReturnType<typeof client>, key: string, duration = 5, image = img.url('/a.png')) => api.call('POST', '/v1/generations', {
+  key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'slow push in', image, duration } },
   headers: { 'idempotency-key': crypto.randomUUID() },
 });
 
@@ -51,10 +52,15 @@ describe.each([['file', 'file'], ['S3', 's3://outputs/retention']])('retention o
   });
   afterAll(async () => { await svc?.stop(); await dbh?.drop(); });
 
-  it('expiresAt follows completedAt; after it the file is removed once and content answers 410, contentUrl kept', async () => {
+  it('an upload is stored there and rendered from there; expiresAt follows completedAt; after it the file is removed once and content answers 410, contentUrl kept', async () => {
     const api = client(svc.base);
     const a = await api.account(100_000);
-    const g = await render(api, a.key);
+    const png = await sharp({ create: { width: 200, height: 120, channels: 3, background: '#2a6' } }).png().toBuffer();
+    const up = await fetch(`${svc.base}/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'image/png' }, body: new Uint8Array(png) });
+    const u = await up.json() as { url: string };
+    expect(up.status).toBe(201);
+    expect(Buffer.from(await (await fetch(u.url, { headers: { authorization: `Bearer ${a.key}` } })).arrayBuffer()).equals(png)).toBe(true);
+    const g = await render(api, a.key, 5, u.url);
     const done = await api.waitFinal(a.key, g.json.id);
     expect(done).toMatchObject({ status: 'succeeded', progress: 1, queuePosition: null });
     expect(Date.parse(done.expiresAt) - Date.parse(done.completedAt)).toBe(3000);
@@ -87,7 +93,7 @@ describe('progress and queue position', () => {
 
   it('progress rises from 0 to 1 on a real render; waiting renders count their place; 0 retention keeps files forever', async () => {
     const api = client(svc.base);
-    const a = await api.account(1_000_000);
+    const a = await api.account(1_000_000, { rateLimitPerMinute: 100_000 }); // polled every 25 ms
     const first = await render(api, a.key, 10);
     const queued = [await render(api, a.key, 5), await render(api, a.key, 5)];
     const seen: number[] = [];
