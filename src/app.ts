@@ -10,7 +10,7 @@ import { createPool, type Db } from './db/pool.ts';
 import { migrate } from './db/migrate.ts';
 import { loadCatalog } from './domain/catalog-load.ts';
 import type { Catalog } from './domain/catalog-load.ts';
-import { createBackendRegistry } from './backends/registry.ts';
+import { createBackends } from './backends/registry.ts';
 import type { ModelBackend } from './backends/types.ts';
 import { createStorage } from './storage/index.ts';
 import type { Storage } from './storage/storage.ts';
@@ -64,7 +64,11 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const log = opts.log ?? pino({ level: config.logLevel });
   const infra = await openInfra(config, log);
   const { db, catalog, storage } = infra;
-  const backendFor = createBackendRegistry(config, catalog, opts.extraBackends);
+  const metrics = new Metrics();
+  let wake = () => {};
+  // A server that comes back wakes the claim loop, so the renders it held back start at once.
+  const backends = createBackends(config, catalog, metrics, opts.extraBackends, process.env, () => wake());
+  const { backendFor } = backends;
   // A worker serves no admin API, so it neither needs nor generates a token.
   const adminToken = role === 'worker' ? '' : resolveAdminToken(config, (token, file) => {
     // Printed once, on the start that created it; afterwards it is only in the file.
@@ -73,14 +77,14 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   if (role !== 'serve' && config.storage.driver === 'file') {
     log.warn({ role, root: config.storage.root }, 'outputs are stored on this machine\'s disk: API and worker processes on other machines cannot see them (use RENDERGATE_STORAGE=s3://… or a shared RENDERGATE_DATA_DIR)');
   }
-  const metrics = new Metrics();
   // Polls are answered from memory in API processes; a worker answers none.
   const cache = role === 'worker' ? undefined : new GenerationCache(infra.url, 20_000, (m) => log.warn(m));
   await cache?.start();
   // Wakes workers after each create, on one connection of its own with asynchronous commit.
   const wakeDb = role === 'worker' ? null : createPool(infra.url, 1, { asyncCommit: true });
   const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined);
-  const ctx = { config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics };
+  const ctx = { config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics,
+    backendHealth: role === 'api' ? undefined : backends.health };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
   const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log) : buildServer(ctx, log);
@@ -97,8 +101,11 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   let claimDb: Db | null = null;
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
-    worker = new Worker({ db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log, metrics });
+    const pools = new Map([...backends.pools].map(([model, pool]) => [model, { ...pool, healthy: (url: string) => backends.health.isHealthy(url) }]));
+    worker = new Worker({ db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log, metrics, pools });
     janitor = new Janitor(db, storage, log);
+    wake = () => worker?.fill();
+    await backends.health.start(); // the first probes decide which servers the first claims may use
     await worker.start();
     janitor.start();
   }
@@ -108,6 +115,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     close: async (graceMs = config.shutdownGraceMs) => {
       await server.close();
       await worker?.stop(graceMs);
+      await backends.health.stop();
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();

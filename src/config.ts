@@ -23,6 +23,10 @@ export interface Config {
   shutdownGraceMs: number;
   requestTimeoutMs: number;
   logLevel: string;
+  /** Seconds between health checks of each model server of the catalog (src/backends/health.ts). */
+  backendHealthIntervalMs: number;
+  /** Largest result file a model server may send; a bigger one fails the render. */
+  backendOutputLimitBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: int('RENDERGATE_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     shutdownGraceMs: int('RENDERGATE_SHUTDOWN_GRACE_SECONDS', 7, 0, 3600) * 1000,
     logLevel: env.LOG_LEVEL || 'info',
+    backendHealthIntervalMs: int('RENDERGATE_BACKEND_HEALTH_SECONDS', 5, 1, 3600) * 1000,
+    backendOutputLimitBytes: int('RENDERGATE_BACKEND_OUTPUT_LIMIT_BYTES', 2 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

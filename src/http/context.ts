@@ -7,6 +7,7 @@ import type { RateLimits } from '../services/rate-limits.ts';
 import type { Generations } from '../services/generations.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { BackendHealth } from '../backends/health.ts';
 
 export interface Ctx {
   config: Config;
@@ -18,6 +19,8 @@ export interface Ctx {
   storage: Storage;
   adminToken: string;
   metrics: Metrics;
+  /** The model servers' health as this process's probes see it (processes that render only). */
+  backendHealth?: BackendHealth;
 }
 
 declare module 'fastify' {

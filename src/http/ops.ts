@@ -27,10 +27,12 @@ export function registerOps(app: FastifyInstance, ctx: Ctx) {
       checks.storage = 'not writable';
       problems.push('storage');
     }
+    // Model servers are reported, not required: while one is down its renders wait in the queue.
+    const backends = ctx.backendHealth?.snapshot().map((b) => ({ driver: b.driver, url: b.url, healthy: b.healthy, latencyMs: b.latencyMs, error: b.error, checkedAt: b.checkedAt }));
     if (problems.length > 0) {
       throw new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${problems.join(', ')}.`, [checks], { 'retry-after': '5' });
     }
-    return { status: 'ready', checks };
+    return { status: 'ready', checks, ...(backends && backends.length > 0 ? { backends } : {}) };
   });
 
   app.get('/metrics', async (_req, reply) => {

@@ -19,9 +19,14 @@
 // its first as running and as just served. Jobs of limited models are not claimed by that statement
 // (its snapshot cannot see a claim committed while it runs); it stops at the first one in rank order
 // and hands it to the locked path above, and the batch goes on after it.
-import type { Db } from '../db/pool.ts';
+import type { Db, Tx } from '../db/pool.ts';
+import { pickServer, poolCapacity, RUNNING_PER_URL, type PoolState } from './pool-claim.ts';
 
-export interface ClaimedJob { id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number }
+export interface ClaimedJob {
+  id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number;
+  /** The pool server the render was given (pool-claim.ts); absent for models without a pool. */
+  backend_url?: string | null;
+}
 
 // The lease a claim takes; `owner` and `seconds` are the statement's parameters for them.
 const lease = (owner: string, seconds: string) => `attempts = attempts + 1, lease_owner = ${owner},
@@ -112,6 +117,10 @@ WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND r
               AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
 RETURNING id, model_id, inputs, attempts, extract(epoch FROM now() - run_after)::float8 AS waited`;
 
+// CLAIM_ONE, giving the render a server of its model's pool ($4).
+const CLAIM_ONE_AT = CLAIM_ONE.replace('started_at = coalesce', 'backend_url = $4, started_at = coalesce')
+  .replace('RETURNING id,', 'RETURNING backend_url, id,');
+
 const RUNNING_OF_MODEL = `
 SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`;
 
@@ -124,8 +133,17 @@ export class Claimer {
   private limitsJson: string;
   private batchSql = new Map<number, string>();
 
-  constructor(private db: Db, private limits: Map<string, number>, private owner: string, private leaseSeconds: number) {
+  constructor(private db: Db, private limits: Map<string, number>, private owner: string, private leaseSeconds: number,
+    private pools: Map<string, PoolState> = new Map()) {
     this.limitsJson = JSON.stringify(Object.fromEntries(limits));
+  }
+
+  /** The model limits of this claim: a pooled model is limited to what its healthy servers take (0 while none is). */
+  private currentLimits(): string {
+    if (this.pools.size === 0) return this.limitsJson;
+    const limits = Object.fromEntries(this.limits);
+    for (const [model, pool] of this.pools) limits[model] = Math.min(poolCapacity(pool), this.limits.get(model) ?? Infinity);
+    return JSON.stringify(limits);
   }
 
   /** The next job in fairness order, or null when nothing is runnable. */
@@ -156,7 +174,7 @@ export class Claimer {
     let text = this.batchSql.get(wanted);
     if (!text) this.batchSql.set(wanted, text = claimBatchSql(wanted));
     const { rows } = await this.db.query<BatchRow>({
-      name: `claim-batch-${wanted}`, text, values: [this.limitsJson, this.owner, this.leaseSeconds],
+      name: `claim-batch-${wanted}`, text, values: [this.currentLimits(), this.owner, this.leaseSeconds],
     });
     const limited = rows.find((r) => r.limited) ?? null;
     return { claimed: rows.filter((r) => !r.limited).map(({ limited: _l, rank: _r, ...job }) => job), limited };
@@ -170,7 +188,10 @@ export class Claimer {
       // Counted after the lock, in a snapshot that sees every claim of this model committed before it.
       const { rows } = await tx.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] });
       let job: ClaimedJob | null = null;
-      if (rows[0].n < this.limits.get(modelId)!) {
+      const pool = this.pools.get(modelId);
+      if (pool) {
+        if (rows[0].n < (this.limits.get(modelId) ?? Infinity)) job = await this.claimOnServer(tx, id, modelId, pool);
+      } else if (rows[0].n < this.limits.get(modelId)!) {
         const claimed = await tx.query<ClaimedJob>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds] });
         job = claimed.rows[0] ?? null;
       }
@@ -182,5 +203,14 @@ export class Claimer {
     } finally {
       tx.release();
     }
+  }
+
+  /** Claims job `id` on the least busy healthy server of its pool, if one has room (under the model's lock). */
+  private async claimOnServer(tx: Tx, id: string, modelId: string, pool: PoolState): Promise<ClaimedJob | null> {
+    const running = await tx.query({ name: 'claim-running-per-url', text: RUNNING_PER_URL, values: [modelId] });
+    const url = pickServer(pool, running.rows);
+    if (!url) return null;
+    const claimed = await tx.query<ClaimedJob>({ name: 'claim-one-at', text: CLAIM_ONE_AT, values: [id, this.owner, this.leaseSeconds, url] });
+    return claimed.rows[0] ?? null;
   }
 }

@@ -21,6 +21,7 @@ import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { Listener } from '../db/listener.ts';
 import { Claimer, type ClaimedJob } from './claim.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { PoolState } from './pool-claim.ts';
 
 export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;
@@ -42,6 +43,8 @@ export interface WorkerOptions {
   concurrency: number;
   log: Logger;
   metrics: Metrics;
+  /** Models rendered by pools of servers, with this process's view of each server's health (pool-claim.ts). */
+  pools?: Map<string, PoolState>;
 }
 
 export class Worker {
@@ -62,7 +65,7 @@ export class Worker {
 
   constructor(private o: WorkerOptions) {
     const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
-    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS);
+    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS, o.pools);
     this.startedNotifier = new AfterCommitNotifier(o.claimDb, GENERATION_CHANGED_CHANNEL);
     this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
       if (ch === JOBS_CHANNEL) this.fill();
@@ -140,6 +143,7 @@ export class Worker {
       const out = await this.guarded(state, model, this.o.backendFor(model).run(job.inputs, {
         signal: state.abort.signal, get workDir() { return scratch.path(); }, timeLimitSeconds: model.timeLimitSeconds, progress: () => {},
         attemptId: `${job.id}-${job.attempts}`, readUpload: async () => null,
+        ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
       })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
       if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
@@ -211,7 +215,8 @@ export class Worker {
     const model = this.o.catalog.get(job.model_id)?.def;
     try {
       if (err.retryable && model && job.attempts < model.maxAttempts) {
-        const backoff = Math.min(60, 2 ** job.attempts);
+        // The server's own Retry-After when it asked for longer (within reason), else doubling delays.
+        const backoff = Math.max(Math.min(60, 2 ** job.attempts), Math.min(300, err.retryAfterSeconds ?? 0));
         await this.o.db.query(
           `UPDATE generations SET run_after = now() + make_interval(secs => $3), lease_owner = NULL, lease_until = NULL
            WHERE id = $1 AND status = 'queued' AND lease_owner = $2`, [job.id, this.owner, backoff]);
