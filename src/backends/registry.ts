@@ -13,10 +13,12 @@ import { BackendHealth, type HealthTarget } from './health.ts';
 import type { DriverFactory, RemoteBackend } from './shared/driver.ts';
 import { createCogBackend } from './cog/index.ts';
 import { createOpenAiBackend } from './openai/index.ts';
+import { createComfyBackend } from './comfyui/index.ts';
 
 const DRIVERS: Record<string, DriverFactory> = {
   cog: createCogBackend,
   openai: createOpenAiBackend,
+  comfyui: createComfyBackend,
 };
 
 export interface Backends {
