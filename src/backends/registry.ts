@@ -14,11 +14,15 @@ import type { DriverFactory, RemoteBackend } from './shared/driver.ts';
 import { createCogBackend } from './cog/index.ts';
 import { createOpenAiBackend } from './openai/index.ts';
 import { createComfyBackend } from './comfyui/index.ts';
+import { createReplicateBackend } from './replicate/index.ts';
+import { createFalBackend } from './fal/index.ts';
 
 const DRIVERS: Record<string, DriverFactory> = {
   cog: createCogBackend,
   openai: createOpenAiBackend,
   comfyui: createComfyBackend,
+  replicate: createReplicateBackend,
+  fal: createFalBackend,
 };
 
 export interface Backends {

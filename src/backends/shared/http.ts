@@ -88,12 +88,13 @@ export const malformed = (what: string, why: string) =>
  * Runs `fn` again on a retryable failure, after the server's Retry-After or a doubling delay, while the
  * render's time allows; then the failure goes to the worker, which retries the attempt later (worker.ts).
  */
-export async function withRetries<T>(fn: () => Promise<T>, o: { signal: AbortSignal; tries: number; until: number }): Promise<T> {
+export async function withRetries<T>(fn: () => Promise<T>, o: { signal: AbortSignal; tries: number; until: number; only?: string[] }): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
     } catch (e) {
       if (!(e instanceof RenderError) || !e.retryable || e.code === 'RENDER_ABORTED' || i >= o.tries || o.signal.aborted) throw e;
+      if (o.only && !o.only.includes(e.code)) throw e;
       const delayMs = e.retryAfterSeconds !== undefined ? e.retryAfterSeconds * 1000 : 250 * 2 ** i;
       if (Date.now() + delayMs >= o.until) throw e;
       await sleep(delayMs, undefined, { signal: o.signal }).catch(() => { throw e; });
