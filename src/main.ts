@@ -8,6 +8,7 @@ import { addCredit, createAccount } from './services/accounts.ts';
 import { createKey, revokeKey } from './services/keys.ts';
 import { Generations } from './services/generations.ts';
 import { CatalogError } from './domain/catalog-load.ts';
+import { catalogCommand } from './cli/catalog.ts';
 
 const USAGE = `usage: rendergate <command>
   serve | api | worker                         run the service (default role: RENDERGATE_ROLE or serve)
@@ -15,7 +16,8 @@ const USAGE = `usage: rendergate <command>
   credits add --account ID --amount CENTS [--reason R]
   keys create --account ID [--name N] [--daily-cap CENTS|none] [--rate-limit PER_MINUTE]
   keys revoke --key ID
-  generations refund --id ID`;
+  generations refund --id ID
+  catalog check FILE | catalog import cog URL [--id vendor/name]   validate a catalog; draft an entry from a Cog container`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(message + '\n');
@@ -77,6 +79,7 @@ const [first = process.env.RENDERGATE_ROLE ?? 'serve', second] = positional;
 try {
   if (first === 'serve' || first === 'api' || first === 'worker') await serve(first);
   else if (first === 'help' || flags.has('help')) process.stdout.write(USAGE + '\n');
+  else if (first === 'catalog') process.exitCode = await catalogCommand(second, positional.slice(2), flags).catch((e: Error) => fail(e.message, 1));
   else await operator(`${first} ${second ?? ''}`.trim(), flags);
 } catch (e) {
   if (e instanceof ConfigError || e instanceof CatalogError) fail(e.message, 1);
