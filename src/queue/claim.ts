@@ -186,12 +186,14 @@ export class Claimer {
       await tx.query('BEGIN');
       await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`model:${modelId}`]);
       // Counted after the lock, in a snapshot that sees every claim of this model committed before it.
-      const { rows } = await tx.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] });
-      let job: ClaimedJob | null = null;
+      const limit = this.limits.get(modelId);
       const pool = this.pools.get(modelId);
-      if (pool) {
-        if (rows[0].n < (this.limits.get(modelId) ?? Infinity)) job = await this.claimOnServer(tx, id, modelId, pool);
-      } else if (rows[0].n < this.limits.get(modelId)!) {
+      let job: ClaimedJob | null = null;
+      // A pooled model without a model-wide limit is bounded by its servers alone (counted in claimOnServer).
+      const below = limit === undefined
+        || (await tx.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] })).rows[0].n < limit;
+      if (below && pool) job = await this.claimOnServer(tx, id, modelId, pool);
+      else if (below) {
         const claimed = await tx.query<ClaimedJob>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds] });
         job = claimed.rows[0] ?? null;
       }

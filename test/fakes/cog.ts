@@ -31,7 +31,7 @@ export interface CogFake {
   /** Behaviours of the next predictions, taken in order; then `ok`. */
   script: CogBehaviour[];
   textOutput: string[] | null;
-  predictions: { id: string; input: Record<string, unknown>; outcome: string }[];
+  predictions: { id: string; input: Record<string, unknown>; outcome: string; startedAt: number; endedAt?: number }[];
   cancels: string[];
   /** Ids whose client went away before their answer. */
   disconnected: string[];
@@ -71,7 +71,7 @@ export async function cogFake(opts: { output?: Buffer; contentType?: string; del
     const body = await readBody(req);
     const id: string = body?.id ?? crypto.randomUUID();
     const behaviour = fake.script.shift() ?? { kind: 'ok' };
-    const record = { id, input: body?.input ?? {}, outcome: behaviour.kind };
+    const record: CogFake['predictions'][number] = { id, input: body?.input ?? {}, outcome: behaviour.kind, startedAt: performance.now() };
     fake.predictions.push(record);
     if (behaviour.kind === 'busy') return send(res, 409, { error: 'At capacity - all prediction slots busy', status: 'failed' }, { 'retry-after': '0' });
     if (behaviour.kind === 'unavailable') return send(res, 503, { detail: 'Setup has not finished' });
@@ -97,6 +97,7 @@ export async function cogFake(opts: { output?: Buffer; contentType?: string; del
       const output = fake.textOutput ?? (behaviour.kind === 'url' ? `${fake.base}/files/${id}` : `data:${type};base64,${fake.output.toString('base64')}`);
       return send(res, 200, prediction(id, record.input, { status: 'succeeded', output }));
     } finally {
+      record.endedAt = performance.now();
       fake.inFlight--;
       live.delete(id);
     }
