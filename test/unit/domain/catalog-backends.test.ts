@@ -76,3 +76,17 @@ describe('catalog backends', () => {
     expect(() => createBackends(config, catalog, new Metrics(), {}, { RG_FAL_KEY_TEST: 'secret-value' })).not.toThrow();
   });
 });
+
+describe('docs/backends.md', () => {
+  it('every complete catalog example loads', () => {
+    const doc = fs.readFileSync(path.resolve(import.meta.dirname, '../../../docs/backends.md'), 'utf8');
+    const blocks = [...doc.matchAll(/```yaml\n(models:[\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks.length).toBe(5);
+    const dir = path.dirname(writeTemp('x'));
+    fs.mkdirSync(path.join(dir, 'workflows'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'workflows', 'flux.json'), JSON.stringify({
+      3: { class_type: 'KSampler', inputs: {} }, 6: { class_type: 'CLIPTextEncode', inputs: {} }, 9: { class_type: 'SaveImage', inputs: {} },
+    }));
+    for (const block of blocks) expect(loadCatalog(writeTemp(block)).models).toHaveLength(1);
+  });
+});
