@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import { listen, readBody, send } from './http-util.ts';
 
-export type FalBehaviour = { kind: 'ok' } | { kind: 'fail' } | { kind: 'hang' } | { kind: 'queued'; polls: number };
+export type FalBehaviour = { kind: 'ok' } | { kind: 'fail' } | { kind: 'hang' } | { kind: 'queued'; polls: number } | { kind: 'throttled' };
 
 export interface FalFake {
   base: string;
@@ -54,8 +54,10 @@ export async function falFake(): Promise<FalFake> {
     if (req.method === 'POST') {
       const input = await readBody(req);
       const id = crypto.randomUUID();
-      reqs.set(id, { b: fake.script.shift() ?? { kind: 'ok' }, polls: 0, cancelled: false });
+      const b = fake.script.shift() ?? { kind: 'ok' };
       fake.submitted.push({ id, path: url.pathname, input });
+      if (b.kind === 'throttled') return send(res, 429, { detail: 'Rate limit exceeded' }, { 'retry-after': '1' });
+      reqs.set(id, { b, polls: 0, cancelled: false });
       const [, owner, app] = url.pathname.split('/');
       const r = `${base}/${owner}/${app}/requests/${id}`;
       return send(res, 200, { request_id: id, response_url: r, status_url: `${r}/status`, cancel_url: `${r}/cancel`, queue_position: 0 });

@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import { listen, readBody, send } from './http-util.ts';
 
-export type ReplicateBehaviour = { kind: 'ok'; polls?: number } | { kind: 'fail' } | { kind: 'hang' } | { kind: 'throttled' } | { kind: 'poll-error' };
+export type ReplicateBehaviour = { kind: 'ok'; polls?: number } | { kind: 'fail' } | { kind: 'hang' } | { kind: 'throttled' } | { kind: 'poll-error' } | { kind: 'wrong-type' };
 
 export interface ReplicateFake {
   base: string;
@@ -29,7 +29,7 @@ export async function replicateFake(): Promise<ReplicateFake> {
   const { base, close } = await listen((req, res) => void (async () => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname.startsWith('/files/')) {
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': fake.output.length });
+      res.writeHead(200, { 'content-type': url.pathname.endsWith('.html') ? 'text/html; charset=utf-8' : 'video/mp4', 'content-length': fake.output.length });
       return res.end(fake.output);
     }
     if (req.headers.authorization !== `Bearer ${fake.token}`) return send(res, 401, { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 });
@@ -58,7 +58,7 @@ export async function replicateFake(): Promise<ReplicateFake> {
       p.logs += `${Math.min(100, rec.polls * 25)}%|██        | ${rec.polls}/4 [00:0${rec.polls}<00:03]\n`;
       if (rec.polls >= ((rec.b.kind === 'ok' && rec.b.polls) || 3)) {
         if (rec.b.kind === 'fail') Object.assign(p, { status: 'failed', error: 'Prediction interrupted; please retry (code: PA)' });
-        else Object.assign(p, { status: 'succeeded', output: [`${base}/files/${p.id}.mp4`] });
+        else Object.assign(p, { status: 'succeeded', output: [`${base}/files/${p.id}.${rec.b.kind === 'wrong-type' ? 'html' : 'mp4'}`] });
       }
       return send(res, 200, p);
     }

@@ -31,7 +31,9 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
         method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, input }),
       }, o);
       if (!res.ok) throw await errorFor(res, o, [409, 503]);
-      const p = await readJson(res, o);
+      // A file output inlined as a data URL is a third larger than the file; a bigger answer is refused
+      // unread. (Outputs of hundreds of MB belong in files: run Cog with --upload-url.)
+      const p = await readJson(res, o, Math.ceil(deps.outputLimitBytes * 4 / 3) + 1024 * 1024);
       if (typeof p !== 'object' || p === null || typeof (p as Prediction).status !== 'string') throw malformed('Cog prediction', 'no status');
       return p as Prediction;
     } finally {

@@ -28,7 +28,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
     return { ...params, model: b.driver === 'openai' ? b.model : '', messages, stream: true };
   }
 
-  async function readStream(res: Response, ctx: RenderContext, o: CallOptions, maxTokens: number | null): Promise<string> {
+  async function readStream(res: Response, ctx: RenderContext, o: CallOptions, maxTokens: number | null, until: number): Promise<string> {
     let text = '';
     let done = false;
     let failure: RenderError | null = null;
@@ -60,6 +60,8 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         if (done || failure) break;
       }
     } catch (e) {
+      // The request's own time limit (set in call()) also ends the stream it is reading.
+      if (!ctx.signal.aborted && Date.now() >= until - 50) throw new RenderError('BACKEND_TIMEOUT', 'The model server did not finish its answer in time.', true);
       throw networkError(e, o);
     }
     if (failure) throw failure;
@@ -89,7 +91,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
           if (content.length > MAX_TEXT) throw new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
           return { kind: 'text', text: content };
         }
-        return { kind: 'text', text: await readStream(res, ctx, o, maxTokens) };
+        return { kind: 'text', text: await readStream(res, ctx, o, maxTokens, until) };
       } catch (e) {
         if (e instanceof RenderError && !ctx.signal.aborted) deps.metrics.backendErrors.inc({ driver: 'openai', code: e.code });
         throw e;

@@ -66,20 +66,23 @@ export function networkError(e: unknown, o: CallOptions, timeout?: AbortSignal):
 /** JSON of a successful answer; a body that is not JSON is a malformed answer (retryable). */
 export async function readJson(res: Response, o: CallOptions, limitBytes = 64 * 1024 * 1024): Promise<unknown> {
   const len = Number(res.headers.get('content-length') ?? 0);
-  if (len > limitBytes) throw new RenderError('BACKEND_BAD_RESPONSE', `The model server's answer is too large (${o.what}: ${len} bytes).`, false);
+  if (len > limitBytes) { await res.body?.cancel(); throw tooLargeAnswer(o, len); }
   let text: string;
   try {
     text = await res.text();
   } catch (e) {
     throw networkError(e, o);
   }
-  if (text.length > limitBytes) throw new RenderError('BACKEND_BAD_RESPONSE', `The model server's answer is too large (${o.what}).`, false);
+  if (text.length > limitBytes) throw tooLargeAnswer(o, text.length);
   try {
     return JSON.parse(text);
   } catch {
     throw malformed(o.what, 'not JSON');
   }
 }
+
+const tooLargeAnswer = (o: CallOptions, bytes: number) =>
+  new RenderError('OUTPUT_TOO_LARGE', `The model server's answer is too large (${o.what}: ${bytes} bytes).`, false);
 
 export const malformed = (what: string, why: string) =>
   new RenderError('BACKEND_BAD_RESPONSE', `The model server sent a malformed answer (${what}: ${why}).`, true);

@@ -19,7 +19,7 @@ const f = remoteFixture({
   models: () => [videoModel('t/comfy', {
     driver: 'comfyui', url: comfy.base, workflow: 'wf.json', outputNode: '9',
     bindings: { '6.inputs.text': 'prompt', '3.inputs.seed': 'has(inputs.seed) ? inputs.seed : 0', '3.inputs.steps': 'duration * 4' },
-  })],
+  }), videoModel('t/comfy-fast', { driver: 'comfyui', url: comfy.base, workflow: 'wf.json', bindings: { '6.inputs.text': 'prompt' } }, { timeLimitSeconds: 2, maxAttempts: 1 })],
   after: async () => { await comfy.close(); },
 });
 
@@ -63,4 +63,25 @@ it('DELETE interrupts the running prompt and removes it from the queue', async (
   const id = comfy.prompts.at(-1)!.id;
   expect((await f.api.call('DELETE', `/v1/generations/${g.id}`, { key: f.key })).status).toBe(200);
   await until(() => comfy.interrupts.includes(id) && comfy.deletes.includes(id), 10_000, 'interrupt and delete');
+});
+
+it('a prompt that never ends is interrupted at the time limit, refunded', async () => {
+  comfy.script.push({ kind: 'hang' });
+  const n = comfy.prompts.length;
+  const g = await create(f, 't/comfy-fast', { prompt: 'slow' });
+  const done = await f.api.waitFinal(f.key, g.id, 30_000);
+  expect([done.status, done.error.code, done.refundedCents]).toEqual(['failed', 'BACKEND_TIMEOUT', g.costCents]);
+  const id = comfy.prompts[n].id;
+  await until(() => comfy.interrupts.includes(id), 10_000, 'the interrupt');
+});
+
+it('while /system_stats fails the renders wait, spending no attempt, then run once it answers', async () => {
+  comfy.healthy = false;
+  await until(async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.every((b: any) => !b.healthy), 10_000, 'the server seen down');
+  const n = comfy.prompts.length;
+  const g = await create(f, 't/comfy', { prompt: 'later' });
+  await new Promise((r) => setTimeout(r, 2_000));
+  expect([await attempts(f, g.id), comfy.prompts.length]).toEqual([0, n]);
+  comfy.healthy = true;
+  await finalOk(f, g.id);
 });

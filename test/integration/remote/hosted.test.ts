@@ -83,3 +83,26 @@ it('fal: a result refused for its input fails at once; DELETE cancels the reques
   expect((await f.api.call('DELETE', `/v1/generations/${h.id}`, { key: f.key })).status).toBe(200);
   await until(() => fal.cancels.includes(fal.submitted.at(-1)!.id), 10_000, 'the cancel');
 });
+
+it('Replicate: an output of another type than the model\'s fails the render', async () => {
+  rep.script.push({ kind: 'wrong-type' });
+  const g = await create(f, 't/rep', { prompt: 'html' });
+  const done = await f.api.waitFinal(f.key, g.id);
+  expect([done.status, done.error.code]).toEqual(['failed', 'OUTPUT_WRONG_TYPE']);
+});
+
+it('fal: a throttled submit is retried, charged once; a request that never completes is cancelled at the time limit', async () => {
+  fal.script.push({ kind: 'throttled' });
+  const g = await create(f, 't/fal', { prompt: 'throttled' });
+  await finalOk(f, g.id);
+  expect(await ledgerFor(f, g.id)).toEqual(['charge']);
+
+  fal.script.push({ kind: 'hang' }, { kind: 'hang' });
+  const n = fal.submitted.length;
+  const h = await create(f, 't/fal', { prompt: 'forever' });
+  const done = await f.api.waitFinal(f.key, h.id, 60_000);
+  expect([done.status, done.refundedCents]).toEqual(['failed', h.costCents]);
+  const ids = fal.submitted.slice(n).map((s) => s.id);
+  expect(ids).toHaveLength(2);
+  await until(() => ids.every((id) => fal.cancels.includes(id)), 10_000, 'both cancels');
+});

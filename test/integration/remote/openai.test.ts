@@ -15,7 +15,9 @@ const f = remoteFixture({
     driver: 'openai', url: chat.base, model: 'qwen2.5-7b-instruct', apiKey: '${env:RG_TEST_LLM_KEY}', concurrencyPerUrl: 4,
     messages: [{ role: 'system', content: "'You write shot lists.'" }, { role: 'user', content: 'text' }],
     params: { max_tokens: 'max_items * 80', temperature: '0.2' },
-  })],
+  }), textModel('t/chat-fast', {
+    driver: 'openai', url: chat.base, model: 'm', apiKey: '${env:RG_TEST_LLM_KEY}', messages: [{ role: 'user', content: 'text' }],
+  }, { timeLimitSeconds: 2, maxAttempts: 1 })],
   after: async () => { await chat.close(); delete process.env.RG_TEST_LLM_KEY; },
 });
 
@@ -72,4 +74,24 @@ it('DELETE of a running render closes its stream on the server', async () => {
   await new Promise((r) => setTimeout(r, 200));
   expect((await f.api.call('DELETE', `/v1/generations/${g.id}`, { key: f.key })).status).toBe(200);
   await until(() => chat.aborted > aborted, 10_000, 'the stream to be closed');
+});
+
+it('a server that hangs mid-answer is stopped at the time limit, its stream closed, refunded', async () => {
+  chat.script.push({ kind: 'hang' });
+  const aborted = chat.aborted;
+  const g = await create(f, 't/chat-fast', { text: 'slow' });
+  const done = await f.api.waitFinal(f.key, g.id, 30_000);
+  expect([done.status, done.error.code, done.refundedCents]).toEqual(['failed', 'BACKEND_TIMEOUT', g.costCents]);
+  await until(() => chat.aborted > aborted, 10_000, 'the stream to be closed');
+});
+
+it('while the server answers /models with 503 its renders wait, then run once it is back', async () => {
+  chat.healthy = false;
+  await until(async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.every((b: any) => !b.healthy), 10_000, 'the server seen down');
+  const n = chat.requests.length;
+  const g = await create(f, 't/chat', { text: 'later' });
+  await new Promise((r) => setTimeout(r, 2_000));
+  expect([await attempts(f, g.id), chat.requests.length]).toEqual([0, n]);
+  chat.healthy = true;
+  expect((await finalOk(f, g.id)).textOutput).toBe(chat.pieces.join(''));
 });
