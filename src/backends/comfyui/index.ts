@@ -33,8 +33,8 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
   }
 
   /** Waits for the prompt's end on the websocket, reconnecting and consulting /history when it drops. */
-  async function waitForEnd(base: string, clientId: string, id: string, ws: WebSocket, ctx: RenderContext, until: number): Promise<PromptEnd> {
-    let socket: WebSocket | null = ws;
+  async function waitForEnd(base: string, clientId: string, id: string, sockets: Set<WebSocket>, ctx: RenderContext, until: number): Promise<PromptEnd> {
+    let socket: WebSocket | null = [...sockets][0] ?? null;
     for (;;) {
       const end = socket ? await followPrompt(socket, id, ctx.progress) : { kind: 'disconnected' as const };
       if (end.kind !== 'disconnected') return end;
@@ -42,6 +42,8 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
       if (Date.now() >= until) throw new RenderError('BACKEND_TIMEOUT', 'The ComfyUI prompt did not finish in time.', true);
       await new Promise((r) => setTimeout(r, 250));
       socket = await openSocket(base, clientId, ctx.signal, 5_000).catch(() => null);
+      if (socket) sockets.add(socket); // closed by run() however the wait ends
+      if (Date.now() >= until || ctx.signal.aborted) { socket?.terminate(); throw new RenderError('BACKEND_TIMEOUT', 'The ComfyUI prompt did not finish in time.', true); }
       // Whatever happened while the socket was down is in the history.
       const h = await history(base, id, { signal: ctx.signal, timeoutMs: 5_000, redact, what: 'ComfyUI history' }).catch(() => null);
       if (h?.status?.completed || h?.status?.status_str === 'success') { socket?.terminate(); return { kind: 'done' }; }
@@ -74,13 +76,14 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
         void fetch(`${base}/queue`, { ...opts, body: JSON.stringify({ delete: [id] }) }).then((r) => r.body?.cancel(), () => undefined);
         void fetch(`${base}/interrupt`, { ...opts, body: JSON.stringify({ prompt_id: id }) }).then((r) => r.body?.cancel(), () => undefined);
       };
-      let ws: WebSocket | null = null;
+      const sockets = new Set<WebSocket>();
+      let timer: NodeJS.Timeout | undefined;
       let queued = false;
       ctx.signal.addEventListener('abort', cancel, { once: true });
       const t0 = performance.now();
       try {
         const graph = await bindWorkflow(b.graph, model.backendCel.bindings?.evaluate(inputs) ?? {}, base, ctx, o);
-        ws = await openSocket(base, clientId, ctx.signal, 10_000).catch((e) => { throw networkError(e, { ...o, what: 'ComfyUI websocket' }); });
+        sockets.add(await openSocket(base, clientId, ctx.signal, 10_000).catch((e) => { throw networkError(e, { ...o, what: 'ComfyUI websocket' }); }));
         await withRetries(async () => {
           const res = await call(`${base}/prompt`, { method: 'POST', headers: json, body: JSON.stringify({ prompt: graph, client_id: clientId, prompt_id: id }) }, o);
           if (!res.ok) throw await errorFor(res, o, [503]);
@@ -88,8 +91,8 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
         }, { signal: ctx.signal, tries: 4, until });
         queued = true;
         const end = await Promise.race([
-          waitForEnd(base, clientId, id, ws, ctx, until),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new RenderError('BACKEND_TIMEOUT', 'The ComfyUI prompt did not finish in time.', true)), timeLeft(until)).unref()),
+          waitForEnd(base, clientId, id, sockets, ctx, until),
+          new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new RenderError('BACKEND_TIMEOUT', 'The ComfyUI prompt did not finish in time.', true)), timeLeft(until)); }),
         ]);
         if (end.kind === 'error') throw new RenderError('MODEL_FAILED', `The workflow failed: ${redact(end.message).slice(0, 300)}`, false);
         if (end.kind === 'interrupted') throw new RenderError('BACKEND_CANCELLED', 'The ComfyUI server interrupted the prompt.', true);
@@ -108,7 +111,8 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
         throw e;
       } finally {
         ctx.signal.removeEventListener('abort', cancel);
-        ws?.terminate();
+        clearTimeout(timer);
+        for (const ws of sockets) ws.terminate();
         deps.metrics.backendRequest.observe({ driver: 'comfyui', kind: 'prompt' }, (performance.now() - t0) / 1000);
       }
     },
