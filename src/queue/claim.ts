@@ -117,9 +117,11 @@ WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND r
               AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
 RETURNING id, model_id, inputs, attempts, extract(epoch FROM now() - run_after)::float8 AS waited`;
 
-// CLAIM_ONE, giving the render a server of its model's pool ($4).
+// CLAIM_ONE, giving the render a server of its model's pool ($4): derived from it, so that whatever
+// guards CLAIM_ONE gains, a pooled claim has too; a change that loses the anchors stops the start.
 const CLAIM_ONE_AT = CLAIM_ONE.replace('started_at = coalesce', 'backend_url = $4, started_at = coalesce')
   .replace('RETURNING id,', 'RETURNING backend_url, id,');
+if (!CLAIM_ONE_AT.includes('backend_url = $4') || !CLAIM_ONE_AT.includes('RETURNING backend_url')) throw new Error('claim.ts: CLAIM_ONE_AT no longer derives from CLAIM_ONE');
 
 const RUNNING_OF_MODEL = `
 SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`;
