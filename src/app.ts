@@ -67,7 +67,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const metrics = new Metrics();
   let wake = () => {};
   // A server that comes back wakes the claim loop, so the renders it held back start at once.
-  const backends = createBackends(config, catalog, metrics, opts.extraBackends, process.env, () => wake());
+  const backends = createBackends(config, catalog, metrics, { extra: opts.extraBackends, onRecover: () => wake(), render: role !== 'api' });
   const { backendFor } = backends;
   // A worker serves no admin API, so it neither needs nor generates a token.
   const adminToken = role === 'worker' ? '' : resolveAdminToken(config, (token, file) => {

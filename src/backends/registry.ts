@@ -32,8 +32,21 @@ export interface Backends {
   health: BackendHealth;
 }
 
-export function createBackends(config: Config, catalog: Catalog, metrics: Metrics, extra: Record<string, ModelBackend> = {},
-  env: NodeJS.ProcessEnv = process.env, onRecover?: () => void): Backends {
+export interface BackendOptions {
+  /** Renderers added to the built-in ones (tests). */
+  extra?: Record<string, ModelBackend>;
+  env?: NodeJS.ProcessEnv;
+  /** Called when a server that was down answers its health check again. */
+  onRecover?: () => void;
+  /**
+   * False in processes that never render (role api): model servers are then neither built nor
+   * probed, and their secrets are not needed there.
+   */
+  render?: boolean;
+}
+
+export function createBackends(config: Config, catalog: Catalog, metrics: Metrics, opts: BackendOptions = {}): Backends {
+  const { extra = {}, env = process.env, onRecover, render = true } = opts;
   const local: Record<string, ModelBackend> = { ...createLocalBackends({ allowPrivateUrls: config.allowPrivateUrls }), ...extra };
   const secrets = new Secrets(env);
   const problems: string[] = [];
@@ -47,6 +60,7 @@ export function createBackends(config: Config, catalog: Catalog, metrics: Metric
       else problems.push(`model ${m.id}: backend.renderer "${b.renderer}" is not a built-in renderer (${Object.keys(local).join(', ')})`);
       continue;
     }
+    if (!render) continue;
     const factory = DRIVERS[b.driver];
     if (!factory) { problems.push(`model ${m.id}: backend driver ${b.driver} is not available in this build`); continue; }
     const backend: RemoteBackend = factory(m, { secrets, outputLimitBytes: config.backendOutputLimitBytes, metrics });

@@ -72,8 +72,10 @@ describe('catalog backends', () => {
     const file = writeTemp(stringify({ models: [text({ driver: 'openai', url: 'http://127.0.0.1:9/v1', model: 'm', apiKey: '${env:RG_FAL_KEY_TEST}', messages: [{ role: 'user', content: "'hi'" }] })] }));
     const catalog = loadCatalog(file);
     const config = loadConfig({ RENDERGATE_DATA_DIR: '/tmp/x' });
-    expect(() => createBackends(config, catalog, new Metrics(), {}, {})).toThrowError(/RG_FAL_KEY_TEST: required by the catalog/);
-    expect(() => createBackends(config, catalog, new Metrics(), {}, { RG_FAL_KEY_TEST: 'secret-value' })).not.toThrow();
+    expect(() => createBackends(config, catalog, new Metrics(), { env: {} })).toThrowError(/RG_FAL_KEY_TEST: required by the catalog/);
+    expect(() => createBackends(config, catalog, new Metrics(), { env: { RG_FAL_KEY_TEST: 'secret-value' } })).not.toThrow();
+    // an API process renders nothing and needs no model server's secret
+    expect(() => createBackends(config, catalog, new Metrics(), { env: {}, render: false })).not.toThrow();
   });
 });
 
