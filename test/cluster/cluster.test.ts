@@ -197,14 +197,12 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   expect(limited.filter((r) => r.status === 200)).toHaveLength(40);
   expect(limited.filter((r) => r.status === 429 && r.json.code === 'RATE_LIMITED' && r.headers.get('retry-after'))).toHaveLength(20);
 
-  // A key revoked through one API is refused by the other within a second.
-  const revokedAt = Date.now();
+  // A key revoked through one API is refused by the other within a second: a request sent once that
+  // second has passed is refused, however slowly the machine answers (no upper bound on its speed).
   await admin('DELETE', `/keys/${R.keyId}`);
-  await until('the revocation reaching the other API', async () => {
-    const r = await call(1, 'GET', '/v1/me', { key: R.key });
-    return r.status === 401 && r.json.code === 'API_KEY_REVOKED';
-  }, 5_000, 20);
-  expect(Date.now() - revokedAt).toBeLessThan(1_500);
+  await sleep(1_000);
+  const revoked = await call(1, 'GET', '/v1/me', { key: R.key });
+  expect([revoked.status, revoked.json.code]).toEqual([401, 'API_KEY_REVOKED']);
 
   // ---- Daily cap, exact across both APIs: 60 creates at once of 2 cents each on a 75-cent cap.
   const C = await account(10_000, { dailyCapCents: 75 });
