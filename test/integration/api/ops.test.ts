@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
+import { awayFromMinuteEdge } from '../../helpers/minute.ts';
 
 const f = serviceFixture();
 
@@ -11,6 +12,7 @@ it('serves /healthz, /readyz and /metrics with the request, render, queue and mo
   expect(ready.status).toBe(200);
   expect(ready.json.checks).toMatchObject({ database: 'ok', migrations: 'ok', storage: 'ok' });
 
+  await awayFromMinuteEdge();
   const a = await f.api.account(1_000, { rateLimitPerMinute: 3 });
   const create = (image: string) => f.api.call('POST', '/v1/generations', {
     key: a.key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'p', image } }, headers: { 'idempotency-key': crypto.randomUUID() },
