@@ -24,7 +24,9 @@ export class EventLoopWatch {
    * `thresholdMs`: a delay this long counts as a stall; `coolDownMs`: the loop counts as stalled until
    * it has turned without one for this long.
    */
-  constructor(readonly thresholdMs = 1_000, readonly coolDownMs = 5_000) {
+  // Two seconds: far past any pause of a healthy process (a major GC, a moment without a CPU on a
+  // loaded machine), far short of the 15 s lease a stall would let lapse.
+  constructor(readonly thresholdMs = 2_000, readonly coolDownMs = 5_000) {
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref();
   }

@@ -14,6 +14,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embed
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { imageServer } from '../helpers/images.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
+import { awayFromMinuteEdge } from '../helpers/minute.ts';
 import { ADMIN } from '../helpers/service.ts';
 import { startProcess, startS3, writeCatalog, type Proc, type S3Server } from './infra.ts';
 import { cluster, runPool, sampleRunning, sleep, until, type Answer } from './load.ts';
@@ -134,7 +135,7 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   sampler = await sampleRunning(pgServer!.url, TEXT);
   workers.push(...await Promise.all([startWorker(), startWorker()]));
   phase('fairness backlog queued, 2 workers up');
-  await allFinal([A.id, B.id], 60_000);
+  await allFinal([A.id, B.id], 180_000);
   const fair = await db!.query(`SELECT account_id, started_at FROM generations WHERE account_id = ANY($1) ORDER BY started_at, id`, [[A.id, B.id]]);
   const aStarts = fair.rows.filter((r) => r.account_id === A.id).map((r) => (r.started_at as Date).getTime());
   const bStarts = fair.rows.filter((r) => r.account_id === B.id).map((r) => (r.started_at as Date).getTime());
@@ -207,20 +208,19 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   phase('load sent');
 
   // ---- Rate limit, exact across both APIs: 60 requests at once on a key allowing 40 a minute.
+  await awayFromMinuteEdge(20_000); // the count starts again each minute
   const R = await account(0, { rateLimitPerMinute: 40 });
   const limited = await Promise.all(range(60).map((i) => call(i, 'GET', '/v1/me', { key: R.key })));
   expect(new Set(limited.map((r) => r.api))).toEqual(new Set([0, 1]));
   expect(limited.filter((r) => r.status === 200)).toHaveLength(40);
   expect(limited.filter((r) => r.status === 429 && r.json.code === 'RATE_LIMITED' && r.headers.get('retry-after'))).toHaveLength(20);
 
-  // A key revoked through one API is refused by the other within a second.
-  const revokedAt = Date.now();
+  // A key revoked through one API is refused by the other within a second: a request sent once that
+  // second has passed is refused, however slowly the machine answers (no upper bound on its speed).
   await admin('DELETE', `/keys/${R.keyId}`);
-  await until('the revocation reaching the other API', async () => {
-    const r = await call(1, 'GET', '/v1/me', { key: R.key });
-    return r.status === 401 && r.json.code === 'API_KEY_REVOKED';
-  }, 5_000, 20);
-  expect(Date.now() - revokedAt).toBeLessThan(1_500);
+  await sleep(1_000);
+  const revoked = await call(1, 'GET', '/v1/me', { key: R.key });
+  expect([revoked.status, revoked.json.code]).toEqual([401, 'API_KEY_REVOKED']);
 
   // ---- Daily cap, exact across both APIs: 60 creates at once of 2 cents each on a 75-cent cap.
   const C = await account(10_000, { dailyCapCents: 75 });
@@ -254,7 +254,7 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
     await until('every generation final', async () => {
       const r = await call(n, 'GET', '/v1/generations?status=queued&limit=1', { key: acct.key });
       return r.status === 200 && r.json.data.length === 0;
-    }, 120_000, 250);
+    }, 300_000, 250); // generous: on a 2-core machine shared with the rest of the suite this took up to 2 min
   }
   expect((await db!.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`)).rows[0].n).toBe(0);
   const { max, samples, busy } = await sampler!.stop();
@@ -346,4 +346,4 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   // The survivors stop gracefully.
   for (const p of [...apis, ...workers.filter((w) => w !== victim)]) expect(await p.kill('SIGTERM'), `${p.role} ${p.pid}`).toBe(0);
   phase('graceful stop');
-}, 240_000);
+}, 600_000);

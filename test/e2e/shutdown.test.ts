@@ -43,7 +43,9 @@ it('SIGTERM drains: in-grace render completes, the other is handed back and runs
     await expect(fetch(`${current.base}/healthz`)).rejects.toThrow();
     img.release('/held/quick.png');
     expect(await current.exited).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(20_000);
+    // The slow render is held until after the restart: without the hand-back the process would never
+    // exit. The bound is against that, not the machine's speed (the grace period alone is 15 s).
+    expect(Date.now() - t0).toBeLessThan(60_000);
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
     const pgLog = fs.readFileSync(path.join(dataDir, 'postgres', 'server.log'), 'utf8');
     expect(pgLog).toMatch(/database system is shut down/);
@@ -53,7 +55,8 @@ it('SIGTERM drains: in-grace render completes, the other is handed back and runs
     expect(fs.readFileSync(path.join(dataDir, 'postgres', 'server.log'), 'utf8')).not.toMatch(/not properly shut down/);
     img.release('/held/slow.png');
     const status = async (id: string) => {
-      for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      // a generous overall wait: a render on a machine busy with the suite's other files can take a while
+      for (const until = Date.now() + 120_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
         const g = (await api2.call('GET', `/v1/generations/${id}`, { key: a.key })).json;
         if (g.status !== 'queued') return g;
       }
@@ -68,4 +71,4 @@ it('SIGTERM drains: in-grace render completes, the other is handed back and runs
   } finally {
     await img.close();
   }
-}, 120_000);
+}, 360_000);

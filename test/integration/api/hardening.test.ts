@@ -3,6 +3,7 @@
 // 2^53, and /metrics open to anyone.
 import { expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
+import { awayFromMinuteEdge } from '../../helpers/minute.ts';
 import { client, startTestService } from '../../helpers/service.ts';
 import { MAX_BALANCE_CENTS } from '../../../src/services/accounts.ts';
 import { UNKNOWN_KEYS_PER_MINUTE } from '../../../src/services/unknown-keys.ts';
@@ -23,6 +24,7 @@ it('checks the Idempotency-Key before the body, whatever the body', async () => 
 it('authenticates and counts an unknown /v1 route before answering 404', async () => {
   const anonymous = await f.api.call('GET', '/v1/no-such-route');
   expect([anonymous.status, anonymous.json.code]).toEqual([401, 'API_KEY_MISSING']);
+  await awayFromMinuteEdge();
   const a = await f.api.account(0, { rateLimitPerMinute: 2 });
   const first = await f.api.call('GET', '/v1/no-such-route', { key: a.key });
   expect([first.status, first.json.code]).toEqual([404, 'NOT_FOUND']);

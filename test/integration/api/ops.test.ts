@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
+import { awayFromMinuteEdge } from '../../helpers/minute.ts';
 
 const f = serviceFixture();
 
@@ -14,6 +15,7 @@ it('serves /healthz, /readyz and /metrics with the request, render, queue and mo
   expect(ready.json.checks).toMatchObject({ database: 'ok', migrations: 'ok', storage: 'ok' });
   expect(ready.json.version).toBe(JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../package.json'), 'utf8')).version);
 
+  await awayFromMinuteEdge();
   const a = await f.api.account(1_000, { rateLimitPerMinute: 3 });
   const create = (image: string) => f.api.call('POST', '/v1/generations', {
     key: a.key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'p', image } }, headers: { 'idempotency-key': crypto.randomUUID() },

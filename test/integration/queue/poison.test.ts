@@ -17,7 +17,7 @@ import { RenderError, type ModelBackend } from '../../../src/backends/types.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 
-const BLOCK_MS = 2_500; // past the stall threshold (1 s), short of the lease (15 s)
+const BLOCK_MS = 4_000; // past the stall threshold (2 s), short of the lease (15 s)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-poison-'));
 fs.writeFileSync(path.join(dir, 'catalog.yaml'), `
