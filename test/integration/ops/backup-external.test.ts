@@ -37,7 +37,8 @@ const sweep = () => new Janitor(f.dbh.db, f.svc.running.infra.storage, f.svc.run
 it('removing a stored file waits while a backup holds its lock, and happens on the next sweep after', async () => {
   const a = await f.api.account(10_000);
   const id = await render(a.key, f.img.url('/a.png'));
-  const file = path.join(f.svc.dataDir, 'files', 'generations', `${id}.mp4`);
+  const { rows: [row] } = await f.dbh.db.query('SELECT content_key FROM generations WHERE id = $1', [id]);
+  const file = path.join(f.svc.dataDir, 'files', row.content_key);
   expect(fs.existsSync(file)).toBe(true);
 
   const session = new pg.Client({ connectionString: f.dbh.url });
