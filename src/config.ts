@@ -23,6 +23,10 @@ export interface Config {
   shutdownGraceMs: number;
   requestTimeoutMs: number;
   logLevel: string;
+  /** Studio: self sign-up allowed; SMTP server for password-reset mail (null: operators print reset links). */
+  signupOpen: boolean;
+  smtpUrl: string | null;
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -114,7 +118,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: int('RENDERGATE_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     shutdownGraceMs: int('RENDERGATE_SHUTDOWN_GRACE_SECONDS', 7, 0, 3600) * 1000,
     logLevel: env.LOG_LEVEL || 'info',
+    signupOpen: (env.RENDERGATE_SIGNUP || 'open') === 'open',
+    smtpUrl: env.RENDERGATE_SMTP_URL || null,
+    mailFrom: env.RENDERGATE_MAIL_FROM || 'Rendergate <no-reply@localhost>',
   };
+  if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open')) problems.push(`RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`);
+  if (config.smtpUrl && !/^smtps?:\/\//.test(config.smtpUrl)) problems.push('RENDERGATE_SMTP_URL: must be an smtp:// or smtps:// URL');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

@@ -7,7 +7,7 @@
 import type { Db } from '../db/pool.ts';
 
 export interface CreateItem {
-  id: string; ledgerId: string; accountId: string; keyId: string; idempotencyKey: string; requestHash: Buffer;
+  id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
   modelId: string; inputs: Record<string, unknown>; cost: number; deadlineSeconds: number; dailyCapCents: number | null;
 }
 

@@ -1,0 +1,91 @@
+/* global document, window, navigator, fetch, URLSearchParams, FormData, setTimeout, clearTimeout */
+// Rendergate studio: progressive enhancement only. Every page works without this file; with it, the price
+// follows the form, image addresses get a preview, queued renders update in place, keys copy in a click.
+'use strict';
+(function () {
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  // Live price: the server's quote (the API's own code) for the form as it is now.
+  for (const form of $$('form.render-form')) {
+    const out = form.querySelector('#price');
+    const touched = new Set();
+    let timer = null;
+    let seq = 0;
+    const update = async () => {
+      const mine = ++seq;
+      try {
+        const res = await fetch(form.dataset.quote, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' });
+        if (!res.ok || mine !== seq) return;
+        const q = await res.json();
+        out.textContent = q.price === null ? 'fill in the fields marked below' : q.price;
+        for (const p of $$('[data-error-for]', form)) {
+          const name = p.dataset.errorFor;
+          p.textContent = touched.has(name) ? (q.errors[name] || '') : '';
+        }
+      } catch { /* offline: the price shown stays */ }
+    };
+    const changed = (e) => {
+      if (e.target && e.target.name) touched.add(e.target.name);
+      clearTimeout(timer);
+      timer = setTimeout(update, 200);
+    };
+    form.addEventListener('input', changed);
+    form.addEventListener('change', changed);
+    form.addEventListener('submit', () => { const b = form.querySelector('button[type=submit]'); if (b) b.setAttribute('aria-busy', 'true'); });
+  }
+
+  // Preview of image addresses.
+  for (const input of $$('input[data-preview]')) {
+    const img = document.getElementById(input.dataset.preview);
+    if (!img) continue;
+    const show = () => {
+      const v = input.value.trim();
+      if (/^https?:\/\/\S+$/i.test(v)) { img.src = v; img.hidden = false; } else { img.hidden = true; img.removeAttribute('src'); }
+    };
+    img.addEventListener('error', () => { img.hidden = true; });
+    input.addEventListener('change', show);
+    input.addEventListener('input', show);
+  }
+
+  // Queued renders: fetch their row until it is final.
+  const follow = (li) => {
+    const tick = async () => {
+      if (!li.isConnected) return;
+      try {
+        const res = await fetch(li.dataset.row, { credentials: 'same-origin' });
+        if (res.ok) {
+          const html = (await res.text()).trim();
+          const tpl = document.createElement('template');
+          tpl.innerHTML = html;
+          const next = tpl.content.firstElementChild;
+          if (next && next.outerHTML !== li.outerHTML) {
+            const focused = li.contains(document.activeElement);
+            li.replaceWith(next);
+            if (focused) next.querySelector('a, button')?.focus();
+            li = next;
+            wire(next);
+          }
+          if (li.dataset.status !== 'queued') return;
+        }
+      } catch { /* try again */ }
+      setTimeout(tick, 1000);
+    };
+    setTimeout(tick, 1000);
+  };
+  const wire = (root) => {
+    for (const form of $$('form[data-confirm]', root)) {
+      form.addEventListener('submit', (e) => { if (!window.confirm(form.dataset.confirm)) e.preventDefault(); });
+    }
+  };
+  wire(document);
+  for (const li of $$('li.gen[data-status="queued"]')) follow(li);
+
+  // Copy buttons.
+  for (const b of $$('button[data-copy]')) {
+    b.addEventListener('click', async () => {
+      const input = document.getElementById(b.dataset.copy);
+      try { await navigator.clipboard.writeText(input.value); } catch { input.select(); document.execCommand('copy'); }
+      b.textContent = 'Copied';
+    });
+  }
+})();

@@ -1,0 +1,1 @@
+export function registerAdminConsole(_app: unknown, _ctx: unknown) {}
