@@ -8,6 +8,7 @@ import { addCredit, createAccount } from './services/accounts.ts';
 import { createKey, revokeKey } from './services/keys.ts';
 import { Generations } from './services/generations.ts';
 import { CatalogError } from './domain/catalog-load.ts';
+import { accountLinks, ACCOUNT_LINKS_USAGE } from './cli/accounts-links.ts';
 
 const USAGE = `usage: rendergate <command>
   serve | api | worker                         run the service (default role: RENDERGATE_ROLE or serve)
@@ -15,7 +16,8 @@ const USAGE = `usage: rendergate <command>
   credits add --account ID --amount CENTS [--reason R]
   keys create --account ID [--name N] [--daily-cap CENTS|none] [--rate-limit PER_MINUTE]
   keys revoke --key ID
-  generations refund --id ID`;
+  generations refund --id ID
+${ACCOUNT_LINKS_USAGE}`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(message + '\n');
@@ -46,6 +48,7 @@ async function operator(cmd: string, flags: Map<string, string>) {
         break;
       }
       case 'keys revoke': out = await revokeKey(infra.db, need('key')); break;
+      case 'accounts invite': case 'accounts reset-link': out = await accountLinks(cmd, infra, config, need, flags); break;
       case 'generations refund': out = await new Generations(infra.db, infra.catalog, config, infra.storage).adminRefund(need('id')); break;
       default: fail(USAGE);
     }
