@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
+import { checkInvariants } from '../helpers/invariants.ts';
 import { accountIdOf, eventually, PASSWORD, signIn, signUp } from './helpers.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
@@ -112,6 +113,7 @@ describe('studio renders', () => {
     const held = page.getByRole('listitem').filter({ hasText: 'held' });
     await held.getByRole('button', { name: 'Cancel' }).click();
     await held.getByText('refunded').first().waitFor();
+    await checkInvariants(f.dbh.db);
     await context.close();
   });
 });
