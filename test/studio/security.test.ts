@@ -1,6 +1,7 @@
 // The studio's defences, each attacked for real: markup in user text, forms from other origins (another
 // site, another port of this host), cookie flags, session and key kept apart, the sign-in throttle,
 // revoked sessions, and single-use, expiring links.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -166,6 +167,36 @@ describe('studio security', () => {
     expect((await a.post('/signout-everywhere', {})).status).toBe(303);
     expect((await b.get('/history')).status).toBe(303);
     expect((await a.get('/history')).status).toBe(303);
+  });
+
+  it('ends a session after its idle time and after its absolute lifetime', async () => {
+    const idle = new StudioSession(f.svc.base);
+    await idle.signUp();
+    const whole = new StudioSession(f.svc.base);
+    await whole.signUp();
+    const hash = (s: StudioSession) => crypto.createHash('sha256').update(s.cookies.get('rg_session')!).digest();
+    expect((await idle.get('/history')).status).toBe(200);
+    await f.dbh.db.query(`UPDATE studio_sessions SET last_seen_at = now() - interval '2 hours 1 minute' WHERE id_hash = $1`, [hash(idle)]);
+    expect((await idle.get('/history')).status).toBe(303);
+    // Active all along, but created over 7 days ago.
+    await f.dbh.db.query(`UPDATE studio_sessions SET expires_at = now() - interval '1 second' WHERE id_hash = $1`, [hash(whole)]);
+    expect((await whole.get('/history')).status).toBe(303);
+  });
+
+  it('throttles sign-in per address too, whatever the email', async () => {
+    const s = new StudioSession(f.svc.base);
+    const email = await s.signUp();
+    await s.post('/signout', {});
+    await s.get('/signin');
+    // As if this address had failed 50 times in the last quarter hour, on other emails.
+    await f.dbh.db.query(`INSERT INTO studio_signin_failures (scope, window_start, failures) VALUES ('ip:127.0.0.1', $1, 50)
+      ON CONFLICT (scope, window_start) DO UPDATE SET failures = studio_signin_failures.failures + 50`, [Math.floor(Date.now() / 1000 / 900)]);
+    try {
+      expect((await s.post('/signin', { email, password: PASSWORD })).status).toBe(429);
+    } finally {
+      await f.dbh.db.query(`DELETE FROM studio_signin_failures WHERE scope = 'ip:127.0.0.1'`);
+    }
+    expect((await s.post('/signin', { email, password: PASSWORD })).status).toBe(303);
   });
 
   it('makes invite and reset links single-use and expiring', async () => {
