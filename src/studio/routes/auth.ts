@@ -21,7 +21,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   app.get('/', { preHandler: signedIn(ctx) }, async (req, reply) =>
     page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models }));
 
-  app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => signinPage(req, reply, { next: localPath(req.query.next) }));
+  app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => {
+    if (await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account')) return reply.redirect(localPath(req.query.next), 303);
+    return signinPage(req, reply, { next: localPath(req.query.next) });
+  });
 
   app.post('/signin', async (req, reply) => {
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
