@@ -113,6 +113,9 @@ describe('studio renders', () => {
     const held = page.getByRole('listitem').filter({ hasText: 'held' });
     await held.getByRole('button', { name: 'Cancel' }).click();
     await held.getByText('refunded').first().waitFor();
+    // The header's balance follows the refund without a reload.
+    const { rows } = await f.dbh.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [await accountIdOf(f.dbh.db, email)]);
+    await eventually(async () => expect(await page.locator('#balance strong').textContent()).toBe(`€${(rows[0].balance_cents / 100).toFixed(2)}`), 10_000);
     await checkInvariants(f.dbh.db);
     await context.close();
   });

@@ -54,6 +54,9 @@
       try {
         const res = await fetch(li.dataset.row, { credentials: 'same-origin' });
         if (res.ok) {
+          const balance = document.querySelector('#balance strong');
+          const cents = Number(res.headers.get('x-balance-cents'));
+          if (balance && res.headers.has('x-balance-cents') && Number.isInteger(cents)) balance.textContent = '€' + (cents / 100).toFixed(2);
           const html = (await res.text()).trim();
           const tpl = document.createElement('template');
           tpl.innerHTML = html;

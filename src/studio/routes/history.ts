@@ -28,8 +28,9 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   // One row, for the script that follows a queued render until it is final.
+  // The balance rides along, so that the header follows a refund.
   app.get<IdParams>('/history/:id/row', pre, async (req, reply) =>
-    fragment(reply, 'history-row', { g: await one(req), csrf: reply.generateCsrf(), models: ctx.catalog }));
+    fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row', { g: await one(req), csrf: reply.generateCsrf(), models: ctx.catalog }));
 
   app.get<IdParams>('/history/:id', pre, async (req, reply) => {
     const g = await one(req);
