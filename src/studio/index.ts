@@ -9,6 +9,7 @@ import formbody from '@fastify/formbody';
 import csrf from '@fastify/csrf-protection';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../http/context.ts';
+import { sendError } from '../http/error-handler.ts';
 import { Sessions, type Session } from './sessions.ts';
 import { registerAssets } from './assets.ts';
 import { page, SECURITY_HEADERS } from './view.ts';
@@ -55,6 +56,8 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
   app.decorateRequest('studio', null);
 
   app.addHook('onRequest', (req, reply, done) => {
+    // An asterisk or absolute-form target is no page: the API's own 400.
+    if (req.url[0] !== '/') { sendError(req, reply, new ApiError('INVALID_REQUEST', 'The request target must be a path.')); return; }
     reply.headers(SECURITY_HEADERS);
     done();
   });
