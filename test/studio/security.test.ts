@@ -3,6 +3,7 @@
 // revoked sessions, and single-use, expiring links.
 import crypto from 'node:crypto';
 import http from 'node:http';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { serviceFixture } from '../helpers/fixture.ts';
@@ -216,5 +217,23 @@ describe('studio security', () => {
     // an invite link is not a reset link
     const inv2 = await issueToken(f.dbh.db, accountId, 'invite');
     expect((await s.get(`/reset/${inv2}`)).status).toBe(410);
+  });
+
+  it('keeps one-time links out of the access log', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (l: string) => { lines.push(l); } });
+    const svc = await startTestService(f.dbh.url, { role: 'api', logger });
+    try {
+      const invite = await inviteLink(f.dbh.db, svc.base, uniqueEmail());
+      const token = invite.link.split('/').pop()!;
+      const s = new StudioSession(svc.base);
+      expect((await s.get(`/invite/${token}`)).status).toBe(200);
+      expect((await s.post(`/invite/${token}`, { password: 'a fine password' })).status).toBe(303);
+      await s.get('/history');
+      expect(lines.some((l) => l.includes('/history'))).toBe(true); // the log is on
+      expect(lines.filter((l) => l.includes(token))).toEqual([]);
+    } finally {
+      await svc.stop();
+    }
   });
 });

@@ -91,13 +91,15 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // One-time links: the form (GET does not use the link, so a mail scanner fetching it spends nothing)…
   for (const purpose of ['invite', 'reset'] as Purpose[]) {
     const title = purpose === 'invite' ? 'Set your password' : 'Choose a new password';
-    app.get<{ Params: { token: string } }>(`/${purpose}/:token`, async (req, reply) => {
+    // The link is a secret: no access-log line carries it (info lines are off for these routes).
+    const quiet = { logLevel: 'warn' as const };
+    app.get<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
       const accountId = await peekToken(ctx.db, req.params.token, purpose);
       const email = accountId ? (await ctx.db.query('SELECT email FROM accounts WHERE id = $1', [accountId])).rows[0]?.email : null;
       return page(reply.code(accountId ? 200 : 410), 'set-password', req, { title, valid: !!accountId, email, min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}` });
     });
     // …and its use: the password set and the link spent in one transaction, all other sessions ended.
-    app.post<{ Params: { token: string } }>(`/${purpose}/:token`, async (req, reply) => {
+    app.post<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
       const password = field(req.body, 'password') ?? '';
       const problem = passwordProblem(password);
       if (problem) {
@@ -127,8 +129,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     // The same answer whether or not the email has an account, and the throttle counts every request.
-    if (!await throttled(ctx.db, req.ip, email)) {
-      await recordFailure(ctx.db, req.ip, email);
+    if (!await throttled(ctx.db, req.ip, email, 'reset-')) {
+      await recordFailure(ctx.db, req.ip, email, 'reset-');
       const { rows } = await ctx.db.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
       if (rows[0]) {
         const token = await issueToken(ctx.db, rows[0].id, 'reset');
