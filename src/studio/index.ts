@@ -100,6 +100,7 @@ export function signedIn(ctx: StudioCtx) {
 /** The signed-in account of a request that passed signedIn(). */
 export const accountOf = (req: FastifyRequest): string => req.studio!.accountId!;
 
-export function sessionCookie(ctx: StudioCtx, name: string, path = '/') {
+/** Options of the session cookies: HttpOnly, SameSite=Lax, Secure under https, scoped to `path`. */
+export function sessionCookie(ctx: StudioCtx, path = '/') {
   return { path, httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure };
 }

@@ -21,7 +21,7 @@ const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
 export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   const expected = sha(ctx.adminToken);
-  const cookie = sessionCookie(ctx, ADMIN_COOKIE, '/admin');
+  const cookie = sessionCookie(ctx, '/admin');
   const signedIn = async (req: FastifyRequest) => !!(await ctx.sessions.find(req.cookies[ADMIN_COOKIE], 'admin'));
   const pre = { preHandler: async (req: FastifyRequest, reply: FastifyReply) => { if (!await signedIn(req)) return reply.redirect('/admin', 303); } };
   const adminPage = (req: FastifyRequest, reply: FastifyReply, template: string, data: Record<string, unknown> & { title: string }) =>

@@ -12,7 +12,7 @@ import { issueToken, linkFor, peekToken, useToken, type Purpose } from '../token
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
     const id = await ctx.sessions.create(accountId);
-    reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx, SESSION_COOKIE));
+    reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
     return reply.redirect(localPath(next), 303);
   };
   const signinPage = (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
@@ -62,13 +62,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   app.post('/signout', async (req, reply) => {
     const id = req.cookies[SESSION_COOKIE];
     if (id) await ctx.sessions.revoke(id);
-    reply.clearCookie(SESSION_COOKIE, sessionCookie(ctx, SESSION_COOKIE));
+    reply.clearCookie(SESSION_COOKIE, sessionCookie(ctx));
     return reply.redirect('/signin', 303);
   });
 
   app.post('/signout-everywhere', { preHandler: signedIn(ctx) }, async (req, reply) => {
     await ctx.sessions.revokeAll(accountOf(req));
-    reply.clearCookie(SESSION_COOKIE, sessionCookie(ctx, SESSION_COOKIE));
+    reply.clearCookie(SESSION_COOKIE, sessionCookie(ctx));
     return reply.redirect('/signin', 303);
   });
 
@@ -84,7 +84,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     // Every other session ends; this one is replaced by a new one.
     await ctx.sessions.revokeAll(accountOf(req));
     const id = await ctx.sessions.create(accountOf(req));
-    reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx, SESSION_COOKIE));
+    reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
     return page(reply, 'account', req, { title: 'Account', min: MIN_PASSWORD, notice: 'Your password has been changed. Other sessions were signed out.' });
   });
 
