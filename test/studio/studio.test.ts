@@ -1,5 +1,10 @@
 // The studio in a real headless Chromium, driven as a person would: every element found by its role or
 // label (the names CONTRACT.md "Studio" fixes). One browser for the file, a fresh profile per test.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { serviceFixture } from '../helpers/fixture.ts';
@@ -147,7 +152,19 @@ describe('studio API keys and usage', () => {
     expect(cells[3]).toBe(`€${(made.json.costCents / 100).toFixed(2)}`);
     expect(cells[4]).toBe('€2.50');
     await page.goto('/history');
-    await page.getByRole('listitem').filter({ hasText: 'From the API.' }).waitFor();
+    const fromApi = page.getByRole('listitem').filter({ hasText: 'From the API.' });
+    await fromApi.waitFor();
+
+    // "Use from the API": the JavaScript shown, run as it is with the key in the environment, makes the same render.
+    await fromApi.getByRole('link', { name: 'Shot list' }).click();
+    const [curl, js] = await page.locator('pre.code').allTextContents();
+    expect(curl).toContain('Authorization: Bearer $RENDERGATE_API_KEY');
+    expect(curl).toContain('"modelId": "rendergate/shot-list"');
+    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rg-snippet-')), 'render.mjs');
+    fs.writeFileSync(script, `${js}\nconsole.log(JSON.stringify({ status: res.status, generation }));\n`);
+    const ran = JSON.parse((await promisify(execFile)(process.execPath, [script], { env: { ...process.env, RENDERGATE_API_KEY: key } })).stdout);
+    expect(ran.status).toBe(202);
+    expect(ran.generation).toMatchObject({ modelId: 'rendergate/shot-list', inputs: made.json.inputs, costCents: made.json.costCents });
 
     await page.goto('/keys');
     await keyRow.getByRole('button', { name: 'Revoke' }).click();
@@ -156,15 +173,17 @@ describe('studio API keys and usage', () => {
 
     await page.getByRole('link', { name: 'Usage' }).click();
     const ledger = page.getByRole('table', { name: /Credits, charges and refunds/ });
-    expect(await ledger.getByRole('row').count()).toBe(3); // header, the credit, the charge
+    expect(await ledger.getByRole('row').count()).toBe(4); // header, the credit, two charges
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
     const text = await new Promise<string>((resolve, reject) => csv.createReadStream().then((s) => {
       let out = ''; s.on('data', (d) => { out += d; }); s.on('end', () => resolve(out)); s.on('error', reject);
     }, reject));
     const lines = text.trim().split('\r\n');
     expect(lines[0]).toBe('id,createdAt,kind,amountCents,amountEur,generationId,reason');
-    expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['"charge"', '"credit"']);
+    expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['"charge"', '"charge"', '"credit"']);
     expect(await page.getByRole('table', { name: /Per key/ }).getByRole('rowheader').allTextContents()).toEqual([`ci (${key.slice(0, 12)}…)`]);
+    const perModel = page.getByRole('table', { name: /Per model/ }).getByRole('row', { name: /rendergate\/shot-list/ });
+    expect(await perModel.getByRole('cell').allTextContents()).toEqual(['2', `€${(2 * made.json.costCents / 100).toFixed(2)}`]);
     await context.close();
   });
 });
