@@ -25,6 +25,7 @@ import { Worker } from './queue/worker.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { buildOpsServer } from './http/ops-server.ts';
+import { VERSION } from './domain/version.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -102,7 +103,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     await worker.start();
     janitor.start();
   }
-  log.info({ role, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
+  log.info({ role, version: VERSION, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
   return {
     server, worker, infra,
     close: async (graceMs = config.shutdownGraceMs) => {

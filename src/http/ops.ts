@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pendingMigrations } from '../db/migrate.ts';
 import { ApiError } from '../domain/errors.ts';
+import { VERSION } from '../domain/version.ts';
 import type { Ctx } from './context.ts';
 
 export function registerOps(app: FastifyInstance, ctx: Ctx) {
@@ -28,9 +29,10 @@ export function registerOps(app: FastifyInstance, ctx: Ctx) {
       problems.push('storage');
     }
     if (problems.length > 0) {
-      throw new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${problems.join(', ')}.`, [checks], { 'retry-after': '5' });
+      throw new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${problems.join(', ')}.`, [{ version: VERSION, ...checks }], { 'retry-after': '5' });
     }
-    return { status: 'ready', checks };
+    // The release answering: during a rolling upgrade an operator sees which replicas run which.
+    return { status: 'ready', version: VERSION, checks };
   });
 
   app.get('/metrics', async (_req, reply) => {
