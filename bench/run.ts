@@ -25,10 +25,12 @@ import * as create from './create.ts';
 import * as dispatch from './dispatch.ts';
 import * as render from './render.ts';
 import * as growth from './growth.ts';
+import * as text from './text.ts';
 import * as studio from './studio.ts';
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
-  poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, studio: studio.run,
+  poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, text: text.run,
+  studio: studio.run,
 };
 
 function parseArgs(argv: string[]) {

@@ -98,7 +98,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   let claimDb: Db | null = null;
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
-    worker = new Worker({ db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log, metrics });
+    worker = new Worker({ db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, accountConcurrency: config.accountConcurrency, log, metrics });
     janitor = new Janitor(db, storage, log);
     await worker.start();
     janitor.start();
