@@ -26,11 +26,13 @@ import * as dispatch from './dispatch.ts';
 import * as render from './render.ts';
 import * as growth from './growth.ts';
 import * as text from './text.ts';
+import * as wait from './wait.ts';
+import * as webhooks from './webhooks.ts';
 import * as studio from './studio.ts';
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
   poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, text: text.run,
-  studio: studio.run,
+  wait: wait.run, webhooks: webhooks.run, studio: studio.run,
 };
 
 function parseArgs(argv: string[]) {
