@@ -19,6 +19,7 @@ import { registerHistoryRoutes } from './routes/history.ts';
 import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
+import { registerUploadRoutes } from './routes/uploads.ts';
 import { smtpMailer, type Mailer } from './mail.ts';
 
 export interface StudioCtx extends Ctx { sessions: Sessions; secure: boolean; mailer: Mailer | null }
@@ -84,6 +85,7 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
   registerKeyRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
   registerAdminConsole(app, ctx);
+  registerUploadRoutes(app, ctx);
 }
 
 /** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */

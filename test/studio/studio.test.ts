@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import sharp from 'sharp';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
@@ -184,6 +185,26 @@ describe('studio API keys and usage', () => {
     expect(await page.getByRole('table', { name: /Per key/ }).getByRole('rowheader').allTextContents()).toEqual([`ci (${key.slice(0, 12)}…)`]);
     const perModel = page.getByRole('table', { name: /Per model/ }).getByRole('row', { name: /rendergate\/shot-list/ });
     expect(await perModel.getByRole('cell').allTextContents()).toEqual(['2', `€${(2 * made.json.costCents / 100).toFixed(2)}`]);
+    await context.close();
+  });
+});
+
+describe('studio uploads', () => {
+  it('uploads an image from the form, previews it, renders a video from it; a file that is no image is refused beside the field', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await credit(email, 10_000);
+    await page.goto('/models/rendergate/image-to-video');
+    await page.getByLabel('prompt', { exact: true }).fill('from an upload');
+    await page.getByLabel('Upload an image for image').setInputFiles({ name: 'not-an-image.png', mimeType: 'image/png', buffer: Buffer.from('hello') });
+    await page.getByText('does not decode as image/png').waitFor();
+    const png = await sharp({ create: { width: 320, height: 180, channels: 3, background: { r: 30, g: 160, b: 90 } } }).png().toBuffer();
+    await page.getByLabel('Upload an image for image').setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: png });
+    await eventually(async () => expect(await page.getByLabel('image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)));
+    const preview = page.getByRole('img', { name: 'Preview of image' });
+    await eventually(async () => expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320));
+    await page.getByRole('button', { name: 'Render' }).click();
+    await page.locator('video').waitFor({ timeout: 90_000 });
     await context.close();
   });
 });

@@ -1,4 +1,4 @@
-/* global document, window, navigator, fetch, URLSearchParams, FormData, setTimeout, clearTimeout */
+/* global document, window, navigator, fetch, URLSearchParams, FormData, Event, setTimeout, clearTimeout */
 // Rendergate studio: progressive enhancement only. Every page works without this file; with it, the price
 // follows the form, image addresses get a preview, queued renders update in place, keys copy in a click.
 'use strict';
@@ -34,17 +34,39 @@
     form.addEventListener('submit', () => { const b = form.querySelector('button[type=submit]'); if (b) b.setAttribute('aria-busy', 'true'); });
   }
 
-  // Preview of image addresses.
+  // Preview of image addresses; an uploaded image is shown through the studio (its /v1 address needs a key).
   for (const input of $$('input[data-preview]')) {
     const img = document.getElementById(input.dataset.preview);
     if (!img) continue;
+    const prefix = input.form ? input.form.dataset.uploadPrefix || '' : '';
     const show = () => {
       const v = input.value.trim();
-      if (/^https?:\/\/\S+$/i.test(v)) { img.src = v; img.hidden = false; } else { img.hidden = true; img.removeAttribute('src'); }
+      if (prefix && v.startsWith(prefix)) { img.src = '/uploads/' + v.slice(prefix.length); img.hidden = false; }
+      else if (/^https?:\/\/\S+$/i.test(v)) { img.src = v; img.hidden = false; } else { img.hidden = true; img.removeAttribute('src'); }
     };
     img.addEventListener('error', () => { img.hidden = true; });
     input.addEventListener('change', show);
     input.addEventListener('input', show);
+  }
+
+  // Uploads: the chosen file goes to the studio's /uploads; its address fills the field.
+  for (const file of $$('input[type=file][data-upload-for]')) {
+    const target = document.getElementById(file.dataset.uploadFor);
+    const status = document.getElementById(file.dataset.uploadFor + '-upload-err');
+    file.addEventListener('change', async () => {
+      const f = file.files && file.files[0];
+      if (!f || !target) return;
+      status.textContent = 'Uploading…';
+      try {
+        const res = await fetch('/uploads', { method: 'POST', body: f, credentials: 'same-origin',
+          headers: { 'content-type': f.type || 'application/octet-stream', 'x-csrf-token': file.form.querySelector('input[name=_csrf]').value } });
+        const body = await res.json().catch(() => ({}));
+        if (!res.ok) { status.textContent = body.message || 'The upload failed.'; return; }
+        status.textContent = '';
+        target.value = body.url;
+        target.dispatchEvent(new Event('input', { bubbles: true }));
+      } catch { status.textContent = 'The upload failed; check the connection and try again.'; }
+    });
   }
 
   // Queued renders: fetch their row until it is final.

@@ -5,7 +5,6 @@ import { ApiError } from '../../domain/errors.ts';
 import { sendContent } from '../../http/routes/generations.content.ts';
 import { accountOf, signedIn, type StudioCtx } from '../index.ts';
 import { fragment, page } from '../view.ts';
-import { cancelGeneration } from '../cancel.ts';
 import { apiSnippets } from '../snippets.ts';
 
 type IdParams = { Params: { id: string } };
@@ -49,7 +48,7 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.post<IdParams>('/history/:id/cancel', pre, async (req, reply) => {
-    await cancelGeneration(ctx.db, accountOf(req), req.params.id);
+    await ctx.generations.cancel(accountOf(req), req.params.id);
     return reply.redirect(`/history#${req.params.id}`, 303);
   });
 

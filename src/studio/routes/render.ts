@@ -24,23 +24,24 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!m) throw new ApiError('MODEL_NOT_FOUND', 'There is no such model.');
     return m;
   };
-  /** The API's quote for the form, or null when the inputs are not valid yet. */
-  const quote = (model: CompiledModel, body: unknown) => {
+  /** The API's quote for the form (uploads checked as POST /v1/quote does), or null when the inputs are not valid yet. */
+  const quote = async (accountId: string, model: CompiledModel, body: unknown) => {
     try {
       const { inputs } = parseRenderRequest(ctx.catalog, { modelId: model.id, inputs: formInputs(model.def, body) });
+      await ctx.generations.checkUploads(accountId, model, inputs);
       return { costCents: priceOf(model, inputs), errors: {} };
     } catch (e) {
       if (e instanceof ApiError && e.code === 'INVALID_INPUT') return { costCents: null, errors: fieldErrors(e.details) };
       throw e;
     }
   };
-  const modelPage = (req: FastifyRequest, reply: FastifyReply, model: CompiledModel,
+  const modelPage = async (req: FastifyRequest, reply: FastifyReply, model: CompiledModel,
     o: { values?: Record<string, string>; errors?: Record<string, string>; error?: string; idem?: string } = {}) => {
     const defaults = Object.fromEntries(model.def.fields.filter((f) => f.default !== null).map((f) => [f.name, String(f.default)]));
-    const price = quote(model, o.values ?? defaults).costCents;
+    const price = (await quote(accountOf(req), model, o.values ?? defaults)).costCents;
     return page(reply, 'model', req, {
       title: model.def.name, model: model.def, fields: formFields(model.def, o.values ?? null, o.errors ?? {}),
-      price, error: o.error, idem: o.idem ?? crypto.randomUUID(),
+      price, error: o.error, idem: o.idem ?? crypto.randomUUID(), uploadPrefix: `${ctx.config.publicUrl}/v1/uploads/`,
     });
   };
 
@@ -48,7 +49,7 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   // The live price as the form changes: the same quote code as POST /v1/quote.
   app.post<ModelParams>('/models/:vendor/:name/quote', { preHandler: signedIn(ctx) }, async (req, reply) => {
-    const q = quote(modelOf(req), req.body);
+    const q = await quote(accountOf(req), modelOf(req), req.body);
     return reply.header('cache-control', 'no-store').send({ ...q, price: q.costCents === null ? null : euros(q.costCents) });
   });
 
