@@ -208,3 +208,29 @@ describe('studio uploads', () => {
     await context.close();
   });
 });
+
+describe('studio live status', () => {
+  it('shows a waiting render\'s place in the queue, then follows it to its video without a reload', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await credit(email, 10_000);
+    // Both worker slots held by renders whose images are not served yet.
+    const holds = [`/held/q-${Date.now()}-1.png`, `/held/q-${Date.now()}-2.png`];
+    for (const h of holds) {
+      await page.goto('/models/rendergate/image-to-video');
+      await page.getByLabel('prompt', { exact: true }).fill(`holder ${h}`);
+      await page.getByLabel('image', { exact: true }).fill(f.img.url(h));
+      await page.getByRole('button', { name: 'Render' }).click();
+      await page.getByRole('listitem').filter({ hasText: `holder ${h}` }).getByText('running').waitFor();
+    }
+    await page.goto('/models/rendergate/image-to-video');
+    await page.getByLabel('prompt', { exact: true }).fill('waits its turn');
+    await page.getByLabel('image', { exact: true }).fill(f.img.url('/b.png'));
+    await page.getByRole('button', { name: 'Render' }).click();
+    const waiting = page.getByRole('listitem').filter({ hasText: 'waits its turn' });
+    await waiting.getByText('position 1 in queue').waitFor();
+    for (const h of holds) f.img.release(h);
+    await waiting.locator('video').waitFor({ timeout: 90_000 });
+    await context.close();
+  });
+});
