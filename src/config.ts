@@ -43,6 +43,10 @@ export interface Config {
   backendHealthIntervalMs: number;
   /** Largest result file a model server may send; a bigger one fails the render. */
   backendOutputLimitBytes: number;
+  /** Studio: self sign-up allowed; SMTP server for password-reset mail (null: operators print reset links). */
+  signupOpen: boolean;
+  smtpUrl: string | null;
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -164,7 +168,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetrySeconds,
     backendHealthIntervalMs: int('RENDERGATE_BACKEND_HEALTH_SECONDS', 5, 1, 3600) * 1000,
     backendOutputLimitBytes: int('RENDERGATE_BACKEND_OUTPUT_LIMIT_BYTES', 2 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER),
+    signupOpen: (env.RENDERGATE_SIGNUP || 'open') === 'open',
+    smtpUrl: env.RENDERGATE_SMTP_URL || null,
+    mailFrom: env.RENDERGATE_MAIL_FROM || 'Rendergate <no-reply@localhost>',
   };
+  if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open')) problems.push(`RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`);
+  if (config.smtpUrl && !/^smtps?:\/\//.test(config.smtpUrl)) problems.push('RENDERGATE_SMTP_URL: must be an smtp:// or smtps:// URL');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

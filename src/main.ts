@@ -12,6 +12,7 @@ import { createProcessLog, exitOnFatal } from './cli/logger.ts';
 import { OPS_COMMANDS, OPS_USAGE } from './cli/ops-commands.ts';
 import { CliError } from './cli/cli-error.ts';
 import { catalogCommand } from './cli/catalog.ts';
+import { accountLinks, ACCOUNT_LINKS_USAGE } from './cli/accounts-links.ts';
 
 const USAGE = `usage: rendergate <command>
   serve | api | worker                         run the service (default role: RENDERGATE_ROLE or serve)
@@ -21,7 +22,8 @@ const USAGE = `usage: rendergate <command>
   keys revoke --key ID
   generations refund --id ID
   catalog check FILE | catalog import cog URL [--id vendor/name]   validate a catalog; draft an entry from a Cog container
-${OPS_USAGE}`;
+${OPS_USAGE}
+${ACCOUNT_LINKS_USAGE}`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(message + '\n');
@@ -52,6 +54,7 @@ async function operator(cmd: string, flags: Map<string, string>) {
         break;
       }
       case 'keys revoke': out = await revokeKey(infra.db, need('key')); break;
+      case 'accounts invite': case 'accounts reset-link': out = await accountLinks(cmd, infra, config, need, flags); break;
       case 'generations refund': out = await new Generations(infra.db, infra.catalog, config, infra.storage).adminRefund(need('id')); break;
       default: fail(USAGE);
     }

@@ -11,6 +11,7 @@ import { sendError } from './error-handler.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
+import { registerStudio } from '../studio/index.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
@@ -145,5 +146,7 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
   registerOps(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
+  // The studio's pages at `/`, in a scope of their own (cookies, forms, CSRF never reach the API).
+  app.register(async (studio) => registerStudio(studio, ctx));
   return app;
 }

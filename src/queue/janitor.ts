@@ -83,8 +83,11 @@ export class Janitor {
       await this.db.query(
         `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys
            WHERE created_at < now() - make_interval(hours => $1) LIMIT 5000))`, [IDEMPOTENCY_KEEP_HOURS]);
-      // Request counts of windows that ended over an hour ago (rate-limits.ts: windows are minutes since the epoch).
-      await this.db.query('DELETE FROM rate_windows WHERE window_start < $1', [Math.floor(Date.now() / 60_000) - 60]);
+      // Request counts of windows that ended over an hour ago (rate-limits.ts: windows are minutes since the epoch),
+      // folded into each key's last use (shown in the studio) as they go.
+      await this.db.query(`WITH gone AS (DELETE FROM rate_windows WHERE window_start < $1 RETURNING key_id, window_start)
+        UPDATE api_keys k SET last_used_at = greatest(k.last_used_at, to_timestamp(g.m * 60))
+        FROM (SELECT key_id, max(window_start) AS m FROM gone GROUP BY key_id) g WHERE k.id = g.key_id`, [Math.floor(Date.now() / 60_000) - 60]);
     } catch (e) {
       this.log.warn({ err: e }, 'housekeeping sweep failed; will retry');
     }

@@ -17,7 +17,7 @@ SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
 FROM rendergate_create_generations($1, $2) c`;
 
 export interface CreateItem {
-  id: string; ledgerId: string; accountId: string; keyId: string; idempotencyKey: string; requestHash: Buffer;
+  id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
   modelId: string; inputs: Record<string, unknown>; cost: number; deadlineSeconds: number; dailyCapCents: number | null;
 }
 

@@ -29,6 +29,9 @@ const WAITING_FRESH_MS = 1_000;
 
 export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }
 
+/** Who pays for a create: an API key, or (id null) the account itself in the studio, with no daily cap. */
+export type Payer = Pick<KeyRecord, 'accountId' | 'dailyCapCents'> & { id: string | null };
+
 /** Canonical JSON (sorted keys) so that the same body always hashes the same. */
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
@@ -57,7 +60,7 @@ export class Generations {
     return `${this.config.publicUrl}/v1/generations/${id}`;
   }
 
-  async create(key: KeyRecord, body: unknown, idempotencyKey: string): Promise<Created> {
+  async create(key: Payer, body: unknown, idempotencyKey: string): Promise<Created> {
     const { model, inputs } = parseRenderRequest(this.catalog, objectBody(body));
     const cost = priceOf(model, inputs);
     await this.checkUploads(key.accountId, model, inputs);
@@ -113,10 +116,11 @@ export class Generations {
   }
 
   /** Why a create was refused: a short balance (402) comes before a reached cap (409), as the contract orders them. */
-  private async refusal(key: KeyRecord, cost: number): Promise<ApiError> {
+  private async refusal(key: Payer, cost: number): Promise<ApiError> {
     const { rows: acct } = await this.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [key.accountId]);
     const balance = (acct[0]?.balance_cents as number | undefined) ?? 0;
-    if (balance < cost) {
+    // Without a key only the balance can refuse (a balance that moved back since is still the reason).
+    if (balance < cost || key.id === null) {
       return new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
         [{ costCents: cost, balanceCents: balance }]);
     }

@@ -26,9 +26,11 @@ const CHECKS: Record<string, string> = {
     WHERE l.generation_id IS NOT NULL AND g.id IS NULL`,
   'day usage is what the key charged that day minus refunds': `
     SELECT coalesce(u.key_id, g.key_id) FROM key_day_usage u
-    FULL JOIN (SELECT key_id, usage_day, sum(cost_cents - refunded_cents) AS spent FROM generations GROUP BY key_id, usage_day) g
+    FULL JOIN (SELECT key_id, usage_day, sum(cost_cents - refunded_cents) AS spent FROM generations WHERE key_id IS NOT NULL GROUP BY key_id, usage_day) g
       ON g.key_id = u.key_id AND g.usage_day = u.day
     WHERE coalesce(u.spent_cents, 0) <> coalesce(g.spent, 0)`,
+  // Studio renders have no key: they count against no day and never have a usage day.
+  'a render without a key has no usage day': `SELECT id FROM generations WHERE key_id IS NULL AND usage_day IS NOT NULL`,
   'day usage within the cap': `
     SELECT u.key_id FROM key_day_usage u JOIN api_keys k ON k.id = u.key_id
     WHERE k.daily_cap_cents IS NOT NULL AND u.spent_cents > k.daily_cap_cents`,

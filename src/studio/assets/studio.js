@@ -1,0 +1,116 @@
+/* global document, window, navigator, fetch, URLSearchParams, FormData, Event, setTimeout, clearTimeout */
+// Rendergate studio: progressive enhancement only. Every page works without this file; with it, the price
+// follows the form, image addresses get a preview, queued renders update in place, keys copy in a click.
+'use strict';
+(function () {
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  // Live price: the server's quote (the API's own code) for the form as it is now.
+  for (const form of $$('form.render-form')) {
+    const out = form.querySelector('#price');
+    const touched = new Set();
+    let timer = null;
+    let seq = 0;
+    const update = async () => {
+      const mine = ++seq;
+      try {
+        const res = await fetch(form.dataset.quote, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' });
+        if (!res.ok || mine !== seq) return;
+        const q = await res.json();
+        out.textContent = q.price === null ? 'fill in the fields marked below' : q.price;
+        for (const p of $$('[data-error-for]', form)) {
+          const name = p.dataset.errorFor;
+          p.textContent = touched.has(name) ? (q.errors[name] || '') : '';
+        }
+      } catch { /* offline: the price shown stays */ }
+    };
+    const changed = (e) => {
+      if (e.target && e.target.name) touched.add(e.target.name);
+      clearTimeout(timer);
+      timer = setTimeout(update, 200);
+    };
+    form.addEventListener('input', changed);
+    form.addEventListener('change', changed);
+    form.addEventListener('submit', () => { const b = form.querySelector('button[type=submit]'); if (b) b.setAttribute('aria-busy', 'true'); });
+  }
+
+  // Preview of image addresses; an uploaded image is shown through the studio (its /v1 address needs a key).
+  for (const input of $$('input[data-preview]')) {
+    const img = document.getElementById(input.dataset.preview);
+    if (!img) continue;
+    const prefix = input.form ? input.form.dataset.uploadPrefix || '' : '';
+    const show = () => {
+      const v = input.value.trim();
+      if (prefix && v.startsWith(prefix)) { img.src = '/uploads/' + v.slice(prefix.length); img.hidden = false; }
+      else if (/^https?:\/\/\S+$/i.test(v)) { img.src = v; img.hidden = false; } else { img.hidden = true; img.removeAttribute('src'); }
+    };
+    img.addEventListener('error', () => { img.hidden = true; });
+    input.addEventListener('change', show);
+    input.addEventListener('input', show);
+  }
+
+  // Uploads: the chosen file goes to the studio's /uploads; its address fills the field.
+  for (const file of $$('input[type=file][data-upload-for]')) {
+    const target = document.getElementById(file.dataset.uploadFor);
+    const status = document.getElementById(file.dataset.uploadFor + '-upload-err');
+    file.addEventListener('change', async () => {
+      const f = file.files && file.files[0];
+      if (!f || !target) return;
+      status.textContent = 'Uploading…';
+      try {
+        const res = await fetch('/uploads', { method: 'POST', body: f, credentials: 'same-origin',
+          headers: { 'content-type': f.type || 'application/octet-stream', 'x-csrf-token': file.form.querySelector('input[name=_csrf]').value } });
+        const body = await res.json().catch(() => ({}));
+        if (!res.ok) { status.textContent = body.message || 'The upload failed.'; return; }
+        status.textContent = '';
+        target.value = body.url;
+        target.dispatchEvent(new Event('input', { bubbles: true }));
+      } catch { status.textContent = 'The upload failed; check the connection and try again.'; }
+    });
+  }
+
+  // Queued renders: fetch their row until it is final.
+  const follow = (li) => {
+    const tick = async () => {
+      if (!li.isConnected) return;
+      try {
+        const res = await fetch(li.dataset.row, { credentials: 'same-origin' });
+        if (res.ok) {
+          const balance = document.querySelector('#balance strong');
+          const cents = Number(res.headers.get('x-balance-cents'));
+          if (balance && res.headers.has('x-balance-cents') && Number.isInteger(cents)) balance.textContent = '€' + (cents / 100).toFixed(2);
+          const html = (await res.text()).trim();
+          const tpl = document.createElement('template');
+          tpl.innerHTML = html;
+          const next = tpl.content.firstElementChild;
+          if (next && next.outerHTML !== li.outerHTML) {
+            const focused = li.contains(document.activeElement);
+            li.replaceWith(next);
+            if (focused) next.querySelector('a, button')?.focus();
+            li = next;
+            wire(next);
+          }
+          if (li.dataset.status !== 'queued') return;
+        }
+      } catch { /* try again */ }
+      setTimeout(tick, 1000);
+    };
+    setTimeout(tick, 1000);
+  };
+  const wire = (root) => {
+    for (const form of $$('form[data-confirm]', root)) {
+      form.addEventListener('submit', (e) => { if (!window.confirm(form.dataset.confirm)) e.preventDefault(); });
+    }
+  };
+  wire(document);
+  for (const li of $$('li.gen[data-status="queued"]')) follow(li);
+
+  // Copy buttons.
+  for (const b of $$('button[data-copy]')) {
+    b.addEventListener('click', async () => {
+      const input = document.getElementById(b.dataset.copy);
+      try { await navigator.clipboard.writeText(input.value); } catch { input.select(); document.execCommand('copy'); }
+      b.textContent = 'Copied';
+    });
+  }
+})();

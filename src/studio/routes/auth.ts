@@ -1,0 +1,144 @@
+// Accounts in the studio: sign up, sign in (throttled, same answer whatever is wrong), sign out (this
+// session or all), change password, and the one-time links (invite, reset; by mail where SMTP is set).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { transaction } from '../../db/pool.ts';
+import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../index.ts';
+import { page } from '../view.ts';
+import { field, localPath } from '../form-body.ts';
+import { checkPassword, currentPasswordOk, EMAIL, MIN_PASSWORD, passwordProblem, setPassword, signUp, hashPassword } from '../passwords.ts';
+import { recordFailure, throttled } from '../throttle.ts';
+import { issueToken, linkFor, peekToken, useToken, type Purpose } from '../tokens.ts';
+
+export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
+  const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
+    const id = await ctx.sessions.create(accountId);
+    reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
+    return reply.redirect(localPath(next), 303);
+  };
+  const signinPage = (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
+    page(reply, 'signin', req, { title: 'Sign in', signupOpen: ctx.config.signupOpen, canReset: ctx.mailer !== null, ...extra });
+
+  app.get('/', { preHandler: signedIn(ctx) }, async (req, reply) =>
+    page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models }));
+
+  app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => {
+    if (await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account')) return reply.redirect(localPath(req.query.next), 303);
+    return signinPage(req, reply, { next: localPath(req.query.next) });
+  });
+
+  app.post('/signin', async (req, reply) => {
+    const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
+    const password = field(req.body, 'password') ?? '';
+    const next = localPath(field(req.body, 'next'));
+    if (await throttled(ctx.db, req.ip, email)) {
+      return signinPage(req, reply.code(429), { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
+    }
+    const accountId = await checkPassword(ctx.db, email, password);
+    if (!accountId) {
+      await recordFailure(ctx.db, req.ip, email);
+      return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
+    }
+    return startSession(reply, accountId, next);
+  });
+
+  app.get('/signup', async (req, reply) => {
+    if (!ctx.config.signupOpen) return page(reply.code(404), 'error', req, { title: 'Sign-up is closed', message: 'Accounts are created by the operator here; ask them for an invitation.' });
+    return page(reply, 'signup', req, { title: 'Create an account', min: MIN_PASSWORD });
+  });
+
+  app.post('/signup', async (req, reply) => {
+    if (!ctx.config.signupOpen) return page(reply.code(404), 'error', req, { title: 'Sign-up is closed', message: 'Accounts are created by the operator here; ask them for an invitation.' });
+    const email = (field(req.body, 'email') ?? '').trim();
+    const password = field(req.body, 'password') ?? '';
+    const again = (error: string) => page(reply.code(400), 'signup', req, { title: 'Create an account', min: MIN_PASSWORD, email, error });
+    if (!EMAIL.test(email) || email.length > 254) return again('Enter a valid email address.');
+    const problem = passwordProblem(password);
+    if (problem) return again(problem);
+    const accountId = await signUp(ctx.db, email, password);
+    if (!accountId) return again('This email cannot be used for a new account. Sign in instead, or reset the password.');
+    return startSession(reply, accountId);
+  });
+
+  app.post('/signout', async (req, reply) => {
+    const id = req.cookies[SESSION_COOKIE];
+    if (id) await ctx.sessions.revoke(id);
+    reply.clearCookie(SESSION_COOKIE, sessionCookie(ctx));
+    return reply.redirect('/signin', 303);
+  });
+
+  app.post('/signout-everywhere', { preHandler: signedIn(ctx) }, async (req, reply) => {
+    await ctx.sessions.revokeAll(accountOf(req));
+    reply.clearCookie(SESSION_COOKIE, sessionCookie(ctx));
+    return reply.redirect('/signin', 303);
+  });
+
+  app.get('/account', { preHandler: signedIn(ctx) }, async (req, reply) => page(reply, 'account', req, { title: 'Account', min: MIN_PASSWORD }));
+
+  app.post('/account/password', { preHandler: signedIn(ctx) }, async (req, reply) => {
+    const again = (error: string) => page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
+    if (!await currentPasswordOk(ctx.db, accountOf(req), field(req.body, 'current') ?? '')) return again('The current password is wrong.');
+    const password = field(req.body, 'password') ?? '';
+    const problem = passwordProblem(password);
+    if (problem) return again(problem);
+    await setPassword(ctx.db, accountOf(req), password);
+    // Every other session ends; this one is replaced by a new one.
+    await ctx.sessions.revokeAll(accountOf(req));
+    const id = await ctx.sessions.create(accountOf(req));
+    reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
+    return page(reply, 'account', req, { title: 'Account', min: MIN_PASSWORD, notice: 'Your password has been changed. Other sessions were signed out.' });
+  });
+
+  // One-time links: the form (GET does not use the link, so a mail scanner fetching it spends nothing)…
+  for (const purpose of ['invite', 'reset'] as Purpose[]) {
+    const title = purpose === 'invite' ? 'Set your password' : 'Choose a new password';
+    // The link is a secret: no access-log line carries it (info lines are off for these routes).
+    const quiet = { logLevel: 'warn' as const };
+    app.get<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
+      const accountId = await peekToken(ctx.db, req.params.token, purpose);
+      const email = accountId ? (await ctx.db.query('SELECT email FROM accounts WHERE id = $1', [accountId])).rows[0]?.email : null;
+      return page(reply.code(accountId ? 200 : 410), 'set-password', req, { title, valid: !!accountId, email, min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}` });
+    });
+    // …and its use: the password set and the link spent in one transaction, all other sessions ended.
+    app.post<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
+      const password = field(req.body, 'password') ?? '';
+      const problem = passwordProblem(password);
+      if (problem) {
+        return page(reply.code(400), 'set-password', req, { title, valid: true, email: '', min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}`, error: problem });
+      }
+      const h = await hashPassword(password);
+      const accountId = await transaction(ctx.db, async (tx) => {
+        const id = await useToken(tx, req.params.token, purpose);
+        if (id) {
+          await tx.query(`INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)
+            ON CONFLICT (account_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`, [id, h]);
+          await tx.query('UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL', [id]);
+        }
+        return id;
+      });
+      if (!accountId) return page(reply.code(410), 'set-password', req, { title, valid: false, min: MIN_PASSWORD, action: '' });
+      return startSession(reply, accountId);
+    });
+  }
+
+  app.get('/forgot', async (req, reply) => {
+    if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
+    return page(reply, 'forgot', req, { title: 'Reset your password' });
+  });
+
+  app.post('/forgot', async (req, reply) => {
+    if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
+    const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
+    // The same answer whether or not the email has an account, and the throttle counts every request.
+    if (!await throttled(ctx.db, req.ip, email, 'reset-')) {
+      await recordFailure(ctx.db, req.ip, email, 'reset-');
+      const { rows } = await ctx.db.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
+      if (rows[0]) {
+        const token = await issueToken(ctx.db, rows[0].id, 'reset');
+        await ctx.mailer.send(rows[0].email, 'Reset your Rendergate password',
+          `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${linkFor(ctx.config.publicUrl, 'reset', token)}\n\nIf it was not you, ignore this message.\n`)
+          .catch((e) => req.log.warn({ err: e }, 'reset mail not sent'));
+      }
+    }
+    return page(reply, 'forgot', req, { title: 'Reset your password', sent: true });
+  });
+}

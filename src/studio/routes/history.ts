@@ -1,0 +1,59 @@
+// History: the account's generations (the API's as well as the studio's), newest first, with live status
+// until final, then the video, image or text; Download, Cancel, Delete; and the same request for the API.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../domain/errors.ts';
+import { sendContent } from '../../http/routes/generations.content.ts';
+import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { fragment, page } from '../view.ts';
+import { apiSnippets } from '../snippets.ts';
+
+type IdParams = { Params: { id: string } };
+const PAGE = 20;
+
+export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
+  const pre = { preHandler: signedIn(ctx) };
+  const one = async (req: FastifyRequest<IdParams>) => JSON.parse(await ctx.generations.getJson(accountOf(req), req.params.id)) as Record<string, unknown>;
+
+  app.get<{ Querystring: { cursor?: string; created?: string } }>('/history', pre, async (req, reply) => {
+    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : null;
+    let list;
+    try {
+      list = await ctx.generations.list(accountOf(req), { limit: PAGE, cursor, status: null, modelId: null });
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/history', 303);
+      throw e;
+    }
+    return page(reply, 'history', req, { title: 'History', items: list.data, nextCursor: list.nextCursor, created: req.query.created ?? null, models: ctx.catalog });
+  });
+
+  // One row, for the script that follows a queued render until it is final.
+  // The balance rides along, so that the header follows a refund.
+  app.get<IdParams>('/history/:id/row', pre, async (req, reply) =>
+    fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row', { g: await one(req), csrf: reply.generateCsrf(), models: ctx.catalog }));
+
+  app.get<IdParams>('/history/:id', pre, async (req, reply) => {
+    const g = await one(req);
+    return page(reply, 'generation', req, { title: `Generation ${g.id as string}`, g, models: ctx.catalog,
+      snippets: apiSnippets(ctx.config.publicUrl, g.modelId as string, g.inputs as Record<string, unknown>) });
+  });
+
+  // The file, with Range (seeking in the player), ETag and the same answers as /v1/…/content.
+  app.get<IdParams & { Querystring: { download?: string } }>('/history/:id/content', pre, async (req, reply) => {
+    const c = await ctx.generations.content(accountOf(req), req.params.id);
+    if (req.query.download !== undefined) {
+      const ext = c.contentType.split('/')[1]?.replace(/[^a-z0-9]/g, '') || 'bin';
+      reply.header('content-disposition', `attachment; filename="${req.params.id}.${ext}"`);
+    }
+    return sendContent(req, reply, ctx.storage, c);
+  });
+
+  app.post<IdParams>('/history/:id/cancel', pre, async (req, reply) => {
+    await ctx.generations.cancel(accountOf(req), req.params.id);
+    return reply.redirect(`/history#${req.params.id}`, 303);
+  });
+
+  app.post<IdParams>('/history/:id/delete', pre, async (req, reply) => {
+    await ctx.generations.delete(accountOf(req), req.params.id);
+    return reply.redirect('/history', 303);
+  });
+}

@@ -1,0 +1,61 @@
+// Usage: the balance, the ledger (credits, charges, refunds) page by page and as CSV, and the spend per
+// key and per model over a chosen period.
+import type { FastifyInstance } from 'fastify';
+import { listLedger, type LedgerEntry } from '../../services/accounts.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { page } from '../view.ts';
+import { spend } from '../queries.ts';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const CSV_PAGE = 100;
+
+/** A CSV cell: quoted, and a leading = + - @ neutralised so a spreadsheet never runs it as a formula. */
+const cell = (v: unknown) => {
+  let s = v === undefined || v === null ? '' : String(v);
+  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
+  return `"${s.replace(/"/g, '""')}"`;
+};
+
+export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
+  const pre = { preHandler: signedIn(ctx) };
+
+  app.get<{ Querystring: { cursor?: string; from?: string; to?: string } }>('/usage', pre, async (req, reply) => {
+    const today = new Date().toISOString().slice(0, 10);
+    const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const from = typeof req.query.from === 'string' && DAY.test(req.query.from) ? req.query.from : monthAgo;
+    const to = typeof req.query.to === 'string' && DAY.test(req.query.to) ? req.query.to : today;
+    const fromD = new Date(`${from}T00:00:00Z`);
+    const toD = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
+    if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime())) return reply.redirect('/usage', 303);
+    let ledger;
+    try {
+      ledger = await listLedger(ctx.db, accountOf(req), 25, typeof req.query.cursor === 'string' ? req.query.cursor : null);
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/usage', 303);
+      throw e;
+    }
+    const s = await spend(ctx.db, accountOf(req), fromD, toD);
+    return page(reply, 'usage', req, { title: 'Usage', ledger: ledger.data, nextCursor: ledger.nextCursor, from, to, ...s });
+  });
+
+  // The whole ledger, streamed page by page (keyset paging, so a long history never sits in memory).
+  app.get('/usage/ledger.csv', pre, async (req, reply) => {
+    reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="ledger.csv"').header('cache-control', 'no-store');
+    const accountId = accountOf(req);
+    async function* rows() {
+      yield 'id,createdAt,kind,amountCents,amountEur,generationId,reason\r\n';
+      let cursor: string | null = null;
+      do {
+        const p: { data: LedgerEntry[]; nextCursor: string | null } = await listLedger(ctx.db, accountId, CSV_PAGE, cursor);
+        for (const e of p.data) {
+          const signed = e.kind === 'charge' ? -e.amountCents : e.amountCents;
+          yield [e.id, e.createdAt, e.kind, signed, (signed / 100).toFixed(2), e.generationId, e.reason].map(cell).join(',') + '\r\n';
+        }
+        cursor = p.nextCursor;
+      } while (cursor);
+    }
+    const { Readable } = await import('node:stream');
+    return reply.send(Readable.from(rows()));
+  });
+}

@@ -1,0 +1,42 @@
+// Rendering pages: Eta templates (src/studio/views) with auto-escaping on, so every value is HTML-escaped
+// unless a template asks otherwise with `<%~`, which only layouts use for the page already rendered.
+// No page is built by string concatenation.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
+const eta = new Eta({ views: VIEWS, autoEscape: true, cache: true, autoTrim: [false, 'nl'] });
+
+export const SECURITY_HEADERS = {
+  // Scripts and styles only from our own files: an injected <script> or inline handler never runs.
+  'content-security-policy': "default-src 'self'; img-src 'self' data: blob: http: https:; media-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+};
+
+/** Euros from cents, for people: "€1.25". */
+export const euros = (cents: number) => `€${(cents / 100).toFixed(2)}`;
+export const when = (iso: string | Date | null | undefined) => {
+  if (!iso) return '—';
+  const d = typeof iso === 'string' ? new Date(iso) : iso;
+  return d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+};
+
+export interface PageData { title: string; [k: string]: unknown }
+
+/** Renders a full page (its template inside the layout) as the reply. Pages are private: never cached. */
+export function page(reply: FastifyReply, template: string, req: FastifyRequest, data: PageData, layout = 'layout') {
+  const csrf = reply.generateCsrf();
+  const it = { ...data, csrf, session: req.studio, euros, when, layout, path: req.url.split('?')[0] };
+  const html = eta.render(template, it);
+  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+}
+
+/** A fragment (no layout), for the script's live updates. */
+export function fragment(reply: FastifyReply, template: string, data: Record<string, unknown>) {
+  const html = eta.render(template, { ...data, euros, when });
+  return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+}

@@ -1,0 +1,236 @@
+// The studio in a real headless Chromium, driven as a person would: every element found by its role or
+// label (the names CONTRACT.md "Studio" fixes). One browser for the file, a fresh profile per test.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import sharp from 'sharp';
+import { serviceFixture } from '../helpers/fixture.ts';
+import { freshPage, launchBrowser } from '../helpers/browser.ts';
+import { checkInvariants } from '../helpers/invariants.ts';
+import { accountIdOf, eventually, PASSWORD, signIn, signUp } from './helpers.ts';
+
+const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
+let browser: Browser;
+beforeAll(async () => { browser = await launchBrowser(); });
+afterAll(async () => { await browser?.close(); });
+
+const credit = async (email: string, cents: number) =>
+  f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: cents });
+
+describe('studio accounts', () => {
+  it('signs up, signs out, refuses a wrong password, signs in, changes the password', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await expect(page.getByText('Balance')).toBeTruthy();
+    expect(await page.locator('#balance').textContent()).toContain('€0.00');
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+
+    await signIn(page, email, 'not the password');
+    await page.getByRole('alert').getByText('The email or the password is wrong.').waitFor();
+    await signIn(page, email);
+    await page.getByRole('heading', { name: 'Models' }).waitFor();
+
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill('another good password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Your password has been changed').waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await signIn(page, email, 'another good password');
+    await page.getByRole('heading', { name: 'Models' }).waitFor();
+    await context.close();
+  });
+});
+
+describe('studio renders', () => {
+  it('renders a text model from its form: live price, one charge, then the text in History; Delete removes it', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await credit(email, 1_000);
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Shot list' }).click();
+    const price = page.locator('#price');
+    await page.getByLabel('text', { exact: true }).fill('A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.');
+    const quoted = (await f.api.call('POST', '/v1/quote', { key: (await f.api.account(0)).key,
+      body: { modelId: 'rendergate/shot-list', inputs: { text: 'A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.', max_items: 12 } } })).json.costCents;
+    await page.getByLabel('max_items', { exact: true }).fill('12');
+    await eventually(async () => expect(await price.textContent()).toBe(`€${(quoted / 100).toFixed(2)}`));
+    await page.getByRole('button', { name: 'Render' }).click();
+    await page.getByRole('heading', { name: 'History' }).waitFor();
+    const row = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Shot list' }) });
+    await row.locator('pre.text-output').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#balance').textContent()).toContain(`€${((1000 - quoted) / 100).toFixed(2)}`);
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No renders yet').waitFor();
+    await context.close();
+  });
+
+  it('shows the API\'s validation messages beside the fields', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await credit(email, 1_000);
+    await page.goto('/models/rendergate/image-to-video');
+    await page.getByLabel('image', { exact: true }).fill('not a url');
+    await page.getByLabel('guidance_scale', { exact: true }).fill('3');
+    await page.getByRole('button', { name: 'Render' }).click();
+    await page.getByText('Some fields need attention.').waitFor();
+    expect(await page.locator('#f-prompt-err').textContent()).toBe('is required');
+    expect(await page.locator('#f-image-err').textContent()).toBe('must be an absolute http or https URL');
+    expect(await page.locator('#f-guidance_scale-err').textContent()).toBe('must be a number between 0 and 1');
+    // the typed values stay
+    expect(await page.getByLabel('guidance_scale', { exact: true }).inputValue()).toBe('3');
+    await context.close();
+  });
+
+  it('renders a video: it plays and seeks (Range), downloads; a held render is cancelled and refunded', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await credit(email, 10_000);
+    await page.goto('/models/rendergate/image-to-video');
+    await page.getByLabel('prompt', { exact: true }).fill('slow push in');
+    await page.getByLabel('image', { exact: true }).fill(f.img.url('/a.png'));
+    await page.getByRole('img', { name: 'Preview of image' }).waitFor();
+    await page.getByRole('button', { name: 'Render' }).click();
+    const video = page.locator('video');
+    await video.waitFor({ timeout: 90_000 });
+    const duration = await video.evaluate(async (v: HTMLVideoElement) => {
+      if (v.readyState < 1) await new Promise((r) => v.addEventListener('loadedmetadata', r, { once: true }));
+      v.currentTime = v.duration / 2;
+      await new Promise((r) => v.addEventListener('seeked', r, { once: true }));
+      return v.duration;
+    });
+    expect(duration).toBeGreaterThan(1);
+    const src = await video.getAttribute('src');
+    const ranged = await page.evaluate(async (u) => { const r = await fetch(u!, { headers: { range: 'bytes=0-99' } }); return [r.status, (await r.arrayBuffer()).byteLength]; }, src);
+    expect(ranged).toEqual([206, 100]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^gen_[0-9a-f]{32}\.mp4$/);
+
+    // A render waiting on an image that is never served stays queued until it is cancelled.
+    await page.goto('/models/rendergate/image-to-video');
+    await page.getByLabel('prompt', { exact: true }).fill('held');
+    await page.getByLabel('image', { exact: true }).fill(f.img.url('/held/cancel.png'));
+    await page.getByRole('button', { name: 'Render' }).click();
+    const held = page.getByRole('listitem').filter({ hasText: 'held' });
+    await held.getByRole('button', { name: 'Cancel' }).click();
+    await held.getByText('refunded').first().waitFor();
+    // The header's balance follows the refund without a reload.
+    const { rows } = await f.dbh.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [await accountIdOf(f.dbh.db, email)]);
+    await eventually(async () => expect(await page.locator('#balance strong').textContent()).toBe(`€${(rows[0].balance_cents / 100).toFixed(2)}`), 10_000);
+    await checkInvariants(f.dbh.db);
+    await context.close();
+  });
+});
+
+describe('studio API keys and usage', () => {
+  it('creates a key shown once, lists its use and spend, revokes it; Usage shows the ledger and its CSV', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await credit(email, 5_000);
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('ci');
+    await page.getByLabel('Daily cap (€)').fill('2.50');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.getByLabel('New key').inputValue();
+    expect(key).toMatch(/^rg_live_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+
+    // The key works on the API and its render shows up in the studio's History.
+    const made = await f.api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'From the API.' } }, headers: { 'idempotency-key': 'k1' } });
+    expect(made.status).toBe(202);
+    await f.api.waitFinal(key, made.json.id);
+    await page.goto('/keys');
+    expect(await page.content()).not.toContain(key);
+    const keyRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'ci' }) });
+    const cells = await keyRow.getByRole('cell').allTextContents();
+    expect(cells[0]).toBe(key.slice(0, 12) + '…');
+    expect(cells[2]).not.toBe('never');
+    expect(cells[3]).toBe(`€${(made.json.costCents / 100).toFixed(2)}`);
+    expect(cells[4]).toBe('€2.50');
+    await page.goto('/history');
+    const fromApi = page.getByRole('listitem').filter({ hasText: 'From the API.' });
+    await fromApi.waitFor();
+
+    // "Use from the API": the JavaScript shown, run as it is with the key in the environment, makes the same render.
+    await fromApi.getByRole('link', { name: 'Shot list' }).click();
+    const [curl, js] = await page.locator('pre.code').allTextContents();
+    expect(curl).toContain('Authorization: Bearer $RENDERGATE_API_KEY');
+    expect(curl).toContain('"modelId": "rendergate/shot-list"');
+    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rg-snippet-')), 'render.mjs');
+    fs.writeFileSync(script, `${js}\nconsole.log(JSON.stringify({ status: res.status, generation }));\n`);
+    const ran = JSON.parse((await promisify(execFile)(process.execPath, [script], { env: { ...process.env, RENDERGATE_API_KEY: key } })).stdout);
+    expect(ran.status).toBe(202);
+    expect(ran.generation).toMatchObject({ modelId: 'rendergate/shot-list', inputs: made.json.inputs, costCents: made.json.costCents });
+
+    await page.goto('/keys');
+    await keyRow.getByRole('button', { name: 'Revoke' }).click();
+    await keyRow.getByText('revoked').waitFor();
+    await eventually(async () => expect((await f.api.call('GET', '/v1/me', { key })).json.code).toBe('API_KEY_REVOKED'), 5_000);
+
+    await page.getByRole('link', { name: 'Usage' }).click();
+    const ledger = page.getByRole('table', { name: /Credits, charges and refunds/ });
+    expect(await ledger.getByRole('row').count()).toBe(4); // header, the credit, two charges
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    const text = await new Promise<string>((resolve, reject) => csv.createReadStream().then((s) => {
+      let out = ''; s.on('data', (d) => { out += d; }); s.on('end', () => resolve(out)); s.on('error', reject);
+    }, reject));
+    const lines = text.trim().split('\r\n');
+    expect(lines[0]).toBe('id,createdAt,kind,amountCents,amountEur,generationId,reason');
+    expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['"charge"', '"charge"', '"credit"']);
+    expect(await page.getByRole('table', { name: /Per key/ }).getByRole('rowheader').allTextContents()).toEqual([`ci (${key.slice(0, 12)}…)`]);
+    const perModel = page.getByRole('table', { name: /Per model/ }).getByRole('row', { name: /rendergate\/shot-list/ });
+    expect(await perModel.getByRole('cell').allTextContents()).toEqual(['2', `€${(2 * made.json.costCents / 100).toFixed(2)}`]);
+    await context.close();
+  });
+});
+
+describe('studio uploads', () => {
+  it('uploads an image from the form, previews it, renders a video from it; a file that is no image is refused beside the field', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await credit(email, 10_000);
+    await page.goto('/models/rendergate/image-to-video');
+    await page.getByLabel('prompt', { exact: true }).fill('from an upload');
+    await page.getByLabel('Upload an image for image').setInputFiles({ name: 'not-an-image.png', mimeType: 'image/png', buffer: Buffer.from('hello') });
+    await page.getByText('does not decode as image/png').waitFor();
+    const png = await sharp({ create: { width: 320, height: 180, channels: 3, background: { r: 30, g: 160, b: 90 } } }).png().toBuffer();
+    await page.getByLabel('Upload an image for image').setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: png });
+    await eventually(async () => expect(await page.getByLabel('image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)));
+    const preview = page.getByRole('img', { name: 'Preview of image' });
+    await eventually(async () => expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320));
+    await page.getByRole('button', { name: 'Render' }).click();
+    await page.locator('video').waitFor({ timeout: 90_000 });
+    await context.close();
+  });
+});
+
+describe('studio live status', () => {
+  it('shows a waiting render\'s place in the queue, then follows it to its video without a reload', async () => {
+    const { context, page } = await freshPage(browser, f.svc.base);
+    const email = await signUp(page);
+    await credit(email, 10_000);
+    // Both worker slots held by renders whose images are not served yet.
+    const holds = [`/held/q-${Date.now()}-1.png`, `/held/q-${Date.now()}-2.png`];
+    for (const h of holds) {
+      await page.goto('/models/rendergate/image-to-video');
+      await page.getByLabel('prompt', { exact: true }).fill(`holder ${h}`);
+      await page.getByLabel('image', { exact: true }).fill(f.img.url(h));
+      await page.getByRole('button', { name: 'Render' }).click();
+      await page.getByRole('listitem').filter({ hasText: `holder ${h}` }).getByText('running').waitFor();
+    }
+    await page.goto('/models/rendergate/image-to-video');
+    await page.getByLabel('prompt', { exact: true }).fill('waits its turn');
+    await page.getByLabel('image', { exact: true }).fill(f.img.url('/b.png'));
+    await page.getByRole('button', { name: 'Render' }).click();
+    const waiting = page.getByRole('listitem').filter({ hasText: 'waits its turn' });
+    await waiting.getByText('position 1 in queue').waitFor();
+    for (const h of holds) f.img.release(h);
+    await waiting.locator('video').waitFor({ timeout: 90_000 });
+    await context.close();
+  });
+});
