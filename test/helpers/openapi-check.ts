@@ -1,0 +1,106 @@
+// Checks an answer of the service against the OpenAPI document it serves: the status is one the
+// operation lists, each header the response describes is present when required and matches its
+// schema, and a JSON body validates against its schema. client() runs it on every /v1 answer, so every
+// integration test is also a check that the code and the document have not drifted apart.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
+type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, any>> };
+
+const pointer = (parts: string[]) => '#/' + parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+
+export class OpenApiChecker {
+  readonly #ajv = new Ajv2020({ strict: false, allErrors: true });
+  readonly #validators = new Map<string, ValidateFunction>();
+  readonly #routes: { method: string; re: RegExp; template: string }[] = [];
+  readonly #headerValidators = new Map<string, ValidateFunction>();
+
+  constructor(readonly doc: Doc) {
+    addFormats(this.#ajv);
+    this.#ajv.addSchema(doc as object, 'doc');
+    for (const [template, item] of Object.entries(doc.paths)) {
+      const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
+      for (const method of Object.keys(item)) this.#routes.push({ method, re, template });
+    }
+    // Compile every schema once up front: a broken $ref fails here, not in the middle of some test.
+    for (const name of Object.keys(doc.components.schemas)) this.#validate(pointer(['components', 'schemas', name]), null);
+  }
+
+  #validate(ptr: string, value: unknown): string | null {
+    let v = this.#validators.get(ptr);
+    if (!v) { v = this.#ajv.compile({ $ref: 'doc' + ptr }); this.#validators.set(ptr, v); }
+    return v(value) ? null : this.#ajv.errorsText(v.errors, { dataVar: 'body' });
+  }
+
+  #deref(obj: any): any {
+    while (obj && typeof obj.$ref === 'string') {
+      obj = obj.$ref.slice(2).split('/').map((p: string) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .reduce((o: any, k: string) => o?.[k], this.doc);
+    }
+    return obj;
+  }
+
+  /** Problems with one answer; an empty list when it is what the document says. */
+  check(method: string, urlPath: string, status: number, headers: Headers, text: string): string[] {
+    const path = urlPath.split('?')[0];
+    const m = method.toLowerCase();
+    const route = this.#routes.find((r) => r.method === m && r.re.test(path));
+    const problems: string[] = [];
+    const where = `${method} ${path} → ${status}`;
+    if (!route) {
+      // No operation: an unknown route or method, answered with the error body.
+      if (!path.startsWith('/v1/') && path !== '/v1') return [];
+      const err = text ? this.#validate(pointer(['components', 'schemas', 'Error']), safeJson(text)) : 'no body';
+      return err ? [`${where}: unrouted answer is not an Error: ${err}`] : [];
+    }
+    const op = this.doc.paths[route.template][m];
+    const responseRef = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
+    if (!responseRef) return [`${where}: status not in the document (${Object.keys(op.responses).join(', ')})`];
+    const response = this.#deref(responseRef);
+    for (const [name, h] of Object.entries<any>(response.headers ?? {})) {
+      const header = this.#deref(h);
+      const value = headers.get(name);
+      if (value === null) { if (header.required) problems.push(`${where}: header ${name} missing`); continue; }
+      const key = JSON.stringify(header.schema ?? {});
+      let hv = this.#headerValidators.get(key);
+      if (!hv) { hv = this.#ajv.compile(header.schema ?? {}); this.#headerValidators.set(key, hv); }
+      if (!hv(value)) problems.push(`${where}: header ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(header.schema)}`);
+    }
+    if (status === 304 || m === 'head') return problems;
+    const type = (headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    const content = response.content as Record<string, any> | undefined;
+    if (!content) return text ? [...problems, `${where}: a body the document does not describe`] : problems;
+    const mediaKey = content[type] ? type : content['*/*'] ? '*/*' : undefined;
+    if (!mediaKey) return [...problems, `${where}: Content-Type ${type} not in ${Object.keys(content).join(', ')}`];
+    if (mediaKey === 'application/json') {
+      const at = responseRef.$ref
+        ? [...(responseRef.$ref as string).slice(2).split('/'), 'content', 'application/json', 'schema']
+        : ['paths', route.template, m, 'responses', String(status), 'content', 'application/json', 'schema'];
+      const err = this.#validate(pointer(at), safeJson(text));
+      if (err) problems.push(`${where}: ${err}`);
+    }
+    return problems;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try { return JSON.parse(text); } catch { return { notJson: text.slice(0, 200) }; }
+}
+
+const checkers = new Map<string, Promise<OpenApiChecker>>();
+
+/** The checker of the document a running service serves (fetched once per base URL). */
+export function checkerFor(base: string): Promise<OpenApiChecker> {
+  let c = checkers.get(base);
+  if (!c) {
+    c = fetch(base + '/v1/openapi.json').then(async (r) => {
+      if (r.status !== 200) throw new Error(`GET /v1/openapi.json -> ${r.status}`);
+      return new OpenApiChecker(await r.json());
+    });
+    c.catch(() => checkers.delete(base));
+    checkers.set(base, c);
+  }
+  return c;
+}
