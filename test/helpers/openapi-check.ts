@@ -104,3 +104,20 @@ export function checkerFor(base: string): Promise<OpenApiChecker> {
   }
   return c;
 }
+
+/**
+ * A fetch for the SDK under test that checks every answer of the service against its document, as
+ * client() does: the SDK's tests are drift checks too. The body is read and handed on unchanged.
+ */
+export function checkedFetch(base: string, onProblem: (problems: string[]) => void = (p) => { throw new Error(p.join('\n')); }): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    if (!url.pathname.startsWith('/v1/')) return res;
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    const text = /json/.test(res.headers.get('content-type') ?? '') ? new TextDecoder().decode(bytes) : bytes.length > 0 ? '<binary>' : '';
+    const problems = (await checkerFor(base)).check(init?.method ?? 'GET', url.pathname, res.status, res.headers, text);
+    if (problems.length > 0) onProblem([`answer differs from /v1/openapi.json:`, ...problems]);
+    return new Response(res.status === 304 ? null : bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
