@@ -1,4 +1,4 @@
-// Generates packages/client/src/schema.d.ts, the SDK's types, from the OpenAPI document as the server
+// Generates packages/client/src/schema.ts, the SDK's types, from the OpenAPI document as the server
 // builds it on the default catalog (openapi-typescript). `npm run generate:client` writes it; a test
 // fails when the committed file differs from what this produces.
 import fs from 'node:fs';
@@ -7,7 +7,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { loadCatalog } from '../src/domain/catalog-load.ts';
 import { buildOpenApiDocument } from '../src/http/openapi/document.ts';
 
-export const SCHEMA_FILE = fileURLToPath(new URL('../packages/client/src/schema.d.ts', import.meta.url));
+export const SCHEMA_FILE = fileURLToPath(new URL('../packages/client/src/schema.ts', import.meta.url));
 
 export async function clientSchemaSource(): Promise<string> {
   const doc = buildOpenApiDocument(loadCatalog(), 'http://localhost:8080');

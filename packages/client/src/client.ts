@@ -1,11 +1,11 @@
 // The Rendergate client: one object per key and server, fetch only (Node ≥ 20, Bun, Deno, browsers
 // behind a proxy that adds the key).
-import { RendergateError } from './errors.ts';
-import { Generations, isFinal } from './generations.ts';
-import { paged, type PagedList } from './pages.ts';
-import { Transport } from './transport.ts';
+import { RendergateError } from './errors.js';
+import { Generations, isFinal } from './generations.js';
+import { paged, type PagedList } from './pages.js';
+import { Transport } from './transport.js';
 import type { Deleted, Generation, InputsOf, Me, Model, ModelDetail, ModelId, Page, Quote, Upload,
-  WebhookDelivery, WebhookEndpoint, WebhookEndpointCreate } from './types.ts';
+  WebhookDelivery, WebhookEndpoint, WebhookEndpointCreate } from './types.js';
 
 export interface ClientOptions {
   /** Default: RENDERGATE_API_KEY. */

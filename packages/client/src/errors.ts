@@ -1,6 +1,6 @@
 // The one error type of the SDK: an API error answer, a network failure after retries, a render that
 // ended failed or refunded, a wait that timed out, or a webhook that did not verify.
-import type { Generation } from './types.ts';
+import type { Generation } from './types.js';
 
 /** Codes the SDK itself raises, beside the API's own (ErrorCode). */
 export type ClientErrorCode = 'NETWORK_ERROR' | 'WAIT_TIMEOUT' | 'GENERATION_FAILED' | 'GENERATION_REFUNDED'

@@ -1,8 +1,8 @@
 // rg.generations: create, read, list, wait, cancel, delete, and the output file.
-import { RendergateError } from './errors.ts';
-import { paged, type PagedList } from './pages.ts';
-import { afterLostAnswer, sleep, type Transport } from './transport.ts';
-import type { Deleted, Generation, GenerationStatus, InputsOf, ModelId, Page } from './types.ts';
+import { RendergateError } from './errors.js';
+import { paged, type PagedList } from './pages.js';
+import { afterLostAnswer, sleep, type Transport } from './transport.js';
+import type { Deleted, Generation, GenerationStatus, InputsOf, ModelId, Page } from './types.js';
 
 export interface CreateOptions {
   /** Sent as Idempotency-Key; one is made when absent. Reuse it to retry the same create safely. */

@@ -1,5 +1,5 @@
 // Lists as async iterables over every page (keyset pagination: a page never repeats or skips a row).
-import type { Page } from './types.ts';
+import type { Page } from './types.js';
 
 export interface PagedList<T> extends AsyncIterable<T> {
   /** The pages themselves, for callers that want `nextCursor`. */

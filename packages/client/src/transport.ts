@@ -2,7 +2,7 @@
 // Retry-After): a read always; a write only when repeating it cannot do it twice (a create carries its
 // Idempotency-Key, so a repeat is a replay that charges nothing). Other writes are retried only on 429
 // and 503, answers that mean the request was not carried out.
-import { RendergateError, errorFromResponse, parseRetryAfter } from './errors.ts';
+import { RendergateError, errorFromResponse, parseRetryAfter } from './errors.js';
 
 export interface TransportOptions {
   apiKey: string;

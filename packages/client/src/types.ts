@@ -1,5 +1,5 @@
-// Friendly names for the types generated from the OpenAPI document (schema.d.ts).
-import type { components } from './schema.d.ts';
+// Friendly names for the types generated from the OpenAPI document (schema.ts).
+import type { components } from './schema.js';
 
 type S = components['schemas'];
 export type Generation = S['Generation'];

@@ -2,8 +2,8 @@
 // "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded secret after `whsec_`.
 // The check runs in WebCrypto's HMAC verify (constant time, unlike comparing strings), over the exact
 // raw body, and refuses a timestamp more than the tolerance away from now (a replayed old delivery).
-import { RendergateError } from './errors.ts';
-import type { WebhookEvent } from './types.ts';
+import { RendergateError } from './errors.js';
+import type { WebhookEvent } from './types.js';
 
 type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
