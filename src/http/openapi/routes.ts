@@ -13,7 +13,7 @@ const RAPIDOC = require.resolve('rapidoc/dist/rapidoc-min.js');
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Rendergate API reference</title><script type="module" src="/docs/rapidoc-min.js"></script></head>
-<body style="margin:0"><rapi-doc spec-url="/v1/openapi.json" render-style="read" show-header="false" allow-try="false"
+<body style="margin:0"><rapi-doc spec-url="/v1/openapi.json" render-style="read" show-header="false" allow-try="false" allow-authentication="false"
  allow-server-selection="false" schema-style="table" regular-font="system-ui, sans-serif" mono-font="ui-monospace, monospace"
  theme="light"></rapi-doc></body></html>`;
 
