@@ -99,7 +99,12 @@ export class Rendergate {
    * or refunded one throws a RendergateError carrying it. Aborting cancels it (unless cancelOnAbort is false).
    */
   async run<M extends ModelId>(modelId: M, inputs: InputsOf<M>, options: RunOptions = {}): Promise<Generation> {
-    const created = await this.generations.create(modelId, inputs, { idempotencyKey: options.idempotencyKey, wait: 25, signal: options.signal });
+    // With nothing to report, interrupt or time out, the create itself may wait for the end (one round
+    // trip for a quick render). Otherwise it answers at once: the queued state is reported, and an abort
+    // knows the id it must cancel.
+    const plain = !options.onProgress && !options.signal && options.timeoutMs === undefined;
+    const created = await this.generations.create(modelId, inputs,
+      { idempotencyKey: options.idempotencyKey, wait: plain ? 25 : undefined, signal: options.signal });
     options.onProgress?.(created);
     let final: Generation;
     try {

@@ -22,7 +22,13 @@ export interface WaitOptions {
 
 const FINAL: ReadonlySet<string> = new Set(['succeeded', 'failed', 'refunded']);
 export const isFinal = (g: Generation) => FINAL.has(g.status);
+/** How long a read may be held when only the final state matters. */
 const HOLD_SECONDS = 25;
+/**
+ * With onProgress: a held read is woken only by the final state, so hold briefly to report progress
+ * and queue position as they change (the final state still arrives the moment it happens).
+ */
+const PROGRESS_HOLD_SECONDS = 2;
 const path = (id: string) => `/v1/generations/${encodeURIComponent(id)}`;
 const prefer = (wait: number | undefined): Record<string, string> =>
   wait === undefined ? {} : { prefer: `wait=${Math.max(1, Math.min(60, Math.round(wait)))}` };
@@ -52,8 +58,8 @@ export class Generations {
 
   /**
    * Resolves once the generation is final (succeeded, failed or refunded), never before. Each read
-   * asks the server to hold it until a change (Prefer: wait); a server that does not hold is polled
-   * with a growing interval.
+   * asks the server to hold it until the generation is final (Prefer: wait); a server that does not
+   * hold is polled with a growing interval.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Generation> {
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
@@ -65,7 +71,7 @@ export class Generations {
         throw new RendergateError({ status: 0, code: 'WAIT_TIMEOUT', generation: last,
           message: `Generation ${id} was not final after ${options.timeoutMs} ms.` });
       }
-      const hold = Math.max(1, Math.min(HOLD_SECONDS, Math.floor(left / 1000)));
+      const hold = Math.max(1, Math.min(options.onProgress ? PROGRESS_HOLD_SECONDS : HOLD_SECONDS, Math.floor(left / 1000)));
       const started = Date.now();
       const g = await this.get(id, { wait: hold, signal: options.signal });
       last = g;
