@@ -1370,6 +1370,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description The upload's url. */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {

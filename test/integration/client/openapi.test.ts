@@ -6,7 +6,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../../../src/domain/errors.ts';
-import { CONTRACT_CODES_PENDING } from '../../../src/http/openapi/errors.ts';
+import fs from 'node:fs';
+import { CONTRACT_CODES_PENDING, allErrorCodes } from '../../../src/http/openapi/errors.ts';
 import { inputsComponent } from '../../../src/http/openapi/document.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { checkerFor } from '../../helpers/openapi-check.ts';
@@ -47,6 +48,10 @@ describe('GET /v1/openapi.json', () => {
       'GET /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/deliveries',
       'POST /v1/generations', 'POST /v1/generations/{id}/cancel', 'POST /v1/quote', 'POST /v1/uploads', 'POST /v1/webhook-endpoints',
     ]);
+    // docs/api.md, the reference in the repository, names every code and every path of the document.
+    const md = fs.readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
+    for (const code of Object.keys(allErrorCodes())) expect(md, code).toContain('`' + code + '`');
+    for (const p of Object.keys(doc.paths)) expect(md, p).toContain(p.replace(/^\/v1/, ''));
     expect(Object.keys(doc.webhooks).sort()).toEqual(['generation.failed', 'generation.refunded', 'generation.started', 'generation.succeeded']);
   });
 
