@@ -199,6 +199,11 @@ describe('Rendergate client', () => {
     const e429 = await caught(slow.me());
     expect(e429).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
     expect(e429.retryAfter).toBeGreaterThan(0);
+    const big = await caught(rich.quote(TEXT, { text: 'x'.repeat(1024 * 1024 + 1) }));
+    expect(big).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    const { rg: gone, keyId } = await sdk(0);
+    await f.api.admin('DELETE', `/keys/${keyId}`);
+    expect(await caught(gone.me())).toMatchObject({ status: 401, code: 'API_KEY_REVOKED' });
     expect(() => new Rendergate({ apiKey: '', baseUrl: f.svc.base })).toThrow(RendergateError);
   });
 });
