@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
+import { ERROR_STATUS } from '../../../src/domain/errors.ts';
 
 const run = promisify(execFile);
 const PKG = path.resolve(import.meta.dirname, '../../../packages/client');
@@ -119,5 +120,20 @@ describe('the packed package', () => {
     expect(api.code).toBe(3);
     expect(JSON.parse(api.stderr)).toMatchObject({ status: 401, code: 'API_KEY_INVALID' });
     expect((await cli(key, ['model', 'nobody/nothing'])).code).toBe(3);
+  });
+
+  it.runIf('UPLOAD_NOT_FOUND' in ERROR_STATUS)('uploads from the CLI: `upload FILE`, and `-i image=@file` renders from an uploaded image', async () => {
+    const { key } = await f.api.account(500);
+    const photo = path.join(app(), 'photo.png');
+    fs.writeFileSync(photo, Buffer.from(await (await fetch(f.img.url('/a.png'))).arrayBuffer()));
+    const up = await cli(key, ['upload', 'photo.png']);
+    expect(up.code).toBe(0);
+    expect(JSON.parse(up.stdout)).toMatchObject({ id: expect.stringMatching(/^upl_/), contentType: 'image/png', width: 640, height: 360 });
+    const r = await cli(key, ['run', 'rendergate/image-to-video', '-i', 'prompt=a slow push-in', '-i', 'image=@photo.png']);
+    expect(r.code, r.stderr).toBe(0);
+    const g = JSON.parse(r.stdout);
+    expect(g.status).toBe('succeeded');
+    expect(g.inputs.image).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`));
+    expect((await cli(key, ['upload', 'nothing.png'])).code).toBe(2);
   });
 });
