@@ -1,13 +1,17 @@
 // Poll: authenticated GET /v1/generations/{id} against a bare node:http server answering the very same
 // JSON body (the ceiling of any Node HTTP service on this machine). The polled generation is queued,
-// as it is while a client polls (role `api`: no worker takes it).
+// as it is while a client polls (role `api`: no worker takes it). Rendergate logs at the default level
+// (info, an access line per request); a second process at `silent` shows what the lines cost.
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
+import { compareLogLevels } from './lib/log-levels.ts';
 import type { Result } from './lib/report.ts';
 import { call, IMAGE_TO_VIDEO, makeAccount, nextIdempotencyKey, startRendergate } from './lib/service.ts';
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
-  const svc = await startRendergate(ctx, await ctx.pg.createDatabase('bench_poll'), { role: 'api' });
+  const url = await ctx.pg.createDatabase('bench_poll');
+  const svc = await startRendergate(ctx, url, { role: 'api' });
+  const quiet = await startRendergate(ctx, url, { role: 'api', env: { LOG_LEVEL: 'silent' } }).catch(async (e) => { await svc.stop(); throw e; });
   try {
     const acct = await makeAccount(svc.base);
     const created = await call(svc.base, 'POST', '/v1/generations', { key: acct.key, body: IMAGE_TO_VIDEO, headers: { 'idempotency-key': nextIdempotencyKey() } });
@@ -20,10 +24,16 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
       rg: svc, path, body: sample.text, floorAt: 64,
     });
-    return runs.flatMap((x) => [comparedRow('poll', `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`, 'bare http', x,
+    const variant = `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`;
+    const levels = await compareLogLevels(ctx, {
+      scenario: 'poll', variant, request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
+      path, info: svc, silent: quiet, c: 64, floor: 0.9,
+    });
+    return [...runs.flatMap((x) => [comparedRow('poll', variant, 'bare http', x,
       x.c === 64 ? '≥0.50×, p99≤10ms' : '≥0.50×',
-      (ratio) => ratio >= 0.5 && (x.c !== 64 || (x.rg.p99 ?? Infinity) <= 10)), floorRow('poll', x)].filter((r) => r !== null));
+      (ratio) => ratio >= 0.5 && (x.c !== 64 || (x.rg.p99 ?? Infinity) <= 10)), floorRow('poll', x)].filter((r) => r !== null)), ...levels];
   } finally {
+    await quiet.stop();
     await svc.stop();
   }
 }

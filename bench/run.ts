@@ -25,9 +25,10 @@ import * as create from './create.ts';
 import * as dispatch from './dispatch.ts';
 import * as render from './render.ts';
 import * as growth from './growth.ts';
+import * as text from './text.ts';
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
-  poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run,
+  poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, text: text.run,
 };
 
 function parseArgs(argv: string[]) {

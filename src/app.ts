@@ -25,6 +25,7 @@ import { Worker } from './queue/worker.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { buildOpsServer } from './http/ops-server.ts';
+import { VERSION } from './domain/version.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -97,12 +98,12 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   let claimDb: Db | null = null;
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
-    worker = new Worker({ db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, log, metrics });
+    worker = new Worker({ db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, accountConcurrency: config.accountConcurrency, log, metrics });
     janitor = new Janitor(db, storage, log);
     await worker.start();
     janitor.start();
   }
-  log.info({ role, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
+  log.info({ role, version: VERSION, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
   return {
     server, worker, infra,
     close: async (graceMs = config.shutdownGraceMs) => {

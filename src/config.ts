@@ -23,6 +23,15 @@ export interface Config {
   shutdownGraceMs: number;
   requestTimeoutMs: number;
   logLevel: string;
+  /** Renders of one account running at once across the cluster (0: no limit). */
+  accountConcurrency: number;
+  /**
+   * Time one render attempt may spend fetching its input images (they are fetched at once, so this
+   * bounds the attempt's fetching). A render whose fetches time out on two attempts fails for good.
+   */
+  fetchTimeoutMs: number;
+  /** When set, /metrics answers only with `Authorization: Bearer <this token>`. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +103,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const keyPrefix = env.RENDERGATE_KEY_PREFIX || 'rg_';
   if (!/^[a-z0-9]{1,12}_$/.test(keyPrefix)) problems.push('RENDERGATE_KEY_PREFIX: lowercase letters and digits ending in "_"');
 
+  const metricsToken = env.RENDERGATE_METRICS_TOKEN || null;
+  if (metricsToken !== null && metricsToken.length < 16) problems.push('RENDERGATE_METRICS_TOKEN: must be at least 16 characters');
+
   const config: Config = {
     port,
     host,
@@ -114,6 +126,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutMs: int('RENDERGATE_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     shutdownGraceMs: int('RENDERGATE_SHUTDOWN_GRACE_SECONDS', 7, 0, 3600) * 1000,
     logLevel: env.LOG_LEVEL || 'info',
+    accountConcurrency: int('RENDERGATE_ACCOUNT_CONCURRENCY', 4, 0, 100_000),
+    metricsToken,
+    fetchTimeoutMs: int('RENDERGATE_FETCH_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

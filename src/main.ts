@@ -8,6 +8,9 @@ import { addCredit, createAccount } from './services/accounts.ts';
 import { createKey, revokeKey } from './services/keys.ts';
 import { Generations } from './services/generations.ts';
 import { CatalogError } from './domain/catalog-load.ts';
+import { createProcessLog, exitOnFatal } from './cli/logger.ts';
+import { OPS_COMMANDS, OPS_USAGE } from './cli/ops-commands.ts';
+import { CliError } from './cli/cli-error.ts';
 
 const USAGE = `usage: rendergate <command>
   serve | api | worker                         run the service (default role: RENDERGATE_ROLE or serve)
@@ -15,7 +18,8 @@ const USAGE = `usage: rendergate <command>
   credits add --account ID --amount CENTS [--reason R]
   keys create --account ID [--name N] [--daily-cap CENTS|none] [--rate-limit PER_MINUTE]
   keys revoke --key ID
-  generations refund --id ID`;
+  generations refund --id ID
+${OPS_USAGE}`;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(message + '\n');
@@ -57,16 +61,18 @@ async function operator(cmd: string, flags: Map<string, string>) {
 
 async function serve(role: Role) {
   const config = loadConfig();
-  const running = await startService(config, role);
+  const logging = createProcessLog(config.logLevel);
+  exitOnFatal(logging);
+  const running = await startService(config, role, { log: logging.log });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     running.infra.log.info({ signal }, 'shutting down');
     // Whatever hangs (a client that never finishes reading), the process still ends: the renders are
-    // back in the queue and the database recovers from its log.
-    setTimeout(() => process.exit(1), config.shutdownGraceMs + 8_000).unref();
-    running.close().then(() => process.exit(0), (e) => { running.infra.log.error({ err: e }, 'shutdown failed'); process.exit(1); });
+    // back in the queue and the database recovers from its log. Every exit flushes the buffered log lines.
+    setTimeout(() => logging.exit(1), config.shutdownGraceMs + 8_000).unref();
+    running.close().then(() => logging.exit(0), (e) => { running.infra.log.error({ err: e }, 'shutdown failed'); logging.exit(1); });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
@@ -74,12 +80,14 @@ async function serve(role: Role) {
 
 const { positional, flags } = parseFlags(process.argv.slice(2));
 const [first = process.env.RENDERGATE_ROLE ?? 'serve', second] = positional;
+const opsCommand = flags.has('version') ? OPS_COMMANDS.get('version') : OPS_COMMANDS.get(first);
 try {
-  if (first === 'serve' || first === 'api' || first === 'worker') await serve(first);
+  if (opsCommand) await opsCommand(positional.slice(1), flags);
+  else if (first === 'serve' || first === 'api' || first === 'worker') await serve(first);
   else if (first === 'help' || flags.has('help')) process.stdout.write(USAGE + '\n');
   else await operator(`${first} ${second ?? ''}`.trim(), flags);
 } catch (e) {
-  if (e instanceof ConfigError || e instanceof CatalogError) fail(e.message, 1);
+  if (e instanceof ConfigError || e instanceof CatalogError || e instanceof CliError) fail(e.message, 1);
   if (e instanceof ApiError) fail(JSON.stringify({ code: e.code, message: e.message, details: e.details }), 1);
   throw e;
 }

@@ -10,7 +10,9 @@
 //   pgcreate   - the database side of a create alone: N connections calling rendergate_create_generations
 //                with one create each (what the API sends when creates do not overlap), no HTTP
 //   rendergate - startService() in this process; optionally the shot-list renderer is replaced by an
-//                instant backend that records when each render starts (the dispatch benchmark)
+//                instant backend that records when each render starts (the dispatch benchmark). It logs
+//                at LOG_LEVEL (the default `info` unless the scenario says otherwise) to a file, through
+//                the same asynchronous destination as `rendergate serve`, so runs pay what operators pay
 //   pgcommit   - the commit-rate ceiling: N connections doing single-row INSERTs, each its own
 //                durable (fsynced) transaction, straight through pg
 import crypto from 'node:crypto';
@@ -25,6 +27,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { loadConfig, type Role } from '../../src/config.ts';
 import { startService, type Running } from '../../src/app.ts';
+import { createProcessLog } from '../../src/cli/logger.ts';
 import type { ModelBackend } from '../../src/backends/types.ts';
 import { wallNow } from './clock.ts';
 import { percentile } from './stats.ts';
@@ -33,7 +36,7 @@ export type ChildRequest =
   | { type: 'bare'; body: string }
   | { type: 'fastify'; body: string }
   | { type: 'pgcreate'; url: string; connections: number; durationMs: number; accounts: Array<{ accountId: string; keyId: string }>; modelId: string; inputs: unknown; cost: number }
-  | { type: 'rendergate'; env: Record<string, string>; role: Role; instantShotList: boolean }
+  | { type: 'rendergate'; env: Record<string, string>; role: Role; instantShotList: boolean; logFile: string }
   | { type: 'pgcommit'; url: string; connections: number; durationMs: number; payload: string }
   | { type: 'starts' }
   | { type: 'rss' }
@@ -131,10 +134,12 @@ async function handle(msg: ChildRequest): Promise<unknown> {
       const port = await freePort();
       const config = loadConfig({
         PORT: String(port), HOST: '127.0.0.1', RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${port}`,
-        LOG_LEVEL: 'silent', RENDERGATE_RATE_LIMIT_PER_MINUTE: '1000000', ...msg.env,
+        RENDERGATE_RATE_LIMIT_PER_MINUTE: '1000000', ...msg.env,
       });
+      const log = config.logLevel === 'silent' ? pino({ level: 'silent' })
+        : createProcessLog(config.logLevel, { fd: fs.openSync(msg.logFile, 'a'), pretty: false }).log;
       running = await startService(config, msg.role, {
-        log: pino({ level: 'silent' }),
+        log,
         extraBackends: msg.instantShotList ? { 'shot-list': instant } : undefined,
       });
       return { port };

@@ -19,7 +19,7 @@ export async function startRendergate(ctx: BenchContext, databaseUrl: string, op
   const child = await Child.start();
   try {
     const { port } = await child.call<{ port: number }>({
-      type: 'rendergate', role: opts.role, instantShotList: opts.instantShotList ?? false,
+      type: 'rendergate', role: opts.role, instantShotList: opts.instantShotList ?? false, logFile: path.join(dataDir, 'rendergate.log'),
       env: { DATABASE_URL: databaseUrl, RENDERGATE_DATA_DIR: dataDir, RENDERGATE_ADMIN_TOKEN: ADMIN_TOKEN, ...opts.env },
     });
     return { child, base: `http://127.0.0.1:${port}`, stop: () => child.stop() };

@@ -7,7 +7,7 @@ import { createLocalBackends } from './local/index.ts';
 import type { ModelBackend } from './types.ts';
 
 export function createBackendRegistry(config: Config, catalog: Catalog, extra: Record<string, ModelBackend> = {}) {
-  const local: Record<string, ModelBackend> = { ...createLocalBackends({ allowPrivateUrls: config.allowPrivateUrls }), ...extra };
+  const local: Record<string, ModelBackend> = { ...createLocalBackends({ allowPrivateUrls: config.allowPrivateUrls, fetchTimeoutMs: config.fetchTimeoutMs }), ...extra };
   const problems = catalog.models
     .filter((m) => !Object.hasOwn(local, m.backend.renderer))
     .map((m) => `model ${m.id}: backend.renderer "${m.backend.renderer}" is not a built-in renderer (${Object.keys(local).join(', ')})`);

@@ -8,8 +8,14 @@ import type { Db } from './pool.ts';
 const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 const LOCK_ID = 0x52474d47; // "RGMG"
 
-export async function migrate(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
-  const files = fs.readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+/** The migrations this release has, in the order they apply. */
+export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
+  return fs.readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+}
+
+/** `only`: apply just these (a restore rebuilds the schema its backup had, no further). */
+export async function migrate(db: Db, dir = MIGRATIONS_DIR, only?: ReadonlySet<string>): Promise<string[]> {
+  const files = migrationFiles(dir).filter((f) => !only || only.has(f));
   const client = await db.connect();
   const applied: string[] = [];
   try {

@@ -4,20 +4,23 @@
 // were wrong; whatever runs twice, the money moves once.
 import type { Tx } from './pool.ts';
 import { newId } from '../domain/ids.ts';
+import { leaseGuard, type Lease } from './lease.ts';
 
 export interface RefundReason { status: 'failed' | 'refunded'; code: string; message: string }
 
 /**
  * Moves a generation from `from` to a refunded final status and returns the cents returned; null (and
- * nothing changed) when it is no longer in `from` (or, with `owner`, no longer leased by that worker).
+ * nothing changed) when it is no longer in `from` (or, with `lease`, when that attempt no longer holds it:
+ * the failure of a superseded attempt changes nothing).
  */
-export async function refundGeneration(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, owner?: string): Promise<number | null> {
-  const { rows } = await tx.query(
-    `UPDATE generations SET status = $2, refunded_cents = cost_cents, error_code = $3, error_message = $4,
-       completed_at = coalesce(completed_at, now()), lease_owner = NULL, lease_until = NULL
-     WHERE id = $1 AND status = $5 AND ($6::text IS NULL OR lease_owner = $6)
-     RETURNING account_id, key_id, usage_day, cost_cents`,
-    [id, reason.status, reason.code, reason.message.slice(0, 2000), from, owner ?? null]);
+export async function refundGeneration(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, lease?: Lease): Promise<number | null> {
+  const set = `UPDATE generations SET status = $2, refunded_cents = cost_cents, error_code = $3, error_message = $4,
+       completed_at = coalesce(completed_at, now()), lease_owner = NULL, lease_until = NULL`;
+  const returning = 'RETURNING account_id, key_id, usage_day, cost_cents';
+  const values = [id, reason.status, reason.code, reason.message.slice(0, 2000)];
+  const { rows } = lease
+    ? await tx.query(`${set} WHERE ${leaseGuard('$1', '$5', '$6')} ${returning}`, [...values, lease.owner, lease.attempt])
+    : await tx.query(`${set} WHERE id = $1 AND status = $5 ${returning}`, [...values, from]);
   const g = rows[0];
   if (!g) return null;
   if (g.cost_cents > 0) {

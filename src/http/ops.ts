@@ -1,11 +1,38 @@
-// Operational endpoints outside /v1: liveness, readiness (database, migrations, storage, catalog) and
-// Prometheus metrics. They carry no account data and need no key.
-import type { FastifyInstance } from 'fastify';
+// Operational endpoints outside /v1: liveness, readiness (database, migrations, storage, catalog, the
+// event loop) and Prometheus metrics. They carry no account data and need no key; /metrics needs the
+// metrics token when RENDERGATE_METRICS_TOKEN is set.
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pendingMigrations } from '../db/migrate.ts';
 import { ApiError } from '../domain/errors.ts';
+import { VERSION } from '../domain/version.ts';
 import type { Ctx } from './context.ts';
 
+/** The queue gauges are counted at most this often, however often /metrics is scraped (or by whom). */
+const QUEUE_COUNT_EVERY_MS = 5_000;
+
+const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
+
+function metricsAllowed(req: FastifyRequest, expected: Buffer | null): boolean {
+  if (expected === null) return true;
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m !== null && crypto.timingSafeEqual(sha(m[1]), expected);
+}
+
 export function registerOps(app: FastifyInstance, ctx: Ctx) {
+  const metricsToken = ctx.config.metricsToken === null ? null : sha(ctx.config.metricsToken);
+  let queueCounted: { at: number; done: Promise<void> } | null = null;
+  const countQueue = async () => {
+    try {
+      const { rows } = await ctx.db.query({ name: 'metrics-queue', text:
+        `SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now())::int AS waiting,
+                count(*) FILTER (WHERE lease_until >= now())::int AS running
+         FROM generations WHERE status = 'queued'` });
+      ctx.metrics.queueDepth.set(rows[0].waiting);
+      ctx.metrics.running.set(rows[0].running);
+    } catch { /* the database is away: report the process metrics anyway */ }
+  };
+
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async () => {
@@ -27,21 +54,23 @@ export function registerOps(app: FastifyInstance, ctx: Ctx) {
       checks.storage = 'not writable';
       problems.push('storage');
     }
+    const loop = ctx.metrics.eventLoop.state();
+    checks.eventLoop = loop.stalled ? `stalled ${loop.lastStallMs} ms, ${loop.sinceStallMs} ms ago` : 'ok';
+    if (loop.stalled) problems.push('event loop');
     if (problems.length > 0) {
-      throw new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${problems.join(', ')}.`, [checks], { 'retry-after': '5' });
+      throw new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${problems.join(', ')}.`, [{ version: VERSION, ...checks }], { 'retry-after': '5' });
     }
-    return { status: 'ready', checks };
+    // The release answering: during a rolling upgrade an operator sees which replicas run which.
+    return { status: 'ready', version: VERSION, checks };
   });
 
-  app.get('/metrics', async (_req, reply) => {
-    try {
-      const { rows } = await ctx.db.query(
-        `SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now())::int AS waiting,
-                count(*) FILTER (WHERE lease_until >= now())::int AS running
-         FROM generations WHERE status = 'queued'`);
-      ctx.metrics.queueDepth.set(rows[0].waiting);
-      ctx.metrics.running.set(rows[0].running);
-    } catch { /* the database is away: report the process metrics anyway */ }
+  app.get('/metrics', async (req, reply) => {
+    if (!metricsAllowed(req, metricsToken)) {
+      throw new ApiError('ADMIN_TOKEN_INVALID', '/metrics needs "Authorization: Bearer <metrics token>" (RENDERGATE_METRICS_TOKEN).');
+    }
+    const now = performance.now();
+    if (!queueCounted || now - queueCounted.at > QUEUE_COUNT_EVERY_MS) queueCounted = { at: now, done: countQueue() };
+    await queueCounted.done;
     return reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
 }

@@ -5,6 +5,7 @@ import type { KeyRecord } from '../services/keys.ts';
 import type { LimitDecision } from '../services/rate-limits.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from './context.ts';
+import { sendError } from './error-handler.ts';
 import { registerMe } from './routes/me.get.ts';
 import { registerModels } from './routes/models.list.ts';
 import { registerModelDetail } from './routes/models.detail.ts';
@@ -29,7 +30,7 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
     const key = ctx.keys.cached(req.headers.authorization);
     const d = key && ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
     if (key && d) { done(admit(req, reply, key, d)); return; }
-    ctx.keys.authenticate(req.headers.authorization)
+    ctx.keys.authenticate(req.headers.authorization, req.ip)
       .then(async (k) => admit(req, reply, k, await ctx.limits.consume(k.id, k.rateLimitPerMinute)))
       .then(done, done);
   });
@@ -38,4 +39,8 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   registerModelDetail(app, ctx);
   registerQuote(app, ctx);
   registerGenerationRoutes(app, ctx);
+  // An unknown route under /v1 is answered after the same authentication and rate limit as a known one
+  // (the onRequest hook above runs for this scope's not-found handler too): no probing of routes without
+  // a key, and every such request counted.
+  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
 }

@@ -1,6 +1,7 @@
 // Prometheus metrics (scraped at /metrics). One registry per process; counters of money are in cents.
 import client from 'prom-client';
 import { HttpMetrics } from './http-metrics.ts';
+import { EventLoopWatch } from './event-loop.ts';
 
 export class Metrics {
   readonly registry = new client.Registry();
@@ -14,6 +15,9 @@ export class Metrics {
   readonly rateLimited = new client.Counter({ name: 'rendergate_rate_limit_denials_total', help: 'Requests refused with 429', registers: [this.registry] });
   readonly queueDepth = new client.Gauge({ name: 'rendergate_queue_depth', help: 'Renders queued and not running (whole cluster)', registers: [this.registry] });
   readonly running = new client.Gauge({ name: 'rendergate_renders_running', help: 'Renders running (whole cluster)', registers: [this.registry] });
+  readonly claimsSkippedStalled = new client.Counter({ name: 'rendergate_claims_skipped_stalled_total', help: 'Claim rounds this worker skipped because its event loop had just stalled', registers: [this.registry] });
+  /** This process's event loop: the worker stops claiming while it is stalled; /readyz reports it. */
+  readonly eventLoop = new EventLoopWatch();
 
   /** One answered HTTP request. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
@@ -23,5 +27,11 @@ export class Metrics {
 
   constructor() {
     client.collectDefaultMetrics({ register: this.registry, prefix: 'rendergate_' });
+    const watch = this.eventLoop;
+    new client.Gauge({ name: 'rendergate_event_loop_stalled', registers: [this.registry],
+      help: '1 while this process\'s event loop was blocked past the stall threshold within the cool-down (its worker claims nothing then)',
+      collect() { this.set(watch.stalledNow() ? 1 : 0); } });
+    new client.Gauge({ name: 'rendergate_event_loop_last_stall_seconds', help: 'Length of this process\'s last event-loop stall', registers: [this.registry],
+      collect() { this.set(watch.state().lastStallMs / 1000); } });
   }
 }

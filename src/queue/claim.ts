@@ -20,15 +20,26 @@
 // (its snapshot cannot see a claim committed while it runs); it stops at the first one in rank order
 // and hands it to the locked path above, and the batch goes on after it.
 import type { Db } from '../db/pool.ts';
+import type { Lease } from '../db/lease.ts';
+import { enforceAccountLimit } from './account-limit.ts';
 
-export interface ClaimedJob { id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number }
+export interface ClaimedJob {
+  id: string; account_id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number;
+  /** This attempt's fencing token (db/lease.ts): every later statement for the attempt is guarded by it. */
+  lease: Lease;
+  /** The account's running renders as the claim's snapshot counted them (account-limit.ts); absent when not counted. */
+  account_running?: number | null;
+}
+type ClaimedRow = Omit<ClaimedJob, 'lease'>;
 
 // The lease a claim takes; `owner` and `seconds` are the statement's parameters for them.
 const lease = (owner: string, seconds: string) => `attempts = attempts + 1, lease_owner = ${owner},
   lease_until = now() + make_interval(secs => ${seconds}), started_at = coalesce(started_at, clock_timestamp())`;
 
 /**
- * Claims up to `wanted` jobs: $1 model limits (jsonb {model: limit}), $2 owner, $3 lease seconds.
+ * Claims up to `wanted` jobs: $1 model limits (jsonb {model: limit}), $2 owner, $3 lease seconds, $4 the
+ * per-account limit (account-limit.ts: jobs that would take their account past it, as this snapshot
+ * counts, are left out).
  * Returns the claimed jobs in rank order (limited = false), then, when fewer than `wanted` were
  * claimed because a job of a limited model came first, that job, not claimed (limited = true).
  *
@@ -76,9 +87,10 @@ WITH RECURSIVE pairs AS (
   -- accounts at that count, one served earlier in this batch goes after one served later or not yet;
   -- then the account's last start before this batch, and its first job here (which placed it among
   -- the accounts it ties with for the rest of the batch).
-  SELECT o.id, o.model_id, o.model_limit,
+  SELECT o.id, o.account_id, o.model_id, o.model_limit,
     row_number() OVER (ORDER BY a.running + o.nth, o.nth, a.served NULLS FIRST, o.first_run_after, o.first_id) AS rank
   FROM open o JOIN accounts a USING (account_id)
+  WHERE a.running + o.nth <= $4::int  -- the per-account limit (account-limit.ts)
 ), first_limited AS (
   SELECT min(rank) AS rank FROM ranked WHERE model_limit IS NOT NULL
 ), unlimited AS (
@@ -96,11 +108,13 @@ WITH RECURSIVE pairs AS (
   FOR UPDATE OF g SKIP LOCKED
 ), claimed AS (
   UPDATE generations g SET ${lease('$2', '$3')} FROM chosen c WHERE g.id = c.id
-  RETURNING c.rank, g.id, g.model_id, g.inputs, g.attempts, extract(epoch FROM now() - g.run_after)::float8 AS waited
+  RETURNING c.rank, g.id, g.account_id, g.model_id, g.inputs, g.attempts, extract(epoch FROM now() - g.run_after)::float8 AS waited
 )
-SELECT id, model_id, inputs, attempts, waited, false AS limited, rank FROM claimed
+SELECT id, account_id, model_id, inputs, attempts, waited, false AS limited, rank,
+  (SELECT coalesce(sum(n), 0)::int FROM running r WHERE r.account_id = claimed.account_id) AS account_running
+FROM claimed
 UNION ALL
-SELECT id, model_id, NULL, NULL, NULL, true, rank FROM ranked
+SELECT id, NULL, model_id, NULL, NULL, NULL, true, rank, NULL FROM ranked
 WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed) < ${wanted}
 ORDER BY limited, rank`;
 }
@@ -110,7 +124,7 @@ const CLAIM_ONE = `
 UPDATE generations SET ${lease('$2', '$3')}
 WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
               AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
-RETURNING id, model_id, inputs, attempts, extract(epoch FROM now() - run_after)::float8 AS waited`;
+RETURNING id, account_id, model_id, inputs, attempts, extract(epoch FROM now() - run_after)::float8 AS waited`;
 
 const RUNNING_OF_MODEL = `
 SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`;
@@ -118,13 +132,15 @@ SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'que
 // The most one statement claims: each count is a prepared statement of its own on every connection.
 const MAX_BATCH = 16;
 
-interface BatchRow extends ClaimedJob { limited: boolean; rank: number }
+interface BatchRow extends ClaimedRow { limited: boolean; rank: number }
 
 export class Claimer {
   private limitsJson: string;
   private batchSql = new Map<number, string>();
 
-  constructor(private db: Db, private limits: Map<string, number>, private owner: string, private leaseSeconds: number) {
+  /** `accountLimit`: renders of one account running at once, cluster-wide (null: no limit). */
+  constructor(private db: Db, private limits: Map<string, number>, private owner: string, private leaseSeconds: number,
+    private accountLimit: number | null = null) {
     this.limitsJson = JSON.stringify(Object.fromEntries(limits));
   }
 
@@ -141,13 +157,17 @@ export class Claimer {
     for (let round = 0; jobs.length < wanted && round <= wanted; round++) {
       const asked = Math.min(wanted - jobs.length, MAX_BATCH);
       const { claimed, limited } = await this.claimBatch(asked);
-      jobs.push(...claimed);
+      const taken = [...claimed];
       if (limited) {
         const job = await this.claimLimited(limited.id, limited.model_id);
-        if (job) jobs.push(job);
-      } else if (claimed.length < asked) {
-        break; // nothing more is runnable
+        if (job) taken.push(job);
       }
+      // Checked with a fresh count: a render starts only while its account is within its limit.
+      const { keep, handedBack } = this.accountLimit === null ? { keep: taken, handedBack: [] }
+        : await enforceAccountLimit(this.db, taken, this.accountLimit);
+      jobs.push(...keep);
+      if (handedBack.length > 0) break; // raced another claimer: the next round (a second away) tries again
+      if (!limited && claimed.length < asked) break; // nothing more is runnable
     }
     return jobs;
   }
@@ -156,10 +176,14 @@ export class Claimer {
     let text = this.batchSql.get(wanted);
     if (!text) this.batchSql.set(wanted, text = claimBatchSql(wanted));
     const { rows } = await this.db.query<BatchRow>({
-      name: `claim-batch-${wanted}`, text, values: [this.limitsJson, this.owner, this.leaseSeconds],
+      name: `claim-batch-${wanted}`, text, values: [this.limitsJson, this.owner, this.leaseSeconds, this.accountLimit ?? 2147483647],
     });
     const limited = rows.find((r) => r.limited) ?? null;
-    return { claimed: rows.filter((r) => !r.limited).map(({ limited: _l, rank: _r, ...job }) => job), limited };
+    return { claimed: rows.filter((r) => !r.limited).map(({ limited: _l, rank: _r, ...job }) => this.leased(job)), limited };
+  }
+
+  private leased(row: ClaimedRow): ClaimedJob {
+    return { ...row, lease: { owner: this.owner, attempt: row.attempts } };
   }
 
   private async claimLimited(id: string, modelId: string): Promise<ClaimedJob | null> {
@@ -171,8 +195,8 @@ export class Claimer {
       const { rows } = await tx.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] });
       let job: ClaimedJob | null = null;
       if (rows[0].n < this.limits.get(modelId)!) {
-        const claimed = await tx.query<ClaimedJob>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds] });
-        job = claimed.rows[0] ?? null;
+        const claimed = await tx.query<ClaimedRow>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds] });
+        job = claimed.rows[0] ? this.leased(claimed.rows[0]) : null;
       }
       await tx.query('COMMIT');
       return job;

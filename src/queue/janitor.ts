@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { refundGeneration } from '../db/refunds.ts';
+import { unlessBackingUp } from '../db/backup-lock.ts';
 import type { Storage } from '../storage/storage.ts';
 
 const IDEMPOTENCY_KEEP_HOURS = 25;
@@ -34,12 +35,15 @@ export class Janitor {
         }));
         if (done !== null) this.log.warn({ generationId: id }, 'render passed its deadline; failed and refunded');
       }
-      const purge = await this.db.query(
-        `SELECT id, content_key FROM generations WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded') LIMIT 100`);
-      for (const { id, content_key } of purge.rows) {
-        await this.storage.delete(content_key);
-        await this.db.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, content_key]);
-      }
+      // Skipped while a backup copies the files its snapshot names (db/backup-lock.ts); the next sweep does it.
+      await unlessBackingUp(this.db, async (tx) => {
+        const purge = await tx.query(
+          `SELECT id, content_key FROM generations WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded') LIMIT 100`);
+        for (const { id, content_key } of purge.rows) {
+          await this.storage.delete(content_key);
+          await tx.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, content_key]);
+        }
+      });
       await this.db.query(
         `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys
            WHERE created_at < now() - make_interval(hours => $1) LIMIT 5000))`, [IDEMPOTENCY_KEEP_HOURS]);

@@ -1,9 +1,10 @@
 // The render worker. A queued generation is its own job: a worker claims it with SKIP LOCKED and holds
 // a lease it renews while rendering. A worker that dies stops renewing, the lease lapses within
 // LEASE_SECONDS, and any worker claims the job again (attempts counts claims, so a render that keeps
-// crashing its worker ends failed and refunded); claim.ts picks which job, fairly. Every finishing write
-// is guarded by status='queued' and by the lease, so a late or duplicate worker can never move money or
-// resurrect a generation.
+// crashing its worker ends failed and refunded); claim.ts picks which job, fairly. Every write for an
+// attempt is guarded by its fencing token (db/lease.ts: the owner and the attempt number of its claim) and
+// each attempt stores its output under its own key, so a late, stalled or duplicate attempt can never move
+// money, resurrect a generation, or touch the file of the attempt that won.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -20,13 +21,16 @@ import { CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL } from '../db/
 import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { Listener } from '../db/listener.ts';
 import { Claimer, type ClaimedJob } from './claim.ts';
+import { attemptOutputKey, leaseGuard } from '../db/lease.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 
 export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;
 const POLL_MS = 1_000;
 
-interface Running { abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
+interface Running { job: ClaimedJob; abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
+
+const attemptKey = (job: ClaimedJob) => `${job.id}-${job.lease.attempt}`;
 
 // A backend gets this long after its abort to return before the worker stops waiting for it.
 const ABANDON_AFTER_ABORT_MS = 10_000;
@@ -40,12 +44,15 @@ export interface WorkerOptions {
   backendFor: (model: ModelDef) => ModelBackend;
   storage: Storage;
   concurrency: number;
+  /** Renders of one account running at once, cluster-wide; 0 = no limit. */
+  accountConcurrency: number;
   log: Logger;
   metrics: Metrics;
 }
 
 export class Worker {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  /** Renders in progress, by attempt (`<generation id>-<attempt>`): two attempts of one render never share an entry. */
   private running = new Map<string, Running>();
   private listener: Listener;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -62,11 +69,11 @@ export class Worker {
 
   constructor(private o: WorkerOptions) {
     const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
-    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS);
+    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS, o.accountConcurrency > 0 ? o.accountConcurrency : null);
     this.startedNotifier = new AfterCommitNotifier(o.claimDb, GENERATION_CHANGED_CHANNEL);
     this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
       if (ch === JOBS_CHANNEL) this.fill();
-      else this.cancelLocal(payload);
+      else this.cancelGeneration(payload);
     }, () => this.fill(), (m) => o.log.warn(m));
   }
 
@@ -89,6 +96,9 @@ export class Worker {
       do {
         this.fillAgain = false;
         while (!this.stopping && this.running.size < this.o.concurrency) {
+          // A stalled event loop (a renderer blocking it): take nothing more until it has run freely for a
+          // while; the poll timer tries again. Renders already running go on.
+          if (this.o.metrics.eventLoop.stalledNow()) { this.o.metrics.claimsSkippedStalled.inc(); break; }
           // Every free slot in one claim: one round trip however many jobs a burst of creates queued.
           const free = this.o.concurrency - this.running.size;
           const jobs = await this.claim(free);
@@ -112,20 +122,25 @@ export class Worker {
     return jobs;
   }
 
-  private cancelLocal(id: string) {
-    const r = this.running.get(id);
-    if (r && !r.abort.signal.aborted) { r.reason = 'cancelled'; r.abort.abort(); }
+  /** Stops every attempt of a generation running here (cancelled or deleted by its owner). */
+  private cancelGeneration(id: string) {
+    for (const r of this.running.values()) if (r.job.id === id) this.cancelAttempt(r);
+  }
+
+  private cancelAttempt(r: Running) {
+    if (!r.abort.signal.aborted) { r.reason = 'cancelled'; r.abort.abort(); }
   }
 
   private async run(job: ClaimedJob): Promise<void> {
-    const state: Running = { abort: new AbortController(), reason: null };
-    this.running.set(job.id, state);
+    const state: Running = { job, abort: new AbortController(), reason: null };
+    const key = attemptKey(job);
+    this.running.set(key, state);
     const log = this.o.log.child({ generationId: job.id, modelId: job.model_id, attempt: job.attempts });
     const heartbeat = setInterval(() => {
-      this.o.claimDb.query({ name: 'lease-renew', text: `UPDATE generations SET lease_until = now() + make_interval(secs => $3)
-                       WHERE id = $1 AND lease_owner = $2 AND status = 'queued' AND deleted_at IS NULL RETURNING id`,
-      values: [job.id, this.owner, LEASE_SECONDS] }).then((r) => {
-        if (r.rowCount === 0) this.cancelLocal(job.id); // cancelled, deleted, or taken over: stop rendering
+      this.o.claimDb.query({ name: 'lease-renew', text: `UPDATE generations SET lease_until = now() + make_interval(secs => $4)
+                       WHERE ${leaseGuard('$1', '$2', '$3')} AND deleted_at IS NULL RETURNING id`,
+      values: [job.id, job.lease.owner, job.lease.attempt, LEASE_SECONDS] }).then((r) => {
+        if (r.rowCount === 0) this.cancelAttempt(state); // cancelled, deleted, or superseded by a later attempt: stop rendering
       }, () => { /* database briefly away: the lease covers a few missed beats */ });
     }, HEARTBEAT_MS);
     const scratch = new ScratchDir(this.tmpDir, job.id);
@@ -139,7 +154,7 @@ export class Worker {
       const t0 = performance.now();
       const out = await this.guarded(state, model, this.o.backendFor(model).run(job.inputs, {
         signal: state.abort.signal, get workDir() { return scratch.path(); }, timeLimitSeconds: model.timeLimitSeconds, progress: () => {},
-        attemptId: `${job.id}-${job.attempts}`, readUpload: async () => null,
+        attemptId: key, readUpload: async () => null,
       })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
       if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
@@ -150,7 +165,7 @@ export class Worker {
       await this.fail(job, e, log);
     } finally {
       clearInterval(heartbeat);
-      this.running.delete(job.id);
+      this.running.delete(key);
       this.fill(); // the next job's claim need not wait for this one's clean-up
       await scratch.remove();
       if (this.running.size === 0) this.idle.splice(0).forEach((f) => f());
@@ -183,42 +198,59 @@ export class Worker {
   private async succeed(job: ClaimedJob, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
     if (out.kind === 'text') {
       const r = await this.o.db.query(
-        `UPDATE generations SET status = 'succeeded', text_output = $3, completed_at = now(), lease_owner = NULL, lease_until = NULL
-         WHERE id = $1 AND status = 'queued' AND lease_owner = $2`, [job.id, this.owner, out.text]);
+        `UPDATE generations SET status = 'succeeded', text_output = $4, completed_at = now(), lease_owner = NULL, lease_until = NULL
+         WHERE ${leaseGuard('$1', '$2', '$3')}`, [job.id, job.lease.owner, job.lease.attempt, out.text]);
       if (r.rowCount === 0) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
       return r.rowCount === 1;
     }
     const ext = out.contentType === 'video/mp4' ? 'mp4' : 'bin';
-    const key = `generations/${job.id}.${ext}`;
+    const key = attemptOutputKey(job.id, job.lease, ext);
     let stored;
     try {
       stored = await this.o.storage.put(key, out.path, out.contentType);
     } catch (e) {
       throw new RenderError('STORAGE_FAILED', 'The output could not be stored.', false, { cause: e });
     }
-    const r = await this.o.db.query(
-      `UPDATE generations SET status = 'succeeded', content_key = $3, content_type = $4, content_bytes = $5, content_etag = $6,
-         completed_at = now(), lease_owner = NULL, lease_until = NULL
-       WHERE id = $1 AND status = 'queued' AND lease_owner = $2 AND deleted_at IS NULL`,
-      [job.id, this.owner, key, out.contentType, stored.bytes, stored.etag]);
+    let r;
+    try {
+      r = await this.o.db.query(
+        `UPDATE generations SET status = 'succeeded', content_key = $4, content_type = $5, content_bytes = $6, content_etag = $7,
+           completed_at = now(), lease_owner = NULL, lease_until = NULL
+         WHERE ${leaseGuard('$1', '$2', '$3')} AND deleted_at IS NULL`,
+        [job.id, job.lease.owner, job.lease.attempt, key, out.contentType, stored.bytes, stored.etag]);
+    } catch (e) {
+      // Unknown whether it committed: the file may be the generation's now, so it stays. (An orphan at
+      // worst, under this attempt's own key: never the file of another attempt.)
+      throw new RenderError('STORAGE_FAILED', 'The output was stored but could not be recorded.', true, { cause: e });
+    }
+    // This attempt lost (cancelled, deleted, or superseded): its own file goes; the winner's key is another.
     if (r.rowCount === 0) await this.o.storage.delete(key).catch(() => undefined);
     return r.rowCount === 1;
   }
 
   private async fail(job: ClaimedJob, e: unknown, log: Logger) {
-    const err = e instanceof RenderError ? e : new RenderError('RENDER_FAILED', 'The renderer failed unexpectedly.', false, { cause: e });
+    let err = e instanceof RenderError ? e : new RenderError('RENDER_FAILED', 'The renderer failed unexpectedly.', false, { cause: e });
     if (!(e instanceof RenderError)) log.error({ err: e }, 'renderer threw an unexpected error');
     const model = this.o.catalog.get(job.model_id)?.def;
     try {
       if (err.retryable && model && job.attempts < model.maxAttempts) {
         const backoff = Math.min(60, 2 ** job.attempts);
-        await this.o.db.query(
-          `UPDATE generations SET run_after = now() + make_interval(secs => $3), lease_owner = NULL, lease_until = NULL
-           WHERE id = $1 AND status = 'queued' AND lease_owner = $2`, [job.id, this.owner, backoff]);
-        log.warn({ code: err.code, backoffSeconds: backoff }, `render attempt failed, will retry: ${err.message}`);
-        return;
+        // An input server that made one attempt time out gets one more chance, not every attempt: a slow
+        // address is the client's, and each timeout held a worker slot for the whole fetch time. The
+        // second timeout finds fetch_timeouts > 0, retries nothing, and fails below.
+        const fetchTimeout = err.code === 'INPUT_FETCH_TIMEOUT' ? 1 : 0;
+        const r = await this.o.db.query(
+          `UPDATE generations SET run_after = now() + make_interval(secs => $4), lease_owner = NULL, lease_until = NULL,
+             fetch_timeouts = fetch_timeouts + $5
+           WHERE ${leaseGuard('$1', '$2', '$3')} AND ($5 = 0 OR fetch_timeouts = 0)`,
+          [job.id, job.lease.owner, job.lease.attempt, backoff, fetchTimeout]);
+        if (r.rowCount === 1 || fetchTimeout === 0) {
+          if (r.rowCount === 1) log.warn({ code: err.code, backoffSeconds: backoff }, `render attempt failed, will retry: ${err.message}`);
+          return; // retried, or this attempt no longer holds the render
+        }
+        err = new RenderError(err.code, `${err.message} (the second time; not retried again)`, false);
       }
-      const refunded = await transaction(this.o.db, (tx) => refundGeneration(tx, job.id, 'queued', { status: 'failed', code: err.code, message: err.message }, this.owner));
+      const refunded = await transaction(this.o.db, (tx) => refundGeneration(tx, job.id, 'queued', { status: 'failed', code: err.code, message: err.message }, job.lease));
       if (refunded === null) return;
       this.o.metrics.renders.inc({ model: job.model_id, status: 'failed' });
       this.o.metrics.refundedCents.inc(refunded);
@@ -229,6 +261,9 @@ export class Worker {
     }
   }
 
+  /** Render attempts in progress in this process (tests and reports). */
+  get attemptsRunning(): number { return this.running.size; }
+
   /** Stops claiming; waits up to `graceMs` for running renders, then hands the rest back to the queue. */
   async stop(graceMs: number): Promise<void> {
     this.stopping = true;
@@ -237,12 +272,15 @@ export class Worker {
     if (this.running.size > 0) {
       await Promise.race([new Promise<void>((r) => this.idle.push(r)), new Promise((r) => setTimeout(r, graceMs))]);
     }
-    const left = [...this.running.keys()];
+    const left = [...this.running.values()];
     if (left.length > 0) {
-      for (const id of left) { const r = this.running.get(id)!; r.reason = 'shutdown'; r.abort.abort(); }
+      for (const r of left) { r.reason = 'shutdown'; r.abort.abort(); }
+      // Each attempt hands back only the row it still holds (the same guard, row by row).
       await this.o.db.query(
-        `UPDATE generations SET lease_owner = NULL, lease_until = NULL, run_after = now(), attempts = greatest(attempts - 1, 0)
-         WHERE id = ANY($1) AND lease_owner = $2 AND status = 'queued'`, [left, this.owner]).catch(() => undefined);
+        `UPDATE generations g SET lease_owner = NULL, lease_until = NULL, run_after = now(), attempts = greatest(g.attempts - 1, 0)
+         FROM unnest($1::text[], $3::int[]) AS a(id, attempt)
+         WHERE ${leaseGuard('a.id', '$2', 'a.attempt', 'g')}`,
+      [left.map((r) => r.job.id), this.owner, left.map((r) => r.job.lease.attempt)]).catch(() => undefined);
       await this.o.db.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'handback']).catch(() => undefined);
       // The jobs are safely back in the queue; give the aborted renders a moment to clean up, no more.
       await Promise.race([new Promise<void>((r) => (this.running.size === 0 ? r() : this.idle.push(r))), new Promise((r) => setTimeout(r, 2_000))]);

@@ -5,6 +5,9 @@ import { transaction, type Db, type Queryable } from '../db/pool.ts';
 import { newId } from '../domain/ids.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 
+/** The largest balance an account can hold: 2^53 - 1, the largest integer a JSON client reads exactly. */
+export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
+
 export interface AccountView { id: string; email: string; name: string | null; balanceCents: number; createdAt: string }
 
 const view = (r: Record<string, unknown>): AccountView => ({
@@ -28,9 +31,15 @@ export async function getAccount(db: Queryable, id: string): Promise<AccountView
 
 export async function addCredit(db: Db, accountId: string, amountCents: number, reason: string | null) {
   return transaction(db, async (tx) => {
+    // Guarded: a balance stays a safe integer (migrations/007 makes it a constraint too).
     const { rows } = await tx.query(
-      'UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1 RETURNING balance_cents', [accountId, amountCents]);
-    if (!rows[0]) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
+      `UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`,
+      [accountId, amountCents, MAX_BALANCE_CENTS]);
+    if (!rows[0]) {
+      await getAccount(tx, accountId); // ACCOUNT_NOT_FOUND when there is none
+      throw new ApiError('INVALID_INPUT', `The credit would take the balance past ${MAX_BALANCE_CENTS} cents.`,
+        [{ field: 'amountCents', message: `would take the balance past ${MAX_BALANCE_CENTS}` }]);
+    }
     const entryId = newId('led');
     await tx.query(
       `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, reason) VALUES ($1, $2, 'credit', $3, $4)`,

@@ -14,6 +14,7 @@ import { GENERATION_COLUMNS, generationView, type GenerationRow } from './genera
 import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { refundGeneration } from '../db/refunds.ts';
+import { unlessBackingUp } from '../db/backup-lock.ts';
 import { dayUsage } from './day-usage.ts';
 import { CANCEL_CHANNEL } from '../db/channels.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -168,10 +169,12 @@ export class Generations {
     return { id, deleted: true };
   }
 
-  /** Removes a file no longer served; the janitor retries whatever a crash left behind. */
+  /** Removes a file no longer served; the janitor retries whatever a crash or a running backup left behind. */
   async purgeContent(id: string, key: string) {
-    await this.storage.delete(key);
-    await this.db.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
+    await unlessBackingUp(this.db, async (tx) => {
+      await this.storage.delete(key);
+      await tx.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
+    });
     this.cache?.invalidate(id);
   }
 

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { ApiError } from '../domain/errors.ts';
 import type { Db } from '../db/pool.ts';
 import { newId } from '../domain/ids.ts';
+import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from './unknown-keys.ts';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -68,7 +69,7 @@ export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; re
 }
 
 /** One key's lookup; `found` is its answer once it has answered with a key, for the synchronous cached(). */
-interface CachedLookup { at: number; record: Promise<KeyRecord | null>; found?: KeyRecord }
+interface CachedLookup { at: number; record: Promise<KeyRecord | null>; found?: KeyRecord; unknown?: boolean }
 
 /**
  * Resolves bearer keys to key records, caching each answer (found, unknown or revoked) briefly. The cache
@@ -78,6 +79,7 @@ interface CachedLookup { at: number; record: Promise<KeyRecord | null>; found?: 
 export class KeyResolver {
   private cache = new Map<string, CachedLookup>();
   private keyRe: RegExp;
+  private unknownKeys = new UnknownKeyLimiter();
 
   constructor(private db: Db, prefix: string, private ttlMs = 500) {
     this.keyRe = new RegExp(`^${prefix}live_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
@@ -94,20 +96,26 @@ export class KeyResolver {
     return hit.found && !hit.found.revokedAt ? hit.found : undefined;
   }
 
-  async authenticate(header: string | undefined): Promise<KeyRecord> {
+  /** `address`: the client's, for the limit on unknown keys (unknown-keys.ts). */
+  async authenticate(header: string | undefined, address?: string): Promise<KeyRecord> {
     if (header === undefined || header === '') throw new ApiError('API_KEY_MISSING', 'Send your API key as "Authorization: Bearer <key>".');
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     if (!m) throw new ApiError('API_KEY_INVALID', 'The Authorization header must be "Bearer <key>".');
     const key = m[1];
     const now = Date.now();
     let hit = this.cache.get(key);
-    if (!hit || now - hit.at > this.ttlMs) {
+    if (!hit || now - hit.at > (hit.unknown ? UNKNOWN_KEY_TTL_MS : this.ttlMs)) {
       if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
+      // A key this process has seen valid is looked up again whatever its address has been doing.
+      if (!hit?.found) this.unknownKeys.check(address, now);
       const entry: CachedLookup = { at: now, record: this.lookup(hashKey(key)) };
       if (this.cache.size > 50_000) this.cache.clear();
       this.cache.set(key, entry);
       // A failed lookup (database away) is not an answer: the next request asks again.
-      entry.record.then((r) => { if (r) entry.found = r; }, () => { if (this.cache.get(key) === entry) this.cache.delete(key); });
+      entry.record.then((r) => {
+        if (r) entry.found = r;
+        else { entry.unknown = true; this.unknownKeys.note(address); }
+      }, () => { if (this.cache.get(key) === entry) this.cache.delete(key); });
       hit = entry;
     }
     const record = await hit.record;

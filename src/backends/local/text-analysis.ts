@@ -31,10 +31,21 @@ export interface Sentence {
 const CONTENT_POS = new Set(['NOUN', 'PROPN', 'VERB', 'ADJ', 'ADV']);
 const NOUN_POS = new Set(['NOUN', 'PROPN']);
 
+/**
+ * wink's tokenizer takes time quadratic in the length of a run without whitespace ("a!a!a!…" of 20,000
+ * characters took seconds); such runs are cut first, after their sentence marks and then every 64
+ * characters. No word of a real text is that long.
+ */
+const LONG_RUN = /\S{65,}/g;
+function breakLongRuns(text: string): string {
+  return text.replace(LONG_RUN, (run) => run.replace(/([.!?])(?=\S)/g, '$1 ').replace(LONG_RUN, (r) => r.match(/[^]{1,64}/g)!.join(' ')));
+}
+
 export function analyse(text: string): Sentence[] {
-  const doc = nlp.readDoc(text);
+  const doc = nlp.readDoc(breakLongRuns(text));
   const sentences: Sentence[] = [];
   doc.sentences().each((s: ItemSentence) => {
+    if (sentences.length >= MAX_RANKED_SENTENCES) return; // the rest of a pathological text is not read
     const tokens = s.tokens();
     const words = tokens.out() as string[];
     const pos = tokens.out(its.pos) as string[];
@@ -75,22 +86,55 @@ export function analyse(text: string): Sentence[] {
   return sentences;
 }
 
-/** PageRank over a weighted, undirected graph given as a symmetric matrix of edge weights. */
-export function pageRank(weights: number[][], damping = 0.85, iterations = 60): number[] {
-  const n = weights.length;
+/**
+ * A weighted, undirected graph as adjacency maps: `graph[i]` maps each neighbour of node i to the
+ * weight of their edge. Sparse, so that memory and time grow with the edges, not with n².
+ */
+export type Graph = Array<Map<number, number>>;
+
+export function emptyGraph(n: number): Graph {
+  return Array.from({ length: n }, () => new Map<number, number>());
+}
+
+/** Adds `w` to the undirected edge a–b. */
+export function addEdge(graph: Graph, a: number, b: number, w: number): void {
+  graph[a].set(b, (graph[a].get(b) ?? 0) + w);
+  graph[b].set(a, (graph[b].get(a) ?? 0) + w);
+}
+
+/** PageRank over a sparse weighted graph: each iteration costs O(nodes + edges). */
+export function pageRank(graph: Graph, damping = 0.85, iterations = 60): number[] {
+  const n = graph.length;
   if (n === 0) return [];
-  const out = weights.map((row) => row.reduce((a, b) => a + b, 0));
+  const out = graph.map((edges) => { let s = 0; for (const w of edges.values()) s += w; return s; });
   let rank = new Array<number>(n).fill(1 / n);
   for (let it = 0; it < iterations; it++) {
-    const next = new Array<number>(n).fill((1 - damping) / n);
+    // A node without edges spreads its rank over every node: summed once, added to all.
+    let dangling = 0;
+    for (let j = 0; j < n; j++) if (out[j] === 0) dangling += rank[j];
+    const next = new Array<number>(n).fill((1 - damping) / n + (damping * dangling) / n);
     for (let j = 0; j < n; j++) {
-      if (out[j] === 0) { for (let i = 0; i < n; i++) next[i] += (damping * rank[j]) / n; continue; }
-      for (let i = 0; i < n; i++) if (weights[j][i] > 0) next[i] += (damping * rank[j] * weights[j][i]) / out[j];
+      if (out[j] === 0) continue;
+      const share = (damping * rank[j]) / out[j];
+      for (const [i, w] of graph[j]) next[i] += share * w;
     }
     rank = next;
   }
   return rank;
 }
+
+/**
+ * Most sentences ranked. A 20,000-character text of real prose has a few hundred; a text of ten thousand
+ * "a!" has ten thousand, and ranking them all would only make the render slower, not better.
+ */
+export const MAX_RANKED_SENTENCES = 2_000;
+/**
+ * A term found in more sentences than this links each of them only to its nearest neighbours in that
+ * term's sentence list (this many on each side): a common word adds at most this many edges per sentence
+ * instead of linking every pair, so the graph grows linearly with the text. Real texts of the allowed
+ * length rarely have such a term, and for them the graph is exactly the dense one.
+ */
+export const MAX_TERM_LINKS = 8;
 
 /** TextRank scores of sentences: centrality in a graph whose edges are TF-IDF cosine similarities. */
 export function rankSentences(sentences: Sentence[]): number[] {
@@ -103,14 +147,28 @@ export function rankSentences(sentences: Sentence[]): number[] {
     const norm = Math.sqrt([...v.values()].reduce((a, x) => a + x * x, 0));
     return { v, norm };
   });
-  const weights = vectors.map((a, i) => vectors.map((b, j) => {
-    if (i === j || a.norm === 0 || b.norm === 0) return 0;
-    let dot = 0;
-    for (const [t, x] of a.v) dot += x * (b.v.get(t) ?? 0);
-    return dot / (a.norm * b.norm);
-  }));
+  // Candidate pairs from an inverted index: only sentences that share a term can be similar.
+  const postings = new Map<string, number[]>();
+  vectors.forEach((x, i) => { for (const t of x.v.keys()) { let p = postings.get(t); if (!p) postings.set(t, p = []); p.push(i); } });
+  const graph = emptyGraph(n);
+  const linked = new Set<number>();
+  for (const list of postings.values()) {
+    const reach = list.length - 1 <= 2 * MAX_TERM_LINKS ? list.length : MAX_TERM_LINKS + 1;
+    for (let a = 0; a < list.length; a++) {
+      for (let b = a + 1; b < Math.min(list.length, a + reach); b++) {
+        const [i, j] = [list[a], list[b]];
+        const pair = i * n + j;
+        if (linked.has(pair)) continue;
+        linked.add(pair);
+        const [x, y] = [vectors[i], vectors[j]];
+        let dot = 0;
+        for (const [t, w] of x.v) dot += w * (y.v.get(t) ?? 0);
+        if (dot > 0) addEdge(graph, i, j, dot / (x.norm * y.norm));
+      }
+    }
+  }
   // A slight lead bias: openings state the subject, the usual prior of extractive summaries.
-  return pageRank(weights).map((r, i) => r * (1 + 0.15 / (1 + i)));
+  return pageRank(graph).map((r, i) => r * (1 + 0.15 / (1 + i)));
 }
 
 /** Indexes of the `count` best sentences, in reading order. */
@@ -135,16 +193,16 @@ export function keywords(sentences: Sentence[], max: number): Keyword[] {
   for (const seq of seqs) for (const w of seq) if (!vocab.has(w)) vocab.set(w, vocab.size);
   const n = vocab.size;
   if (n === 0) return [];
-  const weights = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  const graph = emptyGraph(n);
   for (const seq of seqs) {
     for (let i = 0; i < seq.length; i++) {
       for (let j = i + 1; j < Math.min(seq.length, i + 3); j++) {
         const [a, b] = [vocab.get(seq[i])!, vocab.get(seq[j])!];
-        if (a !== b) { weights[a][b] += 1; weights[b][a] += 1; }
+        if (a !== b) addEdge(graph, a, b, 1);
       }
     }
   }
-  const rank = pageRank(weights);
+  const rank = pageRank(graph);
   const wordScore = (w: string) => rank[vocab.get(w)!] * n; // ~1 for an average word
   const candidates = new Map<string, Keyword & { first: number }>();
   let order = 0;

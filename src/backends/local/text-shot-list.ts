@@ -6,7 +6,8 @@
 //   `max_items`), each with a framing, a camera note, a length and the keywords it shows.
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError, type ModelBackend, type RenderOutput } from '../types.ts';
-import { throwIfAborted } from './abort.ts';
+import { renderDeadline, throwIfAborted } from './abort.ts';
+import { shotListOffThread } from './text-pool.ts';
 import { analyse, keywords, topSentences, type Sentence } from './text-analysis.ts';
 import { enumInput, numberInput, textInput } from './video-common.ts';
 
@@ -18,9 +19,15 @@ export function createShotList(): ModelBackend {
     run: async (inputs, ctx): Promise<RenderOutput> => {
       throwIfAborted(ctx.signal);
       ctx.progress(0);
-      const text = shotListText(inputs);
-      ctx.progress(1);
-      return { kind: 'text', text };
+      // Off the event loop, and stopped (its thread terminated) at the model's time limit.
+      const limit = renderDeadline(ctx.signal, ctx.timeLimitSeconds);
+      try {
+        const text = await shotListOffThread(inputs, limit.signal);
+        ctx.progress(1);
+        return { kind: 'text', text };
+      } finally {
+        limit.dispose();
+      }
     },
   };
 }

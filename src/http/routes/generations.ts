@@ -1,5 +1,5 @@
 // /v1/generations: create, list, read, download, delete.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preParsingHookHandler } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
@@ -11,11 +11,18 @@ const STATUSES = ['queued', 'succeeded', 'failed', 'refunded'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
-  app.post('/generations', async (req, reply) => {
+  // The contract's order: auth and rate limit (onRequest, v1.ts), then the Idempotency-Key, then the body.
+  // Checked before the body is parsed, so a missing key is the answer whatever the body's type or syntax.
+  const requireIdempotencyKey: preParsingHookHandler = (req, _reply, payload, done) => {
     const idem = req.headers['idempotency-key'];
     if (typeof idem !== 'string' || !IDEMPOTENCY_KEY.test(idem)) {
-      throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 1 to 255 printable ASCII characters (e.g. a UUID).');
+      done(new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 1 to 255 printable ASCII characters (e.g. a UUID).'));
+      return;
     }
+    done(null, payload);
+  };
+  app.post('/generations', { preParsing: requireIdempotencyKey }, async (req, reply) => {
+    const idem = req.headers['idempotency-key'] as string;
     const created = await ctx.generations.create(req.apiKey, req.body, idem);
     reply.header('location', created.location);
     if (created.replayed) reply.header('idempotent-replayed', 'true');

@@ -49,11 +49,11 @@ describe('keys', () => {
     expect(await code({ authorization: `Bearer ${a.key}x` })).toBe('API_KEY_INVALID');
     expect((await api.call('GET', '/v1/me', { key: a.key })).status).toBe(200);
     await api.admin('DELETE', `/keys/${a.keyId}`);
-    const t0 = Date.now();
-    let r;
-    do { r = await api.call('GET', '/v1/me', { key: a.key }); } while (r.status === 200 && Date.now() - t0 < 2000);
+    // The contract: revoked on every node within 1 s. A request sent once that second has passed is
+    // refused, however slowly the machine answers it (a lower bound on waiting, not an upper one on speed).
+    await new Promise((r) => setTimeout(r, 1_000));
+    const r = await api.call('GET', '/v1/me', { key: a.key });
     expect(r.json.code).toBe('API_KEY_REVOKED');
-    expect(Date.now() - t0).toBeLessThan(1000);
     expect(r.headers.get('ratelimit')).toBeNull();
   });
 });

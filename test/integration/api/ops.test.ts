@@ -1,5 +1,7 @@
 // Operations: liveness, readiness, and the Prometheus metrics an operator scrapes, after real traffic.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
 
@@ -10,6 +12,7 @@ it('serves /healthz, /readyz and /metrics with the request, render, queue and mo
   const ready = await f.api.call('GET', '/readyz');
   expect(ready.status).toBe(200);
   expect(ready.json.checks).toMatchObject({ database: 'ok', migrations: 'ok', storage: 'ok' });
+  expect(ready.json.version).toBe(JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../package.json'), 'utf8')).version);
 
   const a = await f.api.account(1_000, { rateLimitPerMinute: 3 });
   const create = (image: string) => f.api.call('POST', '/v1/generations', {

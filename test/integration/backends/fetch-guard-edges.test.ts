@@ -101,7 +101,7 @@ describe('refused addresses (allowPrivate false)', () => {
     const err = await failure(`http://${host}:${port}/img.png?${SECRET}`, { policy: realPolicy });
     expect(err).toMatchObject({ code: 'INPUT_URL_REFUSED', retryable: false });
     expect(err.message).not.toContain(MARK);
-    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(Date.now() - t0).toBeLessThan(15_000); // refused, not left to a connection's timeout
     expect(connections).toBe(before);
   });
 
@@ -142,7 +142,7 @@ describe('limits cut the connection', () => {
     const elapsed = Date.now() - t0;
     expect(err).toMatchObject({ code: 'INPUT_FETCH_TIMEOUT', retryable: true });
     expect(elapsed).toBeGreaterThanOrEqual(950);
-    expect(elapsed).toBeLessThan(2000);
+    expect(elapsed).toBeLessThan(15_000); // the trickle alone would take 200 s
     await until(() => sending['/trickle']?.closed === true);
     expect(sending['/trickle'].closed).toBe(true);
     expect(sending['/trickle'].sent).toBeGreaterThanOrEqual(3); // it kept sending: no idle gap to time out on

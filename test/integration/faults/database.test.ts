@@ -51,7 +51,7 @@ it('answers 503 while the database is down, and recovers by itself with nothing 
     const t0 = Date.now();
     const r = await api.call(method, p, { key: a.key, body: method === 'POST' ? { modelId: 'rendergate/shot-list', inputs: { text: 'x' } } : undefined });
     // the key may still be cached for a moment, so either the key lookup or the query itself meets the outage
-    expect(Date.now() - t0).toBeLessThan(4_000);
+    expect(Date.now() - t0).toBeLessThan(15_000); // answered, not held until the 30 s request timeout
     if (r.status !== 200) {
       expect([r.status, r.json.code]).toEqual([503, 'SERVICE_UNAVAILABLE']);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);

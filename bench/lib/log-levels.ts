@@ -1,0 +1,62 @@
+// What the default logging costs: the same requests against Rendergate at LOG_LEVEL=info (the default,
+// one access line per request written to a file) and at `silent`, at one concurrency, in interleaved
+// rounds (silent, info, silent, info, ...) so that drift on a shared machine hits both alike.
+import type { BenchContext } from './context.ts';
+import { withCpu } from './compare.ts';
+import type { CpuWindow } from './cpu.ts';
+import { load, loadProblem, type LoadOptions, type LoadResult } from './load.ts';
+import type { Child } from './proc.ts';
+import type { Result } from './report.ts';
+import { round } from './stats.ts';
+
+export async function compareLogLevels(ctx: BenchContext, o: {
+  scenario: string;
+  variant: string;
+  request: Omit<LoadOptions, 'url' | 'connections' | 'durationS'>;
+  path: string;
+  info: { base: string; child: Child };
+  silent: { base: string; child: Child };
+  c: number;
+  /** Least throughput at info as a share of silent's; null: reported, no target. */
+  floor: number | null;
+}): Promise<Result[]> {
+  const opts = (base: string, durationS: number): LoadOptions => ({ ...o.request, url: base + o.path, connections: o.c, durationS });
+  // The silent process has served nothing yet: warm it as long as a measured run, twice.
+  await load(opts(o.silent.base, ctx.durationS));
+  await load(opts(o.silent.base, ctx.durationS));
+  const rounds = ctx.quick ? 2 : 3;
+  const info: LoadResult[] = [];
+  const silent: LoadResult[] = [];
+  const infoCpu: CpuWindow[] = [];
+  const silentCpu: CpuWindow[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const [s, sc] = await withCpu(ctx, o.silent.child, () => load(opts(o.silent.base, ctx.durationS)));
+    const [n, nc] = await withCpu(ctx, o.info.child, () => load(opts(o.info.base, ctx.durationS)));
+    silent.push(s); silentCpu.push(sc); info.push(n); infoCpu.push(nc);
+  }
+  // CPU per request, steadier than throughput on a shared machine, over all rounds of each side.
+  const cpuMs = (runs: LoadResult[], cpus: CpuWindow[]) =>
+    round(cpus.reduce((t, c) => t + (c.serverMs ?? NaN), 0) / runs.reduce((t, r) => t + r.ok, 0), 4);
+  const mean = (rs: LoadResult[], k: 'rps' | 'p50' | 'p99') => rs.reduce((sum, r) => sum + (r[k] ?? NaN), 0) / rs.length;
+  const infoRps = mean(info, 'rps');
+  const silentRps = mean(silent, 'rps');
+  const ratio = silentRps > 0 ? infoRps / silentRps : null;
+  const note = [...info, ...silent].map(loadProblem).find((p) => p) ?? undefined;
+  ctx.log(`  ${o.scenario} c=${o.c}: LOG_LEVEL=info ${infoRps.toFixed(0)}/s, silent ${silentRps.toFixed(0)}/s (${rounds} interleaved rounds); server CPU ms/request info ${cpuMs(info, infoCpu)}, silent ${cpuMs(silent, silentCpu)}`);
+  return [
+    {
+      scenario: o.scenario, variant: `${o.variant} at LOG_LEVEL=silent`, concurrency: o.c,
+      rps: round(silentRps, 0), p50: round(mean(silent, 'p50'), 3), p99: round(mean(silent, 'p99'), 3),
+      baseline: null, ratio: null, target: '-', pass: null,
+      extra: { serverCpuMsPerRequest: cpuMs(silent, silentCpu) },
+    },
+    {
+      scenario: o.scenario, variant: `${o.variant} at LOG_LEVEL=info vs silent`, concurrency: o.c,
+      rps: round(infoRps, 0), p50: round(mean(info, 'p50'), 3), p99: round(mean(info, 'p99'), 3),
+      baseline: { name: 'silent', rps: round(silentRps, 0) }, ratio: round(ratio, 3), target: o.floor === null ? '-' : `≥${o.floor.toFixed(2)}×`,
+      pass: o.floor === null ? null : ratio === null || note ? false : ratio >= o.floor,
+      ...(note ? { note } : {}),
+      extra: { serverCpuMsPerRequest: cpuMs(info, infoCpu), silentServerCpuMsPerRequest: cpuMs(silent, silentCpu) },
+    },
+  ];
+}

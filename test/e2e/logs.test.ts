@@ -1,0 +1,81 @@
+// Logs are written asynchronously (src/cli/logger.ts), so each way out of the process must flush them:
+// no access line may be lost between a request and SIGTERM, nor the lines before a crash.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, expect, it } from 'vitest';
+import { ADMIN } from '../helpers/service.ts';
+import { spawnService } from '../helpers/spawned.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-logs-'));
+fs.chmodSync(dir, 0o755);
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+it('every request answered before SIGTERM has its access line in the output', async () => {
+  const svc = await spawnService({ RENDERGATE_DATA_DIR: path.join(dir, 'data'), RENDERGATE_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' });
+  try {
+    const N = 1500;
+    let next = 0;
+    // 16 clients at once, so that lines pile up in the asynchronous buffer as they do under load.
+    await Promise.all(Array.from({ length: 16 }, async () => {
+      while (next < N) {
+        const id = `logtest-${next++}`;
+        const r = await fetch(`${svc.base}/v1/me`, { headers: { 'x-request-id': id } });
+        expect(r.status).toBe(401);
+        await r.arrayBuffer();
+      }
+    }));
+    svc.proc.kill('SIGTERM');
+    expect(await svc.exited).toBe(0);
+    const lines = svc.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const completed = new Set(lines.filter((l) => l.msg === 'request completed').map((l) => l.reqId));
+    const missing = Array.from({ length: N }, (_, i) => `logtest-${i}`).filter((id) => !completed.has(id));
+    expect(missing).toEqual([]);
+    // Lines are JSON when stdout is not a terminal, and the shutdown itself is logged to the end.
+    expect(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
+  } finally {
+    if (svc.proc.exitCode === null) svc.proc.kill('SIGKILL');
+  }
+}, 120_000);
+
+it('a crash logs the error after every line before it, then exits 1', async () => {
+  const script = path.join(dir, 'crash.mts');
+  fs.writeFileSync(script, `
+    import { createProcessLog, exitOnFatal } from ${JSON.stringify(path.join(ROOT, 'src/cli/logger.ts'))};
+    const logging = createProcessLog('info');
+    exitOnFatal(logging);
+    for (let i = 0; i < 5000; i++) logging.log.info({ i }, 'line');
+    setTimeout(() => { throw new Error('boom'); }, 0);
+  `);
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => { out += d; });
+  const code = await new Promise((r) => proc.on('exit', r));
+  expect(code).toBe(1);
+  const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+  expect(lines.filter((l) => l.msg === 'line').map((l) => l.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+  expect(lines.at(-1)).toMatchObject({ level: 60, msg: 'uncaught exception; exiting', err: { message: 'boom' } });
+}, 60_000);
+
+it('a terminal gets readable lines (pino-pretty, in a worker thread), flushed before the exit as well', async () => {
+  const script = path.join(dir, 'pretty.mts');
+  // A pipe stands in for the terminal: `pretty` is what process.stdout.isTTY would choose.
+  fs.writeFileSync(script, `
+    import { createProcessLog } from ${JSON.stringify(path.join(ROOT, 'src/cli/logger.ts'))};
+    const logging = createProcessLog('info', { pretty: true });
+    for (let i = 0; i < 500; i++) logging.log.info({ i }, 'pretty line ' + i);
+    logging.exit(0);
+  `);
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout.on('data', (d) => { out += d; });
+  expect(await new Promise((r) => proc.on('exit', r))).toBe(0);
+  const plain = stripVTControlCharacters(out);
+  expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(\d+\): pretty line 0$/m);
+  expect(plain).toMatch(/pretty line 499$/m);
+  expect(plain).not.toMatch(/^\{"level"/m);
+}, 60_000);

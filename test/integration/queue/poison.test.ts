@@ -1,0 +1,95 @@
+// Issue 11, defect 3: a render that blocks its worker's event loop. The built-in renderers can no longer
+// do that (CPU work is on worker threads), but a backend can: here a test backend that busy-waits on
+// the main thread. The fair outcome, as the worker implements it:
+// - renders running beside it are not failed: their heartbeats resume when the loop does, and each
+//   attempt is fenced by its own token, so at worst one is re-run, never charged twice or lost;
+// - the stalled worker claims nothing more until its loop has run freely for a while (/readyz reports
+//   the stall, and /metrics counts the claim rounds skipped);
+// - the blocking render itself is bounded: it fails after its model's attempts and is refunded, as the
+//   contract has every failed render refunded. It costs its owner nothing, but it cannot run for ever
+//   nor take other accounts' renders with it.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { RenderError, type ModelBackend } from '../../../src/backends/types.ts';
+import { serviceFixture } from '../../helpers/fixture.ts';
+import { checkInvariants } from '../../helpers/invariants.ts';
+
+const BLOCK_MS = 2_500; // past the stall threshold (1 s), short of the lease (15 s)
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-poison-'));
+fs.writeFileSync(path.join(dir, 'catalog.yaml'), `
+models:
+  - id: test/blocker
+    name: Blocker
+    kind: text
+    description: Blocks its worker's event loop, then fails.
+    output: { type: text }
+    fields:
+      - { name: text, type: text, required: true, maxLength: 100 }
+    price: "3"
+    backend: { driver: local, renderer: blocker }
+    timeLimitSeconds: 30
+    maxAttempts: 2
+  - id: rendergate/shot-list
+    name: Shot list
+    kind: text
+    description: The built-in text model.
+    output: { type: text }
+    fields:
+      - { name: text, type: text, required: true, maxLength: 20000 }
+    price: "1"
+    backend: { driver: local, renderer: shot-list }
+    timeLimitSeconds: 30
+    maxAttempts: 3
+`);
+
+let blocks = 0;
+const blocker: ModelBackend = {
+  run: async () => {
+    await new Promise((r) => setTimeout(r, 50)); // a moment into the render, then the main thread is taken
+    blocks++;
+    for (const until = performance.now() + BLOCK_MS; performance.now() < until;) { /* computing on the event loop */ }
+    throw new RenderError('MODEL_BUSY', 'The model did not answer.', true);
+  },
+};
+
+const f = serviceFixture({ env: { RENDERGATE_CATALOG: path.join(dir, 'catalog.yaml') }, extraBackends: { blocker } });
+
+const create = (key: string, modelId: string, text: string) => f.api.call('POST', '/v1/generations', {
+  key, body: { modelId, inputs: { text } }, headers: { 'idempotency-key': crypto.randomUUID() },
+});
+const metric = async (name: string) => Number((await f.api.call('GET', '/metrics')).text.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ')[1]);
+
+it('a render that blocks its worker fails after its attempts; renders beside it succeed; the worker pauses claiming', async () => {
+  const abuser = await f.api.account(100);
+  const other = await f.api.account(100);
+  const poison = await create(abuser.key, 'test/blocker', 'block');
+  const beside = await create(other.key, 'rendergate/shot-list', 'A boat leaves the harbour. The sea is calm. Gulls follow it.');
+  expect([poison.status, beside.status]).toEqual([202, 202]);
+
+  // The render beside the blocker is not failed by the stall.
+  expect((await f.api.waitFinal(other.key, beside.json.id)).status).toBe('succeeded');
+
+  // Once the loop has been blocked, the worker reports it and skips claim rounds until it recovers.
+  for (const until = Date.now() + 60_000; blocks === 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 100)); // inside the block: this timer fires only once it is over
+  const ready = await f.api.call('GET', '/readyz');
+  expect([ready.status, ready.json.details[0].eventLoop]).toEqual([503, expect.stringMatching(/^stalled \d+ ms/)]);
+  const during = await create(other.key, 'rendergate/shot-list', 'Created while the worker recovers.');
+  expect(await metric('rendergate_event_loop_stalled')).toBe(1);
+
+  // The blocker: both attempts spent, failed and refunded; the render created meanwhile still runs.
+  const g = await f.api.waitFinal(abuser.key, poison.json.id);
+  expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'MODEL_BUSY', 3]);
+  expect(blocks).toBe(2);
+  expect((await f.api.waitFinal(other.key, during.json.id)).status).toBe('succeeded');
+  expect(await metric('rendergate_claims_skipped_stalled_total')).toBeGreaterThan(0);
+  for (const until = Date.now() + 60_000; (await f.api.call('GET', '/readyz')).status !== 200;) {
+    expect(Date.now()).toBeLessThan(until);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await checkInvariants(f.dbh.db);
+});
