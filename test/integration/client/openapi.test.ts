@@ -28,7 +28,9 @@ describe('GET /v1/openapi.json', () => {
     const result = await new Validator().validate(doc);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
-    // The exception is narrow: everything else under /v1 still needs a key.
+    // The exception is narrow: everything else under /v1 still needs a key, unknown routes included.
+    expect((await f.api.call('GET', '/v1/openapi.jsonx')).json.code).toBe('API_KEY_MISSING');
+    expect((await f.api.call('POST', '/v1/openapi.json')).json.code).toBe('API_KEY_MISSING');
     expect((await f.api.call('GET', '/v1/me')).json.code).toBe('API_KEY_MISSING');
   });
 
