@@ -26,6 +26,12 @@ import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { buildOpsServer } from './http/ops-server.ts';
 import { VERSION } from './domain/version.ts';
+import { Uploads } from './services/uploads.ts';
+import { Waiters } from './services/waiters.ts';
+import { WebhookEndpoints } from './services/webhook-endpoints.ts';
+import { snapshotView } from './services/generation-view.ts';
+import { uploadReader } from './queue/upload-reader.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -80,8 +86,17 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   await cache?.start();
   // Wakes workers after each create, on one connection of its own with asynchronous commit.
   const wakeDb = role === 'worker' ? null : createPool(infra.url, 1, { asyncCommit: true });
-  const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined);
-  const ctx = { config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics };
+  const uploads = new Uploads(db, storage, config);
+  // `Prefer: wait` requests are woken by the cache's change notifications.
+  const waiters = new Waiters(config.maxWaiters);
+  if (cache) cache.onChange = (id) => waiters.wake(id);
+  metrics.heldRequests = () => waiters.size;
+  const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined,
+    uploads, waiters);
+  const ctx = {
+    config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics,
+    uploads, webhooks: new WebhookEndpoints(db),
+  };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
   const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log) : buildServer(ctx, log);
@@ -96,11 +111,25 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   let worker: Worker | null = null;
   let janitor: Janitor | null = null;
   let claimDb: Db | null = null;
+  let dispatcher: WebhookDispatcher | null = null;
+  let webhookDb: Db | null = null;
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
-    worker = new Worker({ db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency, accountConcurrency: config.accountConcurrency, log, metrics });
+    worker = new Worker({
+      db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
+      accountConcurrency: config.accountConcurrency, log, metrics,
+      readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds,
+    });
     janitor = new Janitor(db, storage, log);
+    // Asynchronous commits: a delivery's record lost in a database crash means it is sent again, which
+    // at-least-once delivery allows; waiting for a WAL flush per delivery would cap throughput.
+    webhookDb = createPool(infra.url, 4, { asyncCommit: true });
+    dispatcher = new WebhookDispatcher({
+      db: webhookDb, databaseUrl: infra.url, log, retrySeconds: config.webhookRetrySeconds, allowPrivateUrls: config.allowPrivateUrls,
+      view: (snap) => snapshotView(snap, config.publicUrl),
+    });
     await worker.start();
+    await dispatcher.start();
     janitor.start();
   }
   log.info({ role, version: VERSION, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
@@ -109,6 +138,8 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     close: async (graceMs = config.shutdownGraceMs) => {
       await server.close();
       await worker?.stop(graceMs);
+      await dispatcher?.stop();
+      await webhookDb?.end().catch(() => undefined);
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();

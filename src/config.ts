@@ -32,6 +32,13 @@ export interface Config {
   fetchTimeoutMs: number;
   /** When set, /metrics answers only with `Authorization: Bearer <this token>`. */
   metricsToken: string | null;
+  /** Uploads (CONTRACT.md "Uploads"), retention, `Prefer: wait` and webhooks. */
+  uploadLimitBytes: number;
+  uploadRetentionSeconds: number;
+  /** 0 = outputs are kept forever. */
+  outputRetentionSeconds: number;
+  maxWaiters: number;
+  webhookRetrySeconds: number[];
 }
 
 export class ConfigError extends Error {
@@ -105,6 +112,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
   const metricsToken = env.RENDERGATE_METRICS_TOKEN || null;
   if (metricsToken !== null && metricsToken.length < 16) problems.push('RENDERGATE_METRICS_TOKEN: must be at least 16 characters');
+  // Durations like 30d, 12h, 90m, 45s (a bare number is seconds); 0 only where `zeroOk`.
+  const duration = (name: string, fallback: string, zeroOk: boolean): number => {
+    const raw = env[name] || fallback;
+    const m = /^(\d{1,9})([smhd]?)$/.exec(raw);
+    const n = m ? Number(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]] : NaN;
+    if (!Number.isSafeInteger(n) || (n === 0 && !zeroOk) || n > 100 * 365 * 86400) {
+      problems.push(`${name}=${JSON.stringify(raw)}: must be a duration like 30d, 12h, 90m or 45s${zeroOk ? ' (0 = forever)' : ''}`);
+      return 0;
+    }
+    return n;
+  };
+  const rawRetry = env.RENDERGATE_WEBHOOK_RETRY_SECONDS || '5,30,120,600,1800,3600,7200,14400,28800,43200';
+  const webhookRetrySeconds = rawRetry.split(',').map((x) => Number(x.trim()));
+  if (webhookRetrySeconds.length > 50 || webhookRetrySeconds.some((x) => !Number.isInteger(x) || x < 0 || x > 7 * 86400)) {
+    problems.push(`RENDERGATE_WEBHOOK_RETRY_SECONDS=${JSON.stringify(rawRetry)}: comma-separated whole seconds (0 to 604800), at most 50`);
+  }
 
   const config: Config = {
     port,
@@ -129,6 +152,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accountConcurrency: int('RENDERGATE_ACCOUNT_CONCURRENCY', 4, 0, 100_000),
     metricsToken,
     fetchTimeoutMs: int('RENDERGATE_FETCH_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
+    uploadLimitBytes: int('RENDERGATE_UPLOAD_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    uploadRetentionSeconds: duration('RENDERGATE_UPLOAD_RETENTION', '7d', false),
+    outputRetentionSeconds: duration('RENDERGATE_OUTPUT_RETENTION', '30d', true),
+    // held `Prefer: wait` requests per process; more are answered at once, as without the header
+    maxWaiters: int('RENDERGATE_MAX_WAITERS', 10_000, 0, 1_000_000),
+    webhookRetrySeconds,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

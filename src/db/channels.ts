@@ -3,3 +3,5 @@
 export const JOBS_CHANNEL = 'rendergate_jobs';
 export const CANCEL_CHANNEL = 'rendergate_cancel';
 export const GENERATION_CHANGED_CHANNEL = 'rendergate_generation_changed';
+/** A webhook delivery was written (by the trigger of migrations/009, only when one was). */
+export const WEBHOOKS_CHANNEL = 'rendergate_webhooks';

@@ -7,6 +7,8 @@ import type { RateLimits } from '../services/rate-limits.ts';
 import type { Generations } from '../services/generations.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { Uploads } from '../services/uploads.ts';
+import type { WebhookEndpoints } from '../services/webhook-endpoints.ts';
 
 export interface Ctx {
   config: Config;
@@ -18,6 +20,8 @@ export interface Ctx {
   storage: Storage;
   adminToken: string;
   metrics: Metrics;
+  uploads: Uploads;
+  webhooks: WebhookEndpoints;
 }
 
 declare module 'fastify' {

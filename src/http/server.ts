@@ -31,21 +31,21 @@ const urlTooLong = () => new ApiError('INVALID_REQUEST', `The URL is longer than
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (malformed request line or headers,
  * bad Content-Length or Transfer-Encoding, headers over the limit, a request too slow to arrive) get
- * the contract's error body, not Fastify's default one. 431 and 408 are HTTP-level statuses outside
- * the contract's table (Node decides them before any route); their body still has its shape, with
- * code INVALID_REQUEST.
+ * the contract's error body, not Fastify's default one: 431 HEADERS_TOO_LARGE, 408 REQUEST_TIMEOUT,
+ * else 400 INVALID_REQUEST.
  */
 export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, message] = err.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`]
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'The request took too long to arrive.'] : [400, 'The request is not well-formed HTTP.'];
+  const [status, code, message] = err.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'HEADERS_TOO_LARGE', `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`]
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'REQUEST_TIMEOUT', 'The request took too long to arrive.']
+      : [400, 'INVALID_REQUEST', 'The request is not well-formed HTTP.'];
   this.log.debug({ code: err.code }, 'client error');
   // As Node does: write only when no response to an earlier request on this socket is under way.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const requestId = newRequestId();
-    const body = JSON.stringify({ code: 'INVALID_REQUEST', message, requestId });
+    const body = JSON.stringify({ code, message, requestId });
     socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n`
       + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n\r\n${body}`);
   }

@@ -11,6 +11,8 @@ import { registerModels } from './routes/models.list.ts';
 import { registerModelDetail } from './routes/models.detail.ts';
 import { registerQuote } from './routes/quote.post.ts';
 import { registerGenerationRoutes } from './routes/generations.ts';
+import { registerUploadRoutes } from './routes/uploads.ts';
+import { registerWebhookRoutes } from './routes/webhook-endpoints.ts';
 
 /** Records the key on the request and sets the RateLimit headers; the 429 when over the limit. */
 function admit(req: FastifyRequest, reply: FastifyReply, key: KeyRecord, d: LimitDecision): ApiError | undefined {
@@ -39,6 +41,8 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   registerModelDetail(app, ctx);
   registerQuote(app, ctx);
   registerGenerationRoutes(app, ctx);
+  registerUploadRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
   // An unknown route under /v1 is answered after the same authentication and rate limit as a known one
   // (the onRequest hook above runs for this scope's not-found handler too): no probing of routes without
   // a key, and every such request counted.

@@ -14,6 +14,10 @@ export class Metrics {
   readonly refundedCents = new client.Counter({ name: 'rendergate_refunded_cents_total', help: 'Cents returned for renders', registers: [this.registry] });
   readonly rateLimited = new client.Counter({ name: 'rendergate_rate_limit_denials_total', help: 'Requests refused with 429', registers: [this.registry] });
   readonly queueDepth = new client.Gauge({ name: 'rendergate_queue_depth', help: 'Renders queued and not running (whole cluster)', registers: [this.registry] });
+  /** Counts the held `Prefer: wait` requests of this process (set by the composition root). */
+  heldRequests: () => number = () => 0;
+  private readonly held = new client.Gauge({ name: 'rendergate_held_requests', help: 'Requests held by Prefer: wait in this process', registers: [this.registry],
+    collect: () => { this.held.set(this.heldRequests()); } });
   readonly running = new client.Gauge({ name: 'rendergate_renders_running', help: 'Renders running (whole cluster)', registers: [this.registry] });
   readonly claimsSkippedStalled = new client.Counter({ name: 'rendergate_claims_skipped_stalled_total', help: 'Claim rounds this worker skipped because its event loop had just stalled', registers: [this.registry] });
   /** This process's event loop: the worker stops claiming while it is stalled; /readyz reports it. */

@@ -1,6 +1,8 @@
 // Periodic housekeeping, safe to run in every worker process at once (each step is guarded):
 // renders stuck past their deadline end failed and refunded; files of deleted or refunded renders are
-// removed; idempotency records older than 24 h and stale rate-limit windows are pruned.
+// removed; files of succeeded renders past their expires_at, and uploads expired or deleted, are removed
+// (each once, on whichever node locks it first); idempotency records older than 24 h and stale
+// rate-limit windows and webhook deliveries finished over 30 days ago are pruned.
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { refundGeneration } from '../db/refunds.ts';
@@ -25,6 +27,34 @@ export class Janitor {
     await this.running;
   }
 
+  /** Removes the files of succeeded renders past their expires_at; content then answers 410. */
+  async expireOutputs(): Promise<number> {
+    let removed = 0;
+    // Not while a backup copies the files its snapshot names (db/backup-lock.ts); a later sweep does it.
+    await unlessBackingUp(this.db, async (tx) => {
+      const { rows } = await tx.query(
+        `SELECT id, content_key FROM generations WHERE expires_at < now() AND content_removed_at IS NULL AND content_key IS NOT NULL
+         ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED`);
+      for (const r of rows) await this.storage.delete(r.content_key);
+      if (rows.length > 0) await tx.query('UPDATE generations SET content_removed_at = now() WHERE id = ANY ($1)', [rows.map((r) => r.id)]);
+      removed = rows.length;
+    });
+    return removed;
+  }
+
+  /** Removes expired and deleted uploads, file first, then the row. */
+  async removeUploads(): Promise<number> {
+    let removed = 0;
+    await unlessBackingUp(this.db, async (tx) => {
+      const { rows } = await tx.query(
+        `SELECT id, storage_key FROM uploads WHERE expires_at < now() OR deleted_at IS NOT NULL LIMIT 100 FOR UPDATE SKIP LOCKED`);
+      for (const r of rows) await this.storage.delete(r.storage_key);
+      if (rows.length > 0) await tx.query('DELETE FROM uploads WHERE id = ANY ($1)', [rows.map((r) => r.id)]);
+      removed = rows.length;
+    });
+    return removed;
+  }
+
   async sweep(): Promise<void> {
     try {
       const stuck = await this.db.query(
@@ -44,6 +74,12 @@ export class Janitor {
           await tx.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, content_key]);
         }
       });
+      await this.expireOutputs();
+      await this.removeUploads();
+      // Finished webhook deliveries are kept 30 days for the deliveries list, then pruned.
+      await this.db.query(
+        `DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(SELECT ctid FROM webhook_deliveries
+           WHERE status <> 'pending' AND created_at < now() - interval '30 days' LIMIT 5000))`);
       await this.db.query(
         `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys
            WHERE created_at < now() - make_interval(hours => $1) LIMIT 5000))`, [IDEMPOTENCY_KEEP_HOURS]);

@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
-import { RenderError, type ModelBackend } from '../backends/types.ts';
+import { RenderError, type ModelBackend, type RenderContext } from '../backends/types.ts';
+import { ProgressWriter } from './progress.ts';
 import { transaction, type Db } from '../db/pool.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ModelDef } from '../domain/catalog.ts';
@@ -48,6 +49,10 @@ export interface WorkerOptions {
   accountConcurrency: number;
   log: Logger;
   metrics: Metrics;
+  /** The upload reader of a render (src/queue/upload-reader.ts); without it, no input is an upload. */
+  readUpload?: (generationId: string) => RenderContext['readUpload'];
+  /** Seconds a stored output is kept after the render (0 = forever): its expires_at. */
+  outputRetentionSeconds?: number;
 }
 
 export class Worker {
@@ -144,6 +149,7 @@ export class Worker {
       }, () => { /* database briefly away: the lease covers a few missed beats */ });
     }, HEARTBEAT_MS);
     const scratch = new ScratchDir(this.tmpDir, job.id);
+    const progress = new ProgressWriter(this.o.claimDb, job.id, job.lease);
     try {
       const model = this.o.catalog.get(job.model_id)?.def;
       if (!model) throw new RenderError('MODEL_UNAVAILABLE', `The model ${job.model_id} is no longer in the catalog.`, false);
@@ -153,8 +159,8 @@ export class Worker {
       log.info('render started');
       const t0 = performance.now();
       const out = await this.guarded(state, model, this.o.backendFor(model).run(job.inputs, {
-        signal: state.abort.signal, get workDir() { return scratch.path(); }, timeLimitSeconds: model.timeLimitSeconds, progress: () => {},
-        attemptId: key, readUpload: async () => null,
+        signal: state.abort.signal, get workDir() { return scratch.path(); }, timeLimitSeconds: model.timeLimitSeconds, progress: progress.report,
+        attemptId: key, readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
       })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
       if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
@@ -165,6 +171,7 @@ export class Worker {
       await this.fail(job, e, log);
     } finally {
       clearInterval(heartbeat);
+      progress.stop();
       this.running.delete(key);
       this.fill(); // the next job's claim need not wait for this one's clean-up
       await scratch.remove();
@@ -215,9 +222,10 @@ export class Worker {
     try {
       r = await this.o.db.query(
         `UPDATE generations SET status = 'succeeded', content_key = $4, content_type = $5, content_bytes = $6, content_etag = $7,
-           completed_at = now(), lease_owner = NULL, lease_until = NULL
+           completed_at = now(), lease_owner = NULL, lease_until = NULL,
+           expires_at = CASE WHEN $8::int > 0 THEN now() + make_interval(secs => $8::int) END
          WHERE ${leaseGuard('$1', '$2', '$3')} AND deleted_at IS NULL`,
-        [job.id, job.lease.owner, job.lease.attempt, key, out.contentType, stored.bytes, stored.etag]);
+        [job.id, job.lease.owner, job.lease.attempt, key, out.contentType, stored.bytes, stored.etag, this.o.outputRetentionSeconds ?? 0]);
     } catch (e) {
       // Unknown whether it committed: the file may be the generation's now, so it stays. (An orphan at
       // worst, under this attempt's own key: never the file of another attempt.)

@@ -5,6 +5,16 @@
 // WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
 // whole (the database is away) fails each of its creates with that error, having written nothing.
 import type { Db } from '../db/pool.ts';
+import { QUEUE_POSITION_CAP } from './generation-view.ts';
+
+// Each created render's place among its model's waiting renders, in the same statement: counted in the
+// statement's snapshot, which does not see this batch's own rows (run() adds those).
+const CREATE_BATCH = `
+SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
+  CASE WHEN c.outcome = 'created' THEN (SELECT count(*)::int FROM (SELECT 1 FROM generations w
+    WHERE w.model_id = ($3::text[])[c.idx + 1] AND w.status = 'queued' AND w.started_at IS NULL AND w.id < c.generation_id
+    LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position
+FROM rendergate_create_generations($1, $2) c`;
 
 export interface CreateItem {
   id: string; ledgerId: string; accountId: string; keyId: string; idempotencyKey: string; requestHash: Buffer;
@@ -16,6 +26,8 @@ export interface CreateOutcome {
   generation_id: string | null;
   inputs: Record<string, unknown> | null;
   created_at: Date | null;
+  /** Its queue position when created (outcome 'created'). */
+  queue_position?: number | null;
 }
 
 interface Waiting { item: CreateItem; resolve: (o: CreateOutcome) => void; reject: (e: unknown) => void }
@@ -55,9 +67,19 @@ export class CreateBatcher {
     try {
       const { rows } = await this.db.query({
         name: 'gen-create-batch',
-        text: 'SELECT idx, outcome, generation_id, inputs, created_at FROM rendergate_create_generations($1, $2)',
-        values: [JSON.stringify(items), this.timeZone],
+        text: CREATE_BATCH,
+        values: [JSON.stringify(items), this.timeZone, items.map((x) => x.model_id)],
       });
+      // Renders of the same model created earlier in this batch are ahead too.
+      const created = (rows as Array<CreateOutcome & { idx: number }>).filter((r) => r.outcome === 'created')
+        .sort((x, y) => (x.generation_id! < y.generation_id! ? -1 : 1));
+      const before = new Map<string, number>();
+      for (const r of created) {
+        const model = items[r.idx].model_id;
+        const n = before.get(model) ?? 0;
+        r.queue_position = Math.min(QUEUE_POSITION_CAP, r.queue_position! + n);
+        before.set(model, n + 1);
+      }
       for (const r of rows as Array<CreateOutcome & { idx: number }>) batch[r.idx].resolve(r);
       // Every item gets exactly one row; anything else is a bug, not a refusal.
       if (rows.length !== batch.length) throw new Error(`create batch answered ${rows.length} of ${batch.length} items`);

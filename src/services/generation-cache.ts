@@ -20,6 +20,11 @@ export interface CachedGeneration {
   accountId: string;
   /** The generation's public JSON, serialised once. */
   json: string;
+  /**
+   * performance.now() after which the entry is not served: set on renders still waiting to start, whose
+   * queue position changes without any change to their own row (no notification says so).
+   */
+  staleAt?: number;
 }
 
 interface Read { dirty: boolean; result: Promise<CachedGeneration | null> }
@@ -30,9 +35,12 @@ export class GenerationCache {
   private listening = false;
   private listener: Listener;
 
+  /** Told of every change notification (the `Prefer: wait` waiters); with null after a reconnect, when any id may have changed. */
+  onChange: (id: string | null) => void = () => {};
+
   constructor(databaseUrl: string, private maxEntries: number, log: (msg: string) => void) {
-    this.listener = new Listener(databaseUrl, [GENERATION_CHANGED_CHANNEL], (_ch, id) => this.invalidate(id),
-      () => { this.clear(); this.listening = true; }, log, () => { this.listening = false; this.clear(); });
+    this.listener = new Listener(databaseUrl, [GENERATION_CHANGED_CHANNEL], (_ch, id) => { this.invalidate(id); this.onChange(id); },
+      () => { this.clear(); this.listening = true; this.onChange(null); }, log, () => { this.listening = false; this.clear(); });
   }
 
   start(): Promise<void> {
@@ -46,7 +54,12 @@ export class GenerationCache {
 
   /** The generation `id` if it is in memory now. */
   peek(id: string): CachedGeneration | undefined {
-    return this.entries.get(id);
+    const hit = this.entries.get(id);
+    if (hit?.staleAt !== undefined && performance.now() > hit.staleAt) {
+      this.entries.delete(id);
+      return undefined;
+    }
+    return hit;
   }
 
   /**
@@ -54,7 +67,7 @@ export class GenerationCache {
    * requests for one id share one read, unless a change arrived while it was under way.
    */
   async get(id: string, load: (id: string) => Promise<CachedGeneration | null>): Promise<CachedGeneration | null> {
-    const hit = this.entries.get(id);
+    const hit = this.peek(id);
     if (hit) return hit;
     const pending = this.reads.get(id);
     if (pending && !pending.dirty) return pending.result;

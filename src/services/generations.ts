@@ -2,7 +2,7 @@
 // (cancel and refund a queued one), and the operator refund.
 import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
-import { transaction, type Db } from '../db/pool.ts';
+import { transaction, type Db, type Tx } from '../db/pool.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import { ApiError } from '../domain/errors.ts';
 import { parseRenderRequest } from '../domain/inputs.ts';
@@ -10,7 +10,9 @@ import { priceOf } from '../domain/pricing.ts';
 import { isId, newId } from '../domain/ids.ts';
 import { objectBody } from '../domain/body.ts';
 import type { Storage } from '../storage/storage.ts';
-import { GENERATION_COLUMNS, generationView, type GenerationRow } from './generation-view.ts';
+import { GENERATION_COLUMNS, QUEUE_POSITION, QUEUE_POSITION_CAP, generationView, type GenerationRow } from './generation-view.ts';
+import type { Uploads } from './uploads.ts';
+import type { Waiters } from './waiters.ts';
 import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { refundGeneration } from '../db/refunds.ts';
@@ -21,6 +23,9 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { CreateBatcher } from './create-batch.ts';
+
+/** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
+const WAITING_FRESH_MS = 1_000;
 
 export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }
 
@@ -37,8 +42,15 @@ export class Generations {
   private batcher: CreateBatcher;
 
   constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage,
-    private metrics?: Metrics, private cache?: GenerationCache, private jobs?: AfterCommitNotifier) {
+    private metrics?: Metrics, private cache?: GenerationCache, private jobs?: AfterCommitNotifier,
+    private uploads?: Uploads, private waiters?: Waiters) {
     this.batcher = new CreateBatcher(db, config.dayTimeZone);
+  }
+
+  /** Quote and create: image inputs given as upload addresses must be uploads of this account, still kept. */
+  async checkUploads(accountId: string, model: Parameters<Uploads['uploadInputs']>[0], inputs: Parameters<Uploads['uploadInputs']>[1]) {
+    const named = this.uploads?.uploadInputs(model, inputs);
+    if (named && named.size > 0) await this.uploads!.checkInputs(accountId, named);
   }
 
   private location(id: string) {
@@ -48,6 +60,7 @@ export class Generations {
   async create(key: KeyRecord, body: unknown, idempotencyKey: string): Promise<Created> {
     const { model, inputs } = parseRenderRequest(this.catalog, objectBody(body));
     const cost = priceOf(model, inputs);
+    await this.checkUploads(key.accountId, model, inputs);
     const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
     const def = model.def;
     const id = newId('gen');
@@ -68,23 +81,34 @@ export class Generations {
         this.jobs?.send('created');
         this.metrics?.chargedCents.inc(cost);
         return {
-          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs!, cost_cents: cost, created_at: made.created_at! }),
+          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs!, cost_cents: cost, created_at: made.created_at!, queue_position: made.queue_position }),
           location: this.location(id), replayed: false,
         };
     }
   }
 
   /** The 202 body of a create: the generation as it was then, queued with nothing refunded. */
-  private queuedView(g: Pick<GenerationRow, 'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at'>) {
+  private queuedView(g: Pick<GenerationRow, 'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at' | 'queue_position'>) {
     return generationView({
       ...g, status: 'queued', refunded_cents: 0, content_key: null, content_type: null, text_output: null,
       error_code: null, error_message: null, started_at: null, completed_at: null,
     }, this.config.publicUrl);
   }
 
-  /** A replay's 202 body, rebuilt from its generation. */
+  /**
+   * A replay's 202 body, rebuilt from its generation, its queue position included: the renders of its
+   * model created before it and neither started nor finished at its creation, read from their times
+   * (a replay is rare; the scan is bounded to the rows created shortly before it).
+   */
   private async createdView(id: string) {
-    const { rows } = await this.db.query({ name: 'gen-replay', text: 'SELECT id, model_id, inputs, cost_cents, created_at FROM generations WHERE id = $1', values: [id] });
+    const { rows } = await this.db.query({ name: 'gen-replay', text: `
+      SELECT g.id, g.model_id, g.inputs, g.cost_cents, g.created_at, (SELECT count(*)::int FROM (
+          SELECT 1 FROM (SELECT model_id, status, started_at, completed_at FROM generations
+                         WHERE id < g.id ORDER BY id DESC LIMIT 100000) w
+          WHERE w.model_id = g.model_id AND (w.started_at IS NULL OR w.started_at > g.created_at)
+            AND (w.completed_at IS NULL OR w.completed_at > g.created_at)
+          LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 AS queue_position
+      FROM generations g WHERE g.id = $1`, values: [id] });
     return this.queuedView(rows[0] as GenerationRow);
   }
 
@@ -113,10 +137,45 @@ export class Generations {
   /** Reads a generation for found() (a field, so that a poll creates no closure). */
   private load = async (id: string): Promise<CachedGeneration | null> => {
     const { rows } = await this.db.query({ name: 'gen-get',
-      text: `SELECT ${GENERATION_COLUMNS}, account_id FROM generations WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
+      text: `SELECT ${GENERATION_COLUMNS}, account_id, ${QUEUE_POSITION('g')} FROM generations g WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
     const row = rows[0] as (GenerationRow & { account_id: string }) | undefined;
-    return row ? { row, accountId: row.account_id, json: JSON.stringify(generationView(row, this.config.publicUrl)) } : null;
+    if (!row) return null;
+    // A render waiting to start moves up the queue without its own row changing: its copy is kept briefly.
+    const staleAt = row.status === 'queued' && !row.started_at ? performance.now() + WAITING_FRESH_MS : undefined;
+    return { row, accountId: row.account_id, json: JSON.stringify(generationView(row, this.config.publicUrl)), staleAt };
   };
+
+  /**
+   * The generation's JSON once it is final, or when `seconds` have passed, or when `closed` fires (the
+   * client went away), whichever comes first. `applied` is false when the process already holds its
+   * most waiting requests: the answer is then the current state, at once.
+   */
+  async waitJson(accountId: string, id: string, seconds: number, closed: AbortSignal): Promise<{ json: string; applied: boolean }> {
+    if (!this.waiters || !this.cache) return { json: await this.getJson(accountId, id), applied: false };
+    let changed = false;
+    let wake: (() => void) | null = null;
+    const remove = this.waiters.add(id, () => { changed = true; wake?.(); });
+    if (!remove) return { json: await this.getJson(accountId, id), applied: false };
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, seconds * 1000);
+      closed.addEventListener('abort', () => resolve(), { once: true });
+    });
+    try {
+      for (;;) {
+        changed = false;
+        const g = await this.found(accountId, id);
+        if (g.row.status !== 'queued' || closed.aborted) return { json: g.json, applied: true };
+        if (changed) continue; // changed while it was read: read again
+        const woken = await Promise.race([new Promise<boolean>((r) => { wake = () => r(true); }), over.then(() => false)]);
+        wake = null;
+        if (!woken) return { json: closed.aborted ? g.json : await this.getJson(accountId, id), applied: true };
+      }
+    } finally {
+      clearTimeout(timer);
+      remove();
+    }
+  }
 
   /** getJson() when the answer is in memory now, without waiting; undefined when it is not. */
   cachedJson(accountId: string, id: string): string | undefined {
@@ -134,13 +193,16 @@ export class Generations {
     const r = (await this.found(accountId, id)).row;
     if (r.status === 'queued') throw new ApiError('GENERATION_NOT_READY', 'The render has not finished yet; poll until it has.');
     if (r.status !== 'succeeded' || !r.content_key) throw new ApiError('CONTENT_NOT_FOUND', 'This generation has no file.');
+    if (r.content_removed_at || (r.expires_at && r.expires_at.getTime() <= Date.now())) {
+      throw new ApiError('CONTENT_EXPIRED', `The file was removed after it expired at ${r.expires_at?.toISOString() ?? 'its retention time'}.`);
+    }
     return { key: r.content_key, contentType: r.content_type as string, bytes: r.content_bytes as number, etag: r.content_etag as string };
   }
 
   async list(accountId: string, q: { limit: number; cursor: string | null; status: string | null; modelId: string | null }): Promise<Page<Record<string, unknown>>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const { rows } = await this.db.query(
-      `SELECT ${GENERATION_COLUMNS} FROM generations
+      `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
        WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
          AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4)
        ORDER BY id DESC LIMIT $5`, [accountId, after, q.status, q.modelId, q.limit + 1]);
@@ -148,20 +210,50 @@ export class Generations {
     return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };
   }
 
+  /**
+   * Cancels a render (CONTRACT.md "Cancel"): a queued one, waiting or running, becomes refunded with its
+   * charge returned, in the same guarded transition DELETE uses, and whichever worker runs it is told to
+   * stop. A refunded one is answered unchanged; a succeeded or failed one is 409.
+   */
+  async cancel(accountId: string, id: string): Promise<Record<string, unknown>> {
+    if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    const { row, refunded } = await transaction(this.db, async (tx) => {
+      const { status, refunded: cents } = await this.cancelLocked(tx, accountId, id);
+      if (status === 'succeeded' || status === 'failed') {
+        throw new ApiError('GENERATION_NOT_CANCELLABLE', `Only a queued render can be cancelled; this one is ${status}.`, [{ status }]);
+      }
+      const fresh = await tx.query(`SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1`, [id]);
+      return { row: fresh.rows[0] as GenerationRow, refunded: cents };
+    });
+    this.cache?.invalidate(id);
+    if (refunded) this.metrics?.refundedCents.inc(refunded);
+    return generationView(row, this.config.publicUrl);
+  }
+
+  /**
+   * Cancel and DELETE share this: under the row's lock, a queued render becomes refunded with its charge
+   * returned (one guarded transition; the money moves once) and the worker running it, on any node, is
+   * told to stop. Returns the row's status before, its file key, and the cents returned (null: none).
+   */
+  private async cancelLocked(tx: Tx, accountId: string, id: string): Promise<{ status: string; contentKey: string | null; refunded: number | null }> {
+    const { rows } = await tx.query(
+      'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, accountId]);
+    if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    let refunded: number | null = null;
+    if (rows[0].status === 'queued') {
+      refunded = await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
+      await tx.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
+    }
+    return { status: rows[0].status, contentKey: rows[0].content_key, refunded };
+  }
+
   /** Deletes a render; a queued (waiting or running) one is cancelled and refunded in the same step. */
   async delete(accountId: string, id: string) {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-    let refunded: number | null = null;
-    const contentKey = await transaction(this.db, async (tx) => {
-      const { rows } = await tx.query(
-        'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, accountId]);
-      if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-      if (rows[0].status === 'queued') {
-        refunded = await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
-        await tx.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
-      }
+    const { contentKey, refunded } = await transaction(this.db, async (tx) => {
+      const was = await this.cancelLocked(tx, accountId, id);
       await tx.query('UPDATE generations SET deleted_at = now() WHERE id = $1', [id]);
-      return rows[0].content_key as string | null;
+      return was;
     });
     this.cache?.invalidate(id);
     if (refunded) this.metrics?.refundedCents.inc(refunded);

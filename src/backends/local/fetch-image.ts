@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import sharp, { type Metadata } from 'sharp';
 import { RenderError } from '../types.ts';
 import { deadline } from './abort.ts';
-import { anyAddressPolicy, publicAddressPolicy, type AddressPolicy } from './address-guard.ts';
+import { anyAddressPolicy, publicAddressPolicy, type AddressPolicy } from '../../net/address-guard.ts';
 import { describeUrl, guardedGet, parseInputUrl, type Resolver } from './guarded-get.ts';
 
 export interface FetchImageOptions {
@@ -76,7 +76,12 @@ export async function fetchImage(input: string, opts: FetchImageOptions): Promis
   }
 }
 
-async function normalise(body: Buffer, where: string, opts: FetchImageOptions): Promise<FetchedImage> {
+/** Checks and normalises image bytes already in hand (an upload read from storage) as a fetch would. */
+export function imageFromBytes(body: Buffer, where: string, opts: Pick<FetchImageOptions, 'workDir' | 'maxPixels' | 'maxDimension'>): Promise<FetchedImage> {
+  return normalise(body, where, opts);
+}
+
+async function normalise(body: Buffer, where: string, opts: Pick<FetchImageOptions, 'workDir' | 'maxPixels' | 'maxDimension'>): Promise<FetchedImage> {
   const maxPixels = opts.maxPixels ?? FETCH_DEFAULTS.maxPixels;
   const maxDimension = opts.maxDimension ?? FETCH_DEFAULTS.maxDimension;
   const notImage = (cause?: unknown) =>

@@ -7,7 +7,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { RenderError } from '../types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
-import type { AddressPolicy } from './address-guard.ts';
+import type { AddressPolicy } from '../../net/address-guard.ts';
 
 export interface ResolvedAddress { address: string; family: 4 | 6 }
 /** Resolves a host name to its addresses. Injectable so tests can stand in for DNS. */

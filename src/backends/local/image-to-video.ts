@@ -29,7 +29,7 @@ async function renderImageToVideo(inputs: ResolvedInputs, ctx: RenderContext, se
   const limit = renderDeadline(ctx.signal, ctx.timeLimitSeconds);
   try {
     progress.at(0);
-    const fetched = await fetchInputImage(image, settings, ctx.workDir, limit.signal);
+    const fetched = await fetchInputImage(image, settings, ctx.workDir, limit.signal, ctx.readUpload);
     progress.at(0.1);
     const still = join(ctx.workDir, 'still.png');
     await frameImage(fetched.path, still, FRAME);

@@ -45,7 +45,7 @@ async function renderTransition(inputs: ResolvedInputs, ctx: RenderContext, sett
     const both = new AbortController();
     const forward = () => both.abort(limit.signal.reason);
     limit.signal.addEventListener('abort', forward, { once: true });
-    const fetchOne = (name: string) => fetchInputImage(textInput(inputs, name, true), settings, ctx.workDir, both.signal)
+    const fetchOne = (name: string) => fetchInputImage(textInput(inputs, name, true), settings, ctx.workDir, both.signal, ctx.readUpload)
       .catch((err: unknown) => { both.abort(err); throw err; });
     const [first, last] = await Promise.all([fetchOne('image'), fetchOne('last_image')])
       .finally(() => limit.signal.removeEventListener('abort', forward));

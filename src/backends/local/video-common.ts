@@ -4,7 +4,7 @@ import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
 import type { Deadline } from './abort.ts';
 import { runFfmpeg } from './ffmpeg.ts';
-import { fetchImage, type FetchedImage, type FetchImageOptions } from './fetch-image.ts';
+import { fetchImage, imageFromBytes, type FetchedImage, type FetchImageOptions } from './fetch-image.ts';
 
 export const FPS = 25;
 
@@ -18,9 +18,12 @@ export interface LocalFetchSettings {
   resolve?: FetchImageOptions['resolve'];
 }
 
-export function fetchInputImage(
-  url: string, settings: LocalFetchSettings, workDir: string, signal: AbortSignal,
+/** An input image: an upload of the render's account read from storage (ctx.readUpload), else fetched under the address guard. */
+export async function fetchInputImage(
+  url: string, settings: LocalFetchSettings, workDir: string, signal: AbortSignal, readUpload?: RenderContext['readUpload'],
 ): Promise<FetchedImage> {
+  const upload = readUpload ? await readUpload(url) : null;
+  if (upload) return imageFromBytes(upload.bytes, 'the uploaded image', { workDir });
   return fetchImage(url, {
     workDir,
     signal,

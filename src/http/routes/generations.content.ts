@@ -1,10 +1,11 @@
-// Streams a stored output with validators and single byte ranges. An unparseable or unsatisfiable
-// Range is ignored and the whole file sent, as RFC 9110 allows.
+// Streams a stored output with validators and single byte ranges. An unparseable Range is ignored and
+// the whole file sent, as RFC 9110 allows; one wholly outside the file is 416 RANGE_NOT_SATISFIABLE.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import type { Storage } from '../../storage/storage.ts';
 
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null {
+/** The range asked for; null to send the whole file; 'unsatisfiable' when it starts past the end. */
+export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header || size === 0) return null;
   const m = /^bytes=(\d{0,15})-(\d{0,15})$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return null;
@@ -16,6 +17,8 @@ export function parseRange(header: string | undefined, size: number): { start: n
     end = size - 1;
   } else {
     start = Number(m[1]);
+    if (m[2] !== '' && Number(m[2]) < start) return null; // syntactically invalid: ignored
+    if (start >= size) return 'unsatisfiable';
     end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
   }
   return start <= end && start < size ? { start, end } : null;
@@ -30,6 +33,10 @@ export async function sendContent(req: FastifyRequest, reply: FastifyReply, stor
   }
   const ifRange = req.headers['if-range'];
   const range = ifRange === undefined || ifRange === c.etag ? parseRange(req.headers.range, c.bytes) : null;
+  if (range === 'unsatisfiable') {
+    throw new ApiError('RANGE_NOT_SATISFIABLE', `The range starts past the end of the ${c.bytes}-byte file.`,
+      undefined, { 'content-range': `bytes */${c.bytes}` });
+  }
   // Open before any header is final, so a file that vanished (deleted meanwhile) is a clean 404.
   let body;
   try {

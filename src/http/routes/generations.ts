@@ -5,6 +5,15 @@ import { parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
 import type { Ctx } from '../context.ts';
 import { sendContent } from './generations.content.ts';
+import { preferWait } from '../../services/waiters.ts';
+import type { FastifyReply } from 'fastify';
+
+/** An AbortSignal that fires when the client's connection closes before the answer is sent. */
+function closedSignal(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.once('close', () => ac.abort());
+  return ac.signal;
+}
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const STATUSES = ['queued', 'succeeded', 'failed', 'refunded'];
@@ -26,7 +35,12 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     const created = await ctx.generations.create(req.apiKey, req.body, idem);
     reply.header('location', created.location);
     if (created.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.code(202).send(created.body);
+    const wait = preferWait(req.headers.prefer);
+    if (wait === undefined) return reply.code(202).send(created.body);
+    // Held: the answer is the state when the render is final or the wait is over (a replay's too).
+    const held = await ctx.generations.waitJson(req.apiKey.accountId, created.body.id as string, wait, closedSignal(reply));
+    if (held.applied) reply.header('preference-applied', `wait=${wait}`);
+    return reply.code(202).type(JSON_TYPE).send(held.json);
   });
 
   app.get('/generations', async (req) => {
@@ -42,6 +56,15 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
 
   // A poll of a generation in this process's cache is answered without a promise.
   app.get<{ Params: { id: string } }>('/generations/:id', (req, reply) => {
+    if (req.headers.prefer !== undefined) {
+      const wait = preferWait(req.headers.prefer);
+      if (wait !== undefined) {
+        return ctx.generations.waitJson(req.apiKey.accountId, req.params.id, wait, closedSignal(reply)).then((held) => {
+          if (held.applied) reply.header('preference-applied', `wait=${wait}`);
+          return reply.type(JSON_TYPE).send(held.json);
+        });
+      }
+    }
     const json = ctx.generations.cachedJson(req.apiKey.accountId, req.params.id);
     if (json !== undefined) return reply.type(JSON_TYPE).send(json);
     return ctx.generations.getJson(req.apiKey.accountId, req.params.id).then((body) => reply.type(JSON_TYPE).send(body));
@@ -51,6 +74,8 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     const c = await ctx.generations.content(req.apiKey.accountId, req.params.id);
     return sendContent(req, reply, ctx.storage, c);
   });
+
+  app.post<{ Params: { id: string } }>('/generations/:id/cancel', async (req) => ctx.generations.cancel(req.apiKey.accountId, req.params.id));
 
   app.delete<{ Params: { id: string } }>('/generations/:id', async (req) => ctx.generations.delete(req.apiKey.accountId, req.params.id));
 }

@@ -8,6 +8,10 @@ export function registerQuote(app: FastifyInstance, ctx: Ctx) {
   // Synchronous (validation and pricing are): no promise per quote. A thrown error reaches the error handler.
   app.post('/quote', (req, reply) => {
     const { model, inputs } = parseRenderRequest(ctx.catalog, objectBody(req.body));
-    return reply.send({ modelId: model.id, inputs, costCents: priceOf(model, inputs), currency: 'EUR' });
+    const body = { modelId: model.id, inputs, costCents: priceOf(model, inputs), currency: 'EUR' };
+    // Image inputs given as upload addresses must be this account's, still kept: a query only then.
+    const named = ctx.uploads.uploadInputs(model, inputs);
+    if (named.size === 0) return reply.send(body);
+    return ctx.uploads.checkInputs(req.apiKey.accountId, named).then(() => reply.send(body));
   });
 }

@@ -40,7 +40,7 @@ it('drops a client that dribbles its headers or its body, and keeps serving othe
     expect(r.dripped).toBeLessThan(15);
   }
   // headers too slow: Node answers 408, with the contract's body; a body too slow: the connection is cut
-  expect((await headers).answer).toMatch(/^HTTP\/1\.1 408 [^]*"code":"INVALID_REQUEST"/);
+  expect((await headers).answer).toMatch(/^HTTP\/1\.1 408 [^]*"code":"REQUEST_TIMEOUT"/);
   expect((await body).answer).toBe('');
   // answered early (no key) while the body is still coming: the connection is closed, not left to drip
   const early = await slowClient('POST /v1/quote HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{', 'a'.repeat(60));

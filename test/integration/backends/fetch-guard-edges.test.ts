@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicAddressPolicy, type AddressPolicy } from '../../../src/backends/local/address-guard.ts';
+import { publicAddressPolicy, type AddressPolicy } from '../../../src/net/address-guard.ts';
 import { fetchImage, type FetchImageOptions } from '../../../src/backends/local/fetch-image.ts';
 import { RenderError } from '../../../src/backends/types.ts';
 

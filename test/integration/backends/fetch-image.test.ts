@@ -6,7 +6,7 @@ import net from 'node:net';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicAddressPolicy, type AddressPolicy } from '../../../src/backends/local/address-guard.ts';
+import { publicAddressPolicy, type AddressPolicy } from '../../../src/net/address-guard.ts';
 import { fetchImage, type FetchImageOptions } from '../../../src/backends/local/fetch-image.ts';
 import type { Resolver } from '../../../src/backends/local/guarded-get.ts';
 import { RenderError } from '../../../src/backends/types.ts';

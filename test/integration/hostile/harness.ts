@@ -77,7 +77,7 @@ const LEAKS: RegExp[] = [
   /\bSELECT\b/i, /\bINSERT\b/i, /\brelation\b/i, /syntax error/i, /Error:/, /\bFST_/, /\bHPE_/, /ERR_/,
 ];
 /** HTTP-level limits outside the JSON model; their body still has the contract's shape. */
-const TRANSPORT_STATUS: Record<number, string> = { 431: 'INVALID_REQUEST', 408: 'INVALID_REQUEST' };
+const TRANSPORT_STATUS: Record<number, string> = { 431: 'HEADERS_TOO_LARGE', 408: 'REQUEST_TIMEOUT' };
 
 function safeDecode(s: string): string {
   try { return decodeURIComponent(s); } catch { return s; }

@@ -140,6 +140,8 @@ describe('odd methods and unknown routes', () => {
       '/v1/generations/gen_00000000000000000000000000000000/content', '/admin/v1/accounts', '/admin/v1/accounts/{a}', '/admin/v1/accounts/{a}/credits',
       '/admin/v1/accounts/{a}/keys', '/admin/v1/keys/key_00000000000000000000000000000000', '/admin/v1/accounts/{a}/ledger',
       '/admin/v1/generations/gen_00000000000000000000000000000000/refund', '/healthz', '/readyz', '/metrics', '/', '/v1', '/v1/', '/admin', '/admin/v1',
+      '/v1/uploads', '/v1/uploads/upl_00000000000000000000000000000000', '/v1/generations/gen_00000000000000000000000000000000/cancel',
+      '/v1/webhook-endpoints', '/v1/webhook-endpoints/whe_00000000000000000000000000000000', '/v1/webhook-endpoints/whe_00000000000000000000000000000000/deliveries',
       '//v1/me', '/v1//me', '/v1/me/', '/V1/ME', '/v1/me%00', '/v1/./me', '/v1/%2e%2e/healthz', '/v2/me', '/v1/generations/', '/admin/v1/accounts/', '/v1/me;x'];
     const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'PROPFIND', 'SEARCH', 'TRACE'];
     await check('methods', fc.tuple(fc.constantFrom(...methods), fc.constantFrom(...paths), fc.boolean(), fc.boolean()), async ([method, p, admin, withBody]) => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../../src');
 
 const RANK: Record<string, number> = {
-  domain: 0, db: 0, metrics: 0, 'config.ts': 0,
+  domain: 0, db: 0, metrics: 0, net: 0, 'config.ts': 0,
   backends: 1, storage: 1, webhooks: 1,
   queue: 2,
   services: 3,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { anyAddressPolicy, publicAddressPolicy } from '../../../src/backends/local/address-guard.ts';
+import { anyAddressPolicy, publicAddressPolicy } from '../../../src/net/address-guard.ts';
 import { describeUrl, parseInputUrl } from '../../../src/backends/local/guarded-get.ts';
 import { RenderError } from '../../../src/backends/types.ts';
 

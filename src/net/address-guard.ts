@@ -1,4 +1,4 @@
-// Which network addresses an input fetch may connect to. Only global unicast addresses pass: anything
+// Which network addresses an input fetch or a webhook delivery may connect to. Only global unicast addresses pass: anything
 // that can reach this host, its private networks or cloud metadata services is refused. IPv6 forms that
 // carry an IPv4 address (mapped, compatible, NAT64, 6to4) are judged by the IPv4 address they carry.
 import ipaddr from 'ipaddr.js';

@@ -1,0 +1,26 @@
+// /v1/uploads: raw image bodies (their own size limit; the JSON limit stays for every other route),
+// read back and deleted by the owning account.
+import type { FastifyInstance } from 'fastify';
+import { UPLOAD_TYPES } from '../../services/uploads.ts';
+import type { Ctx } from '../context.ts';
+
+export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
+  // A plugin of its own: the image parsers exist only here, so no other route accepts an image body.
+  app.register(async (up) => {
+    up.addContentTypeParser(Object.keys(UPLOAD_TYPES), { parseAs: 'buffer', bodyLimit: ctx.config.uploadLimitBytes },
+      (_req, body, done) => done(null, body));
+
+    up.post('/uploads', { bodyLimit: ctx.config.uploadLimitBytes }, async (req, reply) => {
+      const made = await ctx.uploads.create(req.apiKey.accountId, req.headers['content-type'], req.body as Buffer | undefined);
+      return reply.code(201).header('location', made.url).send(made);
+    });
+
+    up.get<{ Params: { id: string } }>('/uploads/:id', async (req, reply) => {
+      const u = await ctx.uploads.open(req.apiKey.accountId, req.params.id);
+      return reply.type(u.contentType).header('content-length', String(u.sizeBytes))
+        .header('cache-control', 'private, max-age=0').send(u.body);
+    });
+
+    up.delete<{ Params: { id: string } }>('/uploads/:id', async (req) => ctx.uploads.delete(req.apiKey.accountId, req.params.id));
+  });
+}

@@ -1,0 +1,17 @@
+// /v1/webhook-endpoints: an account's endpoints and each one's deliveries.
+import type { FastifyInstance } from 'fastify';
+import { parseLimit } from '../../services/paging.ts';
+import { queryParam } from '../body.ts';
+import type { Ctx } from '../context.ts';
+
+type ById = { Params: { id: string } };
+
+export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx) {
+  const page = (query: unknown) => ({ limit: parseLimit(queryParam(query, 'limit')), cursor: queryParam(query, 'cursor') ?? null });
+
+  app.post('/webhook-endpoints', async (req, reply) => reply.code(201).send(await ctx.webhooks.create(req.apiKey.accountId, req.body)));
+  app.get('/webhook-endpoints', async (req) => ctx.webhooks.list(req.apiKey.accountId, page(req.query)));
+  app.get<ById>('/webhook-endpoints/:id', async (req) => ctx.webhooks.get(req.apiKey.accountId, req.params.id));
+  app.delete<ById>('/webhook-endpoints/:id', async (req) => ctx.webhooks.delete(req.apiKey.accountId, req.params.id));
+  app.get<ById>('/webhook-endpoints/:id/deliveries', async (req) => ctx.webhooks.deliveries(req.apiKey.accountId, req.params.id, page(req.query)));
+}

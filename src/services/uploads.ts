@@ -1,0 +1,159 @@
+// Uploaded images (CONTRACT.md "Uploads"): checked by decoding them, stored through Storage, owned by an
+// account and kept until they expire. An upload's `url` used as a render input is checked here at quote
+// and create, and read from storage by the worker (src/queue/upload-reader.ts), never over the network.
+import { unlessBackingUp } from '../db/backup-lock.ts';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import sharp from 'sharp';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/pool.ts';
+import type { CompiledModel } from '../domain/catalog-load.ts';
+import type { ResolvedInputs } from '../domain/catalog.ts';
+import { ApiError, invalidInput, type FieldProblem } from '../domain/errors.ts';
+import { isId, newId } from '../domain/ids.ts';
+import { FETCH_DEFAULTS } from '../backends/local/fetch-image.ts';
+import type { Storage } from '../storage/storage.ts';
+import { decodeCursor, encodeCursor, type Page } from './paging.ts';
+
+/** Accepted Content-Types and the format sharp must find in the bytes. */
+export const UPLOAD_TYPES: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' };
+
+interface UploadRow {
+  id: string; account_id: string; storage_key: string; content_type: string; size_bytes: number;
+  width: number; height: number; created_at: Date; expires_at: Date;
+}
+
+const notFound = () => new ApiError('UPLOAD_NOT_FOUND', 'No such upload.');
+
+export class Uploads {
+  private prefix: string;
+
+  constructor(private db: Db, private storage: Storage, private config: Config) {
+    this.prefix = `${config.publicUrl}/v1/uploads/`;
+  }
+
+  private view(r: UploadRow) {
+    return {
+      id: r.id, url: this.prefix + r.id, contentType: r.content_type, sizeBytes: r.size_bytes,
+      width: r.width, height: r.height, createdAt: r.created_at.toISOString(), expiresAt: r.expires_at.toISOString(),
+    };
+  }
+
+  /** Stores an image of `contentType` (its media type, parameters allowed) for the account. */
+  async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {
+    const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+    const format = UPLOAD_TYPES[type];
+    if (!format) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the image as ${Object.keys(UPLOAD_TYPES).join(', ')}.`);
+    if (!Buffer.isBuffer(body) || body.length === 0) throw invalidInput([{ field: 'body', message: 'is empty; send the image bytes' }]);
+    const { width, height } = await this.decode(body, format, type);
+    const id = newId('upl');
+    const key = `uploads/${id}`;
+    const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'rendergate-upload-'));
+    try {
+      const file = path.join(tmp, 'image');
+      await fsp.writeFile(file, body);
+      await this.storage.put(key, file, type);
+    } finally {
+      await fsp.rm(tmp, { recursive: true, force: true });
+    }
+    const { rows } = await this.db.query(
+      `INSERT INTO uploads (id, account_id, storage_key, content_type, size_bytes, width, height, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING *`,
+      [id, accountId, key, type, body.length, width, height, this.config.uploadRetentionSeconds]);
+    return this.view(rows[0] as UploadRow);
+  }
+
+  /** Decodes the whole image (not just its header), as the renderers will, within their pixel limit. */
+  private async decode(body: Buffer, format: string, type: string): Promise<{ width: number; height: number }> {
+    const bad = (why: string) => invalidInput([{ field: 'body', message: why }]);
+    let meta;
+    try {
+      meta = await sharp(body, { limitInputPixels: false }).metadata();
+    } catch {
+      throw bad(`does not decode as ${type}`);
+    }
+    if (meta.format !== format || !meta.width || !meta.height) throw bad(`does not decode as ${type}`);
+    if (meta.width * meta.height > FETCH_DEFAULTS.maxPixels) {
+      throw bad(`is ${meta.width}×${meta.height} pixels, more than the limit of ${FETCH_DEFAULTS.maxPixels}`);
+    }
+    try {
+      // failOn 'error': a truncated or corrupt image is refused now rather than failing the render later.
+      await sharp(body, { failOn: 'error', limitInputPixels: FETCH_DEFAULTS.maxPixels }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
+    } catch {
+      throw bad(`does not decode as ${type} (truncated or corrupt)`);
+    }
+    return { width: meta.width, height: meta.height };
+  }
+
+  private async row(accountId: string, id: string): Promise<UploadRow> {
+    if (!isId('upl', id)) throw notFound();
+    const { rows } = await this.db.query(
+      'SELECT * FROM uploads WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()', [id, accountId]);
+    if (!rows[0]) throw notFound();
+    return rows[0] as UploadRow;
+  }
+
+  async get(accountId: string, id: string) {
+    return this.view(await this.row(accountId, id));
+  }
+
+  /** The upload's bytes, for GET /v1/uploads/{id}. */
+  async open(accountId: string, id: string): Promise<{ contentType: string; sizeBytes: number; body: Readable }> {
+    const r = await this.row(accountId, id);
+    try {
+      return { contentType: r.content_type, sizeBytes: r.size_bytes, body: await this.storage.read(r.storage_key) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as { name?: string }).name === 'NoSuchKey') throw notFound();
+      throw e;
+    }
+  }
+
+  async list(accountId: string, q: { limit: number; cursor: string | null }): Promise<Page<Record<string, unknown>>> {
+    const after = q.cursor === null ? null : decodeCursor(q.cursor);
+    const { rows } = await this.db.query(
+      `SELECT * FROM uploads WHERE account_id = $1 AND deleted_at IS NULL AND expires_at > now() AND ($2::text IS NULL OR id < $2)
+       ORDER BY id DESC LIMIT $3`, [accountId, after, q.limit + 1]);
+    const data = rows.slice(0, q.limit).map((r) => this.view(r as UploadRow));
+    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
+  }
+
+  /** Marks the upload deleted (it is refused from now on), then removes its file; the janitor finishes a removal a crash interrupted. */
+  async delete(accountId: string, id: string) {
+    if (!isId('upl', id)) throw notFound();
+    const { rows } = await this.db.query(
+      `UPDATE uploads SET deleted_at = now() WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()
+       RETURNING storage_key`, [id, accountId]);
+    if (!rows[0]) throw notFound();
+    // Not while a backup copies the files its snapshot names (db/backup-lock.ts): the janitor removes it later.
+    await unlessBackingUp(this.db, async (tx) => {
+      await this.storage.delete(rows[0].storage_key);
+      await tx.query('DELETE FROM uploads WHERE id = $1', [id]);
+    }).catch(() => undefined);
+    return { id, deleted: true };
+  }
+
+  /** Upload ids named by the model's image `url` inputs, by input name; empty when none is an upload address. */
+  uploadInputs(model: CompiledModel, inputs: ResolvedInputs): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const f of model.def.fields) {
+      const v = inputs[f.name];
+      if (f.type === 'url' && f.media === 'image' && typeof v === 'string' && v.startsWith(this.prefix)) found.set(f.name, v.slice(this.prefix.length));
+    }
+    return found;
+  }
+
+  /** 400 naming each image input that is an upload address of another account, unknown, deleted or expired. */
+  async checkInputs(accountId: string, named: Map<string, string>): Promise<void> {
+    const ids = [...named.values()].filter((id) => isId('upl', id));
+    const { rows } = ids.length === 0 ? { rows: [] } : await this.db.query(
+      'SELECT id FROM uploads WHERE id = ANY ($1) AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()', [ids, accountId]);
+    const ok = new Set(rows.map((r) => r.id as string));
+    const problems: FieldProblem[] = [];
+    for (const [name, id] of named) {
+      if (!ok.has(id)) problems.push({ field: `inputs.${name}`, message: 'is not an upload of this account, or it was deleted or has expired' });
+    }
+    if (problems.length > 0) throw invalidInput(problems);
+  }
+}

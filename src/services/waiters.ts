@@ -1,0 +1,51 @@
+// Requests held by `Prefer: wait` (CONTRACT.md "Waiting instead of polling"), by generation id. They are
+// woken by the change notifications the generation cache already hears (one LISTEN connection per
+// process, migrations/005 and 008), never by a polling loop. Bounded: past `max` held requests, a new
+// one is answered at once, as without the header.
+export class Waiters {
+  private byId = new Map<string, Set<() => void>>();
+  private held = 0;
+
+  constructor(private max: number) {}
+
+  get size(): number {
+    return this.held;
+  }
+
+  /** Registers `wake` for changes of `id`; the returned function unregisters it. Null when full. */
+  add(id: string, wake: () => void): (() => void) | null {
+    if (this.held >= this.max) return null;
+    let set = this.byId.get(id);
+    if (!set) this.byId.set(id, set = new Set());
+    set.add(wake);
+    this.held++;
+    return () => {
+      if (!set.delete(wake)) return;
+      this.held--;
+      if (set.size === 0 && this.byId.get(id) === set) this.byId.delete(id);
+    };
+  }
+
+  /** A change of `id`; null: any generation may have changed (the notification connection came back). */
+  wake(id: string | null): void {
+    if (id === null) {
+      for (const set of this.byId.values()) for (const f of set) f();
+      return;
+    }
+    const set = this.byId.get(id);
+    if (set) for (const f of set) f();
+  }
+}
+
+/** The seconds of a `Prefer: wait=N` (1–60) among the header's preferences; undefined otherwise (RFC 7240: ignored). */
+export function preferWait(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  for (const part of (Array.isArray(header) ? header.join(',') : header).split(',')) {
+    const m = /^\s*wait\s*=\s*"?(\d{1,2})"?\s*(?:;.*)?$/i.exec(part);
+    if (m) {
+      const n = Number(m[1]);
+      return n >= 1 && n <= 60 ? n : undefined;
+    }
+  }
+  return undefined;
+}
