@@ -437,14 +437,14 @@ export interface components {
                 message: string;
             };
             /** @description 0..1 while running when the renderer reports it; 1 when succeeded; else null. */
-            progress?: number | null;
+            progress: number | null;
             /** @description While waiting to start: 1 = next of its model; null once started or final. */
-            queuePosition?: number | null;
+            queuePosition: number | null;
             /**
              * Format: date-time
              * @description When its file will be removed; null if kept forever or no file.
              */
-            expiresAt?: string | null;
+            expiresAt: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */

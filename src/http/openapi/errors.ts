@@ -2,25 +2,9 @@
 // one response per HTTP status, whose body's `code` is an enum of exactly the codes mapped to it.
 import { ERROR_STATUS } from '../../domain/errors.ts';
 
-/**
- * Codes the contract's "v1 additions" define that ERROR_STATUS does not hold yet (they arrive with the
- * uploads/cancel/webhooks work). The document describes all of v1; entries already in ERROR_STATUS win,
- * and a test fails when one here disagrees with it, so this table only ever shrinks.
- */
-export const CONTRACT_CODES_PENDING: Record<string, number> = {
-  UPLOAD_NOT_FOUND: 404,
-  WEBHOOK_ENDPOINT_NOT_FOUND: 404,
-  REQUEST_TIMEOUT: 408,
-  GENERATION_NOT_CANCELLABLE: 409,
-  WEBHOOK_ENDPOINT_LIMIT: 409,
-  CONTENT_EXPIRED: 410,
-  RANGE_NOT_SATISFIABLE: 416,
-  HEADERS_TOO_LARGE: 431,
-};
-
-/** Every code of v1 with its status. */
+/** Every code of v1 with its status: the closed list itself. */
 export function allErrorCodes(): Record<string, number> {
-  return { ...CONTRACT_CODES_PENDING, ...ERROR_STATUS };
+  return { ...ERROR_STATUS };
 }
 
 const STATUS_TEXT: Record<number, string> = {

@@ -53,7 +53,8 @@ export const resourceSchemas: Record<string, unknown> = {
     description: 'The inputs with defaults applied: what is priced, stored and echoed back.' },
   GenerationStatus: { enum: ['queued', 'succeeded', 'failed', 'refunded'],
     description: '`queued` covers waiting and running (`startedAt` set once it runs); the others are final.' },
-  Generation: obj(['id', 'modelId', 'inputs', 'status', 'costCents', 'refundedCents', 'createdAt', 'startedAt', 'completedAt'], {
+  Generation: obj(['id', 'modelId', 'inputs', 'status', 'costCents', 'refundedCents', 'progress', 'queuePosition', 'expiresAt',
+    'createdAt', 'startedAt', 'completedAt'], {
     id: { ...str, examples: ['gen_0190f6f1c2a87c3e9a4e5b6d7c8e9f01'] },
     modelId: str,
     inputs: ref('ResolvedInputs'),

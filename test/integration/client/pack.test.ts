@@ -10,7 +10,6 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
-import { ERROR_STATUS } from '../../../src/domain/errors.ts';
 
 const run = promisify(execFile);
 const PKG = path.resolve(import.meta.dirname, '../../../packages/client');
@@ -122,7 +121,7 @@ describe('the packed package', () => {
     expect((await cli(key, ['model', 'nobody/nothing'])).code).toBe(3);
   });
 
-  it.runIf('UPLOAD_NOT_FOUND' in ERROR_STATUS)('uploads from the CLI: `upload FILE`, and `-i image=@file` renders from an uploaded image', async () => {
+  it('uploads from the CLI: `upload FILE`, and `-i image=@file` renders from an uploaded image', async () => {
     const { key } = await f.api.account(500);
     const photo = path.join(app(), 'photo.png');
     fs.writeFileSync(photo, Buffer.from(await (await fetch(f.img.url('/a.png'))).arrayBuffer()));
