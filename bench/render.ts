@@ -48,7 +48,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     for (const model of videoModels) {
       const body = { modelId: model.id, inputs: inputsFor(model, (n) => images.url(n % 2 === 0 ? '/a.png' : '/b.png')) };
       const { inputs } = parseRenderRequest(catalog, body);
-      const backend = backends[model.backend.renderer];
+      const backend = backends[model.backend.driver === 'local' ? model.backend.renderer : ''];
 
       const direct = async (): Promise<number> => {
         const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-bench-render-'));

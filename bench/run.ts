@@ -28,10 +28,11 @@ import * as growth from './growth.ts';
 import * as text from './text.ts';
 import * as wait from './wait.ts';
 import * as webhooks from './webhooks.ts';
+import * as backends from './backends.ts';
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
   poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, text: text.run,
-  wait: wait.run, webhooks: webhooks.run,
+  wait: wait.run, webhooks: webhooks.run, backends: backends.run,
 };
 
 function parseArgs(argv: string[]) {

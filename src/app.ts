@@ -10,7 +10,7 @@ import { createPool, type Db } from './db/pool.ts';
 import { migrate } from './db/migrate.ts';
 import { loadCatalog } from './domain/catalog-load.ts';
 import type { Catalog } from './domain/catalog-load.ts';
-import { createBackendRegistry } from './backends/registry.ts';
+import { createBackends } from './backends/registry.ts';
 import type { ModelBackend } from './backends/types.ts';
 import { createStorage } from './storage/index.ts';
 import type { Storage } from './storage/storage.ts';
@@ -71,7 +71,11 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const log = opts.log ?? pino({ level: config.logLevel });
   const infra = await openInfra(config, log);
   const { db, catalog, storage } = infra;
-  const backendFor = createBackendRegistry(config, catalog, opts.extraBackends);
+  const metrics = new Metrics();
+  let wake = () => {};
+  // A server that comes back wakes the claim loop, so the renders it held back start at once.
+  const backends = createBackends(config, catalog, metrics, { extra: opts.extraBackends, onRecover: () => wake(), render: role !== 'api' });
+  const { backendFor } = backends;
   // A worker serves no admin API, so it neither needs nor generates a token.
   const adminToken = role === 'worker' ? '' : resolveAdminToken(config, (token, file) => {
     // Printed once, on the start that created it; afterwards it is only in the file.
@@ -80,7 +84,6 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   if (role !== 'serve' && config.storage.driver === 'file') {
     log.warn({ role, root: config.storage.root }, 'outputs are stored on this machine\'s disk: API and worker processes on other machines cannot see them (use RENDERGATE_STORAGE=s3://… or a shared RENDERGATE_DATA_DIR)');
   }
-  const metrics = new Metrics();
   // Polls are answered from memory in API processes; a worker answers none.
   const cache = role === 'worker' ? undefined : new GenerationCache(infra.url, 20_000, (m) => log.warn(m));
   await cache?.start();
@@ -95,7 +98,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     uploads, waiters);
   const ctx = {
     config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics,
-    uploads, webhooks: new WebhookEndpoints(db),
+    uploads, webhooks: new WebhookEndpoints(db), backendHealth: role === 'api' ? undefined : backends.health,
   };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
@@ -115,12 +118,14 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   let webhookDb: Db | null = null;
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
+    const pools = new Map([...backends.pools].map(([model, pool]) => [model, { ...pool, healthy: (url: string) => backends.health.isHealthy(url) }]));
     worker = new Worker({
       db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
-      accountConcurrency: config.accountConcurrency, log, metrics,
+      accountConcurrency: config.accountConcurrency, log, metrics, pools,
       readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds,
     });
     janitor = new Janitor(db, storage, log);
+    wake = () => worker?.fill();
     // Asynchronous commits: a delivery's record lost in a database crash means it is sent again, which
     // at-least-once delivery allows; waiting for a WAL flush per delivery would cap throughput.
     webhookDb = createPool(infra.url, 4, { asyncCommit: true });
@@ -128,6 +133,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       db: webhookDb, databaseUrl: infra.url, log, retrySeconds: config.webhookRetrySeconds, allowPrivateUrls: config.allowPrivateUrls,
       view: (snap) => snapshotView(snap, config.publicUrl),
     });
+    await backends.health.start(); // the first probes decide which servers the first claims may use
     await worker.start();
     await dispatcher.start();
     janitor.start();
@@ -140,6 +146,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       await worker?.stop(graceMs);
       await dispatcher?.stop();
       await webhookDb?.end().catch(() => undefined);
+      await backends.health.stop();
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();

@@ -39,6 +39,10 @@ export interface Config {
   outputRetentionSeconds: number;
   maxWaiters: number;
   webhookRetrySeconds: number[];
+  /** Seconds between health checks of each model server of the catalog (src/backends/health.ts). */
+  backendHealthIntervalMs: number;
+  /** Largest result file a model server may send; a bigger one fails the render. */
+  backendOutputLimitBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // held `Prefer: wait` requests per process; more are answered at once, as without the header
     maxWaiters: int('RENDERGATE_MAX_WAITERS', 10_000, 0, 1_000_000),
     webhookRetrySeconds,
+    backendHealthIntervalMs: int('RENDERGATE_BACKEND_HEALTH_SECONDS', 5, 1, 3600) * 1000,
+    backendOutputLimitBytes: int('RENDERGATE_BACKEND_OUTPUT_LIMIT_BYTES', 2 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -11,6 +11,7 @@ import { CatalogError } from './domain/catalog-load.ts';
 import { createProcessLog, exitOnFatal } from './cli/logger.ts';
 import { OPS_COMMANDS, OPS_USAGE } from './cli/ops-commands.ts';
 import { CliError } from './cli/cli-error.ts';
+import { catalogCommand } from './cli/catalog.ts';
 
 const USAGE = `usage: rendergate <command>
   serve | api | worker                         run the service (default role: RENDERGATE_ROLE or serve)
@@ -19,6 +20,7 @@ const USAGE = `usage: rendergate <command>
   keys create --account ID [--name N] [--daily-cap CENTS|none] [--rate-limit PER_MINUTE]
   keys revoke --key ID
   generations refund --id ID
+  catalog check FILE | catalog import cog URL [--id vendor/name]   validate a catalog; draft an entry from a Cog container
 ${OPS_USAGE}`;
 
 function fail(message: string, code = 2): never {
@@ -85,6 +87,7 @@ try {
   if (opsCommand) await opsCommand(positional.slice(1), flags);
   else if (first === 'serve' || first === 'api' || first === 'worker') await serve(first);
   else if (first === 'help' || flags.has('help')) process.stdout.write(USAGE + '\n');
+  else if (first === 'catalog') process.exitCode = await catalogCommand(second, positional.slice(2), flags).catch((e: Error) => fail(e.message, 1));
   else await operator(`${first} ${second ?? ''}`.trim(), flags);
 } catch (e) {
   if (e instanceof ConfigError || e instanceof CatalogError || e instanceof CliError) fail(e.message, 1);

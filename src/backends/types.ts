@@ -24,6 +24,8 @@ export interface RenderContext {
    * upload is gone fails permanently (RenderError, not retryable).
    */
   readUpload(url: string): Promise<{ bytes: Buffer; contentType: string } | null>;
+  /** The server of the model's pool this render was given at claim (claim.ts); unset for other backends. */
+  backendUrl?: string;
 }
 
 export interface ModelBackend {
@@ -35,13 +37,16 @@ export interface ModelBackend {
  * a model server that is briefly down) are tried again with backoff; the rest fail the render at once.
  */
 export class RenderError extends Error {
+  /** How long the server asked us to wait before trying again (its Retry-After), when it said. */
+  readonly retryAfterSeconds?: number;
   constructor(
     readonly code: string,
     message: string,
     readonly retryable: boolean,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options);
+    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
     this.name = 'RenderError';
   }
 }

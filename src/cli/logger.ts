@@ -8,11 +8,13 @@
 import pino, { type Logger } from 'pino';
 
 const FLUSH_EVERY_MS = 200;
+/** The longest an exit waits for its lines to be written before it goes anyway. */
+const EXIT_FLUSH_MS = 5_000;
 
 export interface ProcessLog {
   log: Logger;
-  /** Writes out every buffered line, then exits with `code`. */
-  exit(code: number): never;
+  /** Writes out every buffered line, then exits with `code` (at most EXIT_FLUSH_MS later). */
+  exit(code: number): void;
   /** Writes out every buffered line. */
   flush(): Promise<void>;
 }
@@ -41,12 +43,19 @@ export function createProcessLog(level: string, opts: { pretty?: boolean; fd?: n
   const flush = () => new Promise<void>((resolve) => {
     try { log.flush(() => resolve()); } catch { resolve(); }
   });
+  let exiting = false;
   return {
     log,
     flush,
-    exit(code: number): never {
-      flushSync();
-      process.exit(code);
+    // Not flushSync alone: it skips the chunk of an asynchronous write still under way (a pipe whose
+    // reader is behind), and exiting then loses those lines. The asynchronous flush waits for that write
+    // too; flushSync after it only covers a reader that stopped reading altogether.
+    exit(code: number): void {
+      if (exiting) return;
+      exiting = true;
+      const end = () => { flushSync(); process.exit(code); };
+      setTimeout(end, EXIT_FLUSH_MS);
+      void flush().then(end);
     },
   };
 }

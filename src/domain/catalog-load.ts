@@ -3,12 +3,15 @@
 // check or price. Each model's input checkers and price program are compiled here, once: a request
 // only runs them.
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import type { FieldDef, InputValue, ModelDef, ResolvedInputs } from './catalog.ts';
 import { checkCatalogDocument } from './catalog-validate.ts';
 import { compileInputSpec, type InputSpec } from './inputs.ts';
 import { compilePrice, PriceError, type PriceProgram } from './pricing.ts';
+import { compileBackendCel, sampleBackendCel, type BackendCel } from './catalog-backend-cel.ts';
+import { MappingError } from './mapping.ts';
 
 /** The built-in catalog; `../../catalog` is the project root from both src/domain and dist/domain. */
 export const DEFAULT_CATALOG_PATH = fileURLToPath(new URL('../../catalog/default.yaml', import.meta.url));
@@ -27,6 +30,8 @@ export interface CompiledModel {
   readonly inputSpec: InputSpec;
   /** Parsed and type-checked price expression (pricing.ts). */
   readonly priceProgram: PriceProgram;
+  /** The backend's compiled CEL (inputs, bindings, messages, params); empty for a local renderer. */
+  readonly backendCel: BackendCel;
 }
 
 export class Catalog {
@@ -120,13 +125,25 @@ function samplePrice(def: ModelDef, price: PriceProgram): string[] {
 
 /** Validates a parsed catalog document and compiles it; throws CatalogError listing every problem. */
 export function buildCatalog(doc: unknown, source = 'catalog'): Catalog {
-  const { models, problems } = checkCatalogDocument(doc);
+  // A relative workflow path is relative to the catalog file.
+  const dir = path.dirname(path.resolve(source));
+  const readJson = (file: string) => JSON.parse(readFileSync(path.resolve(dir, file), 'utf8'));
+  const { models, problems } = checkCatalogDocument(doc, readJson);
   const compiled: CompiledModel[] = [];
   for (const def of models) {
+    let backendCel: BackendCel;
+    try {
+      backendCel = compileBackendCel(def);
+      problems.push(...sampleBackendCel(def, backendCel, sampleInputs(def.fields)));
+    } catch (e) {
+      if (!(e instanceof MappingError)) throw e;
+      problems.push(`model "${def.id}": backend ${e.message}`);
+      continue;
+    }
     try {
       const price = compilePrice(def);
       problems.push(...samplePrice(def, price));
-      compiled.push({ id: def.id, def, inputSpec: compileInputSpec(def.fields), priceProgram: price });
+      compiled.push({ id: def.id, def, inputSpec: compileInputSpec(def.fields), priceProgram: price, backendCel });
     } catch (e) {
       if (!(e instanceof PriceError)) throw e;
       problems.push(`model "${def.id}" price: ${e.message}`);

@@ -1,15 +1,18 @@
 // Structural check of a catalog document: every key, type and bound of every model and field. All
 // problems are collected, each naming its model and field, so an operator fixes a catalog in one pass.
 // Prices are checked by catalog-load.ts, once the fields they read are known to be sound.
-import type { BackendBinding, FieldDef, FieldType, ModelDef, ModelOutput } from './catalog.ts';
+import type { FieldDef, FieldType, ModelDef, ModelOutput } from './catalog.ts';
+import { checkBackend } from './catalog-backend.ts';
 import { compileFieldCheck } from './inputs.ts';
 
 type Raw = Record<string, unknown>;
 type Report = (message: string) => void;
+/** Reads a JSON file named relative to the catalog (a ComfyUI workflow). */
+export type ReadJson = (path: string) => unknown;
+const noFiles: ReadJson = () => { throw new Error('files cannot be read here'); };
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const RENDERER = /^[a-z0-9][a-z0-9_-]*$/;
 const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
 // A field is also a variable of the price expression: CEL keywords and type names cannot be one, and
 // `inputs` is the map of all of them.
@@ -43,17 +46,6 @@ function checkOutput(raw: unknown, bad: Report): ModelOutput | undefined {
     return undefined;
   }
   bad('output must be {type: file, contentType} or {type: text}');
-  return undefined;
-}
-
-function checkBackend(raw: unknown, bad: Report): BackendBinding | undefined {
-  if (!isObject(raw) || raw.driver !== 'local') {
-    bad('backend must be {driver: local, renderer: <name>}');
-    return undefined;
-  }
-  unknownKeys(raw, ['driver', 'renderer'], bad, 'backend key');
-  if (typeof raw.renderer === 'string' && RENDERER.test(raw.renderer)) return { driver: 'local', renderer: raw.renderer };
-  bad('backend.renderer must be a renderer name (lowercase letters, digits, - and _)');
   return undefined;
 }
 
@@ -127,7 +119,7 @@ function checkField(raw: unknown, index: number, where: string, report: Report):
 }
 
 /** One model: its ModelDef when sound, else undefined with every problem reported. */
-function checkModel(raw: unknown, index: number, seen: Set<string>, report: Report): ModelDef | undefined {
+function checkModel(raw: unknown, index: number, seen: Set<string>, report: Report, readJson: ReadJson): ModelDef | undefined {
   const label = isObject(raw) && typeof raw.id === 'string' ? `model "${raw.id}"` : `model #${index + 1}`;
   let problems = 0;
   const bad: Report = (m) => { problems++; report(`${label}: ${m}`); };
@@ -152,7 +144,9 @@ function checkModel(raw: unknown, index: number, seen: Set<string>, report: Repo
       else fields.push(def);
     });
   }
-  const backend = checkBackend(raw.backend, bad);
+  const backend = checkBackend(raw.backend, bad, readJson);
+  if (backend && output && backend.driver === 'openai' && output.type !== 'text') bad('the openai driver answers with text: the model needs output {type: text}');
+  if (backend && output && backend.driver === 'comfyui' && output.type !== 'file') bad('the comfyui driver renders files: the model needs output {type: file, contentType}');
   for (const k of ['timeLimitSeconds', 'maxAttempts'] as const) if (!isPositiveInt(raw[k])) bad(`${k} must be a positive integer`);
   if (raw.concurrency !== undefined && raw.concurrency !== null && !isPositiveInt(raw.concurrency)) bad('concurrency must be a positive integer (renders at once, cluster-wide)');
   if (problems > 0 || !output || !backend) return undefined;
@@ -165,7 +159,7 @@ function checkModel(raw: unknown, index: number, seen: Set<string>, report: Repo
 }
 
 /** Every sound model in file order, and a line per problem (empty when the document is a valid catalog). */
-export function checkCatalogDocument(doc: unknown): { models: ModelDef[]; problems: string[] } {
+export function checkCatalogDocument(doc: unknown, readJson: ReadJson = noFiles): { models: ModelDef[]; problems: string[] } {
   const problems: string[] = [];
   const models: ModelDef[] = [];
   if (!isObject(doc)) return { models, problems: ['catalog: must be a mapping with a `models` list'] };
@@ -176,7 +170,7 @@ export function checkCatalogDocument(doc: unknown): { models: ModelDef[]; proble
   }
   const seen = new Set<string>();
   doc.models.forEach((raw, i) => {
-    const model = checkModel(raw, i, seen, (m) => problems.push(m));
+    const model = checkModel(raw, i, seen, (m) => problems.push(m), readJson);
     if (model) models.push(model);
   });
   return { models, problems };

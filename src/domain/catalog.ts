@@ -21,8 +21,26 @@ export interface FieldDef {
 
 export type ModelOutput = { type: 'file'; contentType: string } | { type: 'text' };
 
-/** Which renderer serves a model. `local` names a built-in renderer in src/backends/local. */
-export type BackendBinding = { driver: 'local'; renderer: string };
+/** A CEL expression per name, over the resolved inputs (the same environment as `price`). */
+export type CelMap = Record<string, string>;
+
+/** Servers of the operator's own: `urls` is a pool, each server taking `concurrencyPerUrl` renders at once. */
+export interface ServerPool { urls: string[]; concurrencyPerUrl: number }
+
+/**
+ * Who renders a model (CONTRACT.md "Backends in the catalog"). `local` names a built-in renderer in
+ * src/backends/local; the others are thin clients of a model server's own protocol (src/backends/<driver>).
+ * Secrets are kept as written (`${env:NAME}`) here and resolved from the environment at start.
+ */
+export type BackendBinding =
+  | { driver: 'local'; renderer: string }
+  | ({ driver: 'cog'; inputs?: CelMap } & ServerPool)
+  | ({ driver: 'comfyui'; workflow: string; graph: Record<string, unknown>; bindings: CelMap; outputNode?: string } & ServerPool)
+  | ({ driver: 'openai'; model: string; apiKey?: string; messages: { role: string; content: string }[]; params?: CelMap } & ServerPool)
+  | { driver: 'replicate'; model: string; version?: string; apiToken: string; baseUrl: string; inputs?: CelMap }
+  | { driver: 'fal'; app: string; apiKey: string; baseUrl: string; inputs?: CelMap };
+
+export type RemoteDriver = Exclude<BackendBinding['driver'], 'local'>;
 
 export interface ModelDef {
   id: string;

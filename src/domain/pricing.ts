@@ -28,7 +28,7 @@ export interface PriceProgram {
 }
 
 // Optional types give `inputs.?name.orValue(x)`. Limits keep a hostile catalog from building a huge AST.
-const BASE_ENV = new Environment({ enableOptionalTypes: true, limits: { maxAstNodes: 5000, maxDepth: 64 } });
+export const BASE_ENV = new Environment({ enableOptionalTypes: true, limits: { maxAstNodes: 5000, maxDepth: 64 } });
 
 export function celTypeOf(f: FieldDef): CelType {
   switch (f.type) {
@@ -92,6 +92,19 @@ export function compilePrice(def: Pick<ModelDef, 'fields' | 'price'>): PriceProg
       return toCents(out);
     },
   };
+}
+
+/** The variables an expression over these fields sees for resolved inputs: bare names and the `inputs` map. */
+export function celContext(fields: readonly FieldDef[], resolved: ResolvedInputs): Record<string, unknown> {
+  const inputs = new Map<string, unknown>(); // a Map: `has(inputs.constructor)` must not see a prototype
+  const ctx: Record<string, unknown> = { inputs };
+  for (const f of fields) {
+    if (!Object.hasOwn(resolved, f.name)) continue;
+    const v = celTypeOf(f) === 'int' ? toBigInt(resolved[f.name]) : resolved[f.name];
+    inputs.set(f.name, v);
+    ctx[f.name] = v;
+  }
+  return ctx;
 }
 
 function same(v: InputValue): unknown {

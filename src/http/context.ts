@@ -9,6 +9,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Uploads } from '../services/uploads.ts';
 import type { WebhookEndpoints } from '../services/webhook-endpoints.ts';
+import type { BackendHealth } from '../backends/health.ts';
 
 export interface Ctx {
   config: Config;
@@ -22,6 +23,8 @@ export interface Ctx {
   metrics: Metrics;
   uploads: Uploads;
   webhooks: WebhookEndpoints;
+  /** The model servers' health as this process's probes see it (processes that render only). */
+  backendHealth?: BackendHealth;
 }
 
 declare module 'fastify' {

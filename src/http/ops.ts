@@ -57,11 +57,13 @@ export function registerOps(app: FastifyInstance, ctx: Ctx) {
     const loop = ctx.metrics.eventLoop.state();
     checks.eventLoop = loop.stalled ? `stalled ${loop.lastStallMs} ms, ${loop.sinceStallMs} ms ago` : 'ok';
     if (loop.stalled) problems.push('event loop');
+    // Model servers are reported, not required: while one is down its renders wait in the queue.
+    const backends = ctx.backendHealth?.snapshot().map((b) => ({ driver: b.driver, url: b.url, healthy: b.healthy, latencyMs: b.latencyMs, error: b.error, checkedAt: b.checkedAt }));
     if (problems.length > 0) {
       throw new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${problems.join(', ')}.`, [{ version: VERSION, ...checks }], { 'retry-after': '5' });
     }
     // The release answering: during a rolling upgrade an operator sees which replicas run which.
-    return { status: 'ready', version: VERSION, checks };
+    return { status: 'ready', version: VERSION, checks, ...(backends && backends.length > 0 ? { backends } : {}) };
   });
 
   app.get('/metrics', async (req, reply) => {

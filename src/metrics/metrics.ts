@@ -23,6 +23,10 @@ export class Metrics {
   /** This process's event loop: the worker stops claiming while it is stalled; /readyz reports it. */
   readonly eventLoop = new EventLoopWatch();
 
+  readonly backendUp = new client.Gauge({ name: 'rendergate_backend_up', help: 'Whether the last health check of a model server passed (1) or not (0), as this process sees it', labelNames: ['driver', 'url'], registers: [this.registry] });
+  readonly backendRequest = new client.Histogram({ name: 'rendergate_backend_request_seconds', help: 'Time of requests to model servers (health checks included), by driver and kind', labelNames: ['driver', 'kind'], buckets: [0.005, 0.02, 0.1, 0.5, 1, 5, 30, 120, 600], registers: [this.registry] });
+  readonly backendErrors = new client.Counter({ name: 'rendergate_backend_errors_total', help: 'Failed requests to model servers, by driver and error code', labelNames: ['driver', 'code'], registers: [this.registry] });
+
   /** One answered HTTP request. */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
     this.http.observe(route, method, status, seconds);

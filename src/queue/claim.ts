@@ -19,9 +19,10 @@
 // its first as running and as just served. Jobs of limited models are not claimed by that statement
 // (its snapshot cannot see a claim committed while it runs); it stops at the first one in rank order
 // and hands it to the locked path above, and the batch goes on after it.
-import type { Db } from '../db/pool.ts';
+import type { Db, Tx } from '../db/pool.ts';
 import type { Lease } from '../db/lease.ts';
 import { enforceAccountLimit } from './account-limit.ts';
+import { pickServer, poolCapacity, RUNNING_PER_URL, type PoolState } from './pool-claim.ts';
 
 export interface ClaimedJob {
   id: string; account_id: string; model_id: string; inputs: Record<string, string | number | boolean>; attempts: number; waited: number;
@@ -29,6 +30,8 @@ export interface ClaimedJob {
   lease: Lease;
   /** The account's running renders as the claim's snapshot counted them (account-limit.ts); absent when not counted. */
   account_running?: number | null;
+  /** The pool server the render was given (pool-claim.ts); absent for models without a pool. */
+  backend_url?: string | null;
 }
 type ClaimedRow = Omit<ClaimedJob, 'lease'>;
 
@@ -119,12 +122,13 @@ WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed)
 ORDER BY limited, rank`;
 }
 
-// One job by id ($1), if it is still runnable and no other claimer holds it; $2 owner, $3 lease seconds.
+// One job by id ($1), if it is still runnable and no other claimer holds it; $2 owner, $3 lease seconds,
+// $4 the server of its model's pool it is given (pool-claim.ts), null for a model without a pool.
 const CLAIM_ONE = `
-UPDATE generations SET ${lease('$2', '$3')}
+UPDATE generations SET ${lease('$2', '$3')}, backend_url = $4
 WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
               AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
-RETURNING id, account_id, model_id, inputs, attempts, extract(epoch FROM now() - run_after)::float8 AS waited`;
+RETURNING id, account_id, model_id, inputs, attempts, backend_url, extract(epoch FROM now() - run_after)::float8 AS waited`;
 
 const RUNNING_OF_MODEL = `
 SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`;
@@ -140,8 +144,16 @@ export class Claimer {
 
   /** `accountLimit`: renders of one account running at once, cluster-wide (null: no limit). */
   constructor(private db: Db, private limits: Map<string, number>, private owner: string, private leaseSeconds: number,
-    private accountLimit: number | null = null) {
+    private accountLimit: number | null = null, private pools: Map<string, PoolState> = new Map()) {
     this.limitsJson = JSON.stringify(Object.fromEntries(limits));
+  }
+
+  /** The model limits of this claim: a pooled model is limited to what its healthy servers take (0 while none is). */
+  private currentLimits(): string {
+    if (this.pools.size === 0) return this.limitsJson;
+    const limits = Object.fromEntries(this.limits);
+    for (const [model, pool] of this.pools) limits[model] = Math.min(poolCapacity(pool), this.limits.get(model) ?? Infinity);
+    return JSON.stringify(limits);
   }
 
   /** The next job in fairness order, or null when nothing is runnable. */
@@ -176,7 +188,7 @@ export class Claimer {
     let text = this.batchSql.get(wanted);
     if (!text) this.batchSql.set(wanted, text = claimBatchSql(wanted));
     const { rows } = await this.db.query<BatchRow>({
-      name: `claim-batch-${wanted}`, text, values: [this.limitsJson, this.owner, this.leaseSeconds, this.accountLimit ?? 2147483647],
+      name: `claim-batch-${wanted}`, text, values: [this.currentLimits(), this.owner, this.leaseSeconds, this.accountLimit ?? 2147483647],
     });
     const limited = rows.find((r) => r.limited) ?? null;
     return { claimed: rows.filter((r) => !r.limited).map(({ limited: _l, rank: _r, ...job }) => this.leased(job)), limited };
@@ -192,11 +204,15 @@ export class Claimer {
       await tx.query('BEGIN');
       await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`model:${modelId}`]);
       // Counted after the lock, in a snapshot that sees every claim of this model committed before it.
-      const { rows } = await tx.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] });
+      const limit = this.limits.get(modelId);
+      const pool = this.pools.get(modelId);
       let job: ClaimedJob | null = null;
-      if (rows[0].n < this.limits.get(modelId)!) {
-        const claimed = await tx.query<ClaimedRow>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds] });
-        job = claimed.rows[0] ? this.leased(claimed.rows[0]) : null;
+      // A pooled model without a model-wide limit is bounded by its servers alone (counted in claimOnServer).
+      const below = limit === undefined
+        || (await tx.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] })).rows[0].n < limit;
+      if (below && pool) job = await this.claimOnServer(tx, id, modelId, pool);
+      else if (below) {
+        job = await this.claimOne(tx, id, null);
       }
       await tx.query('COMMIT');
       return job;
@@ -206,5 +222,18 @@ export class Claimer {
     } finally {
       tx.release();
     }
+  }
+
+  /** Claims job `id` on the least busy healthy server of its pool, if one has room (under the model's lock). */
+  private async claimOnServer(tx: Tx, id: string, modelId: string, pool: PoolState): Promise<ClaimedJob | null> {
+    const running = await tx.query({ name: 'claim-running-per-url', text: RUNNING_PER_URL, values: [modelId] });
+    const url = pickServer(pool, running.rows);
+    if (!url) return null;
+    return this.claimOne(tx, id, url);
+  }
+
+  private async claimOne(tx: Tx, id: string, url: string | null): Promise<ClaimedJob | null> {
+    const claimed = await tx.query<ClaimedRow>({ name: 'claim-one', text: CLAIM_ONE, values: [id, this.owner, this.leaseSeconds, url] });
+    return claimed.rows[0] ? this.leased(claimed.rows[0]) : null;
   }
 }

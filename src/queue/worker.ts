@@ -24,6 +24,7 @@ import { Listener } from '../db/listener.ts';
 import { Claimer, type ClaimedJob } from './claim.ts';
 import { attemptOutputKey, leaseGuard } from '../db/lease.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { PoolState } from './pool-claim.ts';
 
 export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;
@@ -53,6 +54,8 @@ export interface WorkerOptions {
   readUpload?: (generationId: string) => RenderContext['readUpload'];
   /** Seconds a stored output is kept after the render (0 = forever): its expires_at. */
   outputRetentionSeconds?: number;
+  /** Models rendered by pools of servers, with this process's view of each server's health (pool-claim.ts). */
+  pools?: Map<string, PoolState>;
 }
 
 export class Worker {
@@ -74,7 +77,7 @@ export class Worker {
 
   constructor(private o: WorkerOptions) {
     const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
-    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS, o.accountConcurrency > 0 ? o.accountConcurrency : null);
+    this.claimer = new Claimer(o.claimDb, limits, this.owner, LEASE_SECONDS, o.accountConcurrency > 0 ? o.accountConcurrency : null, o.pools);
     this.startedNotifier = new AfterCommitNotifier(o.claimDb, GENERATION_CHANGED_CHANNEL);
     this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
       if (ch === JOBS_CHANNEL) this.fill();
@@ -161,6 +164,7 @@ export class Worker {
       const out = await this.guarded(state, model, this.o.backendFor(model).run(job.inputs, {
         signal: state.abort.signal, get workDir() { return scratch.path(); }, timeLimitSeconds: model.timeLimitSeconds, progress: progress.report,
         attemptId: key, readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
+        ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
       })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
       if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
@@ -242,7 +246,8 @@ export class Worker {
     const model = this.o.catalog.get(job.model_id)?.def;
     try {
       if (err.retryable && model && job.attempts < model.maxAttempts) {
-        const backoff = Math.min(60, 2 ** job.attempts);
+        // The server's own Retry-After when it asked for longer (within reason), else doubling delays.
+        const backoff = Math.max(Math.min(60, 2 ** job.attempts), Math.min(300, err.retryAfterSeconds ?? 0));
         // An input server that made one attempt time out gets one more chance, not every attempt: a slow
         // address is the client's, and each timeout held a worker slot for the whole fetch time. The
         // second timeout finds fetch_timeouts > 0, retries nothing, and fails below.

@@ -4,7 +4,8 @@
 // middle of a render and one API process is restarted. Afterwards: every generation is final, every
 // file is served byte-identical by either API, rate limits and daily caps held exactly across both
 // APIs, a model limited to one render at a time never ran two, a flooding account did not starve
-// another, and the money invariants hold.
+// another, and the money invariants hold. A model served by a pool of two fake Cog servers taking one
+// render each never had two renders on one server at once, whichever worker sent them.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,9 +17,12 @@ import { checkInvariants } from '../helpers/invariants.ts';
 import { ADMIN } from '../helpers/service.ts';
 import { startProcess, startS3, writeCatalog, type Proc, type S3Server } from './infra.ts';
 import { cluster, runPool, sampleRunning, sleep, until, type Answer } from './load.ts';
+import { cogFake, type CogFake } from '../fakes/cog.ts';
 
 const TEXT = 'rendergate/shot-list'; // limited to one render at a time, cluster-wide, by the test's catalog
 const VIDEO = 'rendergate/image-to-video';
+const POOLED = 'test/pooled-cog'; // rendered by two fake Cog servers, one render each at a time
+const POOLED_RENDERS = 16;
 const BUCKET = 'renders';
 const PREFIX = 'cluster';
 
@@ -27,6 +31,7 @@ let pgServer: EmbeddedPostgres | null = null;
 let db: Db | null = null;
 let s3: S3Server | null = null;
 let img: Awaited<ReturnType<typeof imageServer>> | null = null;
+const cogs: CogFake[] = [];
 let env: Record<string, string> = {};
 const apis: Proc[] = [];
 let sampler: Awaited<ReturnType<typeof sampleRunning>> | null = null;
@@ -43,11 +48,18 @@ beforeAll(async () => {
   s3 = await startS3(path.join(dir, 's3'), BUCKET);
   pgServer = await startEmbeddedPostgres(path.join(dir, 'pg'));
   db = createPool(pgServer.url, 4);
+  cogs.push(await cogFake({ delayMs: 150 }), await cogFake({ delayMs: 150 }));
+  const pooled = {
+    id: POOLED, name: 'Pooled Cog', kind: 'video', description: 'A model on two Cog servers.', output: { type: 'file', contentType: 'video/mp4' },
+    fields: [{ name: 'prompt', type: 'text', required: true }], price: '5', timeLimitSeconds: 60, maxAttempts: 3,
+    backend: { driver: 'cog', urls: cogs.map((c) => c.base), concurrencyPerUrl: 1 },
+  };
   env = {
     DATABASE_URL: pgServer.url,
     RENDERGATE_STORAGE: `s3://${BUCKET}/${PREFIX}`,
     ...s3.env,
-    RENDERGATE_CATALOG: writeCatalog(path.join(dir, 'catalog.yaml'), { [TEXT]: 1 }),
+    RENDERGATE_CATALOG: writeCatalog(path.join(dir, 'catalog.yaml'), { [TEXT]: 1 }, [pooled]),
+    RENDERGATE_BACKEND_HEALTH_SECONDS: '1',
     RENDERGATE_ADMIN_TOKEN: ADMIN,
     RENDERGATE_ALLOW_PRIVATE_URLS: '1',
     RENDERGATE_WORKER_CONCURRENCY: '2',
@@ -66,6 +78,7 @@ afterAll(async () => {
   await pgServer?.stop();
   await s3?.close();
   await img?.close();
+  await Promise.all(cogs.map((c) => c.close()));
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
   if (timings.length) process.stdout.write(`cluster test phases: ${timings.join(', ')}\n`);
 });
@@ -185,7 +198,10 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
     await restart;
     return victim!;
   })();
-  const [answers, victim] = await Promise.all([load, chaos]);
+  // Renders of the pooled model, sent through both APIs while the rest of the load runs.
+  const pooledLoad = runPool(range(POOLED_RENDERS), 4, (i) => create(i, L.key, { modelId: POOLED, inputs: { prompt: `pooled ${i}` } }, `pooled-${i}`));
+  const [answers, victim, pooledAnswers] = await Promise.all([load, chaos, pooledLoad]);
+  expect(pooledAnswers.map((r) => r.status)).toEqual(range(POOLED_RENDERS).map(() => 202));
   expect(answers.filter((r) => r.status !== 202).map((r) => [r.status, r.json])).toEqual([]);
   expect(answers.slice(lastQuarter).filter((r) => r.api === 1).length).toBeGreaterThan(20);
   phase('load sent');
@@ -256,7 +272,15 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   expect(counts.rows).toEqual([
     { model_id: VIDEO, status: 'succeeded', n: 24 },
     { model_id: TEXT, status: 'succeeded', n: KEYS },
+    { model_id: POOLED, status: 'succeeded', n: POOLED_RENDERS },
   ]);
+  // The pool: both servers used, neither ever sent two renders at once by the two workers together.
+  expect(cogs.map((c) => c.maxInFlight)).toEqual([1, 1]);
+  expect(cogs.every((c) => c.predictions.length > 0)).toBe(true);
+  const pooledFile = await db!.query(`SELECT id FROM generations WHERE model_id = $1 LIMIT 1`, [POOLED]);
+  const got = await fetch(`${apis[1].base}/v1/generations/${pooledFile.rows[0].id}/content`, { headers: { authorization: `Bearer ${L.key}` } });
+  const served = Buffer.from(await got.arrayBuffer());
+  expect(cogs.some((c) => c.output.equals(served))).toBe(true);
   const capStatus = await db!.query(`SELECT status, count(*)::int AS n FROM generations WHERE account_id = $1 GROUP BY 1`, [C.id]);
   expect(capStatus.rows).toEqual([{ status: 'succeeded', n: 37 }]);
 
@@ -289,7 +313,7 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   }
 
   // Every video is served by either API, byte-identical, from S3, with ranges.
-  expect(await s3!.count(`${PREFIX}/generations/`)).toBe(24);
+  expect(await s3!.count(`${PREFIX}/generations/`)).toBe(24 + POOLED_RENDERS);
   await runPool(videoIds, 4, async (id, i) => {
     const files = await Promise.all([0, 1].map(async (api) => {
       const meta = await call(api, 'GET', `/v1/generations/${id}`, { key: L.key });

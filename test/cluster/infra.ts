@@ -36,10 +36,10 @@ export async function startS3(dir: string, bucket: string): Promise<S3Server> {
   return { env, client, count, close: async () => { client.destroy(); await server.close(); } };
 }
 
-/** The built-in catalog with `concurrency` set on some models, written to `file`. */
-export function writeCatalog(file: string, concurrency: Record<string, number>): string {
+/** The built-in catalog with `concurrency` set on some models, and `extra` models added, written to `file`. */
+export function writeCatalog(file: string, concurrency: Record<string, number>, extra: Record<string, unknown>[] = []): string {
   const doc = parseDocument(fs.readFileSync(DEFAULT_CATALOG_PATH, 'utf8'));
-  const models = doc.toJS().models as Array<Record<string, unknown>>;
+  const models = [...doc.toJS().models, ...extra] as Array<Record<string, unknown>>;
   for (const m of models) if (concurrency[m.id as string]) m.concurrency = concurrency[m.id as string];
   for (const id of Object.keys(concurrency)) if (!models.some((m) => m.id === id)) throw new Error(`no model ${id} in the catalog`);
   doc.set('models', models);

@@ -160,4 +160,4 @@ it('a backup taken under load restores into a new data dir that adds up and serv
   } finally {
     await img.close();
   }
-}, 300_000);
+}, 600_000);

@@ -53,8 +53,11 @@ it('a crash logs the error after every line before it, then exits 1', async () =
   `);
   const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  // A reader that falls behind: the pipe fills, so a write is still under way when the crash comes.
+  proc.stdout.pause();
+  setTimeout(() => proc.stdout.resume(), 1_500);
   proc.stdout.on('data', (d) => { out += d; });
-  const code = await new Promise((r) => proc.on('exit', r));
+  const code = await new Promise((r) => proc.on('close', r));
   expect(code).toBe(1);
   const lines = out.trim().split('\n').map((l) => JSON.parse(l));
   expect(lines.filter((l) => l.msg === 'line').map((l) => l.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));

@@ -48,7 +48,7 @@ describe.each([['file', 'file'], ['S3', 's3://outputs/retention']])('retention o
   let svc: TestService;
   beforeAll(async () => {
     dbh = await freshDatabase();
-    svc = await startTestService(dbh.url, { env: { RENDERGATE_STORAGE: storage, RENDERGATE_OUTPUT_RETENTION: '3s' } });
+    svc = await startTestService(dbh.url, { env: { RENDERGATE_STORAGE: storage, RENDERGATE_OUTPUT_RETENTION: '1h' } });
   });
   afterAll(async () => { await svc?.stop(); await dbh?.drop(); });
 
@@ -63,20 +63,29 @@ describe.each([['file', 'file'], ['S3', 's3://outputs/retention']])('retention o
     const g = await render(api, a.key, 5, u.url);
     const done = await api.waitFinal(a.key, g.json.id);
     expect(done).toMatchObject({ status: 'succeeded', progress: 1, queuePosition: null });
-    expect(Date.parse(done.expiresAt) - Date.parse(done.completedAt)).toBe(3000);
+    expect(Date.parse(done.expiresAt) - Date.parse(done.completedAt)).toBe(3_600_000);
     expect((await fetch(done.contentUrl, { headers: { authorization: `Bearer ${a.key}` } })).status).toBe(200);
-    const { rows: [row] } = await dbh.db.query('SELECT content_key FROM generations WHERE id = $1', [g.json.id]);
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(done.expiresAt) - Date.now() + 100)));
+    // The hour passes for this row (a loaded machine could not be trusted to keep a short retention's
+    // timing between the render and the checks above).
+    const { rows: [row] } = await dbh.db.query(
+      `UPDATE generations SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING content_key, expires_at`, [g.json.id]);
+    // The API process hears of the change (the trigger's notification) before answering from its cache.
+    for (let seen = ''; seen !== row.expires_at.toISOString(); await new Promise((r) => setTimeout(r, 20))) {
+      seen = (await api.call('GET', `/v1/generations/${g.json.id}`, { key: a.key })).json.expiresAt;
+    }
     // Past expiresAt the file is no longer served, even before a janitor has run.
     const early = await api.call('GET', `/v1/generations/${g.json.id}/content`, { key: a.key });
     expect([early.status, early.json.code]).toEqual([410, 'CONTENT_EXPIRED']);
-    // Three janitors (as on three nodes) sweep at once: the file is removed by one of them.
+    // Three janitors (as on three nodes) sweep at once, beside the service's own: the file is removed by
+    // at most one of them, and it is removed.
     const storageOf = svc.running.infra.storage;
     const removed = await Promise.all([0, 1, 2].map(() => new Janitor(dbh.db, storageOf, pino({ level: 'silent' })).expireOutputs()));
-    expect(removed.reduce((x, y) => x + y, 0)).toBe(1);
+    expect(removed.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(1);
+    const { rows: [marked] } = await dbh.db.query('SELECT content_removed_at FROM generations WHERE id = $1', [g.json.id]);
+    expect(marked.content_removed_at).not.toBeNull();
     await expect(storageOf.read(row.content_key).then((s) => s.toArray())).rejects.toThrow();
     const after = await api.call('GET', `/v1/generations/${g.json.id}`, { key: a.key });
-    expect(after.json).toMatchObject({ status: 'succeeded', contentUrl: done.contentUrl, expiresAt: done.expiresAt });
+    expect(after.json).toMatchObject({ status: 'succeeded', contentUrl: done.contentUrl, expiresAt: row.expires_at.toISOString() });
     const gone = await api.call('GET', `/v1/generations/${g.json.id}/content`, { key: a.key });
     expect([gone.status, gone.json.code]).toEqual([410, 'CONTENT_EXPIRED']);
   });

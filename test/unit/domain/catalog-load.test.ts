@@ -154,7 +154,7 @@ describe('a bad catalog', () => {
       'model "t/a": name must be a non-empty string',
       'model "t/a": kind must be one of video, image, text',
       'model "t/a": a text model has output {type: text}; other kinds a file',
-      'model "t/a": backend must be {driver: local, renderer: <name>}',
+      'model "t/a": backend.driver must be one of local, cog, comfyui, openai, replicate, fal',
       'model "t/a": timeLimitSeconds must be a positive integer',
       'model "t/a": maxAttempts must be a positive integer',
     ]);

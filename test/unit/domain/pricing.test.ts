@@ -88,7 +88,7 @@ describe('expressions', () => {
     const def: ModelDef = { ...(rawModel() as unknown as ModelDef), price: '100 / (n - 3)' };
     def.fields = [{ name: 'n', type: 'number', required: true, default: null, integer: true, minimum: 1, maximum: 10 }];
     // Built by hand: the loader's sampling would refuse this price (n = 3 divides by zero).
-    const m: CompiledModel = { id: def.id, def, inputSpec: compileInputSpec(def.fields), priceProgram: compilePrice(def) };
+    const m: CompiledModel = { id: def.id, def, inputSpec: compileInputSpec(def.fields), priceProgram: compilePrice(def), backendCel: {} };
     expect(priceOf(m, { n: 4 })).toBe(100);
     expect(() => priceOf(m, { n: 3 })).toThrowError(/price of model t\/a failed: division by zero/);
     expect(() => priceOf(m, { n: 1 })).toThrowError(/price of model t\/a must not be negative, got -50/);

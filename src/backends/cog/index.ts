@@ -1,0 +1,101 @@
+// A Cog model container (replicate/cog, docs/http.md; the server in crates/coglet/src/transport/http/).
+// One synchronous `POST /predictions` per attempt, named by the attempt's own id, so two attempts never
+// share a prediction. Cog cancels a synchronous prediction when its client disconnects; we also send
+// `POST /predictions/{id}/cancel` when the render is aborted (cancel, DELETE, shutdown, time limit).
+// 409 "at capacity" and 503 "not ready" are busy answers, retried; `status: failed` is the model's own
+// failure (a bad input for it), final and refunded. Progress: Cog reports it only as tqdm lines in
+// `logs`, and a synchronous prediction shows its logs only in the final answer, so a Cog render
+// reports no progress while it runs (the webhook mode would, at the cost of a receiver per worker).
+import type { CompiledModel } from '../../domain/catalog-load.ts';
+import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
+import { call, errorFor, malformed, readJson, withRetries, type CallOptions } from '../shared/http.ts';
+import { inlineUploads, saveOutput } from '../shared/output.ts';
+import { serverOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import type { ResolvedInputs } from '../../domain/catalog.ts';
+
+interface Prediction { id?: string; status?: string; output?: unknown; error?: unknown; logs?: string }
+
+const HEALTHY = ['READY', 'BUSY'];
+
+export function createCogBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
+  const b = model.def.backend;
+  if (b.driver !== 'cog') throw new Error(`model ${model.id} is not a cog model`);
+  const redact = (t: string) => deps.secrets.redact(t);
+  const observe = (kind: string, t0: number) => deps.metrics.backendRequest.observe({ driver: 'cog', kind }, (performance.now() - t0) / 1000);
+
+  async function predict(base: string, id: string, input: Record<string, unknown>, ctx: RenderContext, until: number): Promise<Prediction> {
+    const o: CallOptions = { signal: ctx.signal, timeoutMs: timeLeft(until), redact, what: 'Cog prediction' };
+    const t0 = performance.now();
+    try {
+      const res = await call(`${base}/predictions`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id, input }),
+      }, o);
+      if (!res.ok) throw await errorFor(res, o, [409, 503]);
+      // A file output inlined as a data URL is a third larger than the file; a bigger answer is refused
+      // unread. (Outputs of hundreds of MB belong in files: run Cog with --upload-url.)
+      const p = await readJson(res, o, Math.ceil(deps.outputLimitBytes * 4 / 3) + 1024 * 1024);
+      if (typeof p !== 'object' || p === null || typeof (p as Prediction).status !== 'string') throw malformed('Cog prediction', 'no status');
+      return p as Prediction;
+    } finally {
+      observe('predict', t0);
+    }
+  }
+
+  async function output(p: Prediction, ctx: RenderContext, until: number): Promise<RenderOutput> {
+    if (model.def.output.type === 'text') {
+      // A text model's output is a string, or (an iterator output) the list of its pieces.
+      if (typeof p.output === 'string') return { kind: 'text', text: p.output };
+      if (Array.isArray(p.output) && p.output.every((x) => typeof x === 'string')) return { kind: 'text', text: p.output.join('') };
+      throw malformed('Cog prediction', 'a text model answered without text');
+    }
+    const file = typeof p.output === 'string' ? p.output : Array.isArray(p.output) ? p.output.find((x) => typeof x === 'string') : undefined;
+    if (typeof file !== 'string') throw malformed('Cog prediction', 'no file in its output');
+    return saveOutput(file, {
+      workDir: ctx.workDir, contentType: model.def.output.contentType, limitBytes: deps.outputLimitBytes,
+      signal: ctx.signal, timeoutMs: timeLeft(until), redact, what: 'Cog prediction',
+    });
+  }
+
+  return {
+    async run(inputs: ResolvedInputs, ctx: RenderContext): Promise<RenderOutput> {
+      const base = serverOf(b.urls, ctx);
+      const until = Date.now() + ctx.timeLimitSeconds * 1000;
+      const id = ctx.attemptId;
+      const cancel = () => {
+        void fetch(`${base}/predictions/${encodeURIComponent(id)}/cancel`, { method: 'POST', signal: AbortSignal.timeout(5_000) })
+          .then((r) => r.body?.cancel(), () => undefined);
+      };
+      ctx.signal.addEventListener('abort', cancel, { once: true });
+      try {
+        const input = await inlineUploads(model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs, ctx.readUpload);
+        let p: Prediction;
+        try {
+          p = await withRetries(() => predict(base, id, input, ctx, until), { signal: ctx.signal, tries: 4, until });
+        } catch (e) {
+          // A request that ended without an answer (a time limit, a lost connection) may have left the
+          // prediction running: tell Cog to stop it, whatever the disconnect already did.
+          if (e instanceof RenderError && e.code !== 'BACKEND_BUSY' && !ctx.signal.aborted) cancel();
+          throw e;
+        }
+        if (p.status === 'failed') {
+          deps.metrics.backendErrors.inc({ driver: 'cog', code: 'MODEL_FAILED' });
+          throw new RenderError('MODEL_FAILED', `The model failed: ${redact(String(p.error ?? 'no reason given')).slice(0, 300)}`, false);
+        }
+        if (p.status === 'canceled') throw new RenderError('BACKEND_CANCELLED', 'The model server cancelled the prediction.', true);
+        if (p.status !== 'succeeded') throw malformed('Cog prediction', `status ${p.status} in a synchronous answer`);
+        return await output(p, ctx, until);
+      } catch (e) {
+        if (e instanceof RenderError && e.code !== 'MODEL_FAILED' && !ctx.signal.aborted) deps.metrics.backendErrors.inc({ driver: 'cog', code: e.code });
+        throw e;
+      } finally {
+        ctx.signal.removeEventListener('abort', cancel);
+      }
+    },
+
+    async probe(url, signal) {
+      const res = await fetch(`${url}/health-check`, { signal });
+      const body = await res.json().catch(() => null) as { status?: unknown } | null;
+      if (!res.ok || !HEALTHY.includes(String(body?.status))) throw new Error(`status ${String(body?.status ?? res.status)}`);
+    },
+  };
+}

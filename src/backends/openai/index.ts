@@ -1,0 +1,109 @@
+// An OpenAI-compatible chat server (vLLM, llama.cpp's server, Ollama under /v1) for text models:
+// `POST {url}/chat/completions` with `stream: true`, read as server-sent events (`data: {choices:
+// [{delta: {content}}]}` … `data: [DONE]`). Streaming is what lets a render report progress (tokens
+// so far against `max_tokens`) and stop the server's work when it is cancelled: closing the stream
+// aborts the request in vLLM and llama.cpp. `messages[].content` and `params` are CEL over the inputs.
+import { createParser } from 'eventsource-parser';
+import type { CompiledModel } from '../../domain/catalog-load.ts';
+import type { ResolvedInputs } from '../../domain/catalog.ts';
+import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
+import { call, errorFor, malformed, networkError, readJson, withRetries, type CallOptions } from '../shared/http.ts';
+import { serverOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+
+// The most text one answer may carry: far above any model's context, far below a worker's memory.
+const MAX_TEXT = 4 * 1024 * 1024;
+
+export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
+  const b = model.def.backend;
+  if (b.driver !== 'openai') throw new Error(`model ${model.id} is not an openai model`);
+  const apiKey = deps.secrets.resolve(b.apiKey);
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
+  const redact = (t: string) => deps.secrets.redact(t);
+  const cel = model.backendCel;
+
+  function body(inputs: ResolvedInputs): Record<string, unknown> {
+    const contents = cel.messages!.evaluate(inputs);
+    const params = cel.params?.evaluate(inputs) ?? {};
+    const messages = b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: String(contents[String(i)] ?? '') })) : [];
+    return { ...params, model: b.driver === 'openai' ? b.model : '', messages, stream: true };
+  }
+
+  async function readStream(res: Response, ctx: RenderContext, o: CallOptions, maxTokens: number | null, until: number): Promise<string> {
+    let text = '';
+    let done = false;
+    let failure: RenderError | null = null;
+    let pieces = 0;
+    const parser = createParser({
+      onEvent(ev) {
+        if (done || failure) return;
+        if (ev.data === '[DONE]') { done = true; return; }
+        let chunk: { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]; error?: { message?: unknown } };
+        try {
+          chunk = JSON.parse(ev.data);
+        } catch {
+          failure = malformed('chat completion', 'an event that is not JSON');
+          return;
+        }
+        if (chunk.error) { failure = new RenderError('MODEL_FAILED', `The model failed: ${redact(String(chunk.error.message ?? 'no reason given')).slice(0, 300)}`, false); return; }
+        const piece = chunk.choices?.[0]?.delta?.content;
+        if (typeof piece === 'string' && piece !== '') {
+          text += piece;
+          if (text.length > MAX_TEXT) failure = new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
+          if (maxTokens) ctx.progress(Math.min(0.99, ++pieces / maxTokens));
+        }
+      },
+    });
+    const decoder = new TextDecoder();
+    try {
+      for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
+        parser.feed(decoder.decode(bytes, { stream: true }));
+        if (done || failure) break;
+      }
+    } catch (e) {
+      // The request's own time limit (set in call()) also ends the stream it is reading.
+      if (!ctx.signal.aborted && Date.now() >= until - 50) throw new RenderError('BACKEND_TIMEOUT', 'The model server did not finish its answer in time.', true);
+      throw networkError(e, o);
+    }
+    if (failure) throw failure;
+    if (!done) throw malformed('chat completion', 'the stream ended before [DONE]');
+    return text;
+  }
+
+  return {
+    async run(inputs, ctx): Promise<RenderOutput> {
+      const base = serverOf(b.urls, ctx);
+      const until = Date.now() + ctx.timeLimitSeconds * 1000;
+      const payload = body(inputs);
+      const maxTokens = typeof payload.max_tokens === 'number' ? payload.max_tokens : null;
+      const o: CallOptions = { signal: ctx.signal, timeoutMs: timeLeft(until), redact, what: 'chat completion' };
+      const t0 = performance.now();
+      try {
+        const res = await withRetries(async () => {
+          const r = await call(`${base}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(payload) }, { ...o, timeoutMs: timeLeft(until) });
+          if (!r.ok) throw await errorFor(r, o, [503]);
+          return r;
+        }, { signal: ctx.signal, tries: 4, until });
+        // A server that ignores `stream` answers with one JSON completion.
+        if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+          const j = await readJson(res, o) as { choices?: { message?: { content?: unknown } }[] };
+          const content = j?.choices?.[0]?.message?.content;
+          if (typeof content !== 'string') throw malformed('chat completion', 'no choices[0].message.content');
+          if (content.length > MAX_TEXT) throw new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
+          return { kind: 'text', text: content };
+        }
+        return { kind: 'text', text: await readStream(res, ctx, o, maxTokens, until) };
+      } catch (e) {
+        if (e instanceof RenderError && !ctx.signal.aborted) deps.metrics.backendErrors.inc({ driver: 'openai', code: e.code });
+        throw e;
+      } finally {
+        deps.metrics.backendRequest.observe({ driver: 'openai', kind: 'chat' }, (performance.now() - t0) / 1000);
+      }
+    },
+
+    async probe(url, signal) {
+      const res = await fetch(`${url}/models`, { headers, signal });
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`GET /models answered ${res.status}`);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// What every model-server driver is built with, and what it adds to a ModelBackend: a health probe of
+// one of its servers (health.ts calls it; a probe that throws marks the server down).
+import type { CompiledModel } from '../../domain/catalog-load.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
+import type { Secrets } from '../secrets.ts';
+import type { ModelBackend, RenderContext } from '../types.ts';
+
+export interface DriverDeps {
+  secrets: Secrets;
+  outputLimitBytes: number;
+  metrics: Metrics;
+}
+
+export interface RemoteBackend extends ModelBackend {
+  /** Resolves when the server at `url` can take renders; throws saying why not. */
+  probe?(url: string, signal: AbortSignal): Promise<void>;
+}
+
+export type DriverFactory = (model: CompiledModel, deps: DriverDeps) => RemoteBackend;
+
+/** The server a render goes to: the pool member claim.ts chose, else the pool's first. */
+export function serverOf(urls: readonly string[], ctx: RenderContext): string {
+  return ctx.backendUrl && urls.includes(ctx.backendUrl) ? ctx.backendUrl : urls[0];
+}
+
+/** Milliseconds left of the render's time limit, counted from `startedAt`. */
+export function timeLeft(until: number): number {
+  return Math.max(1, until - Date.now());
+}
