@@ -12,6 +12,7 @@ import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 import { registerStudio } from '../studio/index.ts';
+import { registerOpenApi } from './openapi/routes.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
@@ -144,6 +145,7 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
   app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
 
   registerOps(app, ctx);
+  registerOpenApi(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
   // The studio's pages at `/`, in a scope of their own (cookies, forms, CSRF never reach the API).

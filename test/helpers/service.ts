@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { startService, type Running } from '../../src/app.ts';
 import type { ModelBackend } from '../../src/backends/types.ts';
 import type { Role } from '../../src/config.ts';
+import { checkerFor } from './openapi-check.ts';
 
 export const ADMIN = 'test-admin-token-0123456789abcdef';
 
@@ -42,7 +43,7 @@ export async function startTestService(databaseUrl: string, opts: {
 export interface Reply { status: number; headers: Headers; json: any; text: string }
 
 export function client(base: string) {
-  const call = async (method: string, p: string, o: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> => {
+  const call = async (method: string, p: string, o: { key?: string; body?: unknown; headers?: Record<string, string>; skipDocumentCheck?: boolean } = {}): Promise<Reply> => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key !== undefined) headers.authorization = `Bearer ${o.key}`;
     let body: string | undefined;
@@ -54,6 +55,11 @@ export function client(base: string) {
     const text = await res.text();
     let json: any;
     try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    // Every /v1 answer is checked against the document the service publishes: drift fails the test.
+    if (p.startsWith('/v1/') && !o.skipDocumentCheck) {
+      const problems = (await checkerFor(base)).check(method, p, res.status, res.headers, text);
+      if (problems.length > 0) throw new Error(`answer differs from /v1/openapi.json:\n  ${problems.join('\n  ')}`);
+    }
     return { status: res.status, headers: res.headers, json, text };
   };
   const admin = async (method: string, p: string, body?: unknown) => {
