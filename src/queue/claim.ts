@@ -141,6 +141,9 @@ interface BatchRow extends ClaimedRow { limited: boolean; rank: number }
 export class Claimer {
   private limitsJson: string;
   private batchSql = new Map<number, string>();
+  /** Pool servers by when this claimer last gave one a render (pool-claim.ts pickServer's tie-break). */
+  private lastServed = new Map<string, number>();
+  private served = 0;
 
   /** `accountLimit`: renders of one account running at once, cluster-wide (null: no limit). */
   constructor(private db: Db, private limits: Map<string, number>, private owner: string, private leaseSeconds: number,
@@ -227,9 +230,11 @@ export class Claimer {
   /** Claims job `id` on the least busy healthy server of its pool, if one has room (under the model's lock). */
   private async claimOnServer(tx: Tx, id: string, modelId: string, pool: PoolState): Promise<ClaimedJob | null> {
     const running = await tx.query({ name: 'claim-running-per-url', text: RUNNING_PER_URL, values: [modelId] });
-    const url = pickServer(pool, running.rows);
+    const url = pickServer(pool, running.rows, this.lastServed);
     if (!url) return null;
-    return this.claimOne(tx, id, url);
+    const job = await this.claimOne(tx, id, url);
+    if (job) this.lastServed.set(url, this.served++);
+    return job;
   }
 
   private async claimOne(tx: Tx, id: string, url: string | null): Promise<ClaimedJob | null> {

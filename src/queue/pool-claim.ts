@@ -23,16 +23,23 @@ export function poolCapacity(pool: PoolState): number {
   return pool.urls.filter((u) => pool.healthy(u)).length * pool.concurrencyPerUrl;
 }
 
-/** The healthy server with the fewest running renders below its limit; null when every one is full or down. */
-export function pickServer(pool: PoolState, running: { backend_url: string; n: number }[]): string | null {
+/**
+ * The healthy server with the fewest running renders below its limit; null when every one is full or down.
+ * Ties go to the server this process gave a render least recently (`lastServed`: url → a rising number),
+ * so that renders that never overlap still spread over the pool instead of all going to its first server.
+ */
+export function pickServer(pool: PoolState, running: { backend_url: string; n: number }[], lastServed: ReadonlyMap<string, number> = new Map()): string | null {
   const counts = new Map(running.map((r) => [r.backend_url, r.n]));
   let best: string | null = null;
   let bestN = Infinity;
+  let bestServed = Infinity;
   for (const url of pool.urls) {
     const n = counts.get(url) ?? 0;
-    if (!pool.healthy(url) || n >= pool.concurrencyPerUrl || n >= bestN) continue;
+    const served = lastServed.get(url) ?? -1;
+    if (!pool.healthy(url) || n >= pool.concurrencyPerUrl || n > bestN || (n === bestN && served >= bestServed)) continue;
     best = url;
     bestN = n;
+    bestServed = served;
   }
   return best;
 }

@@ -16,6 +16,10 @@ describe('pool servers', () => {
     expect(pickServer(pool(['http://b']), [{ backend_url: 'http://a', n: 1 }, { backend_url: 'http://c', n: 1 }])).toBe('http://a');
     expect(pickServer(pool([], 1), [{ backend_url: 'http://a', n: 1 }, { backend_url: 'http://b', n: 1 }, { backend_url: 'http://c', n: 1 }])).toBeNull();
     expect(pickServer(pool(['http://a', 'http://b', 'http://c']), [])).toBeNull();
+    // Ties go to the server given a render least recently, so renders that never overlap still spread.
+    expect(pickServer(pool(), [], new Map([['http://a', 0]]))).toBe('http://b');
+    expect(pickServer(pool(), [], new Map([['http://a', 2], ['http://b', 1], ['http://c', 0]]))).toBe('http://c');
+    expect(pickServer(pool(), [{ backend_url: 'http://c', n: 1 }], new Map([['http://a', 2], ['http://b', 1], ['http://c', 0]]))).toBe('http://b');
   });
   it('capacity counts healthy servers only', () => {
     expect(poolCapacity(pool())).toBe(6);
