@@ -1,7 +1,9 @@
 // Poll: authenticated GET /v1/generations/{id} against a bare node:http server answering the very same
 // JSON body (the ceiling of any Node HTTP service on this machine). The polled generation is queued,
-// as it is while a client polls (role `api`: no worker takes it). Rendergate logs at the default level
-// (info, an access line per request); a second process at `silent` shows what the lines cost.
+// as it is while a client polls (role `api`: no worker takes it). The rows against the bare server are
+// measured at LOG_LEVEL=silent, as every release's were, so that they compare the request path alone
+// from one release to the next; a second process at the default level (info, one access line per
+// request, written to a file) and interleaved rounds show what the lines cost, with a target of their own.
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
 import { compareLogLevels } from './lib/log-levels.ts';
@@ -22,14 +24,15 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const runs = await compareHttp(ctx, {
       name: 'poll', concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
       request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
-      rg: svc, path, body: sample.text, floorAt: 64,
+      rg: quiet, path, body: sample.text, floorAt: 64,
     });
     const variant = `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`;
+    const rowVariant = `${variant}, silent`;
     const levels = await compareLogLevels(ctx, {
       scenario: 'poll', variant, request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
       path, info: svc, silent: quiet, c: 64, floor: 0.9,
     });
-    return [...runs.flatMap((x) => [comparedRow('poll', variant, 'bare http', x,
+    return [...runs.flatMap((x) => [comparedRow('poll', rowVariant, 'bare http', x,
       x.c === 64 ? '≥0.50×, p99≤10ms' : '≥0.50×',
       (ratio) => ratio >= 0.5 && (x.c !== 64 || (x.rg.p99 ?? Infinity) <= 10)), floorRow('poll', x)].filter((r) => r !== null)), ...levels];
   } finally {

@@ -1,7 +1,8 @@
 // Quote: POST /v1/quote (validate the inputs, price them) against a bare node:http server that reads
-// the same request body and answers the same response body. Rendergate logs at the default level (info);
-// a second process at `silent` shows what the access lines cost (reported; the target is on poll's, the
-// request with the least work of its own and so the most to lose to a log line).
+// the same request body and answers the same response body. As for poll, the rows against the bare
+// server are measured at LOG_LEVEL=silent (the request path alone, comparable from release to release);
+// a second process at the default level (info) shows what the access lines cost (reported; the target
+// is on poll's, the request with the least work of its own and so the most to lose to a log line).
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
 import { compareLogLevels } from './lib/log-levels.ts';
@@ -22,11 +23,11 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     };
     const runs = await compareHttp(ctx, {
       name: 'quote', concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
-      request, rg: svc, path: '/v1/quote', body: sample.text, floorAt: 64,
+      request, rg: quiet, path: '/v1/quote', body: sample.text, floorAt: 64,
     });
     const variant = `POST /quote (${Buffer.byteLength(sample.text)} B)`;
     const levels = await compareLogLevels(ctx, { scenario: 'quote', variant, request, path: '/v1/quote', info: svc, silent: quiet, c: 64, floor: null });
-    return [...runs.flatMap((x) => [comparedRow('quote', variant, 'bare http', x, '≥0.40×', (ratio) => ratio >= 0.4),
+    return [...runs.flatMap((x) => [comparedRow('quote', `${variant}, silent`, 'bare http', x, '≥0.40×', (ratio) => ratio >= 0.4),
       floorRow('quote', x)].filter((r) => r !== null)), ...levels];
   } finally {
     await quiet.stop();

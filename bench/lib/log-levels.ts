@@ -1,6 +1,6 @@
 // What the default logging costs: the same requests against Rendergate at LOG_LEVEL=info (the default,
 // one access line per request written to a file) and at `silent`, at one concurrency, in interleaved
-// rounds (silent, info, silent, info, ...) so that drift on a shared machine hits both alike.
+// rounds (silent, info, info, silent, ...) so that drift on a shared machine hits both alike.
 import type { BenchContext } from './context.ts';
 import { withCpu } from './compare.ts';
 import type { CpuWindow } from './cpu.ts';
@@ -21,17 +21,21 @@ export async function compareLogLevels(ctx: BenchContext, o: {
   floor: number | null;
 }): Promise<Result[]> {
   const opts = (base: string, durationS: number): LoadOptions => ({ ...o.request, url: base + o.path, connections: o.c, durationS });
-  // The silent process has served nothing yet: warm it as long as a measured run, twice.
-  await load(opts(o.silent.base, ctx.durationS));
-  await load(opts(o.silent.base, ctx.durationS));
-  const rounds = ctx.quick ? 2 : 3;
+  // Either process may have served nothing yet (the scenario measured the other one against its
+  // baseline): warm each as long as a measured run, twice.
+  for (const side of [o.silent, o.info, o.silent, o.info]) await load(opts(side.base, ctx.durationS));
+  const rounds = ctx.quick ? 2 : 4;
   const info: LoadResult[] = [];
   const silent: LoadResult[] = [];
   const infoCpu: CpuWindow[] = [];
   const silentCpu: CpuWindow[] = [];
+  // Each side goes first in every other round: a run right after another one starts while the load
+  // generator still cleans up after it, which measured up to a tenth slower on this machine.
+  const measure = (side: { base: string; child: Child }) => withCpu(ctx, side.child, () => load(opts(side.base, ctx.durationS)));
   for (let i = 0; i < rounds; i++) {
-    const [s, sc] = await withCpu(ctx, o.silent.child, () => load(opts(o.silent.base, ctx.durationS)));
-    const [n, nc] = await withCpu(ctx, o.info.child, () => load(opts(o.info.base, ctx.durationS)));
+    const [[s, sc], [n, nc]] = i % 2 === 0
+      ? [await measure(o.silent), await measure(o.info)]
+      : (([b, a]) => [a, b])([await measure(o.info), await measure(o.silent)]);
     silent.push(s); silentCpu.push(sc); info.push(n); infoCpu.push(nc);
   }
   // CPU per request, steadier than throughput on a shared machine, over all rounds of each side.

@@ -82,3 +82,30 @@ it('a terminal gets readable lines (pino-pretty, in a worker thread), flushed be
   expect(plain).toMatch(/pretty line 499$/m);
   expect(plain).not.toMatch(/^\{"level"/m);
 }, 60_000);
+
+it('a process.exit() that does not go through the logger still writes every line', async () => {
+  const script = path.join(dir, 'exit.mts');
+  // Lines of a few hundred bytes, as access lines are: some sit in sonic-boom's buffer, and a write may
+  // be under way, when the exit comes. To a file: a write under way to a pipe
+  // whose reader has stopped reading cannot finish once the process exits (the exit paths of
+  // createProcessLog wait for it; a bare process.exit cannot, with pino's own destination either).
+  fs.writeFileSync(script, `
+    import { createProcessLog } from ${JSON.stringify(path.join(ROOT, 'src/cli/logger.ts'))};
+    const logging = createProcessLog('info');
+    const pad = 'x'.repeat(300);
+    for (let i = 0; i < 3000; i++) logging.log.info({ i, pad }, 'line');
+    setTimeout(() => {
+      for (let i = 3000; i < 3100; i++) logging.log.info({ i, pad }, 'line');
+      process.exit(0);
+    }, 5);
+  `);
+  const outFile = path.join(dir, 'exit.log');
+  const fd = fs.openSync(outFile, 'w');
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', fd, 'pipe'] });
+  fs.closeSync(fd);
+  expect(await new Promise((r) => proc.on('close', r))).toBe(0);
+  const lines = fs.readFileSync(outFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  // Every line, whole. In order too, unless a write was under way at the exit: the synchronous flush
+  // cannot wait for it, so what it writes may land before that write's lines (as with pino's own).
+  expect(lines.map((l) => l.i).sort((a, b) => a - b)).toEqual(Array.from({ length: 3100 }, (_, i) => i));
+}, 60_000);

@@ -54,7 +54,8 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     return ctx.generations.list(req.apiKey.accountId, { limit, cursor: queryParam(req.query, 'cursor') ?? null, status, modelId });
   });
 
-  // A poll of a generation in this process's cache is answered without a promise.
+  // A poll of a generation in this process's cache is answered without a promise (nor the reply
+  // returned, which Fastify would treat as one).
   app.get<{ Params: { id: string } }>('/generations/:id', (req, reply) => {
     if (req.headers.prefer !== undefined) {
       const wait = preferWait(req.headers.prefer);
@@ -66,7 +67,10 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
       }
     }
     const json = ctx.generations.cachedJson(req.apiKey.accountId, req.params.id);
-    if (json !== undefined) return reply.type(JSON_TYPE).send(json);
+    if (json !== undefined) {
+      reply.type(JSON_TYPE).send(json);
+      return undefined;
+    }
     return ctx.generations.getJson(req.apiKey.accountId, req.params.id).then((body) => reply.type(JSON_TYPE).send(body));
   });
 
