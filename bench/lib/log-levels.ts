@@ -31,12 +31,16 @@ export async function compareLogLevels(ctx: BenchContext, o: {
   const silentCpu: CpuWindow[] = [];
   // Each side goes first in every other round: a run right after another one starts while the load
   // generator still cleans up after it, which measured up to a tenth slower on this machine.
-  const measure = (side: { base: string; child: Child }) => withCpu(ctx, side.child, () => load(opts(side.base, ctx.durationS)));
+  const sides = {
+    silent: { server: o.silent, runs: silent, cpus: silentCpu },
+    info: { server: o.info, runs: info, cpus: infoCpu },
+  };
   for (let i = 0; i < rounds; i++) {
-    const [[s, sc], [n, nc]] = i % 2 === 0
-      ? [await measure(o.silent), await measure(o.info)]
-      : (([b, a]) => [a, b])([await measure(o.info), await measure(o.silent)]);
-    silent.push(s); silentCpu.push(sc); info.push(n); infoCpu.push(nc);
+    for (const side of i % 2 === 0 ? [sides.silent, sides.info] : [sides.info, sides.silent]) {
+      const [run, cpu] = await withCpu(ctx, side.server.child, () => load(opts(side.server.base, ctx.durationS)));
+      side.runs.push(run);
+      side.cpus.push(cpu);
+    }
   }
   // CPU per request, steadier than throughput on a shared machine, over all rounds of each side.
   const cpuMs = (runs: LoadResult[], cpus: CpuWindow[]) =>

@@ -3,13 +3,13 @@
 // request's throughput). The line on arrival is kept at debug level.
 //
 // The line is the one pino writes for `log.info({ req, res, responseTime }, 'request completed')` with
-// Fastify's serializers, byte for byte, but put together here from the request's few fields: pino's
-// generic path (serializers building objects, then each object walked and stringified) cost a poll
-// about 7 µs of its ~55 µs, most of what logging at `info` costs. It goes through the logger's own
-// stream (so its buffering and flush on exit apply) with the logger's own level prefix, time and
-// bindings (pid, hostname, reqId), read through `pino.symbols`, which pino exposes for integrations.
-// A logger configured in a way this line would not honour (a mixin, redaction (its per-key stringifiers), a log formatter, a
-// stream that wants metadata…) gets pino's own path instead.
+// Fastify's serializers, byte for byte, but put together here from the request's few fields. pino's
+// generic path (serializers building objects, then each object walked and stringified) took 6.6 to
+// 8.9 µs of a poll's event-loop time, measured in the server; this takes about 1.4 µs. It goes through
+// the logger's own stream (so its buffering and flush on exit apply) with the logger's own level
+// prefix, time and bindings (pid, hostname, reqId), read through `pino.symbols`, which pino exposes for
+// integrations. A logger configured in a way this line would not honour (a mixin, redaction, a log
+// formatter or hook, another message key, a stream that wants metadata) gets pino's own path instead.
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
 
@@ -56,11 +56,12 @@ export function accessLine(log: Logger, request: FastifyRequest, reply: FastifyR
 }
 
 export class AccessLog extends LogController {
-  /** `root`: the server's logger, checked once; every request's logger is a child of it. */
+  /** `fast`: lines are written by accessLine(); false, through pino's own path. */
   constructor(private readonly fast: boolean) {
     super();
   }
 
+  /** `root`: the server's logger, checked once; every request's logger is a child of it. */
   static for(root: unknown): AccessLog {
     return new AccessLog(plainPino(root));
   }
