@@ -58,6 +58,10 @@ export interface WorkerOptions {
   pools?: Map<string, PoolState>;
 }
 
+/** The extensions an output key can have, by its content type. */
+const OUTPUT_EXTENSIONS = ['mp4', 'bin'] as const;
+const outputExtension = (contentType: string) => (contentType === 'video/mp4' ? 'mp4' : 'bin');
+
 export class Worker {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   /** Renders in progress, by attempt (`<generation id>-<attempt>`): two attempts of one render never share an entry. */
@@ -214,7 +218,7 @@ export class Worker {
       if (r.rowCount === 0) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
       return r.rowCount === 1;
     }
-    const ext = out.contentType === 'video/mp4' ? 'mp4' : 'bin';
+    const ext = outputExtension(out.contentType);
     const key = attemptOutputKey(job.id, job.lease, ext);
     let stored;
     try {
@@ -237,7 +241,24 @@ export class Worker {
     }
     // This attempt lost (cancelled, deleted, or superseded): its own file goes; the winner's key is another.
     if (r.rowCount === 0) await this.o.storage.delete(key).catch(() => undefined);
+    else if (job.lease.attempt > 1) await this.removeEarlierAttempts(job);
     return r.rowCount === 1;
+  }
+
+  /**
+   * After a retried render is recorded: the files earlier attempts of it stored and never recorded (a
+   * process killed between its upload and its UPDATE) are removed. None of them can be recorded any more:
+   * only this attempt's lease could, and it did. An earlier attempt still running stores its file after
+   * this, fails its guarded UPDATE and removes that file itself.
+   */
+  private async removeEarlierAttempts(job: ClaimedJob): Promise<void> {
+    const keys = [];
+    for (let attempt = 1; attempt < job.lease.attempt; attempt++) {
+      for (const ext of OUTPUT_EXTENSIONS) keys.push(attemptOutputKey(job.id, { ...job.lease, attempt }, ext));
+    }
+    await Promise.all(keys.map((k) => this.o.storage.delete(k).catch((e: unknown) => {
+      this.o.log.warn({ err: e, key: k, generationId: job.id }, 'could not remove an earlier attempt\'s output');
+    })));
   }
 
   private async fail(job: ClaimedJob, e: unknown, log: Logger) {

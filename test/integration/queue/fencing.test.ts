@@ -119,3 +119,38 @@ it('a stale attempt that wakes after another finished the render never touches i
   expect((await c.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(1_000 - 7);
   await checkInvariants(dbh.db);
 });
+
+it('a retried render removes the file an earlier attempt stored and never recorded', async () => {
+  const env = { RENDERGATE_CATALOG: path.join(dataDir, 'catalog.yaml') };
+  const api = await startTestService(dbh.url, { role: 'api', env, dataDir, extraBackends: { gate: gate('', Promise.resolve()) } });
+  services.push(api);
+  const c = client(api.base);
+  const a = await c.account(1_000);
+  const created = await c.call('POST', '/v1/generations', {
+    key: a.key, body: { modelId: 'test/gate', inputs: { prompt: 'orphan' } }, headers: { 'idempotency-key': crypto.randomUUID() },
+  });
+  expect(created.status).toBe(202);
+  const id = created.json.id as string;
+
+  // What a worker killed between its upload and its UPDATE leaves: attempt 1 claimed, its lease lapsed,
+  // its file stored under its own key and recorded nowhere.
+  const generationsDir = path.join(dataDir, 'files', 'generations');
+  fs.mkdirSync(generationsDir, { recursive: true });
+  const orphan = path.join(generationsDir, `${id}-1.mp4`);
+  fs.writeFileSync(orphan, 'killed attempt');
+  await dbh.db.query(`UPDATE generations SET attempts = 1, lease_owner = 'killed-worker', lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
+
+  const worker = await startTestService(dbh.url, { role: 'worker', env, dataDir, extraBackends: { gate: gate('retried attempt', Promise.resolve()) } });
+  services.push(worker);
+  const done = await c.waitFinal(a.key, id);
+  expect(done.status).toBe('succeeded');
+  const { rows: [row] } = await dbh.db.query('SELECT attempts, content_key FROM generations WHERE id = $1', [id]);
+  expect(row).toEqual({ attempts: 2, content_key: `generations/${id}-2.mp4` });
+  // Rendered by whichever worker claimed it (the first test's two still run): not attempt 1's file.
+  const content = await c.call('GET', `/v1/generations/${id}/content`, { key: a.key });
+  expect(content.status).toBe(200);
+  expect(content.text).not.toBe('killed attempt');
+  expect(fs.existsSync(orphan)).toBe(false);
+  expect(fs.readdirSync(generationsDir).filter((f) => f.startsWith(id))).toEqual([`${id}-2.mp4`]);
+  await checkInvariants(dbh.db);
+});
