@@ -22,7 +22,7 @@ import { CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL } from '../db/
 import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { Listener } from '../db/listener.ts';
 import { Claimer, type ClaimedJob } from './claim.ts';
-import { attemptOutputKey, leaseGuard } from '../db/lease.ts';
+import { attemptOutputKey, earlierAttemptOutputKeys, leaseGuard } from '../db/lease.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
 
@@ -57,10 +57,6 @@ export interface WorkerOptions {
   /** Models rendered by pools of servers, with this process's view of each server's health (pool-claim.ts). */
   pools?: Map<string, PoolState>;
 }
-
-/** The extensions an output key can have, by its content type. */
-const OUTPUT_EXTENSIONS = ['mp4', 'bin'] as const;
-const outputExtension = (contentType: string) => (contentType === 'video/mp4' ? 'mp4' : 'bin');
 
 export class Worker {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
@@ -218,8 +214,7 @@ export class Worker {
       if (r.rowCount === 0) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
       return r.rowCount === 1;
     }
-    const ext = outputExtension(out.contentType);
-    const key = attemptOutputKey(job.id, job.lease, ext);
+    const key = attemptOutputKey(job.id, job.lease.attempt, out.contentType);
     let stored;
     try {
       stored = await this.o.storage.put(key, out.path, out.contentType);
@@ -252,11 +247,7 @@ export class Worker {
    * this, fails its guarded UPDATE and removes that file itself.
    */
   private async removeEarlierAttempts(job: ClaimedJob): Promise<void> {
-    const keys = [];
-    for (let attempt = 1; attempt < job.lease.attempt; attempt++) {
-      for (const ext of OUTPUT_EXTENSIONS) keys.push(attemptOutputKey(job.id, { ...job.lease, attempt }, ext));
-    }
-    await Promise.all(keys.map((k) => this.o.storage.delete(k).catch((e: unknown) => {
+    await Promise.all(earlierAttemptOutputKeys(job.id, job.lease.attempt).map((k) => this.o.storage.delete(k).catch((e: unknown) => {
       this.o.log.warn({ err: e, key: k, generationId: job.id }, 'could not remove an earlier attempt\'s output');
     })));
   }
