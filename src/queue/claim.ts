@@ -1,24 +1,24 @@
 // Choosing the next renders, fairly and within each model's cluster-wide concurrency.
 //
-// Fairness: the candidates are the oldest runnable jobs of each (account, model) pair with queued work,
-// found with a loose index scan (cost grows with the number of pairs, not of jobs), ordered by how many
-// renders the account already has running, then by when the account last had a render started. An
-// account that floods the queue gets a slot only after every account with fewer running renders has
-// had one, and, where running counts tie (a model limited to one render at a time, a single worker
-// slot: everyone is at 0 whenever a slot frees), accounts take turns instead of queueing behind the
-// flood's oldest job.
+// Fairness: the candidates are the oldest runnable jobs of each (account, model) pair with queued
+// work, found with a loose index scan (cost grows with the number of pairs, not of jobs), ordered
+// by how many renders the account already has running, then by when the account last had a render
+// started. An account that floods the queue gets a slot only after every account with fewer running
+// renders has had one, and, where running counts tie (a model limited to one render at a time, a
+// single worker slot: everyone is at 0 whenever a slot frees), accounts take turns instead of
+// queueing behind the flood's oldest job.
 //
 // Model concurrency: for a model with a `concurrency` limit, the claim takes a transaction-scoped
-// advisory lock for that model, recounts its running renders and claims only below the limit, so the
-// limit holds however many workers claim at once, on however many machines.
+// advisory lock for that model, recounts its running renders and claims only below the limit, so
+// the limit holds however many workers claim at once, on however many machines.
 //
-// One round trip: a worker with free slots claims up to that many jobs with one statement that ranks
-// the candidates and locks them in rank order with SKIP LOCKED, so a job another worker is claiming
-// at that moment is passed over for the next one instead of ending the claim. Within one batch the
-// ranking is the one repeated single claims would give: an account's second job of the batch counts
-// its first as running and as just served. Jobs of limited models are not claimed by that statement
-// (its snapshot cannot see a claim committed while it runs); it stops at the first one in rank order
-// and hands it to the locked path above, and the batch goes on after it.
+// One round trip: a worker with free slots claims up to that many jobs with one statement that
+// ranks the candidates and locks them in rank order with SKIP LOCKED, so a job another worker is
+// claiming at that moment is passed over for the next one instead of ending the claim. Within one
+// batch the ranking is the one repeated single claims would give: an account's second job of the
+// batch counts its first as running and as just served. Jobs of limited models are not claimed by
+// that statement (its snapshot cannot see a claim committed while it runs); it stops at the first
+// one in rank order and hands it to the locked path above, and the batch goes on after it.
 import type { Db, Tx } from '../db/pool.ts';
 import { claimBatch, claimOne, lockModel, runningOfModel, runningPerUrl, type BatchRow, type ClaimRow } from '../db/generations-claim.ts';
 import { enforceAccountLimit } from './account-limit.ts';
@@ -31,19 +31,46 @@ export type { ClaimedJob } from './types.ts';
 const MAX_BATCH = 16;
 
 
+export interface ClaimerOptions {
+  db: Db;
+  /** Renders of each limited model running at once, cluster-wide. */
+  limits: Map<string, number>;
+  /** The claiming worker: the owner of every lease it takes. */
+  owner: string;
+  leaseSeconds: number;
+  /** Renders of one account running at once, cluster-wide (null or absent: no limit). */
+  accountLimit?: number | null;
+  /** Models rendered by pools of servers (pool-claim.ts). */
+  pools?: Map<string, PoolState>;
+}
+
 export class Claimer {
   private limitsJson: string;
-  /** Pool servers by when this claimer last gave one a render (pool-claim.ts pickServer's tie-break). */
+  /**
+   * Pool servers by when this claimer last gave one a render (pool-claim.ts pickServer's tie-
+   * break).
+   */
   private lastServed = new Map<string, number>();
   private served = 0;
 
-  /** `accountLimit`: renders of one account running at once, cluster-wide (null: no limit). */
-  constructor(private db: Db, private limits: Map<string, number>, private owner: string, private leaseSeconds: number,
-    private accountLimit: number | null = null, private pools: Map<string, PoolState> = new Map()) {
-    this.limitsJson = JSON.stringify(Object.fromEntries(limits));
+  private db: Db;
+  private limits: Map<string, number>;
+  private owner: string;
+  private leaseSeconds: number;
+  private accountLimit: number | null;
+  private pools: Map<string, PoolState>;
+
+  constructor(o: ClaimerOptions) {
+    ({ db: this.db, limits: this.limits, owner: this.owner, leaseSeconds: this.leaseSeconds } = o);
+    this.accountLimit = o.accountLimit ?? null;
+    this.pools = o.pools ?? new Map();
+    this.limitsJson = JSON.stringify(Object.fromEntries(this.limits));
   }
 
-  /** The model limits of this claim: a pooled model is limited to what its healthy servers take (0 while none is). */
+  /**
+   * The model limits of this claim: a pooled model is limited to what its healthy servers take (0
+   * while none is).
+   */
   private currentLimits(): string {
     if (this.pools.size === 0) return this.limitsJson;
     const limits = Object.fromEntries(this.limits);
@@ -60,7 +87,8 @@ export class Claimer {
   async claim(wanted: number): Promise<ClaimedJob[]> {
     const jobs: ClaimedJob[] = [];
     // Each round claims what it can up to the first job of a limited model, then that job under its
-    // model's lock. The bound only stops a pathological loop; a round normally makes progress or ends it.
+    // model's lock. The bound only stops a pathological loop; a round normally makes progress or
+    // ends it.
     for (let round = 0; jobs.length < wanted && round <= wanted; round++) {
       const asked = Math.min(wanted - jobs.length, MAX_BATCH);
       const { claimed, limited } = await this.claimBatch(asked);
@@ -73,7 +101,8 @@ export class Claimer {
       const { keep, handedBack } = this.accountLimit === null ? { keep: taken, handedBack: [] }
         : await enforceAccountLimit(this.db, taken, this.accountLimit);
       jobs.push(...keep);
-      if (handedBack.length > 0) break; // raced another claimer: the next round (a second away) tries again
+      // raced another claimer: the next round (a second away) tries again
+      if (handedBack.length > 0) break;
       if (!limited && claimed.length < asked) break; // nothing more is runnable
     }
     return jobs;
@@ -97,11 +126,13 @@ export class Claimer {
     try {
       await tx.query('BEGIN');
       await lockModel(tx, modelId);
-      // Counted after the lock, in a snapshot that sees every claim of this model committed before it.
+      // Counted after the lock, in a snapshot that sees every claim of this model committed before
+      // it.
       const limit = this.limits.get(modelId);
       const pool = this.pools.get(modelId);
       let job: ClaimedJob | null = null;
-      // A pooled model without a model-wide limit is bounded by its servers alone (counted in claimOnServer).
+      // A pooled model without a model-wide limit is bounded by its servers alone (counted in
+      // claimOnServer).
       const below = limit === undefined
         || await runningOfModel(tx, modelId) < limit;
       if (below && pool) job = await this.claimOnServer(tx, id, modelId, pool);
@@ -118,7 +149,10 @@ export class Claimer {
     }
   }
 
-  /** Claims job `id` on the least busy healthy server of its pool, if one has room (under the model's lock). */
+  /**
+   * Claims job `id` on the least busy healthy server of its pool, if one has room (under the
+   * model's lock).
+   */
   private async claimOnServer(tx: Tx, id: string, modelId: string, pool: PoolState): Promise<ClaimedJob | null> {
     const url = pickServer(pool, await runningPerUrl(tx, modelId), this.lastServed);
     if (!url) return null;

@@ -1,49 +1,34 @@
-// Use cases of renders: create (price + charge + enqueue in one transaction), read, list, delete
-// (cancel and refund a queued one), and the operator refund.
-import crypto from 'node:crypto';
+// Use cases of renders: create (generation-create.ts), read, wait, list, cancel and delete (a
+// queued one is refunded), and the operator refund.
 import type { Config } from '../config.ts';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
 import {
   accountOfGeneration, forgetContent, generationRow, listGenerations, liveGeneration, lockOwnGeneration,
-  markGenerationDeleted, replayRow,
+  markGenerationDeleted,
 } from '../db/generations.ts';
-import { balanceOf } from '../db/accounts.ts';
-import { spentToday } from '../db/key-day-usage.ts';
 import { notify, CANCEL_CHANNEL } from '../db/channels.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import { ApiError } from '../domain/errors.ts';
-import { parseRenderRequest } from '../domain/inputs.ts';
-import { priceOf } from '../domain/pricing.ts';
-import { isId, newId } from '../domain/ids.ts';
-import { objectBody } from '../domain/body.ts';
+import { isId } from '../domain/ids.ts';
 import type { Storage } from '../storage/storage.ts';
 import { generationView, type GenerationRow } from './generation-view.ts';
 import type { Uploads } from './uploads.ts';
 import type { Waiters } from './waiters.ts';
-import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { unlessBackingUp } from '../db/backup-lock.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import type { Ledger } from './ledger.ts';
+import { GenerationCreator, type Created, type Payer } from './generation-create.ts';
 
-/** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
+export type { Created, Payer } from './generation-create.ts';
+
+/**
+ * How long a poll may be answered from memory while its render waits to start (its queue position
+ * moves).
+ */
 const WAITING_FRESH_MS = 1_000;
-
-export interface Created { body: Record<string, unknown>; location: string; replayed: boolean }
-
-/** Who pays for a create: an API key, or (id null) the account itself in the studio, with no daily cap. */
-export type Payer = Pick<KeyRecord, 'accountId' | 'dailyCapCents'> & { id: string | null };
-
-/** Canonical JSON (sorted keys) so that the same body always hashes the same. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
 
 export interface GenerationsOptions {
   db: Db;
@@ -74,80 +59,26 @@ export class Generations {
   private uploads?: Uploads;
   private waiters?: Waiters;
 
+  private creator: GenerationCreator;
+
   constructor(o: GenerationsOptions) {
+    this.creator = new GenerationCreator(o);
     ({ db: this.db, catalog: this.catalog, config: this.config, storage: this.storage, ledger: this.ledger } = o);
     ({ metrics: this.metrics, cache: this.cache, jobs: this.jobs, uploads: this.uploads, waiters: this.waiters } = o);
   }
 
-  /** Quote and create: image inputs given as upload addresses must be uploads of this account, still kept. */
-  async checkUploads(accountId: string, model: Parameters<Uploads['uploadInputs']>[0], inputs: Parameters<Uploads['uploadInputs']>[1]) {
-    const named = this.uploads?.uploadInputs(model, inputs);
-    if (named && named.size > 0) await this.uploads!.checkInputs(accountId, named);
-  }
-
-  private location(id: string) {
-    return `${this.config.publicUrl}/v1/generations/${id}`;
-  }
-
-  async create(key: Payer, body: unknown, idempotencyKey: string): Promise<Created> {
-    const { model, inputs } = parseRenderRequest(this.catalog, objectBody(body));
-    const cost = priceOf(model, inputs);
-    await this.checkUploads(key.accountId, model, inputs);
-    const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
-    const def = model.def;
-    const id = newId('gen');
-    const made = await this.ledger.charge({
-      id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
-      modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600, dailyCapCents: key.dailyCapCents,
-    });
-    switch (made.outcome) {
-      case 'refused':
-        throw await this.refusal(key, cost);
-      case 'in_use':
-        throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-      case 'reused':
-        throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used before with a different body.');
-      case 'replayed':
-        return { body: await this.createdView(made.generation_id!), location: this.location(made.generation_id!), replayed: true };
-      case 'created':
-        this.jobs?.send('created');
-        this.metrics?.chargedCents.inc(cost);
-        return {
-          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs!, cost_cents: cost, created_at: made.created_at!, queue_position: made.queue_position }),
-          location: this.location(id), replayed: false,
-        };
-    }
-  }
-
-  /** The 202 body of a create: the generation as it was then, queued with nothing refunded. */
-  private queuedView(g: Pick<GenerationRow, 'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at' | 'queue_position'>) {
-    return generationView({
-      ...g, status: 'queued', refunded_cents: 0, content_key: null, content_type: null, text_output: null,
-      error_code: null, error_message: null, started_at: null, completed_at: null,
-    }, this.config.publicUrl);
-  }
-
   /**
-   * A replay's 202 body, rebuilt from its generation, its queue position included: the renders of its
-   * model created before it and neither started nor finished at its creation, read from their times
-   * (a replay is rare; the scan is bounded to the rows created shortly before it).
+   * Quote and create: image inputs given as upload addresses must be uploads of this account, still
+   * kept.
    */
-  private async createdView(id: string) {
-    return this.queuedView(await replayRow(this.db, id) as GenerationRow);
+  checkUploads(accountId: string, model: Parameters<Uploads['uploadInputs']>[0],
+    inputs: Parameters<Uploads['uploadInputs']>[1]) {
+    return this.creator.checkUploads(accountId, model, inputs);
   }
 
-  /** Why a create was refused: a short balance (402) comes before a reached cap (409), as the contract orders them. */
-  private async refusal(key: Payer, cost: number): Promise<ApiError> {
-    const balance = await balanceOf(this.db, key.accountId);
-    // Without a key only the balance can refuse (a balance that moved back since is still the reason).
-    if (balance < cost || key.id === null) {
-      return new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
-        [{ costCents: cost, balanceCents: balance }]);
-    }
-    const day = await spentToday(this.db, key.id, this.config.dayTimeZone);
-    return new ApiError('API_KEY_DAILY_CAP', `This key's daily cap of ${key.dailyCapCents} cents would be exceeded.`, [{
-      capCents: key.dailyCapCents, spentTodayCents: day.spent, costCents: cost, resetsAt: day.resetsAt.toISOString(),
-    }]);
+  /** Prices, charges and enqueues a render (generation-create.ts). */
+  create(key: Payer, body: unknown, idempotencyKey: string): Promise<Created> {
+    return this.creator.create(key, body, idempotencyKey);
   }
 
   /** The generation `id` of this account, from the cache when it has it. */
@@ -162,15 +93,16 @@ export class Generations {
   private load = async (id: string): Promise<CachedGeneration | null> => {
     const row = await liveGeneration(this.db, id) as (GenerationRow & { account_id: string }) | null;
     if (!row) return null;
-    // A render waiting to start moves up the queue without its own row changing: its copy is kept briefly.
+    // A render waiting to start moves up the queue without its own row changing: its copy is kept
+    // briefly.
     const staleAt = row.status === 'queued' && !row.started_at ? performance.now() + WAITING_FRESH_MS : undefined;
     return { row, accountId: row.account_id, json: JSON.stringify(generationView(row, this.config.publicUrl)), staleAt };
   };
 
   /**
-   * The generation's JSON once it is final, or when `seconds` have passed, or when `closed` fires (the
-   * client went away), whichever comes first. `applied` is false when the process already holds its
-   * most waiting requests: the answer is then the current state, at once.
+   * The generation's JSON once it is final, or when `seconds` have passed, or when `closed` fires
+   * (the client went away), whichever comes first. `applied` is false when the process already
+   * holds its most waiting requests: the answer is then the current state, at once.
    */
   async waitJson(accountId: string, id: string, seconds: number, closed: AbortSignal): Promise<{ json: string; applied: boolean }> {
     if (!this.waiters || !this.cache) return { json: await this.getJson(accountId, id), applied: false };
@@ -229,9 +161,9 @@ export class Generations {
   }
 
   /**
-   * Cancels a render (CONTRACT.md "Cancel"): a queued one, waiting or running, becomes refunded with its
-   * charge returned, in the same guarded transition DELETE uses, and whichever worker runs it is told to
-   * stop. A refunded one is answered unchanged; a succeeded or failed one is 409.
+   * Cancels a render (CONTRACT.md "Cancel"): a queued one, waiting or running, becomes refunded
+   * with its charge returned, in the same guarded transition DELETE uses, and whichever worker runs
+   * it is told to stop. A refunded one is answered unchanged; a succeeded or failed one is 409.
    */
   async cancel(accountId: string, id: string): Promise<Record<string, unknown>> {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
@@ -248,9 +180,10 @@ export class Generations {
   }
 
   /**
-   * Cancel and DELETE share this: under the row's lock, a queued render becomes refunded with its charge
-   * returned (one guarded transition; the money moves once) and the worker running it, on any node, is
-   * told to stop. Returns the row's status before, its file key, and the cents returned (null: none).
+   * Cancel and DELETE share this: under the row's lock, a queued render becomes refunded with its
+   * charge returned (one guarded transition; the money moves once) and the worker running it, on
+   * any node, is told to stop. Returns the row's status before, its file key, and the cents
+   * returned (null: none).
    */
   private async cancelLocked(tx: Tx, accountId: string, id: string): Promise<{ status: string; contentKey: string | null; refunded: number | null }> {
     const row = await lockOwnGeneration(tx, accountId, id);
@@ -264,7 +197,9 @@ export class Generations {
     return { status: row.status, contentKey: row.content_key, refunded };
   }
 
-  /** Deletes a render; a queued (waiting or running) one is cancelled and refunded in the same step. */
+  /**
+   * Deletes a render; a queued (waiting or running) one is cancelled and refunded in the same step.
+   */
   async delete(accountId: string, id: string) {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     const { contentKey, refunded } = await transaction(this.db, async (tx) => {
@@ -278,7 +213,10 @@ export class Generations {
     return { id, deleted: true };
   }
 
-  /** Removes a file no longer served; the janitor retries whatever a crash or a running backup left behind. */
+  /**
+   * Removes a file no longer served; the janitor retries whatever a crash or a running backup left
+   * behind.
+   */
   async purgeContent(id: string, key: string) {
     await unlessBackingUp(this.db, async (tx) => {
       await this.storage.delete(key);
@@ -304,7 +242,9 @@ export class Generations {
     return generationView({ ...row, content_key: null }, this.config.publicUrl);
   }
 
-  /** The account of a generation, deleted or not (the operator's console); null when there is none. */
+  /**
+   * The account of a generation, deleted or not (the operator's console); null when there is none.
+   */
   async accountOf(id: string): Promise<string | null> {
     return isId('gen', id) ? accountOfGeneration(this.db, id) : null;
   }

@@ -34,7 +34,7 @@ it('eight claimers claiming and finishing at once never run more of one account 
   let most = 0;
   let served = 0;
   const loop = async (i: number) => {
-    const claimer = new Claimer(db, new Map(), `w${i}`, 15, LIMIT);
+    const claimer = new Claimer({ db: db, limits: new Map(), owner: `w${i}`, leaseSeconds: 15, accountLimit: LIMIT });
     for (let round = 0; round < 25; round++) {
       const flood = (await claimer.claim(2)).filter((j) => j.account_id === 'acct_flood' || (void finish(j), false));
       live += flood.length;
@@ -63,8 +63,8 @@ it('hands back what a claim took past the limit when a racing claim committed be
                   SELECT 'gen_r' || x, 'acct_race', 'm/free', '{}', 0, now() + interval '1 hour' FROM generate_series(1, 4) x`);
   // Two claimers, each within the limit as its own snapshot counted: simulated by claiming without the
   // limit, so both rounds commit 2 renders of an account limited to 3.
-  const one = await new Claimer(db, new Map(), 'w-one', 15).claim(2);
-  const two = await new Claimer(db, new Map(), 'w-two', 15).claim(2);
+  const one = await new Claimer({ db: db, limits: new Map(), owner: 'w-one', leaseSeconds: 15 }).claim(2);
+  const two = await new Claimer({ db: db, limits: new Map(), owner: 'w-two', leaseSeconds: 15 }).claim(2);
   expect(await runningOf('acct_race')).toBe(4);
   // The check each claim round ends with, run by the second: it gives back its own excess, nothing else.
   const { keep, handedBack } = await enforceAccountLimit(db, two, LIMIT);

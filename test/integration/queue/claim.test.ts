@@ -35,7 +35,7 @@ const finish = (id: string) => db.query(
 it('takes turns between accounts on a model limited to one render, instead of draining the flood first', async () => {
   const a = await enqueue('acct_a', 'm/one', 6);
   const b = await enqueue('acct_b', 'm/one', 2); // queued after all of A's
-  const claimer = new Claimer(db, new Map([['m/one', 1]]), 'w1', 15);
+  const claimer = new Claimer({ db: db, limits: new Map([['m/one', 1]]), owner: 'w1', leaseSeconds: 15 });
   const order: string[] = [];
   for (let job = await claimer.next(); job; job = await claimer.next()) {
     order.push(job.id);
@@ -46,8 +46,8 @@ it('takes turns between accounts on a model limited to one render, instead of dr
 
 it('holds a model limit against two claimers until the running render\'s lease lapses', async () => {
   const [x, y] = await enqueue('acct_a', 'm/limited', 2);
-  const one = new Claimer(db, new Map([['m/limited', 1]]), 'w1', 15);
-  const two = new Claimer(db, new Map([['m/limited', 1]]), 'w2', 15);
+  const one = new Claimer({ db: db, limits: new Map([['m/limited', 1]]), owner: 'w1', leaseSeconds: 15 });
+  const two = new Claimer({ db: db, limits: new Map([['m/limited', 1]]), owner: 'w2', leaseSeconds: 15 });
   const [first, second] = await Promise.all([one.next(), two.next()]);
   expect([first?.id, second?.id].filter(Boolean)).toEqual([x]);
   expect(await two.next()).toBeNull();
@@ -66,7 +66,7 @@ const rewind = (ids: string[]) => db.query(
 
 /** The ids that `wanted` single claims take, then (on the same queue) one batch claim of `wanted`. */
 async function singleThenBatch(limits: Map<string, number>, wanted: number): Promise<[string[], string[]]> {
-  const claimer = new Claimer(db, limits, 'w1', 15);
+  const claimer = new Claimer({ db: db, limits: limits, owner: 'w1', leaseSeconds: 15 });
   const single: string[] = [];
   for (let i = 0; i < wanted; i++) single.push((await claimer.next())!.id);
   await rewind(single);
@@ -106,8 +106,8 @@ it('stops a batch at a job of a limited model, takes that one under the model\'s
 it('shares a backlog between two claimers: each passes over the jobs the other is taking', async () => {
   const ids = (await Promise.all(['acct_i', 'acct_h', 'acct_g'].map((a) => enqueue(a, 'm/shared', 2)))).flat();
   const [one, two] = await Promise.all([
-    new Claimer(db, new Map(), 'w1', 15).claim(3),
-    new Claimer(db, new Map(), 'w2', 15).claim(3),
+    new Claimer({ db: db, limits: new Map(), owner: 'w1', leaseSeconds: 15 }).claim(3),
+    new Claimer({ db: db, limits: new Map(), owner: 'w2', leaseSeconds: 15 }).claim(3),
   ]);
   expect([...one, ...two].map((j) => j.id).sort()).toEqual([...ids].sort());
   await Promise.all(ids.map(finish));
