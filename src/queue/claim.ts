@@ -20,7 +20,9 @@
 // that statement (its snapshot cannot see a claim committed while it runs); it stops at the first
 // one in rank order and hands it to the locked path above, and the batch goes on after it.
 import type { Db, Tx } from '../db/pool.ts';
-import { claimBatch, claimOne, lockModel, runningOfModel, runningPerUrl, type BatchRow, type ClaimRow } from '../db/generations-claim.ts';
+import {
+  claimBatch, claimOne, lockModel, runningOfModel, runningPerUrl, type BatchRow, type ClaimRow,
+} from '../db/generations-claim.ts';
 import { enforceAccountLimit } from './account-limit.ts';
 import { pickServer, poolCapacity, type PoolState } from './pool-claim.ts';
 import type { ClaimedJob } from './types.ts';
@@ -74,7 +76,9 @@ export class Claimer {
   private currentLimits(): string {
     if (this.pools.size === 0) return this.limitsJson;
     const limits = Object.fromEntries(this.limits);
-    for (const [model, pool] of this.pools) limits[model] = Math.min(poolCapacity(pool), this.limits.get(model) ?? Infinity);
+    for (const [model, pool] of this.pools) {
+      limits[model] = Math.min(poolCapacity(pool), this.limits.get(model) ?? Infinity);
+    }
     return JSON.stringify(limits);
   }
 
@@ -108,13 +112,16 @@ export class Claimer {
     return jobs;
   }
 
-  private async claimBatch(wanted: number): Promise<{ claimed: ClaimedJob[]; limited: BatchRow | null }> {
+  private async claimBatch(wanted: number):
+    Promise<{ claimed: ClaimedJob[]; limited: BatchRow | null }> {
     const rows: BatchRow[] = await claimBatch(this.db, wanted, {
       limitsJson: this.currentLimits(), owner: this.owner, leaseSeconds: this.leaseSeconds,
       accountLimit: this.accountLimit ?? 2147483647,
     });
     const limited = rows.find((r) => r.limited) ?? null;
-    return { claimed: rows.filter((r) => !r.limited).map(({ limited: _l, rank: _r, ...job }) => this.leased(job)), limited };
+    const claimed = rows.filter((r) => !r.limited)
+      .map(({ limited: _l, rank: _r, ...job }) => this.leased(job));
+    return { claimed, limited };
   }
 
   private leased(row: ClaimRow): ClaimedJob {
@@ -153,7 +160,8 @@ export class Claimer {
    * Claims job `id` on the least busy healthy server of its pool, if one has room (under the
    * model's lock).
    */
-  private async claimOnServer(tx: Tx, id: string, modelId: string, pool: PoolState): Promise<ClaimedJob | null> {
+  private async claimOnServer(tx: Tx, id: string, modelId: string, pool: PoolState):
+    Promise<ClaimedJob | null> {
     const url = pickServer(pool, await runningPerUrl(tx, modelId), this.lastServed);
     if (!url) return null;
     const job = await this.claimOne(tx, id, url);

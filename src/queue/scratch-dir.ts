@@ -17,7 +17,9 @@ export class ScratchDir {
 
   path(): string {
     // A backend abandoned past its time limit must not make a directory that nobody would remove.
-    if (this.removed && !this.dir) throw new Error('the render is over; its scratch directory is gone');
+    if (this.removed && !this.dir) {
+      throw new Error('the render is over; its scratch directory is gone');
+    }
     this.dir ??= fs.mkdtempSync(path.join(this.parent, `rendergate-${this.generationId}-`));
     return this.dir;
   }
@@ -29,6 +31,8 @@ export class ScratchDir {
   async remove(): Promise<void> {
     this.removed = true;
     if (!this.dir) return;
-    await fsp.rmdir(this.dir).catch(() => fsp.rm(this.dir!, { recursive: true, force: true })).catch(() => undefined);
+    await fsp.rmdir(this.dir)
+      .catch(() => fsp.rm(this.dir!, { recursive: true, force: true }))
+      .catch(() => undefined);
   }
 }

@@ -7,7 +7,10 @@ import type { ModelDef } from '../domain/catalog.ts';
 const ABANDON_AFTER_ABORT_MS = 10_000;
 
 /** What the limit acts on: the attempt's abort, and why it was aborted (set to 'timeout' here). */
-export interface Abortable { abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
+export interface Abortable {
+  abort: AbortController;
+  reason: 'cancelled' | 'shutdown' | 'timeout' | null;
+}
 
 /**
  * `work`, or RENDER_TIMEOUT once the model's time limit (plus 2 s) has passed, or once the backend
@@ -18,8 +21,9 @@ export function withTimeLimit<T>(state: Abortable, model: ModelDef, work: Promis
   let abandon: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
     const giveUp = () => {
+      const seconds = ABANDON_AFTER_ABORT_MS / 1000;
       abandon = setTimeout(() => reject(new RenderError('RENDER_TIMEOUT',
-        `The render did not stop within ${ABANDON_AFTER_ABORT_MS / 1000} s of being stopped.`, true)),
+        `The render did not stop within ${seconds} s of being stopped.`, true)),
       ABANDON_AFTER_ABORT_MS);
     };
     timer = setTimeout(() => {

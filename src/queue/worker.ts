@@ -15,7 +15,9 @@ import type { Db } from '../db/pool.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ModelDef } from '../domain/catalog.ts';
 import type { Storage } from '../storage/storage.ts';
-import { CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL, notify } from '../db/channels.ts';
+import {
+  CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL, notify,
+} from '../db/channels.ts';
 import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { Listener } from '../db/listener.ts';
 import { Claimer } from './claim.ts';
@@ -31,7 +33,11 @@ export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;
 const POLL_MS = 1_000;
 
-interface Running { job: ClaimedJob; abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
+interface Running {
+  job: ClaimedJob;
+  abort: AbortController;
+  reason: 'cancelled' | 'shutdown' | 'timeout' | null;
+}
 
 const attemptKey = (job: ClaimedJob) => `${job.id}-${job.lease.attempt}`;
 
@@ -94,7 +100,8 @@ export class Worker {
   private tmpDir = os.tmpdir(); // read once: os.tmpdir() consults the environment on every call
 
   constructor(private o: WorkerOptions) {
-    const limits = new Map(o.catalog.models.filter((m) => m.concurrency).map((m) => [m.id, m.concurrency!]));
+    const limited = o.catalog.models.filter((m) => m.concurrency);
+    const limits = new Map(limited.map((m) => [m.id, m.concurrency!]));
     this.claimer = new Claimer({
       db: o.claimDb, limits, owner: this.owner, leaseSeconds: LEASE_SECONDS,
       accountLimit: o.accountConcurrency > 0 ? o.accountConcurrency : null, pools: o.pools,
@@ -129,7 +136,10 @@ export class Worker {
         while (!this.stopping && this.running.size < this.o.concurrency) {
           // A stalled event loop (a renderer blocking it): take nothing more until it has run
           // freely for a while; the poll timer tries again. Renders already running go on.
-          if (this.o.metrics.eventLoop.stalledNow()) { this.o.metrics.claimsSkippedStalled.inc(); break; }
+          if (this.o.metrics.eventLoop.stalledNow()) {
+            this.o.metrics.claimsSkippedStalled.inc();
+            break;
+          }
           // Every free slot in one claim: one round trip however many jobs a burst of creates
           // queued.
           const free = this.o.concurrency - this.running.size;
@@ -168,7 +178,8 @@ export class Worker {
     const state: Running = { job, abort: new AbortController(), reason: null };
     const key = attemptKey(job);
     this.running.set(key, state);
-    const log = this.o.log.child({ generationId: job.id, modelId: job.model_id, attempt: job.attempts });
+    const log = this.o.log.child(
+      { generationId: job.id, modelId: job.model_id, attempt: job.attempts });
     const heartbeat = setInterval(() => {
       renewLease(this.o.claimDb, job.id, job.lease, LEASE_SECONDS).then((held) => {
         // cancelled, deleted, or superseded by a later attempt: stop rendering
@@ -179,19 +190,27 @@ export class Worker {
     const progress = new ProgressWriter(this.o.claimDb, job.id, job.lease);
     try {
       const model = this.o.catalog.get(job.model_id)?.def;
-      if (!model) throw new RenderError('MODEL_UNAVAILABLE', `The model ${job.model_id} is no longer in the catalog.`, false);
+      if (!model) {
+        throw new RenderError('MODEL_UNAVAILABLE',
+          `The model ${job.model_id} is no longer in the catalog.`, false);
+      }
       if (job.attempts > model.maxAttempts) {
-        throw new RenderError('RENDER_ABANDONED', 'The render stopped its worker repeatedly and was given up.', false);
+        throw new RenderError('RENDER_ABANDONED',
+          'The render stopped its worker repeatedly and was given up.', false);
       }
       log.info('render started');
       const t0 = performance.now();
       const out = await withTimeLimit(state, model, this.o.backendFor(model).run(job.inputs, {
-        signal: state.abort.signal, get workDir() { return scratch.path(); }, timeLimitSeconds: model.timeLimitSeconds, progress: progress.report,
+        signal: state.abort.signal, get workDir() { return scratch.path(); },
+        timeLimitSeconds: model.timeLimitSeconds, progress: progress.report,
         attemptId: key, readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
         ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
-      })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
+      })).finally(() => this.o.metrics.renderDuration.observe(
+        { model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
-      if (await this.outcome.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
+      if (await this.outcome.succeed(job, out)) {
+        this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
+      }
       log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
     } catch (e) {
       if (state.reason === 'cancelled') { log.info('render cancelled'); return; }
@@ -220,18 +239,22 @@ export class Worker {
     // a claim in flight: its jobs are running (or handed back below) like the rest
     await this.filling;
     if (this.running.size > 0) {
-      await Promise.race([new Promise<void>((r) => this.idle.push(r)), new Promise((r) => setTimeout(r, graceMs))]);
+      await Promise.race([
+        new Promise<void>((r) => this.idle.push(r)), new Promise((r) => setTimeout(r, graceMs))]);
     }
     const left = [...this.running.values()];
     if (left.length > 0) {
       for (const r of left) { r.reason = 'shutdown'; r.abort.abort(); }
       // Each attempt hands back only the row it still holds (the same guard, row by row).
-      await handBackAtShutdown(this.o.db, this.owner, left.map((r) => ({ id: r.job.id, attempt: r.job.lease.attempt })))
+      const attempts = left.map((r) => ({ id: r.job.id, attempt: r.job.lease.attempt }));
+      await handBackAtShutdown(this.o.db, this.owner, attempts)
         .catch(() => undefined);
       await notify(this.o.db, JOBS_CHANNEL, 'handback').catch(() => undefined);
       // The jobs are safely back in the queue; give the aborted renders a moment to clean up, no
       // more.
-      await Promise.race([new Promise<void>((r) => (this.running.size === 0 ? r() : this.idle.push(r))), new Promise((r) => setTimeout(r, 2_000))]);
+      await Promise.race([
+        new Promise<void>((r) => (this.running.size === 0 ? r() : this.idle.push(r))),
+        new Promise((r) => setTimeout(r, 2_000))]);
     }
     await this.listener.stop();
   }

@@ -33,7 +33,8 @@ function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
+    const members = Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`);
+    return `{${members.join(',')}}`;
   }
   return JSON.stringify(v);
 }
@@ -85,32 +86,46 @@ export class GenerationCreator {
     const def = model.def;
     const id = newId('gen');
     const made = await this.ledger.charge({
-      id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
-      modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600, dailyCapCents: key.dailyCapCents,
+      id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey,
+      requestHash,
+      modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600,
+      dailyCapCents: key.dailyCapCents,
     });
     switch (made.outcome) {
       case 'refused':
         throw await this.refusal(key, cost);
       case 'in_use':
-        throw new ApiError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry shortly.');
+        throw new ApiError('IDEMPOTENCY_KEY_IN_USE',
+          'A request with this Idempotency-Key is still being processed; retry shortly.');
       case 'reused':
-        throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used before with a different body.');
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used before with a different body.');
       case 'replayed':
-        return { body: await this.createdView(made.generation_id!), location: this.location(made.generation_id!), replayed: true };
+        return {
+          body: await this.createdView(made.generation_id!),
+          location: this.location(made.generation_id!), replayed: true,
+        };
       case 'created':
         this.jobs?.send('created');
         this.metrics?.chargedCents.inc(cost);
         return {
-          body: this.queuedView({ id, model_id: def.id, inputs: made.inputs!, cost_cents: cost, created_at: made.created_at!, queue_position: made.queue_position }),
+          body: this.queuedView({
+            id, model_id: def.id, inputs: made.inputs!, cost_cents: cost,
+            created_at: made.created_at!, queue_position: made.queue_position,
+          }),
           location: this.location(id), replayed: false,
         };
     }
   }
 
   /** The 202 body of a create: the generation as it was then, queued with nothing refunded. */
-  private queuedView(g: Pick<GenerationRow, 'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at' | 'queue_position'>) {
+  private queuedView(
+    g: Pick<GenerationRow,
+      'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at' | 'queue_position'>,
+  ) {
     return generationView({
-      ...g, status: 'queued', refunded_cents: 0, content_key: null, content_type: null, text_output: null,
+      ...g, status: 'queued', refunded_cents: 0, content_key: null, content_type: null,
+      text_output: null,
       error_code: null, error_message: null, started_at: null, completed_at: null,
     }, this.config.publicUrl);
   }
@@ -133,12 +148,15 @@ export class GenerationCreator {
     // Without a key only the balance can refuse (a balance that moved back since is still the
     // reason).
     if (balance < cost || key.id === null) {
-      return new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
+      return new ApiError('INSUFFICIENT_BALANCE',
+        `This render costs ${cost} cents and the balance is ${balance} cents.`,
         [{ costCents: cost, balanceCents: balance }]);
     }
     const day = await spentToday(this.db, key.id, this.config.dayTimeZone);
-    return new ApiError('API_KEY_DAILY_CAP', `This key's daily cap of ${key.dailyCapCents} cents would be exceeded.`, [{
-      capCents: key.dailyCapCents, spentTodayCents: day.spent, costCents: cost, resetsAt: day.resetsAt.toISOString(),
-    }]);
+    return new ApiError('API_KEY_DAILY_CAP',
+      `This key's daily cap of ${key.dailyCapCents} cents would be exceeded.`, [{
+        capCents: key.dailyCapCents, spentTodayCents: day.spent, costCents: cost,
+        resetsAt: day.resetsAt.toISOString(),
+      }]);
   }
 }

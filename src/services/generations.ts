@@ -3,8 +3,8 @@
 import type { Config } from '../config.ts';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
 import {
-  accountOfGeneration, forgetContent, generationRow, listGenerations, liveGeneration, lockOwnGeneration,
-  markGenerationDeleted,
+  accountOfGeneration, forgetContent, generationRow, listGenerations, liveGeneration,
+  lockOwnGeneration, markGenerationDeleted,
 } from '../db/generations.ts';
 import { notify, CANCEL_CHANNEL } from '../db/channels.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
@@ -63,8 +63,9 @@ export class Generations {
 
   constructor(o: GenerationsOptions) {
     this.creator = new GenerationCreator(o);
-    ({ db: this.db, catalog: this.catalog, config: this.config, storage: this.storage, ledger: this.ledger } = o);
-    ({ metrics: this.metrics, cache: this.cache, jobs: this.jobs, uploads: this.uploads, waiters: this.waiters } = o);
+    ({ db: this.db, catalog: this.catalog, config: this.config, storage: this.storage } = o);
+    ({ ledger: this.ledger, metrics: this.metrics, cache: this.cache, jobs: this.jobs } = o);
+    ({ uploads: this.uploads, waiters: this.waiters } = o);
   }
 
   /**
@@ -85,18 +86,23 @@ export class Generations {
   private async found(accountId: string, id: string): Promise<CachedGeneration> {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     const g = this.cache ? await this.cache.get(id, this.load) : await this.load(id);
-    if (!g || g.accountId !== accountId) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    if (!g || g.accountId !== accountId) {
+      throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    }
     return g;
   }
 
   /** Reads a generation for found() (a field, so that a poll creates no closure). */
   private load = async (id: string): Promise<CachedGeneration | null> => {
-    const row = await liveGeneration(this.db, id) as (GenerationRow & { account_id: string }) | null;
+    const row = await liveGeneration(this.db, id) as
+      (GenerationRow & { account_id: string }) | null;
     if (!row) return null;
     // A render waiting to start moves up the queue without its own row changing: its copy is kept
     // briefly.
-    const staleAt = row.status === 'queued' && !row.started_at ? performance.now() + WAITING_FRESH_MS : undefined;
-    return { row, accountId: row.account_id, json: JSON.stringify(generationView(row, this.config.publicUrl)), staleAt };
+    const waiting = row.status === 'queued' && !row.started_at;
+    const staleAt = waiting ? performance.now() + WAITING_FRESH_MS : undefined;
+    const json = JSON.stringify(generationView(row, this.config.publicUrl));
+    return { row, accountId: row.account_id, json, staleAt };
   };
 
   /**
@@ -104,8 +110,11 @@ export class Generations {
    * (the client went away), whichever comes first. `applied` is false when the process already
    * holds its most waiting requests: the answer is then the current state, at once.
    */
-  async waitJson(accountId: string, id: string, seconds: number, closed: AbortSignal): Promise<{ json: string; applied: boolean }> {
-    if (!this.waiters || !this.cache) return { json: await this.getJson(accountId, id), applied: false };
+  async waitJson(accountId: string, id: string, seconds: number, closed: AbortSignal):
+    Promise<{ json: string; applied: boolean }> {
+    if (!this.waiters || !this.cache) {
+      return { json: await this.getJson(accountId, id), applied: false };
+    }
     let changed = false;
     let wake: (() => void) | null = null;
     const remove = this.waiters.add(id, () => { changed = true; wake?.(); });
@@ -121,9 +130,13 @@ export class Generations {
         const g = await this.found(accountId, id);
         if (g.row.status !== 'queued' || closed.aborted) return { json: g.json, applied: true };
         if (changed) continue; // changed while it was read: read again
-        const woken = await Promise.race([new Promise<boolean>((r) => { wake = () => r(true); }), over.then(() => false)]);
+        const woken = await Promise.race([
+          new Promise<boolean>((r) => { wake = () => r(true); }), over.then(() => false)]);
         wake = null;
-        if (!woken) return { json: closed.aborted ? g.json : await this.getJson(accountId, id), applied: true };
+        if (!woken) {
+          const json = closed.aborted ? g.json : await this.getJson(accountId, id);
+          return { json, applied: true };
+        }
       }
     } finally {
       clearTimeout(timer);
@@ -145,19 +158,33 @@ export class Generations {
   /** The stored file of a succeeded render, or the contract's 409/404. */
   async content(accountId: string, id: string) {
     const r = (await this.found(accountId, id)).row;
-    if (r.status === 'queued') throw new ApiError('GENERATION_NOT_READY', 'The render has not finished yet; poll until it has.');
-    if (r.status !== 'succeeded' || !r.content_key) throw new ApiError('CONTENT_NOT_FOUND', 'This generation has no file.');
-    if (r.content_removed_at || (r.expires_at && r.expires_at.getTime() <= Date.now())) {
-      throw new ApiError('CONTENT_EXPIRED', `The file was removed after it expired at ${r.expires_at?.toISOString() ?? 'its retention time'}.`);
+    if (r.status === 'queued') {
+      throw new ApiError('GENERATION_NOT_READY',
+        'The render has not finished yet; poll until it has.');
     }
-    return { key: r.content_key, contentType: r.content_type as string, bytes: r.content_bytes as number, etag: r.content_etag as string };
+    if (r.status !== 'succeeded' || !r.content_key) {
+      throw new ApiError('CONTENT_NOT_FOUND', 'This generation has no file.');
+    }
+    if (r.content_removed_at || (r.expires_at && r.expires_at.getTime() <= Date.now())) {
+      const at = r.expires_at?.toISOString() ?? 'its retention time';
+      throw new ApiError('CONTENT_EXPIRED', `The file was removed after it expired at ${at}.`);
+    }
+    return {
+      key: r.content_key, contentType: r.content_type as string, bytes: r.content_bytes as number,
+      etag: r.content_etag as string,
+    };
   }
 
-  async list(accountId: string, q: { limit: number; cursor: string | null; status: string | null; modelId: string | null }): Promise<Page<Record<string, unknown>>> {
+  async list(accountId: string,
+    q: { limit: number; cursor: string | null; status: string | null; modelId: string | null }):
+    Promise<Page<Record<string, unknown>>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
-    const rows = await listGenerations(this.db, accountId, { after, status: q.status, modelId: q.modelId, limit: q.limit + 1 });
-    const data = rows.slice(0, q.limit).map((r) => generationView(r as GenerationRow, this.config.publicUrl));
-    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };
+    const rows = await listGenerations(this.db, accountId,
+      { after, status: q.status, modelId: q.modelId, limit: q.limit + 1 });
+    const data = rows.slice(0, q.limit)
+      .map((r) => generationView(r as GenerationRow, this.config.publicUrl));
+    const more = rows.length > q.limit;
+    return { data, nextCursor: more ? encodeCursor(data[data.length - 1].id as string) : null };
   }
 
   /**
@@ -170,7 +197,8 @@ export class Generations {
     const { row, refunded } = await transaction(this.db, async (tx) => {
       const { status, refunded: cents } = await this.cancelLocked(tx, accountId, id);
       if (status === 'succeeded' || status === 'failed') {
-        throw new ApiError('GENERATION_NOT_CANCELLABLE', `Only a queued render can be cancelled; this one is ${status}.`, [{ status }]);
+        throw new ApiError('GENERATION_NOT_CANCELLABLE',
+          `Only a queued render can be cancelled; this one is ${status}.`, [{ status }]);
       }
       return { row: await generationRow(tx, id) as GenerationRow, refunded: cents };
     });
@@ -185,13 +213,15 @@ export class Generations {
    * any node, is told to stop. Returns the row's status before, its file key, and the cents
    * returned (null: none).
    */
-  private async cancelLocked(tx: Tx, accountId: string, id: string): Promise<{ status: string; contentKey: string | null; refunded: number | null }> {
+  private async cancelLocked(tx: Tx, accountId: string, id: string):
+    Promise<{ status: string; contentKey: string | null; refunded: number | null }> {
     const row = await lockOwnGeneration(tx, accountId, id);
     if (!row) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     let refunded: number | null = null;
     if (row.status === 'queued') {
       refunded = await this.ledger.refund(tx, id, 'queued',
-        { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
+        { status: 'refunded', code: 'CANCELLED',
+          message: 'The render was cancelled by its owner.' });
       await notify(tx, CANCEL_CHANNEL, id);
     }
     return { status: row.status, contentKey: row.content_key, refunded };
@@ -228,11 +258,13 @@ export class Generations {
   async adminRefund(id: string) {
     const row = await transaction(this.db, async (tx) => {
       const ok = await this.ledger.refund(tx, id, 'succeeded',
-        { status: 'refunded', code: 'REFUNDED_BY_OPERATOR', message: 'The charge was returned by the operator.' });
+        { status: 'refunded', code: 'REFUNDED_BY_OPERATOR',
+          message: 'The charge was returned by the operator.' });
       const row = await generationRow(tx, id);
       if (!row || row.deleted_at) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
       if (ok === null) {
-        throw new ApiError('GENERATION_NOT_REFUNDABLE', `Only a succeeded render can be refunded; this one is ${row.status as string}.`);
+        throw new ApiError('GENERATION_NOT_REFUNDABLE',
+          `Only a succeeded render can be refunded; this one is ${row.status as string}.`);
       }
       this.metrics?.refundedCents.inc(ok);
       return row as GenerationRow;
