@@ -2,12 +2,21 @@
 // change with its ledger entry in one transaction.
 import type { Queryable } from './pool.ts';
 
-export interface AccountRow { id: string; email: string; name: string | null; balance_cents: number; created_at: Date }
+export interface AccountRow {
+  id: string;
+  email: string;
+  name: string | null;
+  balance_cents: number;
+  created_at: Date;
+}
 
 /** A new account, or null when the email is taken. */
-export async function insertAccount(q: Queryable, id: string, email: string, name: string | null): Promise<AccountRow | null> {
+export async function insertAccount(
+  q: Queryable, id: string, email: string, name: string | null,
+): Promise<AccountRow | null> {
   const { rows } = await q.query(
-    'INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING *', [id, email, name]);
+    'INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING *',
+    [id, email, name]);
   return (rows[0] as AccountRow | undefined) ?? null;
 }
 
@@ -17,8 +26,11 @@ export async function accountById(q: Queryable, id: string): Promise<AccountRow 
 }
 
 /** The account of an email, case-insensitively. */
-export async function accountByEmail(q: Queryable, email: string): Promise<{ id: string; email: string } | null> {
-  const { rows } = await q.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
+export async function accountByEmail(
+  q: Queryable, email: string,
+): Promise<{ id: string; email: string } | null> {
+  const { rows } = await q.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)',
+    [email]);
   return (rows[0] as { id: string; email: string } | undefined) ?? null;
 }
 
@@ -28,22 +40,29 @@ export async function balanceOf(q: Queryable, id: string): Promise<number> {
 }
 
 /**
- * Adds `cents` to the balance, guarded so that it stays at most `max`; the new balance, or null when
- * the account is missing or the guard refused.
+ * Adds `cents` to the balance, guarded so that it stays at most `max`; the new balance, or null
+ * when the account is missing or the guard refused.
  */
-export async function addToBalance(q: Queryable, id: string, cents: number, max: number): Promise<number | null> {
+export async function addToBalance(
+  q: Queryable, id: string, cents: number, max: number,
+): Promise<number | null> {
   const { rows } = await q.query(
     `UPDATE accounts SET balance_cents = balance_cents + $2
-     WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`, [id, cents, max]);
+     WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`,
+       [id, cents, max]);
   return (rows[0]?.balance_cents as number | undefined) ?? null;
 }
 
 /** Returns cents to the balance (a refund: the charge it returns was taken from this balance). */
 export async function returnToBalance(q: Queryable, id: string, cents: number): Promise<void> {
-  await q.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [id, cents]);
+  await q.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1',
+    [id, cents]);
 }
 
-/** Up to 50 accounts whose email contains `q` (taken literally) or whose id is `q`; all when `q` is ''. */
+/**
+ * Up to 50 accounts whose email contains `q` (taken literally) or whose id is `q`; all when `q` is
+ * ''.
+ */
 export async function searchAccounts(q: Queryable, text: string): Promise<AccountRow[]> {
   const { rows } = await q.query(
     `SELECT id, email, name, balance_cents, created_at FROM accounts

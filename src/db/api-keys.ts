@@ -21,17 +21,25 @@ export async function insertKey(q: Queryable, k: NewKeyRow): Promise<KeyRow | nu
   return (rows[0] as KeyRow | undefined) ?? null;
 }
 
-/** Revokes a key (once; a second revocation keeps the first time); null when there is no such key. */
-export async function revokeKeyRow(q: Queryable, keyId: string): Promise<{ id: string; revoked_at: Date } | null> {
+/**
+ * Revokes a key (once; a second revocation keeps the first time); null when there is no such key.
+ */
+export async function revokeKeyRow(
+  q: Queryable, keyId: string,
+): Promise<{ id: string; revoked_at: Date } | null> {
   const { rows } = await q.query(
-    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at', [keyId]);
+    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at',
+    [keyId]);
   return (rows[0] as { id: string; revoked_at: Date } | undefined) ?? null;
 }
 
 /** Revokes a key of this account; false when the account has no such key. */
-export async function revokeOwnKey(q: Queryable, accountId: string, keyId: string): Promise<boolean> {
+export async function revokeOwnKey(
+  q: Queryable, accountId: string, keyId: string,
+): Promise<boolean> {
   const { rowCount } = await q.query(
-    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account_id = $2', [keyId, accountId]);
+    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account_id = $2',
+    [keyId, accountId]);
   return rowCount !== 0;
 }
 
@@ -49,8 +57,13 @@ export async function accountOfKey(q: Queryable, keyId: string): Promise<string 
 
 export interface KeyUseRow extends KeyRow { last_used_at: Date | null; spent_today: number }
 
-/** The account's keys, newest first. Last use is to the minute: the newest request window of the key. */
-export async function keysWithUse(q: Queryable, accountId: string, timeZone: string): Promise<KeyUseRow[]> {
+/**
+ * The account's keys, newest first. Last use is to the minute: the newest request window of the
+ * key.
+ */
+export async function keysWithUse(
+  q: Queryable, accountId: string, timeZone: string,
+): Promise<KeyUseRow[]> {
   const { rows } = await q.query(
     `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.revoked_at, k.daily_cap_cents,
             k.rate_limit_per_minute,

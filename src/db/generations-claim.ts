@@ -1,5 +1,6 @@
-// The statements that claim renders (queue/claim.ts explains the fairness and the limits): the batch
-// claim, the claim of one job under its model's lock, and the counts of running renders they take.
+// The statements that claim renders (queue/claim.ts explains the fairness and the limits): the
+// batch claim, the claim of one job under its model's lock, and the counts of running renders they
+// take.
 import type { Queryable, Tx } from './pool.ts';
 
 // The lease a claim takes; `owner` and `seconds` are the statement's parameters for them.
@@ -7,11 +8,11 @@ const lease = (owner: string, seconds: string) => `attempts = attempts + 1, leas
   lease_until = now() + make_interval(secs => ${seconds}), started_at = coalesce(started_at, clock_timestamp())`;
 
 /**
- * Claims up to `wanted` jobs: $1 model limits (jsonb {model: limit}), $2 owner, $3 lease seconds, $4 the
- * per-account limit (account-limit.ts: jobs that would take their account past it, as this snapshot
- * counts, are left out).
- * Returns the claimed jobs in rank order (limited = false), then, when fewer than `wanted` were
- * claimed because a job of a limited model came first, that job, not claimed (limited = true).
+ * Claims up to `wanted` jobs: $1 model limits (jsonb {model: limit}), $2 owner, $3 lease seconds,
+ * $4 the per-account limit (account-limit.ts: jobs that would take their account past it, as this
+ * snapshot counts, are left out). Returns the claimed jobs in rank order (limited = false), then,
+ * when fewer than `wanted` were claimed because a job of a limited model came first, that job, not
+ * claimed (limited = true).
  *
  * `wanted` is written into the text, not passed, so that every count has its own prepared statement
  * with one plan: PostgreSQL then keeps the generic plan (planning this statement costs more than
@@ -89,8 +90,9 @@ WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed)
 ORDER BY limited, rank`;
 }
 
-// One job by id ($1), if it is still runnable and no other claimer holds it; $2 owner, $3 lease seconds,
-// $4 the server of its model's pool it is given (pool-claim.ts), null for a model without a pool.
+// One job by id ($1), if it is still runnable and no other claimer holds it; $2 owner, $3 lease
+// seconds, $4 the server of its model's pool it is given (pool-claim.ts), null for a model without
+// a pool.
 const CLAIM_ONE = `
 UPDATE generations SET ${lease('$2', '$3')}, backend_url = $4
 WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
@@ -122,11 +124,15 @@ export async function runningOfModel(q: Queryable, modelId: string): Promise<num
   return (await q.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] })).rows[0].n as number;
 }
 
-export async function runningPerUrl(q: Queryable, modelId: string): Promise<Array<{ backend_url: string; n: number }>> {
+export async function runningPerUrl(
+  q: Queryable, modelId: string,
+): Promise<Array<{ backend_url: string; n: number }>> {
   return (await q.query({ name: 'claim-running-per-url', text: RUNNING_PER_URL, values: [modelId] })).rows;
 }
 
-export async function runningOfAccounts(q: Queryable, accounts: string[]): Promise<Array<{ account_id: string; n: number }>> {
+export async function runningOfAccounts(
+  q: Queryable, accounts: string[],
+): Promise<Array<{ account_id: string; n: number }>> {
   const { rows } = await q.query<{ account_id: string; n: number }>(
     { name: 'account-running', text: RUNNING_OF_ACCOUNTS, values: [accounts] });
   return rows;
@@ -136,9 +142,13 @@ export async function runningOfAccounts(q: Queryable, accounts: string[]): Promi
 export interface ClaimRow {
   id: string; account_id: string; model_id: string; inputs: Record<string, string | number | boolean>;
   attempts: number; waited: number;
-  /** The account's running renders as the claim's snapshot counted them; absent when not counted. */
+  /**
+   * The account's running renders as the claim's snapshot counted them; absent when not counted.
+   */
   account_running?: number | null;
-  /** The pool server the render was given (queue/pool-claim.ts); absent for models without a pool. */
+  /**
+   * The pool server the render was given (queue/pool-claim.ts); absent for models without a pool.
+   */
   backend_url?: string | null;
 }
 
@@ -146,7 +156,12 @@ export interface BatchRow extends ClaimRow { limited: boolean; rank: number }
 
 const batchSql = new Map<number, string>();
 
-export interface BatchClaim { limitsJson: string; owner: string; leaseSeconds: number; accountLimit: number }
+export interface BatchClaim {
+  limitsJson: string;
+  owner: string;
+  leaseSeconds: number;
+  accountLimit: number;
+}
 
 /** The batch claim of up to `wanted` jobs (see claimBatchSql). */
 export async function claimBatch(q: Queryable, wanted: number, c: BatchClaim): Promise<BatchRow[]> {

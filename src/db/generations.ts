@@ -1,7 +1,7 @@
 // The statements on `generations` for the API and the housekeeping: create (the SQL function that
-// charges, migrations/006 and 011), reads, the owner's cancel and delete, and the removal of files. The
-// queue's statements are in generations-claim.ts (claiming) and generations-attempt.ts (what an attempt
-// writes under its lease).
+// charges, migrations/006 and 011), reads, the owner's cancel and delete, and the removal of files.
+// The queue's statements are in generations-claim.ts (claiming) and generations-attempt.ts (what an
+// attempt writes under its lease).
 import type { Queryable, Tx } from './pool.ts';
 
 /** The columns of the public view (services/generation-view.ts). */
@@ -10,23 +10,27 @@ export const GENERATION_COLUMNS = `id, model_id, inputs, status, cost_cents, ref
   progress, expires_at, content_removed_at`;
 
 /**
- * Positions are counted up to this many (an index-only scan of the model's waiting renders that stops
- * there): a render further back shows this number, a lower bound, and never costs a scan of the queue.
- * Every create and every waiting row of a list pays for the count: at 10,000 a create over a deep queue
- * spent about 3 ms of PostgreSQL CPU on it (a fifth of the throughput of creates, measured by the bench),
- * at 100 it is a few microseconds, and a client far back in a queue learns "100 or more" either way.
+ * Positions are counted up to this many (an index-only scan of the model's waiting renders that
+ * stops there): a render further back shows this number, a lower bound, and never costs a scan of
+ * the queue. Every create and every waiting row of a list pays for the count: at 10,000 a create
+ * over a deep queue spent about 3 ms of PostgreSQL CPU on it (a fifth of the throughput of creates,
+ * measured by the bench), at 100 it is a few microseconds, and a client far back in a queue learns
+ * "100 or more" either way.
  */
 export const QUEUE_POSITION_CAP = 100;
 
-/** The queue position of generation `g` (a table alias) as a column: 1 = the next of its model to start. */
+/**
+ * The queue position of generation `g` (a table alias) as a column: 1 = the next of its model to
+ * start.
+ */
 export const QUEUE_POSITION = (g: string) => `CASE WHEN ${g}.status = 'queued' AND ${g}.started_at IS NULL THEN
   (SELECT count(*)::int FROM (SELECT 1 FROM generations w WHERE w.model_id = ${g}.model_id AND w.status = 'queued'
      AND w.started_at IS NULL AND w.id < ${g}.id LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position`;
 
 export type Row = Record<string, unknown>;
 
-// Each created render's place among its model's waiting renders, in the same statement: counted in the
-// statement's snapshot, which does not see this batch's own rows (the batcher adds those).
+// Each created render's place among its model's waiting renders, in the same statement: counted in
+// the statement's snapshot, which does not see this batch's own rows (the batcher adds those).
 const CREATE_BATCH = `
 SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
   CASE WHEN c.outcome = 'created' THEN (SELECT count(*)::int FROM (SELECT 1 FROM generations w
@@ -36,8 +40,8 @@ SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
 FROM rendergate_create_generations($1, $2) c`;
 
 /**
- * One call of rendergate_create_generations: charges, enqueues and records the idempotency key of each
- * item (a JSON array, see the function), one row per item.
+ * One call of rendergate_create_generations: charges, enqueues and records the idempotency key of
+ * each item (a JSON array, see the function), one row per item.
  */
 export async function createGenerations<T extends object>(q: Queryable, itemsJson: string, timeZone: string,
   modelIds: string[]): Promise<T[]> {
@@ -47,7 +51,8 @@ export async function createGenerations<T extends object>(q: Queryable, itemsJso
 
 /**
  * A replay's row with its queue position: the renders of its model created before it and neither
- * started nor finished at its creation, read from their times (bounded to the rows created shortly before).
+ * started nor finished at its creation, read from their times (bounded to the rows created shortly
+ * before).
  */
 export async function replayRow(q: Queryable, id: string): Promise<Row> {
   const { rows } = await q.query({ name: 'gen-replay', text: `
@@ -69,9 +74,16 @@ export async function liveGeneration(q: Queryable, id: string): Promise<Row | nu
   return rows[0] ?? null;
 }
 
-export interface ListFilter { after: string | null; status: string | null; modelId: string | null; limit: number }
+export interface ListFilter {
+  after: string | null;
+  status: string | null;
+  modelId: string | null;
+  limit: number;
+}
 
-export async function listGenerations(q: Queryable, accountId: string, f: ListFilter): Promise<Row[]> {
+export async function listGenerations(
+  q: Queryable, accountId: string, f: ListFilter,
+): Promise<Row[]> {
   const { rows } = await q.query(
     `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
      WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
@@ -82,7 +94,8 @@ export async function listGenerations(q: Queryable, accountId: string, f: ListFi
 
 /** The row's public columns (and deleted_at), deleted or not. */
 export async function generationRow(q: Queryable, id: string): Promise<Row | null> {
-  const { rows } = await q.query(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
+  const { rows } = await q.query(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`,
+    [id]);
   return rows[0] ?? null;
 }
 
@@ -101,7 +114,8 @@ export async function markGenerationDeleted(q: Queryable, id: string): Promise<v
 
 /** Forgets a removed file, unless the row names another one by now. */
 export async function forgetContent(q: Queryable, id: string, key: string): Promise<void> {
-  await q.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
+  await q.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2',
+    [id, key]);
 }
 
 /** The account of a generation (deleted or not), or null. */
@@ -112,8 +126,13 @@ export async function accountOfGeneration(q: Queryable, id: string): Promise<str
 
 export interface SpendRow { label: string; renders: number; spent: number }
 
-/** Spend (charges minus refunds) of renders created in [from, to), per key (the studio is "Studio") and per model. */
-export async function spendOf(q: Queryable, accountId: string, from: Date, to: Date): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
+/**
+ * Spend (charges minus refunds) of renders created in [from, to), per key (the studio is "Studio")
+ * and per model.
+ */
+export async function spendOf(
+  q: Queryable, accountId: string, from: Date, to: Date,
+): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
   const base = `FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
                 WHERE g.account_id = $1 AND g.created_at >= $2 AND g.created_at < $3`;
   const agg = 'count(*)::int AS renders, coalesce(sum(g.cost_cents - g.refunded_cents), 0)::bigint AS spent';
@@ -142,7 +161,9 @@ export async function pastDeadline(q: Queryable): Promise<string[]> {
 }
 
 /** Up to 100 files of deleted or refunded renders, still stored. */
-export async function filesToPurge(q: Queryable): Promise<Array<{ id: string; content_key: string }>> {
+export async function filesToPurge(
+  q: Queryable,
+): Promise<Array<{ id: string; content_key: string }>> {
   const { rows } = await q.query(
     `SELECT id, content_key FROM generations
      WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded') LIMIT 100`);
@@ -150,7 +171,9 @@ export async function filesToPurge(q: Queryable): Promise<Array<{ id: string; co
 }
 
 /** Up to 100 files past their expires_at, locked for removal (passing over locked ones). */
-export async function lockExpiredFiles(tx: Tx): Promise<Array<{ id: string; content_key: string }>> {
+export async function lockExpiredFiles(
+  tx: Tx,
+): Promise<Array<{ id: string; content_key: string }>> {
   const { rows } = await tx.query(
     `SELECT id, content_key FROM generations
      WHERE expires_at < now() AND content_removed_at IS NULL AND content_key IS NOT NULL

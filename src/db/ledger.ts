@@ -1,5 +1,5 @@
-// The statements on `ledger_entries`: written only by services/ledger.ts (every balance change), read
-// for the account's history. The charge's entry is written by rendergate_create_generations
+// The statements on `ledger_entries`: written only by services/ledger.ts (every balance change),
+// read for the account's history. The charge's entry is written by rendergate_create_generations
 // (migrations/006 and 011, called from db/generations.ts createGenerations).
 import type { Queryable } from './pool.ts';
 
@@ -23,7 +23,9 @@ export interface EntryRow {
 }
 
 /** Up to `limit` entries of the account older than `after` (an entry id), newest first. */
-export async function entriesOf(q: Queryable, accountId: string, after: string | null, limit: number): Promise<EntryRow[]> {
+export async function entriesOf(
+  q: Queryable, accountId: string, after: string | null, limit: number,
+): Promise<EntryRow[]> {
   const { rows } = await q.query(
     `SELECT id, kind, amount_cents, generation_id, reason, created_at FROM ledger_entries
      WHERE account_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,

@@ -10,7 +10,10 @@ ON CONFLICT (key_id, window_start) DO UPDATE
       used = w.used + LEAST($3::int, GREATEST($4::int - w.used, 0))
 RETURNING used, granted`;
 
-/** Takes up to `ask` requests of the window, never past `limit`: the window's count after, and the grant. */
+/**
+ * Takes up to `ask` requests of the window, never past `limit`: the window's count after, and the
+ * grant.
+ */
 export async function leaseWindow(q: Queryable, keyId: string, window: number, ask: number, limit: number):
   Promise<{ used: number; granted: number }> {
   const { rows } = await q.query({ name: 'rate-lease', text: LEASE, values: [keyId, window, ask, limit] });
@@ -24,5 +27,6 @@ export async function leaseWindow(q: Queryable, keyId: string, window: number, a
 export async function pruneWindows(q: Queryable, before: number): Promise<void> {
   await q.query(`WITH gone AS (DELETE FROM rate_windows WHERE window_start < $1 RETURNING key_id, window_start)
     UPDATE api_keys k SET last_used_at = greatest(k.last_used_at, to_timestamp(g.m * 60))
-    FROM (SELECT key_id, max(window_start) AS m FROM gone GROUP BY key_id) g WHERE k.id = g.key_id`, [before]);
+    FROM (SELECT key_id, max(window_start) AS m FROM gone GROUP BY key_id) g WHERE k.id = g.key_id`,
+      [before]);
 }

@@ -20,14 +20,18 @@ export async function insertUpload(q: Queryable, u: NewUpload): Promise<UploadRo
 }
 
 /** A kept (not deleted, not expired) upload of the account. */
-export async function keptUpload(q: Queryable, accountId: string, id: string): Promise<UploadRow | null> {
+export async function keptUpload(
+  q: Queryable, accountId: string, id: string,
+): Promise<UploadRow | null> {
   const { rows } = await q.query(
     'SELECT * FROM uploads WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()',
     [id, accountId]);
   return (rows[0] as UploadRow | undefined) ?? null;
 }
 
-export async function keptUploads(q: Queryable, accountId: string, after: string | null, limit: number): Promise<UploadRow[]> {
+export async function keptUploads(
+  q: Queryable, accountId: string, after: string | null, limit: number,
+): Promise<UploadRow[]> {
   const { rows } = await q.query(
     `SELECT * FROM uploads WHERE account_id = $1 AND deleted_at IS NULL AND expires_at > now()
        AND ($2::text IS NULL OR id < $2)
@@ -36,7 +40,9 @@ export async function keptUploads(q: Queryable, accountId: string, after: string
 }
 
 /** The ids among `ids` that are kept uploads of the account. */
-export async function keptUploadIds(q: Queryable, accountId: string, ids: string[]): Promise<Set<string>> {
+export async function keptUploadIds(
+  q: Queryable, accountId: string, ids: string[],
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const { rows } = await q.query(
     'SELECT id FROM uploads WHERE id = ANY ($1) AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()',
@@ -45,7 +51,9 @@ export async function keptUploadIds(q: Queryable, accountId: string, ids: string
 }
 
 /** Marks a kept upload deleted; its storage key, or null when there was none. */
-export async function markUploadDeleted(q: Queryable, accountId: string, id: string): Promise<string | null> {
+export async function markUploadDeleted(
+  q: Queryable, accountId: string, id: string,
+): Promise<string | null> {
   const { rows } = await q.query(
     `UPDATE uploads SET deleted_at = now()
      WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()
@@ -65,7 +73,10 @@ export async function lockGoneUploads(tx: Tx): Promise<Array<{ id: string; stora
   return rows as Array<{ id: string; storage_key: string }>;
 }
 
-/** The storage key and type of upload `uploadId` when it is kept and of the account of render `generationId`. */
+/**
+ * The storage key and type of upload `uploadId` when it is kept and of the account of render
+ * `generationId`.
+ */
 export async function uploadForRender(q: Queryable, generationId: string, uploadId: string):
   Promise<{ storage_key: string; content_type: string } | null> {
   const { rows } = await q.query({

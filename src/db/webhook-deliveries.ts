@@ -44,7 +44,9 @@ export async function recordAttempt(q: Queryable, r: AttemptResult): Promise<voi
   });
 }
 
-export async function deliveriesOf(q: Queryable, endpointId: string, after: string | null, limit: number) {
+export async function deliveriesOf(
+  q: Queryable, endpointId: string, after: string | null, limit: number,
+) {
   const { rows } = await q.query(
     `SELECT id, event_id, type, generation_id, attempts, status, last_response_status, created_at, next_attempt_at
      FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,

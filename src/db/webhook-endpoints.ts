@@ -1,17 +1,25 @@
 // The statements on `webhook_endpoints` (migrations/009).
 import type { Queryable, Tx } from './pool.ts';
 
-export interface EndpointRow { id: string; url: string; events: string[]; secret: string; enabled: boolean; created_at: Date }
+export interface EndpointRow {
+  id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  enabled: boolean;
+  created_at: Date;
+}
 
 /**
- * Inserts an endpoint unless the account already has `max` (counted under a lock of the account's own,
- * so that concurrent creates count one at a time); null when it has.
+ * Inserts an endpoint unless the account already has `max` (counted under a lock of the account's
+ * own, so that concurrent creates count one at a time); null when it has.
  */
 export async function insertEndpointBelow(tx: Tx, max: number,
   e: { id: string; accountId: string; url: string; events: string[]; secret: string }): Promise<EndpointRow | null> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`webhooks:${e.accountId}`]);
   const { rows: n } = await tx.query(
-    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL', [e.accountId]);
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL',
+    [e.accountId]);
   if (n[0].n >= max) return null;
   const { rows } = await tx.query(
     'INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING *',
@@ -19,13 +27,18 @@ export async function insertEndpointBelow(tx: Tx, max: number,
   return rows[0] as EndpointRow;
 }
 
-export async function liveEndpoint(q: Queryable, accountId: string, id: string): Promise<EndpointRow | null> {
+export async function liveEndpoint(
+  q: Queryable, accountId: string, id: string,
+): Promise<EndpointRow | null> {
   const { rows } = await q.query(
-    'SELECT * FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL', [id, accountId]);
+    'SELECT * FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL',
+    [id, accountId]);
   return (rows[0] as EndpointRow | undefined) ?? null;
 }
 
-export async function liveEndpoints(q: Queryable, accountId: string, after: string | null, limit: number): Promise<EndpointRow[]> {
+export async function liveEndpoints(
+  q: Queryable, accountId: string, after: string | null, limit: number,
+): Promise<EndpointRow[]> {
   const { rows } = await q.query(
     `SELECT * FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
      ORDER BY id DESC LIMIT $3`, [accountId, after, limit]);
@@ -33,7 +46,9 @@ export async function liveEndpoints(q: Queryable, accountId: string, after: stri
 }
 
 /** Deletes (and disables) an endpoint of the account; false when it has no such live endpoint. */
-export async function markEndpointDeleted(q: Queryable, accountId: string, id: string): Promise<boolean> {
+export async function markEndpointDeleted(
+  q: Queryable, accountId: string, id: string,
+): Promise<boolean> {
   const { rowCount } = await q.query(
     `UPDATE webhook_endpoints SET deleted_at = now(), enabled = false
      WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, [id, accountId]);

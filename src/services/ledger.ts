@@ -1,16 +1,13 @@
 // The ledger: every change of an account's balance goes through this module, each paired with its
 // ledger entry in one transaction, and the CHECK on accounts.balance_cents makes a negative balance
-// impossible. The kinds of change:
-//   charge  a create (charge()): the SQL function rendergate_create_generations (migrations/006, 011)
-//           takes the cost, writes the 'charge' entry and the generation in one statement, batched by
-//           create-batch.ts;
-//   refund  a queued render cancelled, failed or past its deadline, or a succeeded one refunded by the
-//           operator (refund()): one guarded transition, the unique (generation_id, kind) index makes a
-//           second refund impossible;
-//   credit  the operator adds money (credit()).
-// A new kind (a top-up, a reversal) is one more function here, beside these: its guarded balance
-// statement in db/accounts.ts, its entry through db/ledger.ts insertEntry (and its kind in LedgerKind and
-// the column's CHECK, by a new migration).
+// impossible. The kinds of change: charge  a create (charge()): the SQL function
+// rendergate_create_generations (migrations/006, 011) takes the cost, writes the 'charge' entry and
+// the generation in one statement, batched by create-batch.ts; refund  a queued render cancelled,
+// failed or past its deadline, or a succeeded one refunded by the operator (refund()): one guarded
+// transition, the unique (generation_id, kind) index makes a second refund impossible; credit  the
+// operator adds money (credit()). A new kind (a top-up, a reversal) is one more function here,
+// beside these: its guarded balance statement in db/accounts.ts, its entry through db/ledger.ts
+// insertEntry (and its kind in LedgerKind and the column's CHECK, by a new migration).
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
@@ -24,7 +21,10 @@ import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 
 export type { RefundReason };
 
-/** The largest balance an account can hold: 2^53 - 1, the largest integer a JSON client reads exactly. */
+/**
+ * The largest balance an account can hold: 2^53 - 1, the largest integer a JSON client reads
+ * exactly.
+ */
 export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
 
 export interface LedgerEntry {
@@ -34,9 +34,9 @@ export interface LedgerEntry {
 const noAccount = (id: string) => new ApiError('ACCOUNT_NOT_FOUND', `No account ${id}.`);
 
 /**
- * Refund: moves a generation from `from` to a refunded final status and returns its charge; the cents
- * returned, or null (nothing changed) when it is no longer in `from` (or, with `lease`, when that
- * attempt no longer holds it: the failure of a superseded attempt changes nothing).
+ * Refund: moves a generation from `from` to a refunded final status and returns its charge; the
+ * cents returned, or null (nothing changed) when it is no longer in `from` (or, with `lease`, when
+ * that attempt no longer holds it: the failure of a superseded attempt changes nothing).
  */
 export async function refund(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason,
   lease?: Lease): Promise<number | null> {
@@ -52,8 +52,12 @@ export async function refund(tx: Tx, id: string, from: 'queued' | 'succeeded', r
   return g.cost_cents;
 }
 
-/** Credit: the operator adds `amountCents`; the balance stays a safe integer (migrations/007 too). */
-export async function credit(db: Db, accountId: string, amountCents: number, reason: string | null) {
+/**
+ * Credit: the operator adds `amountCents`; the balance stays a safe integer (migrations/007 too).
+ */
+export async function credit(
+  db: Db, accountId: string, amountCents: number, reason: string | null,
+) {
   return transaction(db, async (tx) => {
     const balanceCents = await addToBalance(tx, accountId, amountCents, MAX_BALANCE_CENTS);
     if (balanceCents === null) {
@@ -68,7 +72,9 @@ export async function credit(db: Db, accountId: string, amountCents: number, rea
 }
 
 /** The account's entries, newest first, a page at a time. */
-export async function history(db: Db, accountId: string, limit: number, cursor: string | null): Promise<Page<LedgerEntry>> {
+export async function history(
+  db: Db, accountId: string, limit: number, cursor: string | null,
+): Promise<Page<LedgerEntry>> {
   if (!await accountById(db, accountId)) throw noAccount(accountId);
   const after = cursor === null ? null : decodeCursor(cursor);
   const rows = await entriesOf(db, accountId, after, limit + 1);
@@ -81,7 +87,9 @@ export async function history(db: Db, accountId: string, limit: number, cursor: 
   return { data, nextCursor: rows.length > limit ? encodeCursor(data[data.length - 1].id) : null };
 }
 
-/** The ledger of one database: what the services and (through their options) the queue are given. */
+/**
+ * The ledger of one database: what the services and (through their options) the queue are given.
+ */
 export class Ledger {
   private batcher: CreateBatcher;
 
@@ -89,12 +97,16 @@ export class Ledger {
     this.batcher = new CreateBatcher(db, timeZone);
   }
 
-  /** Charge: the create of a render, batched with the creates arriving meanwhile (create-batch.ts). */
+  /**
+   * Charge: the create of a render, batched with the creates arriving meanwhile (create-batch.ts).
+   */
   charge(item: CreateItem): Promise<CreateOutcome> {
     return this.batcher.submit(item);
   }
 
-  refund(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, lease?: Lease): Promise<number | null> {
+  refund(
+    tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, lease?: Lease,
+  ): Promise<number | null> {
     return refund(tx, id, from, reason, lease);
   }
 

@@ -1,5 +1,5 @@
-// What the studio's pages do with accounts, passwords, one-time links and the sign-in throttle, bound
-// to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
+// What the studio's pages do with accounts, passwords, one-time links and the sign-in throttle,
+// bound to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
 // invites.ts, signin-throttle.ts hold the rules).
 import type { Db } from '../db/pool.ts';
 import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
@@ -24,7 +24,9 @@ export class StudioAccounts {
   signUp(email: string, password: string) { return signUp(this.db, email, password); }
 
   /** The account and email of a live, unused link (without using it); null when it is not live. */
-  async peekLink(token: string, purpose: Purpose): Promise<{ accountId: string; email: string | null } | null> {
+  async peekLink(
+    token: string, purpose: Purpose,
+  ): Promise<{ accountId: string; email: string | null } | null> {
     const accountId = await peekToken(this.db, token, purpose);
     if (!accountId) return null;
     return { accountId, email: (await accountById(this.db, accountId))?.email ?? null };

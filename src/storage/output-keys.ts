@@ -1,5 +1,5 @@
-// Where a render's output is stored: each attempt writes its own key, so a losing attempt removes only
-// its own file (queue/worker.ts, db/lease.ts on attempts).
+// Where a render's output is stored: each attempt writes its own key, so a losing attempt removes
+// only its own file (queue/worker.ts, db/lease.ts on attempts).
 
 /** The extensions an output key can have, by its content type. */
 const OUTPUT_EXTENSIONS = ['mp4', 'bin'] as const;
@@ -8,7 +8,9 @@ const outputKey = (generationId: string, attempt: number, ext: string) =>
   `generations/${generationId}-${attempt}.${ext}`;
 
 /** The storage key of an attempt's output file. */
-export function attemptOutputKey(generationId: string, attempt: number, contentType: string): string {
+export function attemptOutputKey(
+  generationId: string, attempt: number, contentType: string,
+): string {
   return outputKey(generationId, attempt, outputExtension(contentType));
 }
 

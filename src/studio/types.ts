@@ -1,6 +1,6 @@
 // What the studio's route files share with its plugin (index.ts): the context they are given, the
-// cookies, and the hook that requires a signed-in account. Its own module, so that the routes and the
-// plugin that registers them do not import each other.
+// cookies, and the hook that requires a signed-in account. Its own module, so that the routes and
+// the plugin that registers them do not import each other.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../web/context.ts';
 import type { Session, Sessions } from '../services/sessions.ts';

@@ -1,5 +1,5 @@
-// What the HTTP routes and the studio's pages are given: configuration and services, built once by the
-// composition root (app.ts). No database: the routes reach it only through the services.
+// What the HTTP routes and the studio's pages are given: configuration and services, built once by
+// the composition root (app.ts). No database: the routes reach it only through the services.
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { Accounts } from '../services/accounts.ts';
