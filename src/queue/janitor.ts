@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { refundGeneration } from '../db/refunds.ts';
 import { unlessBackingUp } from '../db/backup-lock.ts';
+import { pruneStudio } from '../db/studio-prune.ts';
 import type { Storage } from '../storage/storage.ts';
 
 const IDEMPOTENCY_KEEP_HOURS = 25;
@@ -76,6 +77,7 @@ export class Janitor {
       });
       await this.expireOutputs();
       await this.removeUploads();
+      await pruneStudio(this.db);
       // Finished webhook deliveries are kept 30 days for the deliveries list, then pruned.
       await this.db.query(
         `DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(SELECT ctid FROM webhook_deliveries

@@ -47,7 +47,8 @@ function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
 
 export async function registerStudio(app: FastifyInstance, base: Ctx) {
   const mailer = base.config.smtpUrl ? smtpMailer(base.config.smtpUrl, base.config.mailFrom) : null;
-  const ctx: StudioCtx = { ...base, sessions: new Sessions(base.db), secure: base.config.publicUrl.startsWith('https:'), mailer };
+  const sessions = new Sessions(base.db, { adminToken: base.adminToken, perAccount: base.config.sessionsPerAccount });
+  const ctx: StudioCtx = { ...base, sessions, secure: base.config.publicUrl.startsWith('https:'), mailer };
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(csrf, {
@@ -74,8 +75,10 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
     if (err.code?.startsWith('FST_CSRF')) return page(reply.code(403), 'error', req, { title: 'Refused', message: 'This form has expired or was not sent from this site. Go back, reload the page and try again.' });
     const e = err instanceof ApiError ? err : null;
     if (!e) req.log.error({ err }, 'studio error');
+    if (e?.headers) reply.headers(e.headers);
     const status = e?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
-    return page(reply.code(status), 'error', req, { title: status >= 500 ? 'Something went wrong' : 'Not possible', message: e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged.' : 'The request could not be handled.') });
+    const title = status >= 500 ? 'Something went wrong' : status === 429 ? 'Too many requests' : 'Not possible';
+    return page(reply.code(status), 'error', req, { title, message: e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged.' : 'The request could not be handled.') });
   });
 
   registerAssets(app);
@@ -88,13 +91,23 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
   registerUploadRoutes(app, ctx);
 }
 
-/** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */
+/**
+ * preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. Every
+ * request of a session counts against its account's per-minute limit, in the same limiter as keys
+ * (RENDERGATE_RATE_LIMIT_PER_MINUTE per account); past it, 429 with a page that says so.
+ */
 export function signedIn(ctx: StudioCtx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
     if (!req.studio) {
       if (req.method === 'GET') return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
       return reply.redirect('/signin', 303);
+    }
+    const limit = ctx.config.defaultRateLimitPerMinute;
+    const d = await ctx.limits.consume(req.studio.accountId!, limit);
+    if (!d.allowed) {
+      throw new ApiError('RATE_LIMITED', `This account made more than ${limit} requests in a minute. Wait ${d.resetSeconds} seconds and try again.`,
+        undefined, { 'retry-after': String(d.resetSeconds) });
     }
   };
 }

@@ -4,6 +4,7 @@
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { transaction, type Db } from '../db/pool.ts';
 import { newId } from '../domain/ids.ts';
+import { voidLinks } from './tokens.ts';
 
 const OPTIONS = { algorithm: 2 as Algorithm /* Argon2id */, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 export const MIN_PASSWORD = 10;
@@ -30,10 +31,19 @@ export async function checkPassword(db: Db, email: string, password: string): Pr
   return r && ok ? (r.id as string) : null;
 }
 
+/** A new password; every unused link of the account is voided with it. */
 export async function setPassword(db: Db, accountId: string, password: string): Promise<void> {
   const h = await hashPassword(password);
-  await db.query(`INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)
-    ON CONFLICT (account_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`, [accountId, h]);
+  await transaction(db, async (tx) => {
+    await tx.query(`INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)
+      ON CONFLICT (account_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`, [accountId, h]);
+    await voidLinks(tx, accountId);
+  });
+}
+
+/** One argon2 verification that checks nothing: answers that must not differ in time spend it too. */
+export async function spendVerification(password: string): Promise<void> {
+  await verify(await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
 }
 
 /** Self sign-up: a new account with its password, or null when the email is taken. */

@@ -14,7 +14,7 @@ import { field } from '../form-body.ts';
 import { listKeys } from '../queries.ts';
 import { parseEuros } from './keys.ts';
 import { inviteLink, resetLink } from '../invites.ts';
-import { recordFailure, throttled } from '../throttle.ts';
+import { attempt, succeeded } from '../../services/attempt-limits.ts';
 
 type IdParams = { Params: { id: string } };
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
@@ -43,11 +43,17 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post('/admin/signin', async (req, reply) => {
     const token = field(req.body, 'token') ?? '';
-    if (await throttled(ctx.db, req.ip, 'admin')) return adminPage(req, reply.code(429), 'admin-signin', { title: 'Operator sign-in', error: 'Too many attempts. Wait a quarter of an hour.' });
+    // Throttled per address only: wrong tokens from one address never lock the operator out elsewhere.
+    const door = { kind: 'console' as const, ip: req.ip };
+    const taken = await attempt(ctx.db, door);
+    if (!taken.ok) {
+      return adminPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)), 'admin-signin',
+        { title: 'Operator sign-in', error: 'Too many wrong tokens from this address. Wait a quarter of an hour.' });
+    }
     if (!crypto.timingSafeEqual(sha(token), expected) || ctx.adminToken === '') {
-      await recordFailure(ctx.db, req.ip, 'admin');
       return adminPage(req, reply.code(401), 'admin-signin', { title: 'Operator sign-in', error: 'That is not the admin token.' });
     }
+    await succeeded(ctx.db, door);
     reply.setCookie(ADMIN_COOKIE, await ctx.sessions.create(null), cookie);
     return reply.redirect('/admin', 303);
   });

@@ -5,9 +5,11 @@ import { transaction } from '../../db/pool.ts';
 import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../index.ts';
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
-import { checkPassword, currentPasswordOk, EMAIL, MIN_PASSWORD, passwordProblem, setPassword, signUp, hashPassword } from '../passwords.ts';
-import { recordFailure, throttled } from '../throttle.ts';
-import { issueToken, linkFor, peekToken, useToken, type Purpose } from '../tokens.ts';
+import { checkPassword, currentPasswordOk, EMAIL, MIN_PASSWORD, passwordProblem, setPassword, signUp, hashPassword,
+  spendVerification } from '../passwords.ts';
+import { attempt, succeeded } from '../../services/attempt-limits.ts';
+import { issueToken, linkFor, peekToken, useToken, voidLinks, type Purpose } from '../tokens.ts';
+import crypto from 'node:crypto';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
@@ -30,14 +32,16 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     const password = field(req.body, 'password') ?? '';
     const next = localPath(field(req.body, 'next'));
-    if (await throttled(ctx.db, req.ip, email)) {
-      return signinPage(req, reply.code(429), { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
+    // Counted before the password is checked, so parallel tries count one each; a right one is given back.
+    const door = { kind: 'signin' as const, ip: req.ip, email };
+    const taken = await attempt(ctx.db, door);
+    if (!taken.ok) {
+      return signinPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)),
+        { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
     }
     const accountId = await checkPassword(ctx.db, email, password);
-    if (!accountId) {
-      await recordFailure(ctx.db, req.ip, email);
-      return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
-    }
+    if (!accountId) return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
+    await succeeded(ctx.db, door);
     return startSession(reply, accountId, next);
   });
 
@@ -54,9 +58,37 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!EMAIL.test(email) || email.length > 254) return again('Enter a valid email address.');
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    const accountId = await signUp(ctx.db, email, password);
-    if (!accountId) return again('This email cannot be used for a new account. Sign in instead, or reset the password.');
-    return startSession(reply, accountId);
+    const perAddress = await attempt(ctx.db, { kind: 'signup', ip: req.ip, perHour: ctx.config.signupsPerHour });
+    if (!perAddress.ok) {
+      return page(reply.code(429).header('retry-after', String(perAddress.retryAfterS)), 'signup', req,
+        { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many accounts were created from this address. Try again in an hour.' });
+    }
+    // A sign-up with an email that has an account is a sign-in from the outside: counted like one, and
+    // answered like a new account (303 to the studio with a session cookie) whatever the email.
+    const door = { kind: 'signin' as const, ip: req.ip, email };
+    const taken = await attempt(ctx.db, door);
+    if (!taken.ok) {
+      return page(reply.code(429).header('retry-after', String(taken.retryAfterS)), 'signup', req,
+        { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many attempts with this email. Wait a quarter of an hour and try again.' });
+    }
+    const created = await signUp(ctx.db, email, password);
+    if (created) {
+      await spendVerification(password); // the same work as for a taken email: the time tells nothing
+      await succeeded(ctx.db, door);
+      return startSession(reply, created);
+    }
+    const owner = await checkPassword(ctx.db, email, password);
+    if (owner) {
+      await succeeded(ctx.db, door);
+      return startSession(reply, owner);
+    }
+    // A wrong password for a taken email: no session (the cookie opens nothing; the studio then asks
+    // to sign in), and the owner hears of it where mail is set up.
+    reply.setCookie(SESSION_COOKIE, crypto.randomBytes(32).toString('base64url'), sessionCookie(ctx));
+    await ctx.mailer?.send(email, 'Someone tried to create a Rendergate account with your email',
+      `Someone tried to create a Rendergate account with this email, which already has one.\n\nIf it was you, sign in at ${ctx.config.publicUrl}/signin, or reset your password there.\n`)
+      .catch((e) => req.log.warn({ err: e }, 'sign-up notice not sent'));
+    return reply.redirect('/', 303);
   });
 
   app.post('/signout', async (req, reply) => {
@@ -80,7 +112,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    await setPassword(ctx.db, accountOf(req), password);
+    await setPassword(ctx.db, accountOf(req), password); // voids every unused link too
     // Every other session ends; this one is replaced by a new one.
     await ctx.sessions.revokeAll(accountOf(req));
     const id = await ctx.sessions.create(accountOf(req));
@@ -112,6 +144,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
           await tx.query(`INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)
             ON CONFLICT (account_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`, [id, h]);
           await tx.query('UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL', [id]);
+          await voidLinks(tx, id); // every other link of the account
         }
         return id;
       });
@@ -129,8 +162,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     // The same answer whether or not the email has an account, and the throttle counts every request.
-    if (!await throttled(ctx.db, req.ip, email, 'reset-')) {
-      await recordFailure(ctx.db, req.ip, email, 'reset-');
+    if ((await attempt(ctx.db, { kind: 'reset', ip: req.ip, email })).ok) {
       const { rows } = await ctx.db.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
       if (rows[0]) {
         const token = await issueToken(ctx.db, rows[0].id, 'reset');
