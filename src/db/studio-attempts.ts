@@ -14,9 +14,11 @@ const windowOf = (nowS: number, windowS: number) => Math.floor(nowS / windowS) *
 
 const TAKE = `
 INSERT INTO studio_attempts AS a (scope, window_start, attempts)
-SELECT $1, $2, 1 WHERE (SELECT coalesce(sum(p.attempts), 0) FROM studio_attempts p WHERE p.scope = $1 AND p.window_start = $2 - $4) < $3
+SELECT $1::text, $2::bigint, 1 WHERE (SELECT coalesce(sum(p.attempts), 0) FROM studio_attempts p
+  WHERE p.scope = $1::text AND p.window_start = $2::bigint - $4::bigint) < $3::int
 ON CONFLICT (scope, window_start) DO UPDATE SET attempts = a.attempts + 1
-  WHERE a.attempts + (SELECT coalesce(sum(p.attempts), 0) FROM studio_attempts p WHERE p.scope = $1 AND p.window_start = $2 - $4) < $3
+  WHERE a.attempts + (SELECT coalesce(sum(p.attempts), 0) FROM studio_attempts p
+    WHERE p.scope = $1::text AND p.window_start = $2::bigint - $4::bigint) < $3::int
 RETURNING attempts`;
 
 /**
