@@ -1,4 +1,4 @@
--- Abuse limits of the studio and of uploads (docs/abuse-limits.md).
+-- Abuse limits of the studio and of uploads (docs/account-limits.md).
 
 -- Attempts counted per scope ('signin-pair:<email>|<ip>', 'signin-email:<email>', 'signup-ip:<ip>',
 -- 'console-ip:<ip>', …) and per window. Unlike studio_signin_failures (which the previous release keeps

@@ -47,7 +47,7 @@ export interface Config {
   signupOpen: boolean;
   smtpUrl: string | null;
   mailFrom: string;
-  /** Abuse limits of uploads, keys, sessions and sign-ups (docs/abuse-limits.md). */
+  /** Abuse limits of uploads, keys, sessions and sign-ups (docs/account-limits.md). */
   uploadQuotaBytes: number;
   uploadQuotaCount: number;
   /** The highest rate limit an account owner may give a key (the admin API may set any). */

@@ -7,6 +7,8 @@
 // - operator console sign-ins: 10 wrong tokens per address in any 15 minutes, never for everyone;
 // - sign-ups: RENDERGATE_SIGNUPS_PER_HOUR per address in any hour.
 // Emails are counted lowercased, whether or not an account has them, so a refusal reveals nothing.
+// An IPv6 address counts as its /64 (one host usually holds a whole /64, so its addresses are one).
+import net from 'node:net';
 import type { Db } from '../db/pool.ts';
 import { giveBackAttempt, takeAttempt, type AttemptLimit, type Taken } from '../db/studio-attempts.ts';
 
@@ -18,11 +20,24 @@ export const CONSOLE_SIGNINS_PER_ADDRESS = 10;
 
 const norm = (email: string) => email.trim().toLowerCase().slice(0, 254);
 
+/** The address as counted: IPv4 (also IPv4-mapped) as it is, IPv6 as its /64 prefix. */
+export function addressKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1];
+  if (!net.isIPv6(ip)) return ip;
+  const [head, tail = ''] = ip.toLowerCase().split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 export type Door = { kind: 'signin' | 'reset'; ip: string; email: string } | { kind: 'console'; ip: string }
   | { kind: 'signup'; ip: string; perHour: number };
 
 /** The scopes of one door, in a fixed order of kinds (address, then address and email, then email). */
-export function limitsOf(d: Door): AttemptLimit[] {
+export function limitsOf(door: Door): AttemptLimit[] {
+  const d = { ...door, ip: addressKey(door.ip) };
   const q = (scope: string, max: number): AttemptLimit => ({ scope, max, windowS: QUARTER_HOUR });
   switch (d.kind) {
     case 'signin': return [

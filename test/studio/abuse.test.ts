@@ -1,4 +1,4 @@
-// The studio's doors attacked as a stranger would (docs/abuse-limits.md), over real HTTP from several
+// The studio's doors attacked as a stranger would (docs/account-limits.md), over real HTTP from several
 // source addresses on loopback (127.0.0.2, 127.0.0.3, …): wrong passwords counted before they are
 // checked, per email and address with a ceiling per email; the operator console throttled per address
 // only; sign-ups limited per address and silent about which emails exist.

@@ -1,5 +1,5 @@
 // What an account's owner (or whoever holds its cookie or a link) can do is bounded too
-// (docs/abuse-limits.md): studio requests share the per-minute limiter of the account; a key's rate
+// (docs/account-limits.md): studio requests share the per-minute limiter of the account; a key's rate
 // limit chosen in the studio has a ceiling; live keys and sessions per account are bounded; links void
 // each other and a password change voids them all. And the smaller items: the ledger CSV keeps numbers
 // as numbers; a 401 says how to authenticate (WWW-Authenticate).

@@ -1,4 +1,4 @@
-// Upload quota (docs/abuse-limits.md): an account's live uploads are bounded in number and bytes, and
+// Upload quota (docs/account-limits.md): an account's live uploads are bounded in number and bytes, and
 // parallel uploads cannot pass the bound together (the quota is counted under the account's lock in
 // the transaction that records the upload). GET /v1/uploads lists the live ones, so a client that lost
 // the ids can delete them. The studio's uploads count against the same quota.
