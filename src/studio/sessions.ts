@@ -34,9 +34,10 @@ export class Sessions {
     await this.db.query(`INSERT INTO studio_sessions (id_hash, account_id, expires_at, admin_token_hash)
       VALUES ($1, $2, now() + make_interval(secs => $3), $4)`, [sha(id), accountId, ABSOLUTE_MS / 1000, accountId === null ? this.console : null]);
     // The oldest live sessions beyond the bound end (sessions of the console count together).
+    const owner = accountId === null ? 'account_id IS NULL' : 'account_id = $2';
     await this.db.query(`UPDATE studio_sessions SET revoked_at = now() WHERE id_hash IN (
-      SELECT id_hash FROM studio_sessions WHERE account_id IS NOT DISTINCT FROM $1 AND revoked_at IS NULL AND expires_at > now()
-      ORDER BY created_at DESC, id_hash OFFSET $2)`, [accountId, this.perAccount]);
+      SELECT id_hash FROM studio_sessions WHERE ${owner} AND revoked_at IS NULL AND expires_at > now()
+      ORDER BY created_at DESC, id_hash OFFSET $1)`, accountId === null ? [this.perAccount] : [this.perAccount, accountId]);
     return id;
   }
 

@@ -12,6 +12,7 @@ import { accountIdOf, eventually, PASSWORD, uniqueEmail } from './helpers.ts';
 import { StudioSession } from './http-session.ts';
 import { issueToken } from '../../src/studio/tokens.ts';
 import { inviteLink } from '../../src/studio/invites.ts';
+import { pruneStudio } from '../../src/db/studio-prune.ts';
 
 const PER_MINUTE = 30;
 const f = serviceFixture({ env: {
@@ -84,6 +85,26 @@ describe('sessions', () => {
     expect((await first.get('/history')).status).toBe(303);
     expect((await more[0].get('/history')).status).toBe(303);
     for (const s of more.slice(1)) expect((await s.get('/history')).status).toBe(200);
+  });
+});
+
+describe('ended sessions, links and attempt counts', () => {
+  it('are removed by the janitor\'s sweep a day after they ended; live ones stay', async () => {
+    const { s, accountId } = await signedUp();
+    const live = await issueToken(f.dbh.db, accountId, 'reset');
+    const gone = crypto.randomBytes(32);
+    await f.dbh.db.query(`INSERT INTO studio_sessions (id_hash, account_id, created_at, last_seen_at, expires_at)
+      VALUES ($1, $2, now() - interval '9 days', now() - interval '8 days', now() - interval '2 days')`, [gone, accountId]);
+    await f.dbh.db.query(`INSERT INTO studio_tokens (token_hash, account_id, purpose, created_at, expires_at)
+      VALUES ($1, $2, 'reset', now() - interval '3 days', now() - interval '2 days')`, [gone, accountId]);
+    await f.dbh.db.query(`INSERT INTO studio_attempts (scope, window_start, attempts) VALUES ('signin-ip:192.0.2.1', $1, 5)`,
+      [Math.floor(Date.now() / 1000) - 3 * 3600]);
+    await pruneStudio(f.dbh.db);
+    expect((await f.dbh.db.query('SELECT 1 FROM studio_sessions WHERE id_hash = $1', [gone])).rows).toHaveLength(0);
+    expect((await f.dbh.db.query('SELECT 1 FROM studio_tokens WHERE token_hash = $1', [gone])).rows).toHaveLength(0);
+    expect((await f.dbh.db.query(`SELECT 1 FROM studio_attempts WHERE scope = 'signin-ip:192.0.2.1'`)).rows).toHaveLength(0);
+    expect((await s.get('/history')).status).toBe(200);
+    expect((await s.get(`/reset/${live}`)).status).toBe(200);
   });
 });
 
