@@ -1,6 +1,6 @@
 // Rows of the studio that can no longer be used, removed by the janitor so that none grows without
-// bound: sessions that ended (signed out, idle or past their end) and one-time links that were used,
-// voided or expired, a day after; attempt counts whose windows can no longer count.
+// bound: sessions that ended (signed out, idle or past their end) and one-time links that were
+// used, voided or expired, a day after; attempt counts whose windows can no longer count.
 import type { Db } from './pool.ts';
 import { pruneAttempts } from './studio-attempts.ts';
 
@@ -15,6 +15,7 @@ export async function pruneStudio(db: Db): Promise<void> {
           OR last_seen_at < now() - interval '2 days' LIMIT 5000))`);
   await db.query(
     `DELETE FROM studio_tokens WHERE ctid = ANY(ARRAY(SELECT ctid FROM studio_tokens
-       WHERE expires_at < now() - interval '1 day' OR used_at < now() - interval '1 day' LIMIT 5000))`);
+       WHERE expires_at < now() - interval '1 day' OR used_at < now() - interval '1 day'
+       LIMIT 5000))`);
   await pruneAttempts(db, LONGEST_WINDOW_S);
 }

@@ -62,9 +62,8 @@ export class Sessions {
     await this.db.query('UPDATE studio_sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL', [sha(id)]);
   }
 
-  /** "Sign out everywhere", and what a password change or reset does (all but `keep`, if given). */
-  async revokeAll(accountId: string, keep?: string): Promise<void> {
-    await this.db.query('UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL AND id_hash <> $2',
-      [accountId, keep ? sha(keep) : Buffer.alloc(0)]);
+  /** "Sign out everywhere", and what a password change or reset does. */
+  async revokeAll(accountId: string): Promise<void> {
+    await this.db.query('UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL', [accountId]);
   }
 }
