@@ -11,6 +11,8 @@ export interface Link { accountId: string; email: string; purpose: Purpose; link
 
 export async function inviteLink(db: Db, publicUrl: string, email: string, name: string | null = null): Promise<Link> {
   if (!EMAIL.test(email) || email.length > 254) throw new ApiError('INVALID_INPUT', 'email: not an email address.', [{ field: 'email', message: 'not an email address' }]);
+  // The same bound as the admin API's account name.
+  if (name !== null && name.length > 200) throw new ApiError('INVALID_INPUT', 'name: at most 200 characters.', [{ field: 'name', message: 'at most 200 characters' }]);
   return transaction(db, async (tx) => {
     await tx.query('INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [newId('acct'), email, name]);
     const { rows } = await tx.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);

@@ -156,6 +156,11 @@ describe('links', () => {
 });
 
 describe('smaller', () => {
+  it('an invitation\'s account name is at most 200 characters, as in the admin API', async () => {
+    await expect(inviteLink(f.dbh.db, f.svc.base, uniqueEmail(), 'n'.repeat(201))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await inviteLink(f.dbh.db, f.svc.base, uniqueEmail(), 'n'.repeat(200))).link).toContain('/invite/');
+  });
+
   it('the ledger CSV writes amounts as numbers and guards only text', async () => {
     const { s, accountId } = await signedUp();
     await f.api.admin('POST', `/accounts/${accountId}/credits`, { amountCents: 500, reason: '=HYPERLINK("http://x")' });
