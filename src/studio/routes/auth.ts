@@ -85,7 +85,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     // A wrong password for a taken email: no session (the cookie opens nothing; the studio then asks
     // to sign in), and the owner hears of it where mail is set up.
     reply.setCookie(SESSION_COOKIE, crypto.randomBytes(32).toString('base64url'), sessionCookie(ctx));
-    await ctx.mailer?.send(email, 'Someone tried to create a Rendergate account with your email',
+    // Not awaited: the mail server's time must not tell this answer from a new account's.
+    void ctx.mailer?.send(email, 'Someone tried to create a Rendergate account with your email',
       `Someone tried to create a Rendergate account with this email, which already has one.\n\nIf it was you, sign in at ${ctx.config.publicUrl}/signin, or reset your password there.\n`)
       .catch((e) => req.log.warn({ err: e }, 'sign-up notice not sent'));
     return reply.redirect('/', 303);
