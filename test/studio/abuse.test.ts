@@ -3,6 +3,7 @@
 // checked, per email and address with a ceiling per email; the operator console throttled per address
 // only; sign-ups limited per address and silent about which emails exist.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMTPServer } from 'smtp-server';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { ADMIN, startTestService, type TestService } from '../helpers/service.ts';
 import { PASSWORD, uniqueEmail } from './helpers.ts';
@@ -129,5 +130,35 @@ describe('sign-up', () => {
     const right = await answer(taken, PASSWORD);
     expect([right.status, right.location]).toEqual([303, '/']);
     expect((await right.s.get('/account')).text).toContain(taken);
+  });
+
+  it('tells the owner of a taken email by mail, where mail is set up, and sends nothing for a new one', async () => {
+    // A real SMTP server (smtp-server), as the operator's would be.
+    const mails: { to: string; body: string }[] = [];
+    const smtp = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+      onData(stream, session, done) {
+        let body = '';
+        stream.on('data', (d) => { body += d; });
+        stream.on('end', () => { mails.push({ to: session.envelope.rcptTo[0]?.address ?? '', body }); done(); });
+      },
+    });
+    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
+    const port = (smtp.server.address() as { port: number }).port;
+    const svc = await startTestService(f.dbh.url, { role: 'api', env: { RENDERGATE_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    try {
+      const taken = await from('127.0.0.1', svc.base).signUp();
+      const fresh = uniqueEmail();
+      const s = from('127.0.0.10', svc.base);
+      await s.get('/signup');
+      expect((await s.post('/signup', { email: fresh, password: PASSWORD })).status).toBe(303);
+      expect((await s.post('/signup', { email: taken, password: 'not the owner password' })).status).toBe(303);
+      for (const until = Date.now() + 30_000; mails.length === 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+      expect(mails.map((m) => m.to)).toEqual([taken]);
+      expect(mails[0].body).toContain('Someone tried to create a Rendergate account');
+    } finally {
+      await svc.stop();
+      await new Promise<void>((r) => smtp.close(() => r()));
+    }
   });
 });
