@@ -10,9 +10,11 @@ import { ADMIN } from '../helpers/service.ts';
 import { awayFromMinuteEdge } from '../helpers/minute.ts';
 import { accountIdOf, eventually, PASSWORD, uniqueEmail } from './helpers.ts';
 import { StudioSession } from './http-session.ts';
-import { issueToken } from '../../src/studio/tokens.ts';
-import { inviteLink } from '../../src/studio/invites.ts';
-import { pruneStudio } from '../../src/db/studio-prune.ts';
+import { issueToken } from '../../src/services/one-time-links.ts';
+import { inviteLink } from '../../src/services/invites.ts';
+import { pruneEndedSessions } from '../../src/db/studio-sessions.ts';
+import { pruneEndedTokens } from '../../src/db/studio-tokens.ts';
+import { pruneAttempts } from '../../src/db/studio-attempts.ts';
 
 const PER_MINUTE = 30;
 const f = serviceFixture({ env: {
@@ -99,7 +101,10 @@ describe('ended sessions, links and attempt counts', () => {
       VALUES ($1, $2, 'reset', now() - interval '3 days', now() - interval '2 days')`, [gone, accountId]);
     await f.dbh.db.query(`INSERT INTO studio_attempts (scope, window_start, attempts) VALUES ('signin-ip:192.0.2.1', $1, 5)`,
       [Math.floor(Date.now() / 1000) - 3 * 3600]);
-    await pruneStudio(f.dbh.db);
+    // What the janitor's sweep does (src/queue/janitor.ts).
+    await pruneEndedSessions(f.dbh.db);
+    await pruneEndedTokens(f.dbh.db);
+    await pruneAttempts(f.dbh.db, 3600);
     expect((await f.dbh.db.query('SELECT 1 FROM studio_sessions WHERE id_hash = $1', [gone])).rows).toHaveLength(0);
     expect((await f.dbh.db.query('SELECT 1 FROM studio_tokens WHERE token_hash = $1', [gone])).rows).toHaveLength(0);
     expect((await f.dbh.db.query(`SELECT 1 FROM studio_attempts WHERE scope = 'signin-ip:192.0.2.1'`)).rows).toHaveLength(0);

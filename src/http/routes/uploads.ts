@@ -5,8 +5,8 @@ import { UPLOAD_TYPES } from '../../services/uploads.ts';
 import { parseLimit } from '../../services/paging.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { queryParam } from '../body.ts';
-import type { Ctx } from '../context.ts';
-import { sendError } from '../error-handler.ts';
+import type { Ctx } from '../../web/context.ts';
+import { sendError } from '../../web/error-handler.ts';
 
 export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
   // A plugin of its own: the image parsers exist only here, so no other route accepts an image body.

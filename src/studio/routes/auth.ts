@@ -1,15 +1,12 @@
 // Accounts in the studio: sign up, sign in (throttled, same answer whatever is wrong), sign out (this
 // session or all), change password, and the one-time links (invite, reset; by mail where SMTP is set).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { transaction } from '../../db/pool.ts';
-import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../index.ts';
+import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
-import { checkPassword, currentPasswordOk, EMAIL, MIN_PASSWORD, passwordProblem, setPassword, signUp, hashPassword,
-  spendVerification } from '../passwords.ts';
-import { attempt, succeeded } from '../../services/attempt-limits.ts';
-import { issueToken, linkFor, peekToken, useToken, voidLinks, type Purpose } from '../tokens.ts';
 import crypto from 'node:crypto';
+import { EMAIL, MIN_PASSWORD, passwordProblem, spendVerification } from '../../services/passwords.ts';
+import type { Purpose } from '../../services/one-time-links.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
@@ -34,14 +31,14 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const next = localPath(field(req.body, 'next'));
     // Counted before the password is checked, so parallel tries count one each; a right one is given back.
     const door = { kind: 'signin' as const, ip: req.ip, email };
-    const taken = await attempt(ctx.db, door);
+    const taken = await ctx.studioAccounts.attempt(door);
     if (!taken.ok) {
       return signinPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)),
         { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
     }
-    const accountId = await checkPassword(ctx.db, email, password);
+    const accountId = await ctx.studioAccounts.checkPassword(email, password);
     if (!accountId) return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
-    await succeeded(ctx.db, door);
+    await ctx.studioAccounts.succeeded(door);
     return startSession(reply, accountId, next);
   });
 
@@ -58,7 +55,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!EMAIL.test(email) || email.length > 254) return again('Enter a valid email address.');
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    const perAddress = await attempt(ctx.db, { kind: 'signup', ip: req.ip, perHour: ctx.config.signupsPerHour });
+    const perAddress = await ctx.studioAccounts.attempt({ kind: 'signup', ip: req.ip, perHour: ctx.config.signupsPerHour });
     if (!perAddress.ok) {
       return page(reply.code(429).header('retry-after', String(perAddress.retryAfterS)), 'signup', req,
         { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many accounts were created from this address. Try again in an hour.' });
@@ -66,20 +63,20 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     // A sign-up with an email that has an account is a sign-in from the outside: counted like one, and
     // answered like a new account (303 to the studio with a session cookie) whatever the email.
     const door = { kind: 'signin' as const, ip: req.ip, email };
-    const taken = await attempt(ctx.db, door);
+    const taken = await ctx.studioAccounts.attempt(door);
     if (!taken.ok) {
       return page(reply.code(429).header('retry-after', String(taken.retryAfterS)), 'signup', req,
         { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many attempts with this email. Wait a quarter of an hour and try again.' });
     }
-    const created = await signUp(ctx.db, email, password);
+    const created = await ctx.studioAccounts.signUp(email, password);
     if (created) {
       await spendVerification(password); // the same work as for a taken email: the time tells nothing
-      await succeeded(ctx.db, door);
+      await ctx.studioAccounts.succeeded(door);
       return startSession(reply, created);
     }
-    const owner = await checkPassword(ctx.db, email, password);
+    const owner = await ctx.studioAccounts.checkPassword(email, password);
     if (owner) {
-      await succeeded(ctx.db, door);
+      await ctx.studioAccounts.succeeded(door);
       return startSession(reply, owner);
     }
     // A wrong password for a taken email: no session (the cookie opens nothing; the studio then asks
@@ -109,11 +106,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post('/account/password', { preHandler: signedIn(ctx) }, async (req, reply) => {
     const again = (error: string) => page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
-    if (!await currentPasswordOk(ctx.db, accountOf(req), field(req.body, 'current') ?? '')) return again('The current password is wrong.');
+    if (!await ctx.studioAccounts.currentPasswordOk(accountOf(req), field(req.body, 'current') ?? '')) return again('The current password is wrong.');
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    await setPassword(ctx.db, accountOf(req), password); // voids every unused link too
+    await ctx.studioAccounts.setPassword(accountOf(req), password); // voids every unused link too
     // Every other session ends; this one is replaced by a new one.
     await ctx.sessions.revokeAll(accountOf(req));
     const id = await ctx.sessions.create(accountOf(req));
@@ -127,8 +124,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     // The link is a secret: no access-log line carries it (info lines are off for these routes).
     const quiet = { logLevel: 'warn' as const };
     app.get<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
-      const accountId = await peekToken(ctx.db, req.params.token, purpose);
-      const email = accountId ? (await ctx.db.query('SELECT email FROM accounts WHERE id = $1', [accountId])).rows[0]?.email : null;
+      const live = await ctx.studioAccounts.peekLink(req.params.token, purpose);
+      const accountId = live?.accountId ?? null;
+      const email = live?.email ?? null;
       return page(reply.code(accountId ? 200 : 410), 'set-password', req, { title, valid: !!accountId, email, min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}` });
     });
     // …and its use: the password set and the link spent in one transaction, all other sessions ended.
@@ -138,17 +136,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       if (problem) {
         return page(reply.code(400), 'set-password', req, { title, valid: true, email: '', min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}`, error: problem });
       }
-      const h = await hashPassword(password);
-      const accountId = await transaction(ctx.db, async (tx) => {
-        const id = await useToken(tx, req.params.token, purpose);
-        if (id) {
-          await tx.query(`INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)
-            ON CONFLICT (account_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`, [id, h]);
-          await tx.query('UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL', [id]);
-          await voidLinks(tx, id); // every other link of the account
-        }
-        return id;
-      });
+      // Sets the password, spends the link, ends every session and voids every other link, in one go.
+      const accountId = await ctx.studioAccounts.setPasswordWithLink(req.params.token, purpose, password);
       if (!accountId) return page(reply.code(410), 'set-password', req, { title, valid: false, min: MIN_PASSWORD, action: '' });
       return startSession(reply, accountId);
     });
@@ -163,12 +152,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     // The same answer whether or not the email has an account, and the throttle counts every request.
-    if ((await attempt(ctx.db, { kind: 'reset', ip: req.ip, email })).ok) {
-      const { rows } = await ctx.db.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
-      if (rows[0]) {
-        const token = await issueToken(ctx.db, rows[0].id, 'reset');
-        await ctx.mailer.send(rows[0].email, 'Reset your Rendergate password',
-          `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${linkFor(ctx.config.publicUrl, 'reset', token)}\n\nIf it was not you, ignore this message.\n`)
+    if ((await ctx.studioAccounts.attempt({ kind: 'reset', ip: req.ip, email })).ok) {
+      const reset = await ctx.studioAccounts.resetLinkFor(email);
+      if (reset) {
+        await ctx.mailer.send(reset.email, 'Reset your Rendergate password',
+          `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${reset.link}\n\nIf it was not you, ignore this message.\n`)
           .catch((e) => req.log.warn({ err: e }, 'reset mail not sent'));
       }
     }

@@ -2,10 +2,11 @@
 // console): an invitation creates the account if it does not exist yet; both print a link to set a
 // password, valid once until it expires.
 import { transaction, type Db } from '../db/pool.ts';
+import { accountByEmail, insertAccount } from '../db/accounts.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { EMAIL } from './passwords.ts';
-import { issueToken, linkFor, TOKEN_TTL_S, type Purpose } from './tokens.ts';
+import { issueToken, linkFor, TOKEN_TTL_S, type Purpose } from './one-time-links.ts';
 
 export interface Link { accountId: string; email: string; purpose: Purpose; link: string; expiresAt: string }
 
@@ -14,16 +15,16 @@ export async function inviteLink(db: Db, publicUrl: string, email: string, name:
   // The same bound as the admin API's account name.
   if (name !== null && name.length > 200) throw new ApiError('INVALID_INPUT', 'name: at most 200 characters.', [{ field: 'name', message: 'at most 200 characters' }]);
   return transaction(db, async (tx) => {
-    await tx.query('INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [newId('acct'), email, name]);
-    const { rows } = await tx.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
-    const token = await issueToken(tx, rows[0].id, 'invite');
-    return { accountId: rows[0].id, email: rows[0].email, purpose: 'invite' as const, link: linkFor(publicUrl, 'invite', token), expiresAt: new Date(Date.now() + TOKEN_TTL_S.invite * 1000).toISOString() };
+    await insertAccount(tx, newId('acct'), email, name);
+    const account = (await accountByEmail(tx, email))!;
+    const token = await issueToken(tx, account.id, 'invite');
+    return { accountId: account.id, email: account.email, purpose: 'invite' as const, link: linkFor(publicUrl, 'invite', token), expiresAt: new Date(Date.now() + TOKEN_TTL_S.invite * 1000).toISOString() };
   });
 }
 
 export async function resetLink(db: Db, publicUrl: string, email: string): Promise<Link> {
-  const { rows } = await db.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
-  if (!rows[0]) throw new ApiError('ACCOUNT_NOT_FOUND', `No account with the email ${email}.`);
-  const token = await issueToken(db, rows[0].id, 'reset');
-  return { accountId: rows[0].id, email: rows[0].email, purpose: 'reset', link: linkFor(publicUrl, 'reset', token), expiresAt: new Date(Date.now() + TOKEN_TTL_S.reset * 1000).toISOString() };
+  const account = await accountByEmail(db, email);
+  if (!account) throw new ApiError('ACCOUNT_NOT_FOUND', `No account with the email ${email}.`);
+  const token = await issueToken(db, account.id, 'reset');
+  return { accountId: account.id, email: account.email, purpose: 'reset', link: linkFor(publicUrl, 'reset', token), expiresAt: new Date(Date.now() + TOKEN_TTL_S.reset * 1000).toISOString() };
 }
