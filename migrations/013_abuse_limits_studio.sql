@@ -26,3 +26,42 @@ CREATE INDEX uploads_account_live ON uploads (account_id, id) WHERE deleted_at I
 CREATE INDEX studio_sessions_expiry ON studio_sessions (expires_at);
 CREATE INDEX studio_tokens_expiry ON studio_tokens (expires_at);
 CREATE INDEX studio_tokens_account ON studio_tokens (account_id) WHERE used_at IS NULL;
+
+-- One attempt counted in every scope, or in none, in one statement (one round trip, so a burst of
+-- parallel attempts holds each connection briefly): every scope's row of the current window is
+-- locked in the order given, the current and previous windows summed, and only if all have room is
+-- each incremented. Answers 0 when counted, else the 1-based index of the first full scope and that
+-- scope's count in the current window.
+CREATE FUNCTION rendergate_take_attempt(p_scopes text[], p_max integer[], p_window bigint[], p_now bigint)
+RETURNS TABLE (refused integer, current_attempts integer)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  i integer;
+  w bigint;
+  cur integer;
+  prev integer;
+BEGIN
+  FOR i IN 1 .. coalesce(array_length(p_scopes, 1), 0) LOOP
+    w := (p_now / p_window[i]) * p_window[i];
+    INSERT INTO studio_attempts (scope, window_start, attempts) VALUES (p_scopes[i], w, 0)
+      ON CONFLICT (scope, window_start) DO NOTHING;
+    SELECT a.attempts INTO cur FROM studio_attempts a
+      WHERE a.scope = p_scopes[i] AND a.window_start = w FOR UPDATE;
+    SELECT coalesce(sum(a.attempts), 0) INTO prev FROM studio_attempts a
+      WHERE a.scope = p_scopes[i] AND a.window_start = w - p_window[i];
+    IF cur + prev >= p_max[i] THEN
+      refused := i;
+      current_attempts := cur;
+      RETURN NEXT;
+      RETURN;
+    END IF;
+  END LOOP;
+  FOR i IN 1 .. coalesce(array_length(p_scopes, 1), 0) LOOP
+    w := (p_now / p_window[i]) * p_window[i];
+    UPDATE studio_attempts a SET attempts = a.attempts + 1 WHERE a.scope = p_scopes[i] AND a.window_start = w;
+  END LOOP;
+  refused := 0;
+  current_attempts := NULL;
+  RETURN NEXT;
+END $$;

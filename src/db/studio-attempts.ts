@@ -1,9 +1,9 @@
 // SQL of studio_attempts: attempts (sign-ins, sign-ups, reset requests, console sign-ins) counted
-// per scope in fixed windows, BEFORE the attempt is checked. One guarded statement per scope adds
-// one attempt unless the current and the previous window together already hold the limit; it waits
-// for the row lock of a parallel attempt and then sees its count, so parallel attempts count one
+// per scope in fixed windows, BEFORE the attempt is checked. One statement adds one attempt to each
+// scope unless the current and the previous window together already hold a scope's limit; it waits
+// for the row locks of a parallel attempt and then sees its count, so parallel attempts count one
 // each and no more than the limit are ever let through in any span of one window's length.
-import { transaction, type Db } from './pool.ts';
+import type { Db, Queryable } from './pool.ts';
 
 /** At most `max` attempts in `scope` per `windowS` seconds. */
 export interface AttemptLimit { scope: string; max: number; windowS: number }
@@ -12,51 +12,31 @@ export type Taken = { ok: true } | { ok: false; scope: string; retryAfterS: numb
 
 const windowOf = (nowS: number, windowS: number) => Math.floor(nowS / windowS) * windowS;
 
-const TAKE = `
-INSERT INTO studio_attempts AS a (scope, window_start, attempts)
-SELECT $1::text, $2::bigint, 1 WHERE (SELECT coalesce(sum(p.attempts), 0) FROM studio_attempts p
-  WHERE p.scope = $1::text AND p.window_start = $2::bigint - $4::bigint) < $3::int
-ON CONFLICT (scope, window_start) DO UPDATE SET attempts = a.attempts + 1
-  WHERE a.attempts + (SELECT coalesce(sum(p.attempts), 0) FROM studio_attempts p
-    WHERE p.scope = $1::text AND p.window_start = $2::bigint - $4::bigint) < $3::int
-RETURNING attempts`;
-
 /**
- * Counts one attempt in every scope, or in none: when a scope is full, what was counted in the
- * others is rolled back and the answer says when that scope has room again. Scopes are taken in the
- * order given; callers give them in one fixed order of kinds, so parallel takes cannot deadlock.
+ * Counts one attempt in every scope, or in none (rendergate_take_attempt, migrations/013, one
+ * statement): when a scope is full nothing is counted and the answer says when that scope has room
+ * again. Rows are locked in the order given; callers give scopes in one fixed order of kinds, so
+ * parallel takes cannot deadlock.
  */
 export async function takeAttempt(
-  db: Db, limits: AttemptLimit[], nowMs = Date.now(),
+  q: Queryable, limits: AttemptLimit[], nowMs = Date.now(),
 ): Promise<Taken> {
   const nowS = Math.floor(nowMs / 1000);
-  try {
-    await transaction(db, async (tx) => {
-      for (const l of limits) {
-        const w = windowOf(nowS, l.windowS);
-        const { rowCount } = await tx.query(
-          { name: 'studio-attempt-take', text: TAKE, values: [l.scope, w, l.max, l.windowS] });
-        if (rowCount) continue;
-        const { rows } = await tx.query(
-          'SELECT attempts FROM studio_attempts WHERE scope = $1 AND window_start = $2',
-          [l.scope, w]);
-        // Room comes back when the previous window drops out, or a window later if this one is
-        // full.
-        const fullNow = (rows[0]?.attempts ?? 0) >= l.max;
-        const retryAfterS = Math.max(1, w + l.windowS * (fullNow ? 2 : 1) - nowS);
-        throw new Refused({ ok: false, scope: l.scope, retryAfterS });
-      }
-    });
-  } catch (e) {
-    // Rolled back: the scopes before it count nothing either.
-    if (e instanceof Refused) return e.taken;
-    throw e;
-  }
-  return { ok: true };
-}
-
-class Refused extends Error {
-  constructor(readonly taken: Taken) { super('attempt refused'); }
+  const { rows } = await q.query({
+    name: 'studio-attempt-take',
+    text: `SELECT refused, current_attempts
+           FROM rendergate_take_attempt($1::text[], $2::int[], $3::bigint[], $4)`,
+    values: [limits.map((l) => l.scope), limits.map((l) => l.max), limits.map((l) => l.windowS),
+      nowS],
+  });
+  const refused = rows[0].refused as number;
+  if (refused === 0) return { ok: true };
+  const l = limits[refused - 1];
+  const w = windowOf(nowS, l.windowS);
+  // Room comes back when the previous window drops out, or a window later if this one is full.
+  const fullNow = (rows[0].current_attempts as number) >= l.max;
+  const retryAfterS = Math.max(1, w + l.windowS * (fullNow ? 2 : 1) - nowS);
+  return { ok: false, scope: l.scope, retryAfterS };
 }
 
 /** Gives back an attempt that turned out right (a correct password): only wrong ones count. */
