@@ -32,6 +32,8 @@ import { WebhookEndpoints } from './services/webhook-endpoints.ts';
 import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { ChatCompletions } from './services/chat.ts';
+import { LiveText } from './queue/live-text.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -96,7 +98,10 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   metrics.heldRequests = () => waiters.size;
   const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined,
     uploads, waiters);
+  // Chat renders of this process's worker stream their text to this process's /openai/v1 streams.
+  const liveText = new LiveText();
   const ctx = {
+    chat: new ChatCompletions(catalog, generations, liveText),
     config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics,
     uploads, webhooks: new WebhookEndpoints(db), backendHealth: role === 'api' ? undefined : backends.health,
   };
@@ -122,7 +127,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     worker = new Worker({
       db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
       accountConcurrency: config.accountConcurrency, log, metrics, pools,
-      readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds,
+      readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds, liveText,
     });
     janitor = new Janitor(db, storage, log);
     wake = () => worker?.fill();

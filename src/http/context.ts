@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { Uploads } from '../services/uploads.ts';
 import type { WebhookEndpoints } from '../services/webhook-endpoints.ts';
 import type { BackendHealth } from '../backends/health.ts';
+import type { ChatCompletions } from '../services/chat.ts';
 
 export interface Ctx {
   config: Config;
@@ -23,6 +24,8 @@ export interface Ctx {
   metrics: Metrics;
   uploads: Uploads;
   webhooks: WebhookEndpoints;
+  /** /openai/v1's chat completions, over `generations`. */
+  chat: ChatCompletions;
   /** The model servers' health as this process's probes see it (processes that render only). */
   backendHealth?: BackendHealth;
 }

@@ -14,6 +14,7 @@ import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 import { registerStudio } from '../studio/index.ts';
 import { registerOpenApi } from './openapi/routes.ts';
+import { registerOpenAi } from './openai/index.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
@@ -132,6 +133,7 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
   registerOps(app, ctx);
   registerOpenApi(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
+  app.register(async (openai) => registerOpenAi(openai, ctx), { prefix: '/openai/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
   // The studio's pages at `/`, in a scope of their own (cookies, forms, CSRF never reach the API).
   app.register(async (studio) => registerStudio(studio, ctx));

@@ -4,7 +4,7 @@
 // adds no latency; under load the creates that arrived meanwhile share the next batch's round trip and
 // WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
 // whole (the database is away) fails each of its creates with that error, having written nothing.
-import type { Db } from '../db/pool.ts';
+import { transaction, type Db, type Tx } from '../db/pool.ts';
 import { QUEUE_POSITION_CAP } from './generation-view.ts';
 
 // Each created render's place among its model's waiting renders, in the same statement: counted in the
@@ -29,6 +29,13 @@ export interface CreateOutcome {
   /** Its queue position when created (outcome 'created'). */
   queue_position?: number | null;
 }
+
+/** An item as rendergate_create_generations reads it. */
+const row = (x: CreateItem, i: number) => ({
+  i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
+  hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
+  deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
+});
 
 interface Waiting { item: CreateItem; resolve: (o: CreateOutcome) => void; reject: (e: unknown) => void }
 
@@ -58,12 +65,22 @@ export class CreateBatcher {
     }
   }
 
+  /**
+   * One create in a transaction of its own, with `also` run in it when the render is created: for what
+   * must exist as soon as the render can be claimed (a chat request's messages).
+   */
+  async submitWith(item: CreateItem, also: (tx: Tx, generationId: string) => Promise<void>): Promise<CreateOutcome> {
+    return transaction(this.db, async (tx) => {
+      const { rows } = await tx.query({ name: 'gen-create-batch', text: CREATE_BATCH,
+        values: [JSON.stringify([row(item, 0)]), this.timeZone, [item.modelId]] });
+      const r = rows[0] as CreateOutcome;
+      if (r.outcome === 'created') await also(tx, r.generation_id!);
+      return r;
+    });
+  }
+
   private async run(batch: Waiting[]): Promise<void> {
-    const items = batch.map(({ item: x }, i) => ({
-      i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
-      hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
-      deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
-    }));
+    const items = batch.map(({ item }, i) => row(item, i));
     try {
       const { rows } = await this.db.query({
         name: 'gen-create-batch',

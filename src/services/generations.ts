@@ -23,6 +23,8 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { CreateBatcher } from './create-batch.ts';
+import { insertGenerationMessages } from '../db/generation-messages.ts';
+import type { ChatMessage } from '../domain/chat.ts';
 
 /** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
 const WAITING_FRESH_MS = 1_000;
@@ -60,17 +62,25 @@ export class Generations {
     return `${this.config.publicUrl}/v1/generations/${id}`;
   }
 
-  async create(key: Payer, body: unknown, idempotencyKey: string): Promise<Created> {
+  /**
+   * `opts.messages`: a chat request's conversation (/openai/v1), stored with the render in the same
+   * transaction for a backend that takes it as it is; part of what the Idempotency-Key's body covers.
+   */
+  async create(key: Payer, body: unknown, idempotencyKey: string, opts: { messages?: ChatMessage[] } = {}): Promise<Created> {
     const { model, inputs } = parseRenderRequest(this.catalog, objectBody(body));
     const cost = priceOf(model, inputs);
     await this.checkUploads(key.accountId, model, inputs);
-    const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
+    const { messages } = opts;
+    const requestHash = crypto.createHash('sha256').update(canonical(messages ? { body, messages } : body)).digest();
     const def = model.def;
     const id = newId('gen');
-    const made = await this.batcher.submit({
+    const item = {
       id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
       modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600, dailyCapCents: key.dailyCapCents,
-    });
+    };
+    const made = messages
+      ? await this.batcher.submitWith(item, (tx, genId) => insertGenerationMessages(tx, genId, messages))
+      : await this.batcher.submit(item);
     switch (made.outcome) {
       case 'refused':
         throw await this.refusal(key, cost);
