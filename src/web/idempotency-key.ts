@@ -14,5 +14,7 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
     const key = sf[1].replace(/\\(["\\])/g, '$1');
     return BARE.test(key) ? key : undefined;
   }
+  // Quoted but not a valid string (`""`, an unescaped quote inside): not a key.
+  if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) return undefined;
   return BARE.test(value) ? value : undefined;
 }

@@ -30,7 +30,7 @@ export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake
   const fake = {
     apiKey: opts.apiKey ?? 'sk-test-secret-0123', pieces: ['Shot 1: ', 'a wide ', 'view.\n', 'Shot 2: ', 'a close-up.'], pieceMs: 5,
     script: [] as ChatBehaviour[], requests: [] as ChatFake['requests'], aborted: 0, healthy: true,
-    hold: null, streams: [],
+    hold: null, streams: [] as ChatFake['streams'],
   } as ChatFake;
   const chunk = (content: string) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 
