@@ -152,6 +152,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       await dispatcher?.stop();
       await webhookDb?.end().catch(() => undefined);
       await backends.health.stop();
+      await backends.cogReceiver?.close();
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();

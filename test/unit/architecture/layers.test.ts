@@ -12,6 +12,7 @@ const RANK: Record<string, number> = {
   backends: 1, storage: 1, webhooks: 1,
   queue: 2,
   services: 3,
+  web: 3.5, // shared request plumbing of http and studio
   http: 4, studio: 4,
   cli: 5, 'app.ts': 5, 'main.ts': 5,
 };
