@@ -175,7 +175,10 @@ export class Worker {
         ...(messages ? { messages } : {}), ...(live ? { textPiece: (p: string) => live.publish(job.id, key, p) } : {}),
       })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
-      if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
+      if (await this.succeed(job, out)) {
+        this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
+        if (out.kind === 'text') live?.succeeded(job.id, out.text);
+      }
       log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
     } catch (e) {
       if (state.reason === 'cancelled') { log.info('render cancelled'); return; }

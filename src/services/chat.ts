@@ -25,7 +25,6 @@ export interface FinalGeneration {
   id: string;
   status: 'queued' | 'succeeded' | 'failed' | 'refunded';
   textOutput?: string;
-  costCents: number;
   error?: { code: string; message: string };
 }
 
@@ -50,10 +49,30 @@ export class ChatCompletions {
     return { request, id, created: Math.floor(Date.parse(created.body.createdAt as string) / 1000), replayed: created.replayed };
   }
 
-  /** The generation once final, or as it is after CHAT_WAIT_SECONDS (or when `closed` fires). */
+  /**
+   * The generation once final, or as it is after CHAT_WAIT_SECONDS (or when `closed` fires): through the
+   * `Prefer: wait` waiter, or sooner when this process's worker rendered it and says it succeeded.
+   */
   async final(accountId: string, id: string, closed: AbortSignal): Promise<FinalGeneration> {
-    const held = await this.generations.waitJson(accountId, id, CHAT_WAIT_SECONDS, closed);
-    return JSON.parse(held.json) as FinalGeneration;
+    const stop = new AbortController();
+    let unsubscribe = () => {};
+    const rendered = new Promise<FinalGeneration>((resolve) => {
+      if (this.live) {
+        unsubscribe = this.live.subscribe(id, { done: (text) => {
+          this.generations.forget(id); // so that a poll right after this answer sees it succeeded
+          resolve({ id, status: 'succeeded', textOutput: text });
+        } });
+      }
+    });
+    const waited = this.generations.waitJson(accountId, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]))
+      .then((held) => JSON.parse(held.json) as FinalGeneration);
+    try {
+      return await Promise.race([rendered, waited]);
+    } finally {
+      unsubscribe();
+      stop.abort();
+      waited.catch(() => undefined);
+    }
   }
 
   /**
@@ -61,6 +80,6 @@ export class ChatCompletions {
    * text so far, then each piece. Returns the function that stops following.
    */
   follow(id: string, onText: (piece: string) => void): () => void {
-    return this.live ? this.live.subscribe(id, onText) : () => {};
+    return this.live ? this.live.subscribe(id, { piece: onText }) : () => {};
   }
 }

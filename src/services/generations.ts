@@ -62,15 +62,11 @@ export class Generations {
     return `${this.config.publicUrl}/v1/generations/${id}`;
   }
 
-  /**
-   * `opts.messages`: a chat request's conversation (/openai/v1), stored with the render in the same
-   * transaction for a backend that takes it as it is; part of what the Idempotency-Key's body covers.
-   */
-  async create(key: Payer, body: unknown, idempotencyKey: string, opts: { messages?: ChatMessage[] } = {}): Promise<Created> {
+  /** `opts.messages`: a chat request's conversation (/openai/v1), stored with the render; idempotency covers it. */
+  async create(key: Payer, body: unknown, idempotencyKey: string, { messages }: { messages?: ChatMessage[] } = {}): Promise<Created> {
     const { model, inputs } = parseRenderRequest(this.catalog, objectBody(body));
     const cost = priceOf(model, inputs);
     await this.checkUploads(key.accountId, model, inputs);
-    const { messages } = opts;
     const requestHash = crypto.createHash('sha256').update(canonical(messages ? { body, messages } : body)).digest();
     const def = model.def;
     const id = newId('gen');
@@ -78,9 +74,8 @@ export class Generations {
       id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
       modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600, dailyCapCents: key.dailyCapCents,
     };
-    const made = messages
-      ? await this.batcher.submitWith(item, (tx, genId) => insertGenerationMessages(tx, genId, messages))
-      : await this.batcher.submit(item);
+    const made = await (messages
+      ? this.batcher.submitWith(item, (tx, g) => insertGenerationMessages(tx, g, messages)) : this.batcher.submit(item));
     switch (made.outcome) {
       case 'refused':
         throw await this.refusal(key, cost);
@@ -189,6 +184,11 @@ export class Generations {
       clearTimeout(timer);
       remove();
     }
+  }
+
+  /** Drops the cached copy of a generation known to have changed (before its notification arrives). */
+  forget(id: string): void {
+    this.cache?.invalidate(id);
   }
 
   /** getJson() when the answer is in memory now, without waiting; undefined when it is not. */

@@ -1773,6 +1773,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description The endpoint's URL. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {

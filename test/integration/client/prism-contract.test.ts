@@ -61,10 +61,10 @@ const violations: string[] = [];
 const seen = new Set<string>();
 
 /** One request through Prism; its violations (if any) are collected with the operation's name. */
-async function call(method: string, p: string, o: { key?: string; json?: unknown; body?: Buffer; headers?: Record<string, string>; op: string; invalid?: boolean }) {
+async function call(method: string, p: string, o: { key?: string; json?: unknown; headers?: Record<string, string>; op: string; invalid?: boolean }) {
   const headers: Record<string, string> = { ...o.headers };
   if (o.key) headers.authorization = `Bearer ${o.key}`;
-  let body: string | Buffer | undefined = o.body;
+  let body: string | undefined;
   if (o.json !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(o.json); }
   const res = await fetch(base + p, { method, headers, body });
   const text = await res.text();
