@@ -1,13 +1,8 @@
 // generation_messages (migrations/016): the conversation of a chat request for a model whose backend
-// is a chat server. Created with its generation, in the same transaction; read by the worker that
-// renders it.
-import type { Db, Tx } from './pool.ts';
+// is a chat server. Created with its generation, in the same statement (services/create-batch.ts);
+// read by the worker that renders it.
+import type { Db } from './pool.ts';
 import type { ChatMessage } from '../domain/chat.ts';
-
-export async function insertGenerationMessages(tx: Tx, generationId: string, messages: ChatMessage[]): Promise<void> {
-  await tx.query('INSERT INTO generation_messages (generation_id, messages) VALUES ($1, $2) ON CONFLICT DO NOTHING',
-    [generationId, JSON.stringify(messages)]);
-}
 
 /** The conversation of a generation; null when it was not made from a chat request. */
 export async function generationMessages(db: Db, generationId: string): Promise<ChatMessage[] | null> {

@@ -4,7 +4,7 @@
 // adds no latency; under load the creates that arrived meanwhile share the next batch's round trip and
 // WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
 // whole (the database is away) fails each of its creates with that error, having written nothing.
-import { transaction, type Db, type Tx } from '../db/pool.ts';
+import type { Db } from '../db/pool.ts';
 import { QUEUE_POSITION_CAP } from './generation-view.ts';
 
 // Each created render's place among its model's waiting renders, in the same statement: counted in the
@@ -15,6 +15,14 @@ SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
     WHERE w.model_id = ($3::text[])[c.idx + 1] AND w.status = 'queued' AND w.started_at IS NULL AND w.id < c.generation_id
     LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position
 FROM rendergate_create_generations($1, $2) c`;
+
+// A create with a chat request's messages: the generation and its messages in one statement (the
+// messages' foreign key is checked at the statement's end, when the generation exists).
+const CREATE_WITH_MESSAGES = `
+WITH c AS (${CREATE_BATCH}),
+  m AS (INSERT INTO generation_messages (generation_id, messages)
+        SELECT generation_id, $4::jsonb FROM c WHERE outcome = 'created' ON CONFLICT DO NOTHING)
+SELECT * FROM c`;
 
 export interface CreateItem {
   id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
@@ -66,17 +74,13 @@ export class CreateBatcher {
   }
 
   /**
-   * One create in a transaction of its own, with `also` run in it when the render is created: for what
-   * must exist as soon as the render can be claimed (a chat request's messages).
+   * One create whose chat messages (migrations/016) are written in the same statement, so that they
+   * exist as soon as the render can be claimed: one round trip, as a batch of one.
    */
-  async submitWith(item: CreateItem, also: (tx: Tx, generationId: string) => Promise<void>): Promise<CreateOutcome> {
-    return transaction(this.db, async (tx) => {
-      const { rows } = await tx.query({ name: 'gen-create-batch', text: CREATE_BATCH,
-        values: [JSON.stringify([row(item, 0)]), this.timeZone, [item.modelId]] });
-      const r = rows[0] as CreateOutcome;
-      if (r.outcome === 'created') await also(tx, r.generation_id!);
-      return r;
-    });
+  async submitWithMessages(item: CreateItem, messages: unknown[]): Promise<CreateOutcome> {
+    const { rows } = await this.db.query({ name: 'gen-create-chat', text: CREATE_WITH_MESSAGES,
+      values: [JSON.stringify([row(item, 0)]), this.timeZone, [item.modelId], JSON.stringify(messages)] });
+    return rows[0] as CreateOutcome;
   }
 
   private async run(batch: Waiting[]): Promise<void> {

@@ -23,7 +23,6 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { CreateBatcher } from './create-batch.ts';
-import { insertGenerationMessages } from '../db/generation-messages.ts';
 import type { ChatMessage } from '../domain/chat.ts';
 
 /** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
@@ -74,8 +73,7 @@ export class Generations {
       id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
       modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600, dailyCapCents: key.dailyCapCents,
     };
-    const made = await (messages
-      ? this.batcher.submitWith(item, (tx, g) => insertGenerationMessages(tx, g, messages)) : this.batcher.submit(item));
+    const made = await (messages ? this.batcher.submitWithMessages(item, messages) : this.batcher.submit(item));
     switch (made.outcome) {
       case 'refused':
         throw await this.refusal(key, cost);
