@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { idempotencyKeyOf } from '../../web/idempotency-key.ts';
 import type { ChatStarted, FinalGeneration } from '../../services/chat.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 import { openAiErrorBody } from './errors.ts';
 
 /** An AbortSignal that fires when the client's connection closes before the answer is sent. */

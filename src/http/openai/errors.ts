@@ -4,7 +4,7 @@
 // AuthenticationError, 404 NotFoundError, 429 RateLimitError …) and `error` for its fields.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts';
-import { toApiError } from '../error-handler.ts';
+import { toApiError } from '../../web/error-handler.ts';
 
 /** OpenAI's `type` for a status. */
 export function errorType(status: number): string {

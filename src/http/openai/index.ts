@@ -3,7 +3,7 @@
 // errors in OpenAI's shape (errors.ts).
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 import { admit } from '../v1.ts';
 import { sendOpenAiError } from './errors.ts';
 import { registerOpenAiModels } from './models.ts';

@@ -2,7 +2,7 @@
 // life of the process, so the answer is built once; `created` is when this process loaded it.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 
 export function registerOpenAiModels(app: FastifyInstance, ctx: Ctx) {
   const created = Math.floor(Date.now() / 1000);
