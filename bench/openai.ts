@@ -72,7 +72,9 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     return [{
       scenario: 'openai', variant: 'chat completion via /openai/v1', concurrency: 1, rps: null, p50: round(mo, 1), p99: null,
       baseline: { name: 'backend alone', ms: round(md, 1) }, ratio: round(mo / md, 3), target: '≤1.05×+5ms', pass: mo <= limit,
-      extra: { openaiMs: o.map((x) => round(x, 1)), v1WaitMs: v.map((x) => round(x, 1)), directMs: d.map((x) => round(x, 1)), pieces: PIECES, pieceMs: PIECE_MS },
+      // The fastest of each: on a loaded machine the medians carry the other processes' scheduling.
+      extra: { minMs: { openai: round(Math.min(...o), 1), v1Wait: round(Math.min(...v), 1), direct: round(Math.min(...d), 1) },
+        openaiMs: o.map((x) => round(x, 1)), v1WaitMs: v.map((x) => round(x, 1)), directMs: d.map((x) => round(x, 1)), pieces: PIECES, pieceMs: PIECE_MS },
     }, {
       scenario: 'openai', variant: 'same render via /v1 Prefer: wait', concurrency: 1, rps: null, p50: round(mv, 1), p99: null,
       baseline: { name: 'backend alone', ms: round(md, 1) }, ratio: round(mv / md, 3), target: '≤1.05×+5ms', pass: mv <= limit,
