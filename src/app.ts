@@ -151,6 +151,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       db: webhookDb, databaseUrl: infra.url, log, retrySeconds: config.webhookRetrySeconds, allowPrivateUrls: config.allowPrivateUrls,
       view: (snap) => snapshotView(snap, config.publicUrl),
     });
+    await backends.cogReceiver?.listen(); // the Cog webhook receiver's port, taken before any render
     await backends.health.start(); // the first probes decide which servers the first claims may use
     await worker.start();
     await dispatcher.start();

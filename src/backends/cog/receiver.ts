@@ -35,7 +35,8 @@ export class CogReceiver {
     };
   }
 
-  private listen(): Promise<void> {
+  /** Listens on the callback URL's port (at start: a port already taken stops the start). */
+  listen(): Promise<void> {
     this.listening ??= new Promise<void>((resolve, reject) => {
       const server = http.createServer((req, res) => this.handle(req, res));
       server.requestTimeout = 30_000;
