@@ -103,6 +103,7 @@ it('every operation, through Prism\'s validating proxy, matches the document', a
   expect((await checkerFor(f.svc.base)).check('POST', '/v1/uploads', up.status, upRes.headers, up.text)).toEqual([]);
   seen.add('createUpload');
   await call('GET', `/v1/uploads/${up.json.id}`, { key, op: 'getUpload' });
+  await call('GET', '/v1/uploads?limit=5', { key, op: 'listUploads' });
   const video = await call('POST', '/v1/generations', { key, headers: { ...idem(), prefer: 'wait=60' }, op: 'createGeneration',
     json: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'a slow push-in', image: up.json.url } } });
   expect(video.json.status).toBe('succeeded');
