@@ -10,6 +10,7 @@ import { spentToday } from '../db/key-day-usage.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { objectBody } from '../domain/body.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
+import type { ChatMessage } from '../domain/chat.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { parseRenderRequest } from '../domain/inputs.ts';
@@ -78,11 +79,15 @@ export class GenerationCreator {
     return `${this.config.publicUrl}/v1/generations/${id}`;
   }
 
-  async create(key: Payer, body: unknown, idempotencyKey: string): Promise<Created> {
+  /** `opts.messages`: a chat request's conversation (/openai/v1), stored with the render. */
+  async create(key: Payer, body: unknown, idempotencyKey: string,
+    { messages }: { messages?: ChatMessage[] } = {}): Promise<Created> {
     const { model, inputs } = parseRenderRequest(this.catalog, objectBody(body));
     const cost = priceOf(model, inputs);
     await this.checkUploads(key.accountId, model, inputs);
-    const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
+    // Idempotency covers the conversation too.
+    const hashed = canonical(messages ? { body, messages } : body);
+    const requestHash = crypto.createHash('sha256').update(hashed).digest();
     const def = model.def;
     const id = newId('gen');
     const made = await this.ledger.charge({
@@ -90,7 +95,7 @@ export class GenerationCreator {
       requestHash,
       modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600,
       dailyCapCents: key.dailyCapCents,
-    });
+    }, messages);
     switch (made.outcome) {
       case 'refused':
         throw await this.refusal(key, cost);

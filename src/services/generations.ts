@@ -21,6 +21,7 @@ import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import type { Ledger } from './ledger.ts';
 import { GenerationCreator, type Created, type Payer } from './generation-create.ts';
+import type { ChatMessage } from '../domain/chat.ts';
 
 export type { Created, Payer } from './generation-create.ts';
 
@@ -77,9 +78,13 @@ export class Generations {
     return this.creator.checkUploads(accountId, model, inputs);
   }
 
-  /** Prices, charges and enqueues a render (generation-create.ts). */
-  create(key: Payer, body: unknown, idempotencyKey: string): Promise<Created> {
-    return this.creator.create(key, body, idempotencyKey);
+  /**
+   * Prices, charges and enqueues a render (generation-create.ts). `opts.messages`: a chat request's
+   * conversation (/openai/v1), stored with the render; idempotency covers it.
+   */
+  create(key: Payer, body: unknown, idempotencyKey: string,
+    opts: { messages?: ChatMessage[] } = {}): Promise<Created> {
+    return this.creator.create(key, body, idempotencyKey, opts);
   }
 
   /** The generation `id` of this account, from the cache when it has it. */
@@ -142,6 +147,11 @@ export class Generations {
       clearTimeout(timer);
       remove();
     }
+  }
+
+  /** Drops the cached copy of a generation known to have changed (before its notification arrives). */
+  forget(id: string): void {
+    this.cache?.invalidate(id);
   }
 
   /** getJson() when the answer is in memory now, without waiting; undefined when it is not. */

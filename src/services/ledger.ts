@@ -98,10 +98,12 @@ export class Ledger {
   }
 
   /**
-   * Charge: the create of a render, batched with the creates arriving meanwhile (create-batch.ts).
+   * Charge: the create of a render, batched with the creates arriving meanwhile (create-batch.ts);
+   * one with a chat request's messages (/openai/v1) goes alone, its messages written in the same
+   * statement.
    */
-  charge(item: CreateItem): Promise<CreateOutcome> {
-    return this.batcher.submit(item);
+  charge(item: CreateItem, messages?: unknown[]): Promise<CreateOutcome> {
+    return messages ? this.batcher.submitWithMessages(item, messages) : this.batcher.submit(item);
   }
 
   refund(

@@ -92,7 +92,8 @@ export function paths() {
     },
     '/v1/webhook-endpoints': {
       post: op({ id: 'createWebhookEndpoint', tag: 'Webhooks', summary: 'Add an endpoint (at most 10 per account).',
-        body: { required: true, content: json('WebhookEndpointCreate') }, ok: ok('Created, with its secret.', 'WebhookEndpoint', {}, '201'), errors: [409] }, 'post'),
+        body: { required: true, content: json('WebhookEndpointCreate') }, errors: [409],
+        ok: ok('Created, with its secret.', 'WebhookEndpoint', { Location: { required: true, description: 'The endpoint\'s URL.', schema: { type: 'string' } } }, '201') }, 'post'),
       get: op({ id: 'listWebhookEndpoints', tag: 'Webhooks', summary: 'The account\'s endpoints, without secrets.', params: LIST,
         ok: ok('A page of endpoints.', 'WebhookEndpointList') }, 'get'),
     },
