@@ -1,13 +1,16 @@
 // The ledger: every change of an account's balance goes through this module, each paired with its
 // ledger entry in one transaction, and the CHECK on accounts.balance_cents makes a negative balance
-// impossible. The kinds of change: charge  a create (charge()): the SQL function
-// rendergate_create_generations (migrations/006, 011) takes the cost, writes the 'charge' entry and
-// the generation in one statement, batched by create-batch.ts; refund  a queued render cancelled,
-// failed or past its deadline, or a succeeded one refunded by the operator (refund()): one guarded
-// transition, the unique (generation_id, kind) index makes a second refund impossible; credit  the
-// operator adds money (credit()). A new kind (a top-up, a reversal) is one more function here,
-// beside these: its guarded balance statement in db/accounts.ts, its entry through db/ledger.ts
-// insertEntry (and its kind in LedgerKind and the column's CHECK, by a new migration).
+// impossible. The kinds of change:
+//   charge  a create (charge()): the SQL function rendergate_create_generations (migrations/006, 011)
+//           takes the cost, writes the 'charge' entry and the generation in one statement, batched by
+//           create-batch.ts;
+//   refund  a queued render cancelled, failed or past its deadline, or a succeeded one refunded by the
+//           operator (refund()): one guarded transition, the unique (generation_id, kind) index makes a
+//           second refund impossible;
+//   credit  the operator adds money (credit()).
+// A new kind (a top-up, a reversal) is one more function here, beside these: its guarded balance
+// statement in db/accounts.ts, its entry through db/ledger.ts insertEntry (and its kind in LedgerKind and
+// the column's CHECK, by a new migration).
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
