@@ -103,12 +103,13 @@ export class WebhookEndpoints {
     await this.row(accountId, endpointId);
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const { rows } = await this.db.query(
-      `SELECT id, event_id, type, generation_id, attempts, status, last_response_status, created_at, next_attempt_at
+      `SELECT id, event_id, type, generation_id, attempts, status, last_response_status, last_error, created_at,
+              next_attempt_at
        FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
       [endpointId, after, q.limit + 1]);
     const data = rows.slice(0, q.limit).map((r) => ({
       id: r.id, eventId: r.event_id, type: r.type, generationId: r.generation_id, attempts: r.attempts, status: r.status,
-      lastResponseStatus: r.last_response_status, createdAt: (r.created_at as Date).toISOString(),
+      lastResponseStatus: r.last_response_status, lastError: r.last_error ?? null, createdAt: (r.created_at as Date).toISOString(),
       nextAttemptAt: r.next_attempt_at ? (r.next_attempt_at as Date).toISOString() : null,
     }));
     return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };

@@ -1,0 +1,99 @@
+// The webhook outbox's statements (migrations/009 and 012), for the dispatcher (src/webhooks/).
+import type { Queryable } from './pool.ts';
+
+export interface ClaimedDelivery {
+  id: string; type: string; snapshot: Record<string, unknown>; attempts: number; created_at: Date;
+  endpoint_id: string; account_id: string; url: string; secret: string; live: boolean;
+}
+
+// Fair claims: due deliveries of endpoints that are not paused, at most `perEndpoint` attempts in
+// flight per endpoint and `perAccount` per account (counted over every dispatcher of the cluster by
+// the leases they hold), taken round robin over accounts (every account's first, then every account's
+// second, ...), so one account's backlog never queues another's deliveries behind it. The rows picked
+// are locked with SKIP LOCKED: a row another dispatcher is claiming right now is left to it.
+const CLAIM = `
+WITH busy AS (
+  SELECT d.endpoint_id, e.account_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.status = 'pending' AND d.lease_until IS NOT NULL AND d.lease_until >= now()
+), due AS (
+  SELECT d.id, d.endpoint_id, e.account_id, d.next_attempt_at,
+    row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS endpoint_rank
+  FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+    AND (e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL)
+), capped AS (
+  SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
+  FROM due
+  WHERE due.endpoint_rank <= $4 - (SELECT count(*) FROM busy b WHERE b.endpoint_id = due.endpoint_id)
+), picked AS (
+  SELECT c.id FROM capped c
+  WHERE c.account_rank <= $5 - (SELECT count(*) FROM busy b WHERE b.account_id = c.account_id)
+  ORDER BY c.account_rank, c.next_attempt_at LIMIT $2
+), locked AS (
+  SELECT d.id FROM webhook_deliveries d
+  WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
+  FOR UPDATE SKIP LOCKED
+), taken AS (
+  UPDATE webhook_deliveries d SET lease_owner = $1, lease_until = now() + make_interval(secs => $3)
+  FROM locked WHERE d.id = locked.id
+  RETURNING d.id, d.type, d.snapshot, d.attempts, d.created_at, d.endpoint_id
+)
+SELECT t.*, e.account_id, e.url, e.secret, (e.enabled AND e.deleted_at IS NULL) AS live
+FROM taken t JOIN webhook_endpoints e ON e.id = t.endpoint_id`;
+
+export async function claimDeliveries(db: Queryable, o: {
+  owner: string; max: number; leaseSeconds: number; perEndpoint: number; perAccount: number;
+}): Promise<ClaimedDelivery[]> {
+  const { rows } = await db.query<ClaimedDelivery>({
+    name: 'webhook-claim-fair', text: CLAIM,
+    values: [o.owner, o.max, o.leaseSeconds, o.perEndpoint, o.perAccount],
+  });
+  return rows;
+}
+
+/** An attempt's result, only while `owner` still holds the delivery at the attempt it claimed. */
+export async function recordAttempt(db: Queryable, o: {
+  id: string; owner: string; claimedAttempts: number; status: 'pending' | 'delivered' | 'failed';
+  response: number | null; error: string | null; attempts: number; retryInSeconds?: number;
+}): Promise<void> {
+  await db.query({
+    name: 'webhook-record-attempt',
+    text: `UPDATE webhook_deliveries SET status = $3, last_response_status = coalesce($4, last_response_status),
+             last_error = coalesce($8, last_error), attempts = $5,
+             next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END,
+             lease_owner = NULL, lease_until = NULL
+           WHERE id = $1 AND lease_owner = $2 AND attempts = $7`,
+    values: [o.id, o.owner, o.status, o.response, o.attempts, o.retryInSeconds ?? 0, o.claimedAttempts, o.error],
+  });
+}
+
+/**
+ * An endpoint's attempt outcome: a success clears its failures; the `pauseAfter`-th failure in a row and
+ * each one after pause it for 2^(failures - pauseAfter) × `pauseSeconds`, at most `maxPauseSeconds`.
+ */
+export async function noteEndpointOutcome(db: Queryable, o: {
+  endpointId: string; ok: boolean; pauseAfter: number; pauseSeconds: number; maxPauseSeconds: number;
+}): Promise<void> {
+  if (o.ok) {
+    await db.query({
+      name: 'webhook-endpoint-ok',
+      text: `UPDATE webhook_endpoints SET failures_in_row = 0, paused_until = NULL
+             WHERE id = $1 AND (failures_in_row <> 0 OR paused_until IS NOT NULL)`,
+      values: [o.endpointId],
+    });
+    return;
+  }
+  await db.query({
+    name: 'webhook-endpoint-failed',
+    text: `UPDATE webhook_endpoints SET failures_in_row = failures_in_row + 1,
+             paused_until = CASE WHEN failures_in_row + 1 >= $2 THEN now() + make_interval(secs =>
+               least($4::float8, $3::float8 * power(2, least(20, failures_in_row + 1 - $2)))) END
+           WHERE id = $1`,
+    values: [o.endpointId, o.pauseAfter, o.pauseSeconds, o.maxPauseSeconds],
+  });
+}
+
+/** The receiver said 410 Gone: the endpoint is sent nothing more. */
+export async function disableEndpoint(db: Queryable, endpointId: string): Promise<void> {
+  await db.query('UPDATE webhook_endpoints SET enabled = false WHERE id = $1', [endpointId]);
+}
