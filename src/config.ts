@@ -47,6 +47,8 @@ export interface Config {
   signupOpen: boolean;
   smtpUrl: string | null;
   mailFrom: string;
+  /** Abuse limits (docs/api.md): the most text one render may answer, in bytes (UTF-8). */
+  textOutputLimitBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -171,6 +173,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupOpen: (env.RENDERGATE_SIGNUP || 'open') === 'open',
     smtpUrl: env.RENDERGATE_SMTP_URL || null,
     mailFrom: env.RENDERGATE_MAIL_FROM || 'Rendergate <no-reply@localhost>',
+    // issue 20 (abuse limits): a bigger text fails the render with OUTPUT_TOO_LARGE, refunded
+    textOutputLimitBytes: int('RENDERGATE_TEXT_OUTPUT_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
   };
   if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open')) problems.push(`RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`);
   if (config.smtpUrl && !/^smtps?:\/\//.test(config.smtpUrl)) problems.push('RENDERGATE_SMTP_URL: must be an smtp:// or smtps:// URL');

@@ -32,6 +32,9 @@ const POLL_MS = 1_000;
 
 interface Running { job: ClaimedJob; abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
 
+const textTooLarge = (limit: number) =>
+  new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${limit} bytes.`, false);
+
 const attemptKey = (job: ClaimedJob) => `${job.id}-${job.lease.attempt}`;
 
 // A backend gets this long after its abort to return before the worker stops waiting for it.
@@ -56,6 +59,8 @@ export interface WorkerOptions {
   outputRetentionSeconds?: number;
   /** Models rendered by pools of servers, with this process's view of each server's health (pool-claim.ts). */
   pools?: Map<string, PoolState>;
+  /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
+  textOutputLimitBytes?: number;
 }
 
 export class Worker {
@@ -208,6 +213,9 @@ export class Worker {
   /** Records the output; false when the generation left `queued` meanwhile (cancelled) and the output was dropped. */
   private async succeed(job: ClaimedJob, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
     if (out.kind === 'text') {
+      // Drivers stop reading past the limit; this also holds for renderers that made the text here.
+      const limit = this.o.textOutputLimitBytes ?? 1024 * 1024;
+      if (out.text.length > limit || Buffer.byteLength(out.text) > limit) throw textTooLarge(limit);
       const r = await this.o.db.query(
         `UPDATE generations SET status = 'succeeded', text_output = $4, completed_at = now(), lease_owner = NULL, lease_until = NULL
          WHERE ${leaseGuard('$1', '$2', '$3')}`, [job.id, job.lease.owner, job.lease.attempt, out.text]);
