@@ -16,11 +16,18 @@ WITH busy AS (
   SELECT d.endpoint_id, e.account_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
   WHERE d.status = 'pending' AND d.lease_until IS NOT NULL AND d.lease_until >= now()
 ), due AS (
-  SELECT d.id, d.endpoint_id, e.account_id, d.next_attempt_at,
-    row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS endpoint_rank
-  FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-  WHERE d.status = 'pending' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-    AND (e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL)
+  -- per endpoint that is not paused, its first few due deliveries (an index range scan each): the
+  -- backlog of a paused or busy endpoint is never read
+  SELECT d.id, d.endpoint_id, e.account_id, d.next_attempt_at, d.endpoint_rank
+  FROM webhook_endpoints e
+  CROSS JOIN LATERAL (
+    SELECT x.id, x.endpoint_id, x.next_attempt_at, row_number() OVER (ORDER BY x.next_attempt_at, x.id) AS endpoint_rank
+    FROM webhook_deliveries x
+    WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+      AND (x.lease_until IS NULL OR x.lease_until < now())
+    ORDER BY x.next_attempt_at, x.id LIMIT $4
+  ) d
+  WHERE e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL
 ), capped AS (
   SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
   FROM due

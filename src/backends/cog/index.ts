@@ -8,7 +8,7 @@
 // reports no progress while it runs (the webhook mode would, at the cost of a receiver per worker).
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
-import { call, errorFor, malformed, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
+import { call, errorFor, malformed, readBounded, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
 import { inlineUploads, saveOutput } from '../shared/output.ts';
 import { serverOf, timeLeft, originOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
@@ -98,7 +98,10 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
 
     async probe(url, signal) {
       const res = await fetch(`${url}/health-check`, { signal });
-      const body = await res.json().catch(() => null) as { status?: unknown } | null;
+      // a few bytes of JSON; a larger answer is not read (and not healthy)
+      const raw = await readBounded(res, 64 * 1024, null).catch(() => null);
+      let body: { status?: unknown } | null = null;
+      try { body = raw ? JSON.parse(raw.toString('utf8')) : null; } catch { /* not JSON: not healthy */ }
       if (!res.ok || !HEALTHY.includes(String(body?.status))) throw new Error(`status ${String(body?.status ?? res.status)}`);
     },
   };

