@@ -1,4 +1,5 @@
-// The webhook outbox's statements (migrations/009 and 012), for the dispatcher (src/webhooks/).
+// The statements on `webhook_deliveries` (migrations/009 and 012): the outbox the trigger writes and
+// webhooks/dispatcher.ts delivers.
 import type { Queryable } from './pool.ts';
 
 export interface ClaimedDelivery {
@@ -74,33 +75,21 @@ export async function recordAttempt(db: Queryable, o: {
   });
 }
 
-/**
- * An endpoint's attempt outcome: a success clears its failures; the `pauseAfter`-th failure in a row and
- * each one after pause it for 2^(failures - pauseAfter) × `pauseSeconds`, at most `maxPauseSeconds`.
- */
-export async function noteEndpointOutcome(db: Queryable, o: {
-  endpointId: string; ok: boolean; pauseAfter: number; pauseSeconds: number; maxPauseSeconds: number;
-}): Promise<void> {
-  if (o.ok) {
-    await db.query({
-      name: 'webhook-endpoint-ok',
-      text: `UPDATE webhook_endpoints SET failures_in_row = 0, paused_until = NULL
-             WHERE id = $1 AND (failures_in_row <> 0 OR paused_until IS NOT NULL)`,
-      values: [o.endpointId],
-    });
-    return;
-  }
-  await db.query({
-    name: 'webhook-endpoint-failed',
-    text: `UPDATE webhook_endpoints SET failures_in_row = failures_in_row + 1,
-             paused_until = CASE WHEN failures_in_row + 1 >= $2 THEN now() + make_interval(secs =>
-               least($4::float8, $3::float8 * power(2, least(20, failures_in_row + 1 - $2)))) END
-           WHERE id = $1`,
-    values: [o.endpointId, o.pauseAfter, o.pauseSeconds, o.maxPauseSeconds],
-  });
+export async function deliveriesOf(q: Queryable, endpointId: string, after: string | null, limit: number) {
+  const { rows } = await q.query(
+    `SELECT id, event_id, type, generation_id, attempts, status, last_response_status, last_error, created_at,
+            next_attempt_at
+     FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+    [endpointId, after, limit]);
+  return rows as Array<{
+    id: string; event_id: string; type: string; generation_id: string; attempts: number; status: string;
+    last_response_status: number | null; last_error: string | null; created_at: Date; next_attempt_at: Date | null;
+  }>;
 }
 
-/** The receiver said 410 Gone: the endpoint is sent nothing more. */
-export async function disableEndpoint(db: Queryable, endpointId: string): Promise<void> {
-  await db.query('UPDATE webhook_endpoints SET enabled = false WHERE id = $1', [endpointId]);
+/** Deliveries finished over 30 days ago (kept for the deliveries list until then), 5,000 a call. */
+export async function pruneDeliveries(q: Queryable): Promise<void> {
+  await q.query(
+    `DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(SELECT ctid FROM webhook_deliveries
+       WHERE status <> 'pending' AND created_at < now() - interval '30 days' LIMIT 5000))`);
 }

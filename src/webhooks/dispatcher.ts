@@ -12,7 +12,8 @@ import { Listener } from '../db/listener.ts';
 import { WEBHOOKS_CHANNEL } from '../db/channels.ts';
 import { anyAddressPolicy, publicAddressPolicy } from '../net/address-guard.ts';
 import { guardedPost, type PostOutcome } from './post.ts';
-import { claimDeliveries, disableEndpoint, noteEndpointOutcome, recordAttempt, type ClaimedDelivery } from '../db/webhook-deliveries.ts';
+import { claimDeliveries, recordAttempt, type ClaimedDelivery } from '../db/webhook-deliveries.ts';
+import { disableEndpoint, noteEndpointOutcome } from '../db/webhook-endpoints.ts';
 
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 const LEASE_SECONDS = 30;
