@@ -23,10 +23,17 @@ interface Side { render: number[]; delivery: number[]; poll: number[]; uploads: 
 const TEXT = { modelId: 'rendergate/shot-list', inputs: { text: 'A gull lands on the pier. The tide turns. Night falls.' } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function procStats(pid: number): { fds: number; rssMb: number } {
-  const fds = fs.readdirSync(`/proc/${pid}/fd`).length;
+function procStats(pid: number): { fds: number; rssMb: number; kinds: string } {
+  const links = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
+    try { return fs.readlinkSync(`/proc/${pid}/fd/${fd}`); } catch { return 'gone'; }
+  });
+  const count = new Map<string, number>();
+  for (const l of links) {
+    const kind = /^(socket|pipe|anon_inode)/.exec(l)?.[1] ?? 'file';
+    count.set(kind, (count.get(kind) ?? 0) + 1);
+  }
   const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
-  return { fds, rssMb: Math.round(rss / 1024) };
+  return { fds: links.length, rssMb: Math.round(rss / 1024), kinds: [...count].map(([k, n]) => `${k} ${n}`).join(', ') };
 }
 
 async function endpoint(base: string, key: string, url: string): Promise<string> {
@@ -119,7 +126,8 @@ async function runSide(ctx: BenchContext, name: string, withHostile: boolean, se
     await sleep(35_000);
     const drained = procStats(svc.child.pid);
     ctx.log(`soak ${name}: ${side.render.length} renders, hostile ${side.hostileRenders} renders, ${side.uploads} uploads, `
-      + `${side.signins} wrong passwords; fds ${before.fds} -> ${atEnd.fds} -> ${drained.fds}; RSS ${before.rssMb} -> ${atEnd.rssMb} -> ${drained.rssMb} MB`);
+      + `${side.signins} wrong passwords; fds ${before.fds} (${before.kinds}) -> ${atEnd.fds} -> ${drained.fds} `
+      + `(${drained.kinds}); RSS ${before.rssMb} -> ${atEnd.rssMb} -> ${drained.rssMb} MB`);
     return { side, before, atEnd, drained };
   } finally {
     await svc.stop();

@@ -1,7 +1,8 @@
 // Webhook attempts are bounded by construction and fair across accounts (docs/api.md "Abuse limits"):
 // a receiver that answers 200 and then drips its body forever, or floods it, holds the service's socket
 // for one bounded attempt only; an account whose nine endpoints hang delays another account's delivery
-// by no more than 2 s. Sockets are counted in /proc (this process runs the service).
+// by no more than 2 s. The service's sockets to the receiver are counted in /proc (it runs in this
+// process).
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
@@ -57,9 +58,8 @@ describe('one attempt is bounded', () => {
     await waitFor('no socket to the receiver', async () => (await socketsTo(port)) === 0);
     const after = await openFds();
     console.log(`open fds: baseline ${baseline}, sockets to the receiver during ${during}, after ${after}`);
-    // the exact count is the receiver's sockets (0, above); the total may differ by the few database
-    // connections the pools open under the test's own requests, never by one per attempt
-    expect(after).toBeLessThanOrEqual(baseline + 10);
+    // The assertion is on this receiver's sockets (0, above): the process's total (logged) also moves
+    // with database connections and with other test files running in the same process.
     const ds = await deliveries(a.key, eps[0].id);
     expect(ds[0]).toMatchObject({ status: 'delivered', attempts: 1, lastResponseStatus: 200, lastError: null });
   }, 90_000);
