@@ -11,7 +11,7 @@ export type Tx = pg.PoolClient;
 export type Queryable = pg.Pool | pg.PoolClient;
 
 /** How long a request may wait for the database (docs/api.md "Abuse limits", "Faults"). */
-export const DB_WAIT = { connectMs: 1_500, queryMs: 2_500 } as const;
+export const DB_WAIT = { connectMs: 1_500, queryMs: 2_200 } as const;
 
 /**
  * `asyncCommit`: commits of this pool do not wait for the WAL flush. Only for writes whose loss in a
@@ -21,7 +21,7 @@ export const DB_WAIT = { connectMs: 1_500, queryMs: 2_500 } as const;
  */
 export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean; long?: boolean } = {}): Db {
   // Short limits: with the database away or frozen, a request waits at most 1.5 s for a connection
-  // (a new one's handshake, or a free one of the pool) and 2.5 s for any one statement's answer, so
+  // (a new one's handshake, or a free one of the pool) and 2.2 s for any one statement's answer, so
   // its 503 comes within 3 s, the first one included (an idle connection to a frozen server would
   // otherwise wait for TCP). A query that times out takes its connection with it (pg-pool destroys a
   // client released with an error), so a frozen connection is never handed out again.
