@@ -114,7 +114,10 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).
-  const studio = { sessions: new Sessions(db), studioAccounts: new StudioAccounts(db, config.publicUrl) };
+  const studio = {
+    sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
+    studioAccounts: new StudioAccounts(db, config.publicUrl),
+  };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
   const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log)
