@@ -49,14 +49,17 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
   let embedded: EmbeddedPostgres | null = null;
   if (!config.databaseUrl) embedded = await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
   const url = config.databaseUrl ?? embedded!.url;
-  const db = createPool(url);
+  // Migrations on a pool of their own, without the request pools' short statement limits.
+  const migrations = createPool(url, 2, { long: true });
   try {
-    await migrate(db);
+    await migrate(migrations);
   } catch (e) {
-    await db.end();
     await embedded?.stop();
     throw e;
+  } finally {
+    await migrations.end();
   }
+  const db = createPool(url);
   const storage = createStorage(config.storage);
   return {
     log, db, url, catalog, storage,
@@ -144,6 +147,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       db, claimDb, ledger, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
       accountConcurrency: config.accountConcurrency, log, metrics, pools,
       readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds, liveText,
+      textOutputLimitBytes: config.textOutputLimitBytes,
     });
     janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();

@@ -62,6 +62,8 @@ export interface Config {
    */
   workerCallbackUrl: string | null;
   cogPollMs: number;
+  /** Abuse limits (docs/api.md): the most text one render may answer, in bytes (UTF-8). */
+  textOutputLimitBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -199,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionsPerAccount: int('RENDERGATE_SESSIONS_PER_ACCOUNT', 20, 1, 1_000_000),
     workerCallbackUrl,
     cogPollMs,
+    // issue 20 (abuse limits): a bigger text fails the render with OUTPUT_TOO_LARGE, refunded
+    textOutputLimitBytes: int('RENDERGATE_TEXT_OUTPUT_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
   };
   if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open')) problems.push(`RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`);
   if (config.smtpUrl && !/^smtps?:\/\//.test(config.smtpUrl)) problems.push('RENDERGATE_SMTP_URL: must be an smtp:// or smtps:// URL');

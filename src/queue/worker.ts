@@ -37,6 +37,9 @@ const POLL_MS = 1_000;
 
 interface Running { job: ClaimedJob; abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
 
+const textTooLarge = (limit: number) =>
+  new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${limit} bytes.`, false);
+
 const attemptKey = (job: ClaimedJob) => `${job.id}-${job.lease.attempt}`;
 
 // A backend gets this long after its abort to return before the worker stops waiting for it.
@@ -65,6 +68,8 @@ export interface WorkerOptions {
   pools?: Map<string, PoolState>;
   /** Where chat renders publish their text as it streams (/openai/v1 streams of this process read it). */
   liveText?: LiveText;
+  /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
+  textOutputLimitBytes?: number;
 }
 
 export class Worker {
@@ -223,6 +228,9 @@ export class Worker {
   /** Records the output; false when the generation left `queued` meanwhile (cancelled) and the output was dropped. */
   private async succeed(job: ClaimedJob, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
     if (out.kind === 'text') {
+      // Drivers stop reading past the limit; this also holds for renderers that made the text here.
+      const limit = this.o.textOutputLimitBytes ?? 1024 * 1024;
+      if (out.text.length > limit || Buffer.byteLength(out.text) > limit) throw textTooLarge(limit);
       const recorded = await succeedWithText(this.o.db, job.id, job.lease, out.text);
       if (!recorded) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
       return recorded;

@@ -97,7 +97,7 @@ export class WebhookEndpoints {
     const rows = await deliveriesOf(this.db, endpointId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => ({
       id: r.id, eventId: r.event_id, type: r.type, generationId: r.generation_id, attempts: r.attempts, status: r.status,
-      lastResponseStatus: r.last_response_status, createdAt: r.created_at.toISOString(),
+      lastResponseStatus: r.last_response_status, lastError: r.last_error, createdAt: r.created_at.toISOString(),
       nextAttemptAt: r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
     }));
     return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };

@@ -592,6 +592,8 @@ export interface components {
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed";
             lastResponseStatus: number | null;
+            /** @description One sentence on the last failed attempt ("HTTP 500", "no answer within 15 s", "address refused: 127.0.0.1 is a loopback address"); null when none failed. */
+            lastError: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -713,7 +715,7 @@ export interface components {
             status: components["schemas"]["GenerationStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every error. `message` is one human sentence; `code` is from the closed list. */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -780,6 +782,10 @@ export interface components {
         Error503: {
             /** @enum {unknown} */
             code?: "SERVICE_UNAVAILABLE";
+        } & components["schemas"]["Error"];
+        Error507: {
+            /** @enum {unknown} */
+            code?: "INSUFFICIENT_STORAGE";
         } & components["schemas"]["Error"];
         /** @description OpenAI's error body; `code` is the v1 error code. */
         OpenAIError: {
@@ -1030,6 +1036,18 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error503"];
+            };
+        };
+        /** @description The storage is full; nothing was stored. Retry later. Codes: `INSUFFICIENT_STORAGE`. */
+        Error507: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error507"];
             };
         };
         /** @description The request is malformed or names a parameter the model cannot take (`param`). */
@@ -1700,6 +1718,7 @@ export interface operations {
             431: components["responses"]["Error431"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
+            507: components["responses"]["Error507"];
         };
     };
     getUpload: {

@@ -81,7 +81,7 @@ export function paths() {
       body: { required: true, content: Object.fromEntries(['image/png', 'image/jpeg', 'image/webp'].map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])) },
       ok: ok('Stored.', 'Upload', { Location: { description: 'The upload\'s url.', schema: { type: 'string' } } }, '201'),
       description: 'Live uploads of an account (not deleted, not expired) are bounded in bytes and number; past either, 409 `UPLOAD_QUOTA_EXCEEDED` with the usage and the quota in `details`.',
-      errors: [409] }, 'post'),
+      errors: [409, 507] }, 'post'),
     get: op({ id: 'listUploads', tag: 'Uploads', summary: 'The account\'s live uploads (not deleted, not expired), newest first.', params: LIST,
       ok: ok('A page of uploads.', 'UploadList') }, 'get') },
     '/v1/uploads/{id}': {

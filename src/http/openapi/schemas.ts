@@ -94,10 +94,13 @@ export const resourceSchemas: Record<string, unknown> = {
   }),
   WebhookEndpointList: page('WebhookEndpoint'),
   UploadList: page('Upload'),
-  WebhookDelivery: obj(['id', 'eventId', 'type', 'generationId', 'attempts', 'status', 'lastResponseStatus', 'createdAt', 'nextAttemptAt'], {
+  WebhookDelivery: obj(['id', 'eventId', 'type', 'generationId', 'attempts', 'status', 'lastResponseStatus', 'lastError',
+    'createdAt', 'nextAttemptAt'], {
     id: str, eventId: str, type: ref('EventType'), generationId: str, attempts: int,
     status: { enum: ['pending', 'delivered', 'failed'] },
-    lastResponseStatus: nullable(int), createdAt: time, nextAttemptAt: nullable(time),
+    lastResponseStatus: nullable(int),
+    lastError: { ...nullable(str), description: 'One sentence on the last failed attempt ("HTTP 500", "no answer within 15 s", "address refused: 127.0.0.1 is a loopback address"); null when none failed.' },
+    createdAt: time, nextAttemptAt: nullable(time),
   }),
   WebhookDeliveryList: page('WebhookDelivery'),
   WebhookEvent: obj(['type', 'timestamp', 'data'], { type: ref('EventType'), timestamp: time, data: ref('Generation') },
