@@ -81,7 +81,7 @@ function sampleValues(f: FieldDef): (InputValue | undefined)[] {
   return [...new Set(vals)];
 }
 
-function* sampleInputs(fields: readonly FieldDef[]): Generator<ResolvedInputs> {
+export function* sampleInputs(fields: readonly FieldDef[]): Generator<ResolvedInputs> {
   const options = fields.map(sampleValues);
   const make = (pick: number[]): ResolvedInputs => {
     const r: ResolvedInputs = {};

@@ -20,9 +20,11 @@ import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { smtpMailer, type Mailer } from './mail.ts';
+import { modelCards, type ModelCard } from './presenters.ts';
 
-export interface StudioCtx extends Ctx { sessions: Sessions; secure: boolean; mailer: Mailer | null }
+export interface StudioCtx extends Ctx { sessions: Sessions; secure: boolean; mailer: Mailer | null; cards: Map<string, ModelCard> }
 
 declare module 'fastify' {
   interface FastifyRequest { studio: Session | null }
@@ -47,7 +49,9 @@ function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
 
 export async function registerStudio(app: FastifyInstance, base: Ctx) {
   const mailer = base.config.smtpUrl ? smtpMailer(base.config.smtpUrl, base.config.mailFrom) : null;
-  const ctx: StudioCtx = { ...base, sessions: new Sessions(base.db), secure: base.config.publicUrl.startsWith('https:'), mailer };
+  const ctx: StudioCtx = {
+    ...base, sessions: new Sessions(base.db), secure: base.config.publicUrl.startsWith('https:'), mailer, cards: modelCards(base.catalog),
+  };
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(csrf, {
@@ -75,7 +79,9 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
     const e = err instanceof ApiError ? err : null;
     if (!e) req.log.error({ err }, 'studio error');
     const status = e?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
-    return page(reply.code(status), 'error', req, { title: status >= 500 ? 'Something went wrong' : 'Not possible', message: e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged.' : 'The request could not be handled.') });
+    const title = status >= 500 ? 'Something went wrong' : status === 404 ? 'Not found' : 'Not possible';
+    const message = e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged. Try again in a moment.' : 'The request could not be handled.');
+    return page(reply.code(status), 'error', req, { title, message, status, admin: req.url.startsWith('/admin') });
   });
 
   registerAssets(app);
@@ -86,6 +92,16 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
   registerUsageRoutes(app, ctx);
   registerAdminConsole(app, ctx);
   registerUploadRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
+
+  // Any other page: the studio's 404 (with the header when signed in), never the API's JSON. The API's
+  // prefixes keep their own JSON answer.
+  app.get('/*', async (req, reply) => {
+    const path = req.url.split('?')[0];
+    if (/^\/(admin\/)?v1(\/|$)/.test(path)) return sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${path.slice(0, 200)}.`));
+    req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
+    return page(reply.code(404), 'error', req, { title: 'Page not found', message: 'There is no page at this address. It may have moved, or the link may be mistyped.' });
+  });
 }
 
 /** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */
