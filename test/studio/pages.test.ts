@@ -53,7 +53,7 @@ describe('studio pages', () => {
     await tabTo(page, page.getByRole('link', { name: 'Shot list' }));
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Shot list' }).waitFor();
-    await tabTo(page, page.getByLabel('text', { exact: true }));
+    await tabTo(page, page.getByLabel('Text', { exact: true }));
     await page.keyboard.type('Typed with the keyboard.');
     await tabTo(page, page.getByRole('button', { name: 'Render' }));
     await page.keyboard.press('Enter');
@@ -68,7 +68,7 @@ describe('studio pages', () => {
     const email = await signUp(page);
     await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: 5_000 });
     await page.goto('/models/rendergate/shot-list');
-    await page.getByLabel('text', { exact: true }).fill('A phone-sized render.');
+    await page.getByLabel('Text', { exact: true }).fill('A phone-sized render.');
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('pre.text-output').waitFor({ timeout: 60_000 });
     for (const p of ['/', '/models/rendergate/start-end-to-video', '/history', '/keys', '/usage', '/account']) {
@@ -88,16 +88,16 @@ describe('studio pages', () => {
     await page.goto('/');
     await shot(page, 'models');
     await page.goto('/models/rendergate/image-to-video');
-    await page.getByLabel('prompt', { exact: true }).fill('A slow push in on a lighthouse at dusk');
-    await page.getByLabel('image', { exact: true }).fill(f.img.url('/a.png'));
-    await page.getByRole('img', { name: 'Preview of image' }).waitFor();
+    await page.getByLabel('Prompt', { exact: true }).fill('A slow push in on a lighthouse at dusk');
+    await page.getByLabel('Image', { exact: true }).fill(f.img.url('/a.png'));
+    await page.getByRole('img', { name: 'Preview of Image' }).waitFor();
     await page.waitForTimeout(500);
     await shot(page, 'model-form');
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('video').waitFor({ timeout: 90_000 });
     await page.goto('/models/rendergate/shot-list');
-    await page.getByLabel('text', { exact: true }).fill('A lighthouse at dusk. Waves break on the rocks. A ship passes slowly in the fog.');
-    await page.getByLabel('mode', { exact: true }).selectOption('shot_list');
+    await page.getByLabel('Text', { exact: true }).fill('A lighthouse at dusk. Waves break on the rocks. A ship passes slowly in the fog.');
+    await page.getByLabel('Mode', { exact: true }).selectOption('shot_list');
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('pre.text-output').waitFor({ timeout: 60_000 });
     await shot(page, 'history');

@@ -37,7 +37,7 @@ describe('studio security', () => {
     const email = await signUp(page);
     await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: 10_000 });
     await page.goto('/models/rendergate/shot-list');
-    await page.getByLabel('text', { exact: true }).fill(HOSTILE);
+    await page.getByLabel('Text', { exact: true }).fill(HOSTILE);
     await page.getByRole('button', { name: 'Render' }).click();
     const row = page.getByRole('listitem').filter({ hasText: '<script>' });
     await row.locator('pre.text-output').waitFor({ timeout: 60_000 });
