@@ -179,8 +179,14 @@ describe('the studio people choose', () => {
       await page.goto('/webhooks');
       expect(await page.getByRole('row').filter({ hasText: 'generation.succeeded' }).locator('td[data-label=Attempts]').textContent()).toBe('2');
     }, 20_000);
-    await page.getByRole('button', { name: `Delete ${hooks.url('/ok')}` }).click();
-    await page.getByText('No endpoints yet.').waitFor();
+    // Delete: another endpoint goes, the first stays (and shows on the later pages and screenshots).
+    await page.getByLabel('Endpoint address').fill(hooks.url('/gone'));
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.goto('/webhooks');
+    expect(await page.getByRole('article').count()).toBe(2);
+    await page.getByRole('button', { name: `Delete ${hooks.url('/gone')}` }).click();
+    await eventually(async () => expect(await page.getByRole('article').count()).toBe(1));
+    await page.getByRole('heading', { name: hooks.url('/ok') }).waitFor();
     await context.close();
   });
 
@@ -228,7 +234,7 @@ describe('the studio people choose', () => {
       await shot(page, `docs-${size.name}`);
       await context.close();
     }
-  });
+  }, 120_000);
 
   for (const size of SIZES) {
     it(`every page reached by links fits ${size.width} px and passes axe, the operator console too`, async () => {
@@ -294,7 +300,7 @@ describe('the studio people choose', () => {
       await checkPage(anon.page, `/admin/accounts at ${size.width}`);
       await shot(anon.page, `admin-account-${size.name}`);
       await anon.context.close();
-    });
+    }, 240_000);
   }
 });
 
