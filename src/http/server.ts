@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from './context.ts';
@@ -12,7 +12,7 @@ import { AccessLog } from './access-log.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
-import { registerStudio } from '../studio/index.ts';
+import { API_PATH, registerStudio } from '../studio/index.ts';
 import { registerOpenApi } from './openapi/routes.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -127,13 +127,19 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
     done();
   });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
+  // Unknown addresses: the API's JSON under its prefixes, else the studio's 404 page.
+  let studioNotFound: ((req: FastifyRequest, reply: FastifyReply) => unknown) | null = null;
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    if (studioNotFound && !API_PATH.test(path)) return studioNotFound(req, reply);
+    return sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${path.slice(0, 200)}.`));
+  });
 
   registerOps(app, ctx);
   registerOpenApi(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
   // The studio's pages at `/`, in a scope of their own (cookies, forms, CSRF never reach the API).
-  app.register(async (studio) => registerStudio(studio, ctx));
+  app.register(async (studio) => { studioNotFound = await registerStudio(studio, ctx); });
   return app;
 }

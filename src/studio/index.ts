@@ -47,6 +47,23 @@ function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
   return sent === own || sent === self;
 }
 
+/** The API's own prefixes: an unknown address there is the API's JSON 404, never a page. */
+export const API_PATH = /^\/(admin\/)?v1(\/|$)/;
+
+/**
+ * The studio's 404 page for any other unknown address, signed in or not (with the header when signed in),
+ * never the API's JSON. It answers from the root's not-found handler, outside the studio's scope: the
+ * session cookie is read here, and the page carries no form that needs a CSRF token.
+ */
+function notFoundPage(ctx: StudioCtx) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const id = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]*)`).exec(req.headers.cookie ?? '')?.[1];
+    req.studio = await ctx.sessions.find(id, 'account');
+    reply.headers(SECURITY_HEADERS);
+    return page(reply.code(404), 'error', req, { title: 'Page not found', message: 'There is no page at this address. It may have moved, or the link may be mistyped.' });
+  };
+}
+
 export async function registerStudio(app: FastifyInstance, base: Ctx) {
   const mailer = base.config.smtpUrl ? smtpMailer(base.config.smtpUrl, base.config.mailFrom) : null;
   const ctx: StudioCtx = {
@@ -93,15 +110,7 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
   registerAdminConsole(app, ctx);
   registerUploadRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
-
-  // Any other page: the studio's 404 (with the header when signed in), never the API's JSON. The API's
-  // prefixes keep their own JSON answer.
-  app.get('/*', async (req, reply) => {
-    const path = req.url.split('?')[0];
-    if (/^\/(admin\/)?v1(\/|$)/.test(path)) return sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${path.slice(0, 200)}.`));
-    req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
-    return page(reply.code(404), 'error', req, { title: 'Page not found', message: 'There is no page at this address. It may have moved, or the link may be mistyped.' });
-  });
+  return notFoundPage(ctx);
 }
 
 /** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */

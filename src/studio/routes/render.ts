@@ -46,7 +46,10 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const modelPage = async (req: FastifyRequest, reply: FastifyReply, model: CompiledModel,
     o: { values?: Record<string, string>; errors?: Record<string, string>; error?: string; notice?: string; idem?: string } = {}) => {
     const defaults = Object.fromEntries(model.def.fields.filter((f) => f.default !== null).map((f) => [f.name, String(f.default)]));
-    const price = (await quote(accountOf(req), model, o.values ?? defaults)).costCents;
+    const values = o.values ?? defaults;
+    // A required field still empty (every page's first view): no price yet, and no error built to say so.
+    const incomplete = model.def.fields.some((f) => f.required && !(values[f.name] ?? '').trim());
+    const price = incomplete ? null : (await quote(accountOf(req), model, values)).costCents;
     return page(reply, 'model', req, {
       title: model.def.name, model: model.def, card: ctx.cards.get(model.id), fields: formFields(model.def, o.values ?? null, o.errors ?? {}),
       price, error: o.error, notice: o.notice, idem: o.idem ?? crypto.randomUUID(), uploadPrefix: `${ctx.config.publicUrl}/v1/uploads/`,
