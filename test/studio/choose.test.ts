@@ -275,6 +275,7 @@ describe('the studio people choose', () => {
         await shot(page, `${name}-${size.name}`);
       }
       if (SHOTS) {
+        await page.goto('/history');
         const first = await page.locator('li.gen h2 a').first().getAttribute('href');
         await page.goto(first!);
         await shot(page, `generation-${size.name}`);
