@@ -46,7 +46,7 @@ describe('studio pages', () => {
     await page.getByText('Balance').waitFor();
     await tabTo(page, page.getByRole('link', { name: 'Shot list' }));
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'Shot list' }).waitFor();
+    await page.getByRole('heading', { name: 'Shot list', exact: true }).waitFor();
     await tabTo(page, page.getByLabel('Text', { exact: true }));
     await page.keyboard.type('Typed with the keyboard.');
     await tabTo(page, page.getByRole('button', { name: 'Render' }));

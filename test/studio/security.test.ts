@@ -43,7 +43,7 @@ describe('studio security', () => {
     await row.locator('pre.text-output').waitFor({ timeout: 60_000 });
     await row.getByRole('link', { name: 'Shot list' }).click();
     await page.getByRole('heading', { name: 'Use from the API' }).waitFor();
-    expect(await page.locator('dd').first().textContent()).toBe(HOSTILE);
+    expect(await page.locator('dl.inputs:not(.timings) dd').first().textContent()).toBe(HOSTILE);
     expect(await page.locator('pre.code').first().textContent()).toContain('<script>window.__pwned = 1</script>');
     await page.goto('/keys');
     await page.getByLabel('Name').fill(HOSTILE);

@@ -158,7 +158,9 @@ describe('studio API keys and usage', () => {
     expect(curl).toContain('"modelId": "rendergate/shot-list"');
     expect(js).toContain("await rg.run('rendergate/shot-list', {");
     expect(py).toContain('"modelId": "rendergate/shot-list"');
-    expect(made.json.costCents).toBeGreaterThan(0);
+    // A second render with the key, as the snippets make (the ledger below counts two charges).
+    const again = await f.api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'From the API.' } }, headers: { 'idempotency-key': 'k2' } });
+    expect(again.json).toMatchObject({ inputs: made.json.inputs, costCents: made.json.costCents });
 
     await page.goto('/keys');
     await keyRow.getByRole('button', { name: 'Revoke' }).click();
