@@ -8,9 +8,9 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import csrf from '@fastify/csrf-protection';
 import { ApiError } from '../domain/errors.ts';
-import type { Ctx } from '../http/context.ts';
-import { sendError } from '../http/error-handler.ts';
-import { Sessions, type Session } from './sessions.ts';
+import type { Ctx } from '../web/context.ts';
+import { sendError } from '../web/error-handler.ts';
+import { SESSION_COOKIE, type StudioCtx, type StudioServices } from './types.ts';
 import { registerAssets } from './assets.ts';
 import { page, SECURITY_HEADERS } from './view.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
@@ -21,17 +21,8 @@ import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
-import { smtpMailer, type Mailer } from './mail.ts';
-import { modelCards, type ModelCard } from './presenters.ts';
-
-export interface StudioCtx extends Ctx { sessions: Sessions; secure: boolean; mailer: Mailer | null; cards: Map<string, ModelCard> }
-
-declare module 'fastify' {
-  interface FastifyRequest { studio: Session | null }
-}
-
-export const SESSION_COOKIE = 'rg_session';
-export const ADMIN_COOKIE = 'rg_admin';
+import { smtpMailer } from './mail.ts';
+import { modelCards } from './presenters.ts';
 
 /** The origins allowed to post to the studio: the public URL's, and the one the request itself was sent to. */
 function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
@@ -47,9 +38,6 @@ function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
   return sent === own || sent === self;
 }
 
-/** The API's own prefixes: an unknown address there is the API's JSON 404, never a page. */
-export const API_PATH = /^\/(admin\/)?v1(\/|$)/;
-
 /**
  * The studio's 404 page for any other unknown address, signed in or not (with the header when signed in),
  * never the API's JSON. It answers from the root's not-found handler, outside the studio's scope: the
@@ -64,11 +52,9 @@ function notFoundPage(ctx: StudioCtx) {
   };
 }
 
-export async function registerStudio(app: FastifyInstance, base: Ctx) {
+export async function registerStudio(app: FastifyInstance, base: Ctx, services: StudioServices) {
   const mailer = base.config.smtpUrl ? smtpMailer(base.config.smtpUrl, base.config.mailFrom) : null;
-  const ctx: StudioCtx = {
-    ...base, sessions: new Sessions(base.db), secure: base.config.publicUrl.startsWith('https:'), mailer, cards: modelCards(base.catalog),
-  };
+  const ctx: StudioCtx = { ...base, ...services, secure: base.config.publicUrl.startsWith('https:'), mailer, cards: modelCards(base.catalog) };
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(csrf, {
@@ -95,8 +81,9 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
     if (err.code?.startsWith('FST_CSRF')) return page(reply.code(403), 'error', req, { title: 'Refused', message: 'This form has expired or was not sent from this site. Go back, reload the page and try again.' });
     const e = err instanceof ApiError ? err : null;
     if (!e) req.log.error({ err }, 'studio error');
+    if (e?.headers) reply.headers(e.headers);
     const status = e?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
-    const title = status >= 500 ? 'Something went wrong' : status === 404 ? 'Not found' : 'Not possible';
+    const title = status >= 500 ? 'Something went wrong' : status === 404 ? 'Not found' : status === 429 ? 'Too many requests' : 'Not possible';
     const message = e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged. Try again in a moment.' : 'The request could not be handled.');
     return page(reply.code(status), 'error', req, { title, message, status, admin: req.url.startsWith('/admin') });
   });
@@ -111,23 +98,4 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
   registerUploadRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   return notFoundPage(ctx);
-}
-
-/** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */
-export function signedIn(ctx: StudioCtx) {
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
-    if (!req.studio) {
-      if (req.method === 'GET') return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
-      return reply.redirect('/signin', 303);
-    }
-  };
-}
-
-/** The signed-in account of a request that passed signedIn(). */
-export const accountOf = (req: FastifyRequest): string => req.studio!.accountId!;
-
-/** Options of the session cookies: HttpOnly, SameSite=Lax, Secure under https, scoped to `path`. */
-export function sessionCookie(ctx: StudioCtx, path = '/') {
-  return { path, httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure };
 }

@@ -2,11 +2,11 @@
 // until final, then the video, image or text; Download, Cancel, Delete; and the same request for the API.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { sendContent } from '../../http/routes/generations.content.ts';
-import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { sendContent } from '../../web/content.ts';
+import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { fragment, page } from '../view.ts';
 import { apiSnippets } from '../snippets.ts';
-import { HISTORY_STATUSES, historySource, listHistory } from '../../services/history.ts';
+import { HISTORY_STATUSES } from '../../services/history.ts';
 import { plainError, timings } from '../presenters.ts';
 
 type IdParams = { Params: { id: string } };
@@ -24,7 +24,7 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const status = (HISTORY_STATUSES as readonly string[]).includes(req.query.status ?? '') ? req.query.status! : null;
     let list;
     try {
-      list = await listHistory(ctx.db, ctx.config.publicUrl, accountOf(req), { limit: PAGE, cursor, status, modelId });
+      list = await ctx.history.list(accountOf(req), { limit: PAGE, cursor, status, modelId });
     } catch (e) {
       if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/history', 303);
       throw e;
@@ -41,10 +41,10 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // The balance rides along, so that the header follows a refund.
   app.get<IdParams>('/history/:id/row', pre, async (req, reply) =>
     fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row',
-      { g: { ...await one(req), source: await historySource(ctx.db, accountOf(req), req.params.id) }, csrf: reply.generateCsrf(), models: ctx.catalog, plainError }));
+      { g: { ...await one(req), source: await ctx.history.source(accountOf(req), req.params.id) }, csrf: reply.generateCsrf(), models: ctx.catalog, plainError }));
 
   app.get<IdParams>('/history/:id', pre, async (req, reply) => {
-    const g: Record<string, unknown> = { ...await one(req), source: await historySource(ctx.db, accountOf(req), req.params.id) };
+    const g: Record<string, unknown> = { ...await one(req), source: await ctx.history.source(accountOf(req), req.params.id) };
     return page(reply, 'generation', req, { title: `Generation ${g.id as string}`, g, models: ctx.catalog, plainError,
       card: ctx.cards.get(g.modelId as string), times: timings(g),
       snippets: apiSnippets(ctx.config.publicUrl, g.modelId as string, g.inputs as Record<string, unknown>) });

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { EVENT_TYPES } from '../../services/webhook-endpoints.ts';
-import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, fields } from '../form-body.ts';
 
