@@ -21,6 +21,7 @@ import { OpsProbe } from './services/ops.ts';
 import { Sessions } from './services/sessions.ts';
 import { StudioAccounts } from './services/studio-accounts.ts';
 import { registerStudio } from './studio/index.ts';
+import { History } from './services/history.ts';
 import { RateLimits } from './services/rate-limits.ts';
 import { GenerationCache } from './services/generation-cache.ts';
 import { AfterCommitNotifier } from './db/notify-after-commit.ts';
@@ -122,11 +123,14 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const studio = {
     sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
     studioAccounts: new StudioAccounts(db, config.publicUrl),
+    history: new History(db, config.publicUrl),
   };
+  let studioNotFound: Awaited<ReturnType<typeof registerStudio>> | undefined;
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
   const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log)
-    : buildServer(ctx, log, [(scope) => registerStudio(scope, ctx, studio)]);
+    : buildServer(ctx, log, [async (scope) => { studioNotFound = await registerStudio(scope, ctx, studio); }],
+      (req, reply) => studioNotFound!(req, reply));
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
@@ -58,7 +58,12 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
 /** A sibling of the API registered beside it by the composition root (the studio), in a scope of its own. */
 export type Sibling = (scope: FastifyInstance) => Promise<void>;
 
-export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = []): FastifyInstance {
+/** The API's own prefixes: an unknown address there is the API's JSON 404, never a page. */
+const API_PATH = /^\/(admin\/)?v1(\/|$)/;
+
+/** `pageNotFound`: the answer to an unknown address outside the API's prefixes (the studio's 404 page). */
+export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [],
+  pageNotFound?: (req: FastifyRequest, reply: FastifyReply) => unknown): FastifyInstance {
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
@@ -131,7 +136,12 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = []): Fa
     done();
   });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
+  // Unknown addresses: the API's JSON under its prefixes, else the siblings' page (the studio's 404).
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    if (pageNotFound && !API_PATH.test(path)) return pageNotFound(req, reply);
+    return sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${path.slice(0, 200)}.`));
+  });
 
   registerOps(app, ctx);
   registerOpenApi(app, ctx);
