@@ -32,6 +32,8 @@ import { WebhookEndpoints } from './services/webhook-endpoints.ts';
 import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { TestRenders } from './queue/test-render.ts';
+import { createTopups } from './services/topups.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -62,7 +64,9 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
 /** `server` is the API (roles serve and api) or the operational endpoints alone (role worker). */
 export interface Running { server: FastifyInstance; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
 
-export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger } = {}): Promise<Running> {
+export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger;
+  /** Tests: called before each test render is recorded (test-render.ts). */
+  beforeTestRender?: (id: string) => Promise<void> } = {}): Promise<Running> {
   // API processes behind a load balancer must all accept the same admin token; one generated into each
   // process's own data dir would make the admin API work on one replica and fail on the others.
   if (role === 'api' && config.databaseUrl && !config.adminToken) {
@@ -94,11 +98,15 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const waiters = new Waiters(config.maxWaiters);
   if (cache) cache.onChange = (id) => waiters.wake(id);
   metrics.heldRequests = () => waiters.size;
+  // Test keys' renders are made by the API process that creates them (a worker makes none).
+  const testRenders = role === 'worker' ? undefined : new TestRenders({ db, catalog, storage, log,
+    outputRetentionSeconds: config.outputRetentionSeconds, beforeFinish: opts.beforeTestRender });
   const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined,
-    uploads, waiters);
+    uploads, waiters, testRenders);
   const ctx = {
     config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics,
     uploads, webhooks: new WebhookEndpoints(db), backendHealth: role === 'api' ? undefined : backends.health,
+    topups: createTopups({ db, config, waiters, log }),
   };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
@@ -143,6 +151,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     server, worker, infra,
     close: async (graceMs = config.shutdownGraceMs) => {
       await server.close();
+      await testRenders?.close();
       await worker?.stop(graceMs);
       await dispatcher?.stop();
       await webhookDb?.end().catch(() => undefined);

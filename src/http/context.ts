@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { Uploads } from '../services/uploads.ts';
 import type { WebhookEndpoints } from '../services/webhook-endpoints.ts';
 import type { BackendHealth } from '../backends/health.ts';
+import type { Topups } from '../services/topups.ts';
 
 export interface Ctx {
   config: Config;
@@ -25,6 +26,8 @@ export interface Ctx {
   webhooks: WebhookEndpoints;
   /** The model servers' health as this process's probes see it (processes that render only). */
   backendHealth?: BackendHealth;
+  /** Stripe Checkout top-ups (docs/billing.md); null when Stripe is not configured. */
+  topups: Topups | null;
 }
 
 declare module 'fastify' {

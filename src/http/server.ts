@@ -14,6 +14,7 @@ import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 import { registerStudio } from '../studio/index.ts';
 import { registerOpenApi } from './openapi/routes.ts';
+import { registerStripeWebhook } from './routes/webhooks-stripe.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
@@ -133,6 +134,8 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
   registerOpenApi(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
+  // Stripe's signed events, with a raw-body parser of their own (docs/billing.md).
+  app.register(async (stripe) => registerStripeWebhook(stripe, ctx));
   // The studio's pages at `/`, in a scope of their own (cookies, forms, CSRF never reach the API).
   app.register(async (studio) => registerStudio(studio, ctx));
   return app;

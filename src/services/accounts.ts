@@ -1,18 +1,23 @@
 // Accounts and their money history. The balance changes only together with a ledger entry, in one
 // transaction; the CHECK on accounts.balance_cents makes a negative balance impossible.
 import { ApiError } from '../domain/errors.ts';
-import { transaction, type Db, type Queryable } from '../db/pool.ts';
+import type { Db, Queryable } from '../db/pool.ts';
+import { credit } from './ledger.ts';
 import { newId } from '../domain/ids.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 
-/** The largest balance an account can hold: 2^53 - 1, the largest integer a JSON client reads exactly. */
-export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
+export { MAX_BALANCE_CENTS } from './ledger.ts';
 
-export interface AccountView { id: string; email: string; name: string | null; balanceCents: number; createdAt: string }
+export interface AccountView {
+  id: string; email: string; name: string | null; balanceCents: number; createdAt: string;
+  /** Owed after a reversal found too little (docs/billing.md); present only when above 0. */
+  shortfallCents?: number;
+}
 
 const view = (r: Record<string, unknown>): AccountView => ({
   id: r.id as string, email: r.email as string, name: (r.name as string | null) ?? null,
   balanceCents: r.balance_cents as number, createdAt: (r.created_at as Date).toISOString(),
+  ...((r.shortfall_cents as number) > 0 ? { shortfallCents: r.shortfall_cents as number } : {}),
 });
 
 export async function createAccount(db: Db, email: string, name: string | null): Promise<AccountView> {
@@ -29,23 +34,9 @@ export async function getAccount(db: Queryable, id: string): Promise<AccountView
   return view(rows[0]);
 }
 
+/** An operator's credit (src/services/ledger.ts: it also pays off a shortfall first). */
 export async function addCredit(db: Db, accountId: string, amountCents: number, reason: string | null) {
-  return transaction(db, async (tx) => {
-    // Guarded: a balance stays a safe integer (migrations/007 makes it a constraint too).
-    const { rows } = await tx.query(
-      `UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`,
-      [accountId, amountCents, MAX_BALANCE_CENTS]);
-    if (!rows[0]) {
-      await getAccount(tx, accountId); // ACCOUNT_NOT_FOUND when there is none
-      throw new ApiError('INVALID_INPUT', `The credit would take the balance past ${MAX_BALANCE_CENTS} cents.`,
-        [{ field: 'amountCents', message: `would take the balance past ${MAX_BALANCE_CENTS}` }]);
-    }
-    const entryId = newId('led');
-    await tx.query(
-      `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, reason) VALUES ($1, $2, 'credit', $3, $4)`,
-      [entryId, accountId, amountCents, reason]);
-    return { entryId, balanceCents: rows[0].balance_cents as number };
-  });
+  return credit(db, { accountId, amountCents, reason });
 }
 
 export interface LedgerEntry { id: string; kind: string; amountCents: number; generationId?: string; reason?: string; createdAt: string }

@@ -19,6 +19,8 @@ FROM rendergate_create_generations($1, $2) c`;
 export interface CreateItem {
   id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
   modelId: string; inputs: Record<string, unknown>; cost: number; deadlineSeconds: number; dailyCapCents: number | null;
+  /** A test key's create (migrations/014); `short`: refused as for a short balance. */
+  mode?: 'live' | 'test'; short?: boolean;
 }
 
 export interface CreateOutcome {
@@ -62,7 +64,7 @@ export class CreateBatcher {
     const items = batch.map(({ item: x }, i) => ({
       i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
       hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
-      deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
+      deadline_s: x.deadlineSeconds, cap: x.dailyCapCents, mode: x.mode ?? 'live', short: x.short ?? false,
     }));
     try {
       const { rows } = await this.db.query({

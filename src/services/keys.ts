@@ -31,33 +31,40 @@ export interface KeyRecord {
   dailyCapCents: number | null;
   rateLimitPerMinute: number;
   revokedAt: Date | null;
+  /** A test key's renders move no money and are made by the service itself (docs/api.md "Test keys"). */
+  mode: KeyMode;
 }
+
+export type KeyMode = 'live' | 'test';
 
 export interface NewKey {
   name?: string;
   dailyCapCents?: number | null;
   rateLimitPerMinute?: number;
+  mode?: KeyMode;
 }
 
 export async function createKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
   // 32 random bytes give 43-44 base58 characters; pad so the length never drops below 32.
   let body = base58(crypto.randomBytes(32));
   while (body.length < 43) body = '1' + body;
-  const key = `${prefix}live_${body}`;
-  const start = key.slice(0, `${prefix}live_`.length + 4);
+  const mode = opts.mode ?? 'live';
+  const key = `${prefix}${mode}_${body}`;
+  const start = key.slice(0, `${prefix}${mode}_`.length + 4);
   const id = newId('key');
   const { rows } = await db.query(
-    `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute)
-     SELECT $1, a.id, $3, $4, $5, $6, $7 FROM accounts a WHERE a.id = $2
-     RETURNING id, name, start, daily_cap_cents, rate_limit_per_minute, created_at`,
-    [id, accountId, opts.name ?? 'default', hashKey(key), start, opts.dailyCapCents ?? null, opts.rateLimitPerMinute ?? defaultRate],
+    `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute, mode)
+     SELECT $1, a.id, $3, $4, $5, $6, $7, $8 FROM accounts a WHERE a.id = $2
+     RETURNING id, name, start, daily_cap_cents, rate_limit_per_minute, created_at, mode`,
+    [id, accountId, opts.name ?? 'default', hashKey(key), start, opts.dailyCapCents ?? null,
+      opts.rateLimitPerMinute ?? defaultRate, mode],
   );
   const r = rows[0];
   if (!r) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   return {
     id: r.id as string, key, start: r.start as string, name: r.name as string,
     dailyCapCents: r.daily_cap_cents as number | null, rateLimitPerMinute: r.rate_limit_per_minute as number,
-    createdAt: (r.created_at as Date).toISOString(),
+    mode: r.mode as KeyMode, createdAt: (r.created_at as Date).toISOString(),
   };
 }
 
@@ -82,7 +89,7 @@ export class KeyResolver {
   private unknownKeys = new UnknownKeyLimiter();
 
   constructor(private db: Db, prefix: string, private ttlMs = 500) {
-    this.keyRe = new RegExp(`^${prefix}live_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
+    this.keyRe = new RegExp(`^${prefix}(?:live|test)_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
   }
 
   /**
@@ -126,13 +133,14 @@ export class KeyResolver {
 
   private async lookup(hash: Buffer): Promise<KeyRecord | null> {
     const { rows } = await this.db.query({ name: 'key-lookup',
-      text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at
+      text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at, mode
              FROM api_keys WHERE key_hash = $1`, values: [hash] });
     const r = rows[0];
     if (!r) return null;
     return {
       id: r.id, accountId: r.account_id, name: r.name, start: r.start, createdAt: r.created_at,
       dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, revokedAt: r.revoked_at,
+      mode: r.mode,
     };
   }
 }

@@ -44,7 +44,7 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }],
-    tags: ['Account', 'Models', 'Generations', 'Uploads', 'Webhooks', 'Reference'].map((name) => ({ name })),
+    tags: ['Account', 'Models', 'Generations', 'Uploads', 'Webhooks', 'Billing', 'Reference'].map((name) => ({ name })),
     paths: paths(),
     webhooks: Object.fromEntries(EVENT_TYPES.map((t) => [t, event(t)])),
     components: {

@@ -48,6 +48,7 @@ describe('GET /v1/openapi.json', () => {
       'GET /v1/models/detail', 'GET /v1/openapi.json', 'GET /v1/uploads/{id}', 'GET /v1/webhook-endpoints',
       'GET /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/deliveries',
       'POST /v1/generations', 'POST /v1/generations/{id}/cancel', 'POST /v1/quote', 'POST /v1/uploads', 'POST /v1/webhook-endpoints',
+      'POST /webhooks/stripe',
     ]);
     // docs/api.md, the reference in the repository, names every code and every path of the document.
     const md = fs.readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
