@@ -20,12 +20,13 @@ import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
+import { registerCreditRoutes } from './routes/credit.ts';
 import { smtpMailer, type Mailer } from './mail.ts';
 
 export interface StudioCtx extends Ctx { sessions: Sessions; secure: boolean; mailer: Mailer | null }
 
 declare module 'fastify' {
-  interface FastifyRequest { studio: Session | null }
+  interface FastifyRequest { studio: Session | null; topupsOn: boolean }
 }
 
 export const SESSION_COOKIE = 'rg_session';
@@ -55,11 +56,13 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: ctx.secure },
   });
   app.decorateRequest('studio', null);
+  app.decorateRequest('topupsOn', false);
 
   app.addHook('onRequest', (req, reply, done) => {
     // An asterisk or absolute-form target is no page: the API's own 400.
     if (req.url[0] !== '/') { sendError(req, reply, new ApiError('INVALID_REQUEST', 'The request target must be a path.')); return; }
     reply.headers(SECURITY_HEADERS);
+    req.topupsOn = ctx.topups !== null; // the layout's Add credit
     done();
   });
   // Every state-changing request: from our own origin (another site, or another port of this host, is
@@ -86,6 +89,7 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
   registerUsageRoutes(app, ctx);
   registerAdminConsole(app, ctx);
   registerUploadRoutes(app, ctx);
+  registerCreditRoutes(app, ctx);
 }
 
 /** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */

@@ -15,6 +15,7 @@ import { listKeys } from '../queries.ts';
 import { parseEuros } from './keys.ts';
 import { inviteLink, resetLink } from '../invites.ts';
 import { recordFailure, throttled } from '../throttle.ts';
+import { ledgerLabel, shortfallAccounts, stripeEventLog } from '../../services/billing.ts';
 
 type IdParams = { Params: { id: string } };
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
@@ -38,7 +39,12 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
       `SELECT id, email, name, balance_cents, created_at FROM accounts
        WHERE $1 = '' OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' OR id = $1
        ORDER BY id DESC LIMIT 50`, [q]);
-    return adminPage(req, reply, 'admin-accounts', { title: 'Accounts', q, accounts: rows });
+    return adminPage(req, reply, 'admin-accounts', { title: 'Accounts', q, accounts: rows, owing: await shortfallAccounts(ctx.db) });
+  });
+
+  // Stripe's events as received (docs/billing.md), with what each did.
+  app.get('/admin/stripe', pre, async (req, reply) => {
+    return adminPage(req, reply, 'admin-stripe', { title: 'Stripe events', events: await stripeEventLog(ctx.db, { limit: 200 }) });
   });
 
   app.post('/admin/signin', async (req, reply) => {
@@ -67,12 +73,14 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   const accountPage = async (req: FastifyRequest<IdParams>, reply: FastifyReply, id: string, extra: Record<string, unknown> = {}) => {
     const account = await getAccount(ctx.db, accountId(id));
     const cursor = typeof (req.query as { cursor?: unknown })?.cursor === 'string' ? (req.query as { cursor: string }).cursor : null;
-    const [keys, ledger, gens] = await Promise.all([
+    const [keys, ledger, gens, stripe] = await Promise.all([
       listKeys(ctx.db, id, ctx.config.dayTimeZone),
       listLedger(ctx.db, id, 25, cursor),
       ctx.generations.list(id, { limit: 20, cursor: null, status: null, modelId: null }),
+      stripeEventLog(ctx.db, { limit: 20, accountId: id }),
     ]);
-    return adminPage(req, reply, 'admin-account', { title: account.email, account, keys, ledger: ledger.data, nextCursor: ledger.nextCursor, generations: gens.data, ...extra });
+    return adminPage(req, reply, 'admin-account', { title: account.email, account, keys, ledger: ledger.data, nextCursor: ledger.nextCursor,
+      generations: gens.data, stripe, ledgerLabel, ...extra });
   };
 
   app.get<IdParams>('/admin/accounts/:id', pre, async (req, reply) => accountPage(req, reply, req.params.id));

@@ -28,15 +28,17 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const name = (field(req.body, 'name') ?? '').trim();
     const capRaw = field(req.body, 'dailyCap') ?? '';
     const rateRaw = (field(req.body, 'rateLimit') ?? '').trim();
+    const mode = field(req.body, 'mode') ?? 'live';
     const errors: Record<string, string> = {};
+    if (mode !== 'live' && mode !== 'test') errors.mode = 'Choose Live or Test.';
     if (name === '' || name.length > 200) errors.name = 'Give the key a name of 1 to 200 characters.';
     const cap = parseEuros(capRaw);
     if (cap === undefined) errors.dailyCap = 'Write an amount in euros such as 5 or 12.50, or leave it empty for no cap.';
     const rate = rateRaw === '' ? ctx.config.defaultRateLimitPerMinute : /^\d{1,7}$/.test(rateRaw) ? Number(rateRaw) : NaN;
     if (!(rate >= 1 && rate <= 1_000_000)) errors.rateLimit = 'A whole number of requests per minute, from 1 to 1000000.';
-    if (Object.keys(errors).length) return keysPage(req, reply.code(400), { errors, values: { name, dailyCap: capRaw, rateLimit: rateRaw } });
+    if (Object.keys(errors).length) return keysPage(req, reply.code(400), { errors, values: { name, dailyCap: capRaw, rateLimit: rateRaw, mode } });
     const key = await createKey(ctx.db, ctx.config.keyPrefix, ctx.config.defaultRateLimitPerMinute, accountOf(req),
-      { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate });
+      { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate, mode: mode as 'live' | 'test' });
     // The one and only time the key leaves the server; the page is never cached (page() sets no-store).
     return keysPage(req, reply.code(201), { created: key });
   });
