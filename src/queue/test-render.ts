@@ -24,7 +24,7 @@ export function asks(inputs: Record<string, unknown>, mark: string): boolean {
 }
 
 /** Test renders made at once by one process: enough to overlap storage copies, few database connections. */
-const CONCURRENCY = 4;
+const CONCURRENCY = 8;
 
 export interface TestRenderJob { id: string; modelId: string; inputs: ResolvedInputs }
 
