@@ -229,6 +229,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's events for Checkout top-ups (only when Stripe is configured; else 404).
+         * @description Verified with the `Stripe-Signature` header over the raw body (300 s tolerance). A paid `checkout.session.completed` or `checkout.session.async_payment_succeeded` credits `amount_total` once per session; `charge.refunded` and `charge.dispute.created` of a top-up take it back (ledger kind `reversal`); other events change nothing. Answered only once the change is committed. See docs/billing.md.
+         */
+        post: operations["receiveStripeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints/{id}/deliveries": {
         parameters: {
             query?: never;
@@ -395,6 +415,11 @@ export interface components {
                 dailyCapCents: number | null;
                 spentTodayCents: number;
                 rateLimitPerMinute: number;
+                /**
+                 * @description A test key (`rg_test_…`) renders for free, with results made by the service itself.
+                 * @enum {unknown}
+                 */
+                mode: "live" | "test";
             };
         };
         Quote: {
@@ -451,6 +476,11 @@ export interface components {
             startedAt: string | null;
             /** Format: date-time */
             completedAt: string | null;
+            /**
+             * @description Present on renders of test keys only: nothing was charged; `costCents` is the price it would cost.
+             * @constant
+             */
+            mode?: "test";
         };
         /** @description A page, newest first. Pass `nextCursor` as `cursor` for the next one; null on the last page. */
         GenerationList: {
@@ -544,6 +574,8 @@ export interface components {
             type: components["schemas"]["EventType"];
             /** Format: date-time */
             timestamp: string;
+            /** @description false for the renders of test keys. */
+            livemode: boolean;
             data: components["schemas"]["Generation"];
         };
         /** Inputs of rendergate/start-end-to-video */
@@ -1594,6 +1626,42 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "Stripe-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Received; `outcome` says what it did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        /** @enum {unknown} */
+                        outcome: "credited" | "duplicate" | "ignored" | "refused" | "reversed";
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };

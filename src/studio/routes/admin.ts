@@ -98,8 +98,10 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     const rateRaw = (field(req.body, 'rateLimit') ?? '').trim();
     const rate = rateRaw === '' ? undefined : Number(rateRaw);
     if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= 1_000_000)) throw new ApiError('INVALID_INPUT', 'Rate limit: a whole number from 1 to 1000000.');
+    const mode = field(req.body, 'mode') ?? 'live';
+    if (mode !== 'live' && mode !== 'test') throw new ApiError('INVALID_INPUT', 'Mode: Live or Test.');
     const created = await createKey(ctx.db, ctx.config.keyPrefix, ctx.config.defaultRateLimitPerMinute, accountId(req.params.id),
-      { name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined, dailyCapCents: cap, rateLimitPerMinute: rate });
+      { name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined, dailyCapCents: cap, rateLimitPerMinute: rate, mode });
     return accountPage(req, reply.code(201), req.params.id, { createdKey: created });
   });
 
