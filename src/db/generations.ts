@@ -1,29 +1,33 @@
-// Statements on generations for test renders (migrations/014): a test render is started and finished
-// by the service itself in one transaction, each step guarded on the row still being a queued test
-// render, so a cancel, a DELETE or the janitor that got there first wins and this changes nothing.
+// Statements on generations for test renders (migrations/014): test renders are started and finished by
+// the service itself, a batch at a time in one transaction, each row guarded on still being a queued test
+// render, so a cancel, a DELETE or the janitor that got there first wins and the batch skips that row.
 import type { Tx } from './pool.ts';
 
-/** Marks a test render started (its `generation.started` event); false when it is no longer queued. */
-export async function startTestRender(tx: Tx, id: string): Promise<boolean> {
-  const { rowCount } = await tx.query(
+/** Marks test renders started (their `generation.started` events); returns those still queued. */
+export async function startTestRenders(tx: Tx, ids: string[]): Promise<Set<string>> {
+  const { rows } = await tx.query(
     `UPDATE generations SET started_at = clock_timestamp()
-     WHERE id = $1 AND mode = 'test' AND status = 'queued' AND started_at IS NULL AND deleted_at IS NULL`, [id]);
-  return rowCount === 1;
+     WHERE id = ANY ($1) AND mode = 'test' AND status = 'queued' AND started_at IS NULL AND deleted_at IS NULL
+     RETURNING id`, [ids]);
+  return new Set(rows.map((r) => r.id as string));
 }
 
 export type TestOutput =
   | { kind: 'text'; text: string }
   | { kind: 'file'; key: string; contentType: string; bytes: number; etag: string };
 
-/** Records a test render's output; false when it left `queued` meanwhile. */
-export async function finishTestRender(tx: Tx, id: string, out: TestOutput, retentionSeconds: number): Promise<boolean> {
-  const set = `status = 'succeeded', completed_at = clock_timestamp(), progress = 1`;
-  const where = `WHERE id = $1 AND mode = 'test' AND status = 'queued' AND deleted_at IS NULL`;
-  const r = out.kind === 'text'
-    ? await tx.query(`UPDATE generations SET ${set}, text_output = $2 ${where}`, [id, out.text])
-    : await tx.query(
-      `UPDATE generations SET ${set}, content_key = $2, content_type = $3, content_bytes = $4, content_etag = $5,
-         expires_at = CASE WHEN $6::int > 0 THEN now() + make_interval(secs => $6::int) END ${where}`,
-      [id, out.key, out.contentType, out.bytes, out.etag, retentionSeconds]);
-  return r.rowCount === 1;
+/** Records test renders' outputs; returns the ids recorded (the others left `queued` meanwhile). */
+export async function finishTestRenders(tx: Tx, items: { id: string; out: TestOutput }[], retentionSeconds: number): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const rows = items.map(({ id, out }) => (out.kind === 'text'
+    ? { id, text: out.text }
+    : { id, key: out.key, ct: out.contentType, bytes: out.bytes, etag: out.etag }));
+  const r = await tx.query(
+    `UPDATE generations g SET status = 'succeeded', completed_at = clock_timestamp(), progress = 1,
+       text_output = x.text, content_key = x.key, content_type = x.ct, content_bytes = x.bytes, content_etag = x.etag,
+       expires_at = CASE WHEN x.key IS NOT NULL AND $2::int > 0 THEN now() + make_interval(secs => $2::int) END
+     FROM json_to_recordset($1) AS x(id text, text text, key text, ct text, bytes bigint, etag text)
+     WHERE g.id = x.id AND g.mode = 'test' AND g.status = 'queued' AND g.deleted_at IS NULL
+     RETURNING g.id`, [JSON.stringify(rows), retentionSeconds]);
+  return new Set(r.rows.map((x) => x.id as string));
 }

@@ -6,7 +6,7 @@
 // it is ended by the janitor at its deadline, like any render stuck past its own.
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
-import { finishTestRender, startTestRender, type TestOutput } from '../db/generations.ts';
+import { finishTestRenders, startTestRenders, type TestOutput } from '../db/generations.ts';
 import { refundGeneration } from '../db/refunds.ts';
 import { attemptOutputKey } from '../db/lease.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
@@ -23,14 +23,22 @@ export function asks(inputs: Record<string, unknown>, mark: string): boolean {
   return [inputs.prompt, inputs.text].some((v) => typeof v === 'string' && v.includes(mark));
 }
 
-/** Test renders made at once by one process: enough to overlap storage copies, few database connections. */
-const CONCURRENCY = 8;
+interface Failure { code: string; message: string }
+
+/** Test renders recorded per transaction: one commit (and one WAL flush) for many. */
+const MAX_BATCH = 64;
 
 export interface TestRenderJob { id: string; modelId: string; inputs: ResolvedInputs }
 
+/**
+ * Test renders waiting in this process are made a batch at a time: their files copied to storage at
+ * once, then recorded in one transaction (started, then succeeded or, for rendergate:fail, refunded).
+ * One batch at a time: its rows are locked in one statement before any key's day row, so a batch and a
+ * cancel never wait on each other in a cycle.
+ */
 export class TestRenders {
   private waiting: TestRenderJob[] = [];
-  private running = new Set<Promise<void>>();
+  private running: Promise<void> | null = null;
   private outputs = new TestOutputs();
   private closed = false;
 
@@ -48,48 +56,55 @@ export class TestRenders {
   }
 
   private pump() {
-    while (this.running.size < CONCURRENCY && this.waiting.length > 0) {
-      const job = this.waiting.shift()!;
-      const p = this.render(job).catch((err) => this.o.log.warn({ err, generationId: job.id }, 'test render failed'))
-        .finally(() => { this.running.delete(p); this.pump(); });
-      this.running.add(p);
-    }
+    if (this.running || this.waiting.length === 0) return;
+    const batch = this.waiting.splice(0, MAX_BATCH);
+    this.running = this.render(batch)
+      .catch((err) => this.o.log.warn({ err, generationIds: batch.map((j) => j.id) }, 'test renders failed'))
+      .finally(() => { this.running = null; this.pump(); });
   }
 
-  private async render(job: TestRenderJob): Promise<void> {
+  /** The output of one test render (a file copied to storage under its own key), or why it fails. */
+  private async output(job: TestRenderJob): Promise<TestOutput | Failure> {
     const def = this.o.catalog.get(job.modelId)?.def;
-    if (!def) return;
-    if (asks(job.inputs, FAIL_MARK)) {
-      await this.o.beforeFinish?.(job.id);
-      await transaction(this.o.db, async (tx) => {
-        if (!await startTestRender(tx, job.id)) return;
-        await refundGeneration(tx, job.id, 'queued', { status: 'refunded', code: 'MODEL_FAILED',
-          message: `The test render failed because its input contains "${FAIL_MARK}".` });
-      });
-      return;
-    }
-    let out: TestOutput;
-    if (def.output.type === 'text') {
-      out = { kind: 'text', text: testText(def, job.inputs) };
-    } else {
-      const file = await this.outputs.file(def, job.inputs);
-      const key = attemptOutputKey(job.id, 1, file.contentType);
-      const stored = await this.o.storage.put(key, file.path, file.contentType);
-      out = { kind: 'file', key, contentType: file.contentType, bytes: stored.bytes, etag: stored.etag };
-    }
-    await this.o.beforeFinish?.(job.id);
-    const recorded = await transaction(this.o.db, async (tx) =>
-      await startTestRender(tx, job.id) && finishTestRender(tx, job.id, out, this.o.outputRetentionSeconds));
-    // Cancelled or deleted first: the file is nobody's. (Had the commit failed, the file stays: an
-    // orphan at worst, never a succeeded render without its file.)
-    if (!recorded && out.kind === 'file') await this.o.storage.delete(out.key).catch(() => undefined);
+    if (!def) return { code: 'MODEL_FAILED', message: 'The model is no longer in the catalog.' };
+    if (asks(job.inputs, FAIL_MARK)) return { code: 'MODEL_FAILED', message: `The test render failed because its input contains "${FAIL_MARK}".` };
+    if (def.output.type === 'text') return { kind: 'text', text: testText(def, job.inputs) };
+    const file = await this.outputs.file(def, job.inputs);
+    const key = attemptOutputKey(job.id, 1, file.contentType);
+    const stored = await this.o.storage.put(key, file.path, file.contentType);
+    return { kind: 'file', key, contentType: file.contentType, bytes: stored.bytes, etag: stored.etag };
   }
 
-  /** Finishes the renders under way; those not begun stay queued until their deadline (the janitor). */
+  private async render(batch: TestRenderJob[]): Promise<void> {
+    const outs = await Promise.all(batch.map((j) => this.output(j).catch((err): Failure => {
+      this.o.log.warn({ err, generationId: j.id }, 'test render output not stored');
+      return { code: 'STORAGE_FAILED', message: 'The output could not be stored.' };
+    })));
+    if (this.o.beforeFinish) await Promise.all(batch.map((j) => this.o.beforeFinish!(j.id)));
+    const recorded = await transaction(this.o.db, async (tx) => {
+      const started = await startTestRenders(tx, batch.map((j) => j.id));
+      const done: { id: string; out: TestOutput }[] = [];
+      for (const [i, j] of batch.entries()) {
+        const out = outs[i];
+        if (!started.has(j.id)) continue;
+        if ('code' in out) await refundGeneration(tx, j.id, 'queued', { status: 'refunded', ...out });
+        else done.push({ id: j.id, out });
+      }
+      return finishTestRenders(tx, done, this.o.outputRetentionSeconds);
+    });
+    // Cancelled or deleted first: the file is nobody's. (Had the commit failed, the files stay: orphans at
+    // worst, never a succeeded render without its file.)
+    await Promise.all(batch.map(async (j, i) => {
+      const out = outs[i];
+      if ('kind' in out && out.kind === 'file' && !recorded.has(j.id)) await this.o.storage.delete(out.key).catch(() => undefined);
+    }));
+  }
+
+  /** Finishes the batch under way; renders not begun stay queued until their deadline (the janitor). */
   async close(): Promise<void> {
     this.closed = true;
     this.waiting = [];
-    await Promise.allSettled([...this.running]);
+    await this.running;
     await this.outputs.close();
   }
 }
