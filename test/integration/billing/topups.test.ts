@@ -256,7 +256,7 @@ describe('the success page and the console', () => {
     await op.get('/admin');
     expect((await op.post('/admin/signin', { token: ADMIN })).status).toBe(303);
     const list = await op.get('/admin');
-    expect(list.text).toContain('Accounts owing a shortfall');
+    expect(list.text).toContain('Shortfalls owed');
     const owing = { id: accountId };
     expect(list.text).toContain(owing.id);
     const events = await op.get('/admin/stripe');
