@@ -9,7 +9,6 @@ ALTER TABLE generations ADD COLUMN mode text NOT NULL DEFAULT 'live' CHECK (mode
 -- the account's shortfall, taken from its next credits. An account with a shortfall starts no live render.
 ALTER TABLE accounts ADD COLUMN shortfall_cents bigint NOT NULL DEFAULT 0
   CHECK (shortfall_cents >= 0 AND shortfall_cents <= 9007199254740991);
-CREATE INDEX accounts_shortfall ON accounts (id) WHERE shortfall_cents > 0;
 
 -- The new ledger kind: `reversal` lowers the balance, like a charge, and names no generation.
 ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_kind_check;

@@ -25,6 +25,17 @@ export function asks(inputs: Record<string, unknown>, mark: string): boolean {
 
 interface Failure { code: string; message: string }
 
+/** Runs `fn` again when PostgreSQL ended it as a deadlock's victim (all of it rolled back). */
+async function deadlockRetried<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
+    }
+  }
+}
+
 /** Test renders recorded per transaction: one commit (and one WAL flush) for many. */
 const MAX_BATCH = 64;
 
@@ -81,7 +92,7 @@ export class TestRenders {
       return { code: 'STORAGE_FAILED', message: 'The output could not be stored.' };
     })));
     if (this.o.beforeFinish) await Promise.all(batch.map((j) => this.o.beforeFinish!(j.id)));
-    const recorded = await transaction(this.o.db, async (tx) => {
+    const recorded = await deadlockRetried(() => transaction(this.o.db, async (tx) => {
       const started = await startTestRenders(tx, batch.map((j) => j.id));
       const done: { id: string; out: TestOutput }[] = [];
       for (const [i, j] of batch.entries()) {
@@ -91,7 +102,7 @@ export class TestRenders {
         else done.push({ id: j.id, out });
       }
       return finishTestRenders(tx, done, this.o.outputRetentionSeconds);
-    });
+    }));
     // Cancelled or deleted first: the file is nobody's. (Had the commit failed, the files stay: orphans at
     // worst, never a succeeded render without its file.)
     await Promise.all(batch.map(async (j, i) => {

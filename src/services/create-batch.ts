@@ -60,6 +60,24 @@ export class CreateBatcher {
     }
   }
 
+  /**
+   * The batch's one statement. A deadlock (PostgreSQL chose this batch as its victim: everything it did
+   * was rolled back) is not an answer for its creates: the batch is sent again, a few times.
+   */
+  private async query(items: Record<string, unknown>[]) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.query({
+          name: 'gen-create-batch',
+          text: CREATE_BATCH,
+          values: [JSON.stringify(items), this.timeZone, items.map((x) => x.model_id)],
+        });
+      } catch (e) {
+        if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
+      }
+    }
+  }
+
   private async run(batch: Waiting[]): Promise<void> {
     const items = batch.map(({ item: x }, i) => ({
       i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
@@ -67,11 +85,7 @@ export class CreateBatcher {
       deadline_s: x.deadlineSeconds, cap: x.dailyCapCents, mode: x.mode ?? 'live', short: x.short ?? false,
     }));
     try {
-      const { rows } = await this.db.query({
-        name: 'gen-create-batch',
-        text: CREATE_BATCH,
-        values: [JSON.stringify(items), this.timeZone, items.map((x) => x.model_id)],
-      });
+      const { rows } = await this.query(items);
       // Renders of the same model created earlier in this batch are ahead too.
       const created = (rows as Array<CreateOutcome & { idx: number }>).filter((r) => r.outcome === 'created')
         .sort((x, y) => (x.generation_id! < y.generation_id! ? -1 : 1));
