@@ -47,6 +47,14 @@ export interface Config {
   signupOpen: boolean;
   smtpUrl: string | null;
   mailFrom: string;
+  /** Abuse limits of uploads, keys, sessions and sign-ups (docs/account-limits.md). */
+  uploadQuotaBytes: number;
+  uploadQuotaCount: number;
+  /** The highest rate limit an account owner may give a key (the admin API may set any). */
+  maxRateLimitPerMinute: number;
+  signupsPerHour: number;
+  keysPerAccount: number;
+  sessionsPerAccount: number;
   /** Stripe Checkout top-ups (docs/billing.md); null without both secrets. */
   stripe: StripeConfig | null;
 }
@@ -217,6 +225,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupOpen: (env.RENDERGATE_SIGNUP || 'open') === 'open',
     smtpUrl: env.RENDERGATE_SMTP_URL || null,
     mailFrom: env.RENDERGATE_MAIL_FROM || 'Rendergate <no-reply@localhost>',
+    uploadQuotaBytes: int('RENDERGATE_UPLOAD_QUOTA_BYTES', 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
+    uploadQuotaCount: int('RENDERGATE_UPLOAD_QUOTA_COUNT', 1000, 0, 1_000_000_000),
+    maxRateLimitPerMinute: int('RENDERGATE_MAX_RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000),
+    signupsPerHour: int('RENDERGATE_SIGNUPS_PER_HOUR', 10, 0, 1_000_000),
+    keysPerAccount: int('RENDERGATE_KEYS_PER_ACCOUNT', 100, 1, 1_000_000),
+    sessionsPerAccount: int('RENDERGATE_SESSIONS_PER_ACCOUNT', 20, 1, 1_000_000),
     stripe: stripeConfig(env, problems),
   };
   if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open')) problems.push(`RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`);

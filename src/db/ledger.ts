@@ -1,12 +1,42 @@
-// Balance changes with their ledger entries: the SQL half of src/services/ledger.ts. Each function runs
-// in its caller's transaction and locks the account row first (the order creates and refunds take it
-// in, migrations/006), so the balance it reads is the one it changes. The CHECKs on accounts make a
-// negative balance, or one past 2^53 - 1, impossible whatever a caller does.
-import type { Tx } from './pool.ts';
+// The statements on `ledger_entries`: written only by services/ledger.ts (every balance change), read
+// for the account's history. The charge's entry is written by rendergate_create_generations
+// (migrations/006 and 011, called from db/generations.ts createGenerations).
+import type { Queryable, Tx } from './pool.ts';
 import { newId } from '../domain/ids.ts';
 
+/** The kinds of entry (the column's CHECK, migrations/001 and later). */
+export type LedgerKind = 'charge' | 'refund' | 'credit' | 'reversal';
+
+export interface NewEntry {
+  id: string; accountId: string; kind: LedgerKind; amountCents: number;
+  generationId?: string | null; reason?: string | null;
+}
+
+export async function insertEntry(q: Queryable, e: NewEntry): Promise<void> {
+  await q.query(
+    `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id, reason)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [e.id, e.accountId, e.kind, e.amountCents, e.generationId ?? null, e.reason ?? null]);
+}
+
+export interface EntryRow {
+  id: string; kind: string; amount_cents: number; generation_id: string | null; reason: string | null; created_at: Date;
+}
+
+/** Up to `limit` entries of the account older than `after` (an entry id), newest first. */
+export async function entriesOf(q: Queryable, accountId: string, after: string | null, limit: number): Promise<EntryRow[]> {
+  const { rows } = await q.query(
+    `SELECT id, kind, amount_cents, generation_id, reason, created_at FROM ledger_entries
+     WHERE account_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+    [accountId, after, limit]);
+  return rows as EntryRow[];
+}
+
+// Credits and reversals (migrations/014): the account row locked first (the order creates and refunds
+// take it in), so the balance read is the one changed; what a reversal cannot take is the shortfall.
+
 /** The largest balance an account can hold: 2^53 - 1, the largest integer a JSON client reads exactly. */
-export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
+const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 
 interface Locked { balance: number; shortfall: number }
 
@@ -14,13 +44,6 @@ async function lockAccount(tx: Tx, accountId: string): Promise<Locked | null> {
   const { rows } = await tx.query(
     'SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
   return rows[0] ? { balance: rows[0].balance_cents, shortfall: rows[0].shortfall_cents } : null;
-}
-
-async function insertEntry(tx: Tx, e: { id: string; accountId: string; kind: 'credit' | 'reversal';
-  amountCents: number; reason: string | null }) {
-  await tx.query(
-    `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, reason) VALUES ($1, $2, $3, $4, $5)`,
-    [e.id, e.accountId, e.kind, e.amountCents, e.reason]);
 }
 
 export type CreditResult =
@@ -37,7 +60,7 @@ export async function creditAccount(tx: Tx, o: { accountId: string; amountCents:
   if (!a) return { ok: false, reason: 'no_account' };
   const settled = Math.min(a.shortfall, o.amountCents);
   const balance = a.balance + o.amountCents - settled;
-  if (a.balance + o.amountCents > MAX_BALANCE_CENTS) return { ok: false, reason: 'too_large' };
+  if (a.balance + o.amountCents > MAX_BALANCE) return { ok: false, reason: 'too_large' };
   await tx.query('UPDATE accounts SET balance_cents = $2, shortfall_cents = shortfall_cents - $3 WHERE id = $1',
     [o.accountId, balance, settled]);
   const entryId = o.entryId ?? newId('led');

@@ -7,8 +7,8 @@
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { finishTestRenders, startTestRenders, type TestOutput } from '../db/generations.ts';
-import { refundGeneration } from '../db/refunds.ts';
-import { attemptOutputKey } from '../db/lease.ts';
+import { attemptOutputKey } from '../storage/output-keys.ts';
+import type { Refunder } from './types.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -55,6 +55,8 @@ export class TestRenders {
 
   constructor(private o: {
     db: Db; catalog: Catalog; storage: Storage; log: Logger; outputRetentionSeconds: number;
+    /** The refund of a failing test render (services/ledger.ts: for a test render, only its key's day). */
+    ledger: Refunder;
     /** Called before each test render is recorded (tests hold a render here to cancel it while queued). */
     beforeFinish?: (id: string) => Promise<void>;
   }) {}
@@ -98,7 +100,7 @@ export class TestRenders {
       for (const [i, j] of batch.entries()) {
         const out = outs[i];
         if (!started.has(j.id)) continue;
-        if ('code' in out) await refundGeneration(tx, j.id, 'queued', { status: 'refunded', ...out });
+        if ('code' in out) await this.o.ledger.refund(tx, j.id, 'queued', { status: 'refunded', ...out });
         else done.push({ id: j.id, out });
       }
       return finishTestRenders(tx, done, this.o.outputRetentionSeconds);

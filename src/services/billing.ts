@@ -5,10 +5,17 @@ import { listStripeEvents, type StripeEventRow } from '../db/stripe-events.ts';
 
 export type { ShortfallRow, StripeEventRow };
 
-export const shortfallAccounts = (db: Db): Promise<ShortfallRow[]> => accountsWithShortfall(db, 100);
+export class Billing {
+  constructor(private db: Db) {}
 
-export const stripeEventLog = (db: Db, o: { limit: number; accountId?: string }): Promise<StripeEventRow[]> =>
-  listStripeEvents(db, o);
+  shortfalls(): Promise<ShortfallRow[]> {
+    return accountsWithShortfall(this.db, 100);
+  }
+
+  stripeEvents(o: { limit: number; accountId?: string }): Promise<StripeEventRow[]> {
+    return listStripeEvents(this.db, o);
+  }
+}
 
 /** How the console names a ledger entry: a Stripe credit is a top-up. */
 export function ledgerLabel(e: { kind: string; reason?: string | null }): string {

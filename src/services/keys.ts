@@ -1,8 +1,11 @@
 // API keys: created with a CSPRNG, stored only as a SHA-256 hash, looked up per request through a
 // short-lived cache so that a revocation reaches every node within the cache's lifetime (< 1 s).
 import crypto from 'node:crypto';
-import { ApiError } from '../domain/errors.ts';
-import type { Db } from '../db/pool.ts';
+import { ApiError, invalidInput } from '../domain/errors.ts';
+import { transaction, type Db, type Queryable } from '../db/pool.ts';
+import {
+  accountOfKey, insertKey, keyByHash, keysWithUse, lockAndCountLiveKeys, revokeKeyRow, revokeOwnKey,
+} from '../db/api-keys.ts';
 import { newId } from '../domain/ids.ts';
 import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from './unknown-keys.ts';
 
@@ -44,7 +47,7 @@ export interface NewKey {
   mode?: KeyMode;
 }
 
-export async function createKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
+export async function createKey(db: Queryable, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
   // 32 random bytes give 43-44 base58 characters; pad so the length never drops below 32.
   let body = base58(crypto.randomBytes(32));
   while (body.length < 43) body = '1' + body;
@@ -52,27 +55,77 @@ export async function createKey(db: Db, prefix: string, defaultRate: number, acc
   const key = `${prefix}${mode}_${body}`;
   const start = key.slice(0, `${prefix}${mode}_`.length + 4);
   const id = newId('key');
-  const { rows } = await db.query(
-    `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute, mode)
-     SELECT $1, a.id, $3, $4, $5, $6, $7, $8 FROM accounts a WHERE a.id = $2
-     RETURNING id, name, start, daily_cap_cents, rate_limit_per_minute, created_at, mode`,
-    [id, accountId, opts.name ?? 'default', hashKey(key), start, opts.dailyCapCents ?? null,
-      opts.rateLimitPerMinute ?? defaultRate, mode],
-  );
-  const r = rows[0];
+  const r = await insertKey(db, {
+    id, accountId, name: opts.name ?? 'default', hash: hashKey(key), start,
+    dailyCapCents: opts.dailyCapCents ?? null, rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate, mode,
+  });
   if (!r) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   return {
-    id: r.id as string, key, start: r.start as string, name: r.name as string,
-    dailyCapCents: r.daily_cap_cents as number | null, rateLimitPerMinute: r.rate_limit_per_minute as number,
-    mode: r.mode as KeyMode, createdAt: (r.created_at as Date).toISOString(),
+    id: r.id, key, start: r.start, name: r.name,
+    dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute,
+    mode: r.mode, createdAt: r.created_at.toISOString(),
   };
 }
 
+/** The bounds on a key its account's owner creates (the admin API sets any rate and any number). */
+export interface OwnerBounds { maxRateLimitPerMinute: number; maxLiveKeys: number }
+
+/**
+ * A key created by its account's owner: a rate limit it chooses is at most the operator's ceiling (400 naming
+ * `rateLimitPerMinute`), and at most `maxLiveKeys` live keys per account, counted under a lock.
+ */
+export async function createOwnerKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey, b: OwnerBounds) {
+  const rate = opts.rateLimitPerMinute; // none chosen: the operator's default, whatever the ceiling
+  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= b.maxRateLimitPerMinute)) {
+    throw invalidInput([{ field: 'rateLimitPerMinute', message: `must be a whole number from 1 to ${b.maxRateLimitPerMinute}` }]);
+  }
+  return transaction(db, async (tx) => {
+    if (await lockAndCountLiveKeys(tx, accountId) >= b.maxLiveKeys) {
+      throw invalidInput([{ field: 'name', message: `an account has at most ${b.maxLiveKeys} live keys; revoke one first` }]);
+    }
+    return createKey(tx, prefix, defaultRate, accountId, opts);
+  });
+}
+
 export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; revokedAt: string }> {
-  const { rows } = await db.query(
-    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at`, [keyId]);
-  if (!rows[0]) throw new ApiError('KEY_NOT_FOUND', `No key ${keyId}.`);
-  return { id: rows[0].id, revokedAt: (rows[0].revoked_at as Date).toISOString() };
+  const r = await revokeKeyRow(db, keyId);
+  if (!r) throw new ApiError('KEY_NOT_FOUND', `No key ${keyId}.`);
+  return { id: r.id, revokedAt: r.revoked_at.toISOString() };
+}
+
+export interface KeyUse {
+  id: string; name: string; start: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+  dailyCapCents: number | null; rateLimitPerMinute: number; spentTodayCents: number; mode: KeyMode;
+}
+
+/** The account's keys with their use, newest first (last use to the minute). */
+export async function listKeys(db: Db, accountId: string, timeZone: string): Promise<KeyUse[]> {
+  return (await keysWithUse(db, accountId, timeZone)).map((r) => ({
+    id: r.id, name: r.name, start: r.start, createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
+    dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, spentTodayCents: r.spent_today,
+    mode: r.mode,
+  }));
+}
+
+/** API keys as the HTTP routes and the studio manage them: the database stays in this layer. */
+export class ApiKeys {
+  constructor(private db: Db, private prefix: string, private defaultRate: number) {}
+
+  create(accountId: string, opts: NewKey) { return createKey(this.db, this.prefix, this.defaultRate, accountId, opts); }
+
+  /** A key its account's owner creates, within the bounds (createOwnerKey). */
+  createOwn(accountId: string, opts: NewKey, bounds: OwnerBounds) {
+    return createOwnerKey(this.db, this.prefix, this.defaultRate, accountId, opts, bounds);
+  }
+
+  revoke(keyId: string) { return revokeKey(this.db, keyId); }
+
+  /** Revokes a key of this account; false when the account has no such key. */
+  revokeOwn(accountId: string, keyId: string) { return revokeOwnKey(this.db, accountId, keyId); }
+
+  accountOf(keyId: string) { return accountOfKey(this.db, keyId); }
+
+  list(accountId: string, timeZone: string) { return listKeys(this.db, accountId, timeZone); }
 }
 
 /** One key's lookup; `found` is its answer once it has answered with a key, for the synchronous cached(). */
@@ -132,10 +185,7 @@ export class KeyResolver {
   }
 
   private async lookup(hash: Buffer): Promise<KeyRecord | null> {
-    const { rows } = await this.db.query({ name: 'key-lookup',
-      text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at, mode
-             FROM api_keys WHERE key_hash = $1`, values: [hash] });
-    const r = rows[0];
+    const r = await keyByHash(this.db, hash);
     if (!r) return null;
     return {
       id: r.id, accountId: r.account_id, name: r.name, start: r.start, createdAt: r.created_at,

@@ -1,8 +1,8 @@
 // Why a create was refused (the create function answers only "refused"): read back for the message.
 import type { Db } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
-import { balanceOf } from '../db/accounts.ts';
-import { dayUsage } from './day-usage.ts';
+import { balanceAndShortfall } from '../db/accounts.ts';
+import { spentToday } from '../db/key-day-usage.ts';
 import type { Payer } from './generations.ts';
 
 /**
@@ -12,7 +12,7 @@ import type { Payer } from './generations.ts';
  */
 export async function refusal(db: Db, timeZone: string, o: { key: Payer; cost: number; short: boolean }): Promise<ApiError> {
   const { key, cost, short } = o;
-  const acct = await balanceOf(db, key.accountId);
+  const acct = await balanceAndShortfall(db, key.accountId);
   const balance = acct?.balanceCents ?? 0;
   const owed = key.mode === 'test' ? 0 : acct?.shortfallCents ?? 0;
   if (owed > 0 && !short) {
@@ -24,7 +24,7 @@ export async function refusal(db: Db, timeZone: string, o: { key: Payer; cost: n
     return new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
       [{ costCents: cost, balanceCents: balance }]);
   }
-  const day = await dayUsage(db, key.id, timeZone);
+  const day = await spentToday(db, key.id, timeZone);
   return new ApiError('API_KEY_DAILY_CAP', `This key's daily cap of ${key.dailyCapCents} cents would be exceeded.`, [{
     capCents: key.dailyCapCents, spentTodayCents: day.spent, costCents: cost, resetsAt: day.resetsAt.toISOString(),
   }]);

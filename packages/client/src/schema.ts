@@ -165,9 +165,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The account's live uploads (not deleted, not expired), newest first. */
+        get: operations["listUploads"];
         put?: never;
-        /** Upload an image to use as a `url` input. */
+        /**
+         * Upload an image to use as a `url` input.
+         * @description Live uploads of an account (not deleted, not expired) are bounded in bytes and number; past either, 409 `UPLOAD_QUOTA_EXCEEDED` with the usage and the quota in `details`.
+         */
         post: operations["createUpload"];
         delete?: never;
         options?: never;
@@ -550,6 +554,11 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             nextCursor: string | null;
         };
+        /** @description A page, newest first. Pass `nextCursor` as `cursor` for the next one; null on the last page. */
+        UploadList: {
+            data: components["schemas"]["Upload"][];
+            nextCursor: string | null;
+        };
         WebhookDelivery: {
             id: string;
             eventId: string;
@@ -672,16 +681,22 @@ export interface components {
             /** Format: date-time */
             resetsAt: string;
         };
+        UploadQuotaProblem: {
+            usedBytes: number;
+            quotaBytes: number;
+            count: number;
+            quotaCount: number;
+        };
         StatusProblem: {
             status: components["schemas"]["GenerationStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every error. `message` is one human sentence; `code` is from the closed list. */
         Error: {
             code: components["schemas"]["ErrorCode"];
             message: string;
-            details?: (components["schemas"]["FieldProblem"] | components["schemas"]["BalanceProblem"] | components["schemas"]["DailyCapProblem"] | components["schemas"]["StatusProblem"])[];
+            details?: (components["schemas"]["FieldProblem"] | components["schemas"]["BalanceProblem"] | components["schemas"]["DailyCapProblem"] | components["schemas"]["StatusProblem"] | components["schemas"]["UploadQuotaProblem"])[];
             requestId: string;
         };
         Error400: {
@@ -706,7 +721,7 @@ export interface components {
         } & components["schemas"]["Error"];
         Error409: {
             /** @enum {unknown} */
-            code?: "API_KEY_DAILY_CAP" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "IDEMPOTENCY_KEY_IN_USE" | "WEBHOOK_ENDPOINT_LIMIT";
+            code?: "API_KEY_DAILY_CAP" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "IDEMPOTENCY_KEY_IN_USE" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT";
         } & components["schemas"]["Error"];
         Error410: {
             /** @enum {unknown} */
@@ -762,6 +777,8 @@ export interface components {
         Error401: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description RFC 6750: `Bearer realm="rendergate"`, with `error="invalid_token"` when a key was sent. */
+                "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
             content: {
@@ -804,7 +821,7 @@ export interface components {
                 "application/json": components["schemas"]["Error408"];
             };
         };
-        /** @description The request conflicts with the current state. Codes: `API_KEY_DAILY_CAP`, `GENERATION_NOT_CANCELLABLE`, `GENERATION_NOT_READY`, `GENERATION_NOT_REFUNDABLE`, `IDEMPOTENCY_KEY_IN_USE`, `WEBHOOK_ENDPOINT_LIMIT`. */
+        /** @description The request conflicts with the current state. Codes: `API_KEY_DAILY_CAP`, `GENERATION_NOT_CANCELLABLE`, `GENERATION_NOT_READY`, `GENERATION_NOT_REFUNDABLE`, `IDEMPOTENCY_KEY_IN_USE`, `UPLOAD_QUOTA_EXCEEDED`, `WEBHOOK_ENDPOINT_LIMIT`. */
         Error409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1381,6 +1398,40 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    listUploads: {
+        parameters: {
+            query?: {
+                limit?: components["parameters"]["limit"];
+                /** @description The previous page's `nextCursor`. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of uploads. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     createUpload: {
         parameters: {
             query?: never;
@@ -1413,6 +1464,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];

@@ -2,7 +2,7 @@
 // kept as the raw bytes Stripe signed (the library's signature check needs them exactly); it is parsed
 // only once verified. Registered only when Stripe is configured: otherwise the route is a 404.
 import type { FastifyInstance } from 'fastify';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 
 /** Stripe's events are small; a larger body is no event of Stripe's. */
 const STRIPE_BODY_LIMIT = 512 * 1024;

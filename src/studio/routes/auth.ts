@@ -1,13 +1,12 @@
 // Accounts in the studio: sign up, sign in (throttled, same answer whatever is wrong), sign out (this
 // session or all), change password, and the one-time links (invite, reset; by mail where SMTP is set).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { transaction } from '../../db/pool.ts';
-import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../index.ts';
+import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
-import { checkPassword, currentPasswordOk, EMAIL, MIN_PASSWORD, passwordProblem, setPassword, signUp, hashPassword } from '../passwords.ts';
-import { recordFailure, throttled } from '../throttle.ts';
-import { issueToken, linkFor, peekToken, useToken, type Purpose } from '../tokens.ts';
+import crypto from 'node:crypto';
+import { EMAIL, MIN_PASSWORD, passwordProblem, spendVerification } from '../../services/passwords.ts';
+import type { Purpose } from '../../services/one-time-links.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
@@ -30,14 +29,16 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     const password = field(req.body, 'password') ?? '';
     const next = localPath(field(req.body, 'next'));
-    if (await throttled(ctx.db, req.ip, email)) {
-      return signinPage(req, reply.code(429), { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
+    // Counted before the password is checked, so parallel tries count one each; a right one is given back.
+    const door = { kind: 'signin' as const, ip: req.ip, email };
+    const taken = await ctx.studioAccounts.attempt(door);
+    if (!taken.ok) {
+      return signinPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)),
+        { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
     }
-    const accountId = await checkPassword(ctx.db, email, password);
-    if (!accountId) {
-      await recordFailure(ctx.db, req.ip, email);
-      return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
-    }
+    const accountId = await ctx.studioAccounts.checkPassword(email, password);
+    if (!accountId) return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
+    await ctx.studioAccounts.succeeded(door);
     return startSession(reply, accountId, next);
   });
 
@@ -54,9 +55,38 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!EMAIL.test(email) || email.length > 254) return again('Enter a valid email address.');
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    const accountId = await signUp(ctx.db, email, password);
-    if (!accountId) return again('This email cannot be used for a new account. Sign in instead, or reset the password.');
-    return startSession(reply, accountId);
+    const perAddress = await ctx.studioAccounts.attempt({ kind: 'signup', ip: req.ip, perHour: ctx.config.signupsPerHour });
+    if (!perAddress.ok) {
+      return page(reply.code(429).header('retry-after', String(perAddress.retryAfterS)), 'signup', req,
+        { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many accounts were created from this address. Try again in an hour.' });
+    }
+    // A sign-up with an email that has an account is a sign-in from the outside: counted like one, and
+    // answered like a new account (303 to the studio with a session cookie) whatever the email.
+    const door = { kind: 'signin' as const, ip: req.ip, email };
+    const taken = await ctx.studioAccounts.attempt(door);
+    if (!taken.ok) {
+      return page(reply.code(429).header('retry-after', String(taken.retryAfterS)), 'signup', req,
+        { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many attempts with this email. Wait a quarter of an hour and try again.' });
+    }
+    const created = await ctx.studioAccounts.signUp(email, password);
+    if (created) {
+      await spendVerification(password); // the same work as for a taken email: the time tells nothing
+      await ctx.studioAccounts.succeeded(door);
+      return startSession(reply, created);
+    }
+    const owner = await ctx.studioAccounts.checkPassword(email, password);
+    if (owner) {
+      await ctx.studioAccounts.succeeded(door);
+      return startSession(reply, owner);
+    }
+    // A wrong password for a taken email: no session (the cookie opens nothing; the studio then asks
+    // to sign in), and the owner hears of it where mail is set up.
+    reply.setCookie(SESSION_COOKIE, crypto.randomBytes(32).toString('base64url'), sessionCookie(ctx));
+    // Not awaited: the mail server's time must not tell this answer from a new account's.
+    void ctx.mailer?.send(email, 'Someone tried to create a Rendergate account with your email',
+      `Someone tried to create a Rendergate account with this email, which already has one.\n\nIf it was you, sign in at ${ctx.config.publicUrl}/signin, or reset your password there.\n`)
+      .catch((e) => req.log.warn({ err: e }, 'sign-up notice not sent'));
+    return reply.redirect('/', 303);
   });
 
   app.post('/signout', async (req, reply) => {
@@ -76,11 +106,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post('/account/password', { preHandler: signedIn(ctx) }, async (req, reply) => {
     const again = (error: string) => page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
-    if (!await currentPasswordOk(ctx.db, accountOf(req), field(req.body, 'current') ?? '')) return again('The current password is wrong.');
+    if (!await ctx.studioAccounts.currentPasswordOk(accountOf(req), field(req.body, 'current') ?? '')) return again('The current password is wrong.');
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    await setPassword(ctx.db, accountOf(req), password);
+    await ctx.studioAccounts.setPassword(accountOf(req), password); // voids every unused link too
     // Every other session ends; this one is replaced by a new one.
     await ctx.sessions.revokeAll(accountOf(req));
     const id = await ctx.sessions.create(accountOf(req));
@@ -94,8 +124,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     // The link is a secret: no access-log line carries it (info lines are off for these routes).
     const quiet = { logLevel: 'warn' as const };
     app.get<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
-      const accountId = await peekToken(ctx.db, req.params.token, purpose);
-      const email = accountId ? (await ctx.db.query('SELECT email FROM accounts WHERE id = $1', [accountId])).rows[0]?.email : null;
+      const live = await ctx.studioAccounts.peekLink(req.params.token, purpose);
+      const accountId = live?.accountId ?? null;
+      const email = live?.email ?? null;
       return page(reply.code(accountId ? 200 : 410), 'set-password', req, { title, valid: !!accountId, email, min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}` });
     });
     // …and its use: the password set and the link spent in one transaction, all other sessions ended.
@@ -105,16 +136,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       if (problem) {
         return page(reply.code(400), 'set-password', req, { title, valid: true, email: '', min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}`, error: problem });
       }
-      const h = await hashPassword(password);
-      const accountId = await transaction(ctx.db, async (tx) => {
-        const id = await useToken(tx, req.params.token, purpose);
-        if (id) {
-          await tx.query(`INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)
-            ON CONFLICT (account_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`, [id, h]);
-          await tx.query('UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL', [id]);
-        }
-        return id;
-      });
+      // Sets the password, spends the link, ends every session and voids every other link, in one go.
+      const accountId = await ctx.studioAccounts.setPasswordWithLink(req.params.token, purpose, password);
       if (!accountId) return page(reply.code(410), 'set-password', req, { title, valid: false, min: MIN_PASSWORD, action: '' });
       return startSession(reply, accountId);
     });
@@ -129,13 +152,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     // The same answer whether or not the email has an account, and the throttle counts every request.
-    if (!await throttled(ctx.db, req.ip, email, 'reset-')) {
-      await recordFailure(ctx.db, req.ip, email, 'reset-');
-      const { rows } = await ctx.db.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
-      if (rows[0]) {
-        const token = await issueToken(ctx.db, rows[0].id, 'reset');
-        await ctx.mailer.send(rows[0].email, 'Reset your Rendergate password',
-          `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${linkFor(ctx.config.publicUrl, 'reset', token)}\n\nIf it was not you, ignore this message.\n`)
+    if ((await ctx.studioAccounts.attempt({ kind: 'reset', ip: req.ip, email })).ok) {
+      const reset = await ctx.studioAccounts.resetLinkFor(email);
+      if (reset) {
+        await ctx.mailer.send(reset.email, 'Reset your Rendergate password',
+          `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${reset.link}\n\nIf it was not you, ignore this message.\n`)
           .catch((e) => req.log.warn({ err: e }, 'reset mail not sent'));
       }
     }

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import type { Topups } from '../../services/topups.ts';
-import { accountOf, SESSION_COOKIE, signedIn, type StudioCtx } from '../index.ts';
+import { accountOf, SESSION_COOKIE, signedIn, type StudioCtx } from '../types.ts';
 import { page, SECURITY_HEADERS } from '../view.ts';
 import { field } from '../form-body.ts';
 

@@ -45,7 +45,7 @@ describe('GET /v1/openapi.json', () => {
     expect(ops.sort()).toEqual([
       'DELETE /v1/generations/{id}', 'DELETE /v1/uploads/{id}', 'DELETE /v1/webhook-endpoints/{id}',
       'GET /v1/generations', 'GET /v1/generations/{id}', 'GET /v1/generations/{id}/content', 'GET /v1/me', 'GET /v1/models',
-      'GET /v1/models/detail', 'GET /v1/openapi.json', 'GET /v1/uploads/{id}', 'GET /v1/webhook-endpoints',
+      'GET /v1/models/detail', 'GET /v1/openapi.json', 'GET /v1/uploads', 'GET /v1/uploads/{id}', 'GET /v1/webhook-endpoints',
       'GET /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/deliveries',
       'POST /v1/generations', 'POST /v1/generations/{id}/cancel', 'POST /v1/quote', 'POST /v1/uploads', 'POST /v1/webhook-endpoints',
       'POST /webhooks/stripe',

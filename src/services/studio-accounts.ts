@@ -1,0 +1,56 @@
+// What the studio's pages do with accounts, passwords, one-time links and the attempt limits, bound
+// to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
+// invites.ts, attempt-limits.ts hold the rules).
+import type { Db } from '../db/pool.ts';
+import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
+import { inviteLink, resetLink } from './invites.ts';
+import { issueToken, linkFor, peekToken, type Purpose } from './one-time-links.ts';
+import { checkPassword, currentPasswordOk, setPassword, setPasswordWithLink, signUp } from './passwords.ts';
+import { attempt, succeeded, type Door } from './attempt-limits.ts';
+
+export class StudioAccounts {
+  constructor(private db: Db, private publicUrl: string) {}
+
+  /** Counts an attempt at a door before it is checked, or refuses it (attempt-limits.ts). */
+  attempt(door: Door) { return attempt(this.db, door); }
+
+  /** The attempt was right (password, token): it does not count. */
+  succeeded(door: Door) { return succeeded(this.db, door); }
+
+  checkPassword(email: string, password: string) { return checkPassword(this.db, email, password); }
+
+  currentPasswordOk(accountId: string, password: string) { return currentPasswordOk(this.db, accountId, password); }
+
+  setPassword(accountId: string, password: string) { return setPassword(this.db, accountId, password); }
+
+  signUp(email: string, password: string) { return signUp(this.db, email, password); }
+
+  /** The account and email of a live, unused link (without using it); null when it is not live. */
+  async peekLink(token: string, purpose: Purpose): Promise<{ accountId: string; email: string | null } | null> {
+    const accountId = await peekToken(this.db, token, purpose);
+    if (!accountId) return null;
+    return { accountId, email: (await accountById(this.db, accountId))?.email ?? null };
+  }
+
+  /** Sets the password through a link (passwords.ts setPasswordWithLink); the account, or null. */
+  setPasswordWithLink(token: string, purpose: Purpose, password: string) {
+    return setPasswordWithLink(this.db, token, purpose, password);
+  }
+
+  /** A reset link for the account of `email`, with its address; null when no account has it. */
+  async resetLinkFor(email: string): Promise<{ email: string; link: string } | null> {
+    const account = await accountByEmail(this.db, email);
+    if (!account) return null;
+    const token = await issueToken(this.db, account.id, 'reset');
+    return { email: account.email, link: linkFor(this.publicUrl, 'reset', token) };
+  }
+
+  /** The operator's invitation (invites.ts). */
+  invite(email: string, name: string | null) { return inviteLink(this.db, this.publicUrl, email, name); }
+
+  /** The operator's reset link (invites.ts). */
+  resetLink(email: string) { return resetLink(this.db, this.publicUrl, email); }
+
+  /** The operator's account search. */
+  search(text: string) { return searchAccounts(this.db, text); }
+}
