@@ -3,14 +3,16 @@ import type { Db } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
 import { balanceAndShortfall } from '../db/accounts.ts';
 import { spentToday } from '../db/key-day-usage.ts';
-import type { Payer } from './generations.ts';
 
 /**
  * A short balance (402) comes before a reached cap (409), as the contract orders them. A live render is
  * also refused (402) while the account owes a shortfall; a test render is refused for its balance only
  * when its input asks for it (`short`: docs/api.md "Test keys").
  */
-export async function refusal(db: Db, timeZone: string, o: { key: Payer; cost: number; short: boolean }): Promise<ApiError> {
+/** Who was refused (services/generations.ts Payer). */
+interface Refused { accountId: string; id: string | null; dailyCapCents: number | null; mode?: 'live' | 'test' }
+
+export async function refusal(db: Db, timeZone: string, o: { key: Refused; cost: number; short: boolean }): Promise<ApiError> {
   const { key, cost, short } = o;
   const acct = await balanceAndShortfall(db, key.accountId);
   const balance = acct?.balanceCents ?? 0;

@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
 import { isId, newId } from '../domain/ids.ts';
-import { balanceOf } from '../db/accounts.ts';
+import { accountById } from '../db/accounts.ts';
 import { insertTopup, lockTopupByPayment, notifyTopup, setReversed } from '../db/topups.ts';
 import { recordStripeEvent, type StripeEventRecord, type StripeOutcome } from '../db/stripe-events.ts';
 import { creditIn, reverseIn } from './ledger.ts';
@@ -54,7 +54,7 @@ export class StripeEvents {
     if (s.mode !== 'payment' || s.currency !== 'eur' || amount === null || !Number.isSafeInteger(amount) || amount <= 0) {
       return ['refused', `not a euro payment (mode ${s.mode}, currency ${s.currency}, amount ${amount})`, rec];
     }
-    if (!accountId || !isId('acct', accountId) || !(await balanceOf(tx, accountId))) {
+    if (!accountId || !isId('acct', accountId) || !(await accountById(tx, accountId))) {
       return ['refused', 'not credited: no such account', rec];
     }
     const entryId = newId('led');
