@@ -7,8 +7,6 @@ import {
   accountOfGeneration, forgetContent, generationRow, listGenerations, liveGeneration, lockOwnGeneration,
   markGenerationDeleted, replayRow,
 } from '../db/generations.ts';
-import { balanceOf } from '../db/accounts.ts';
-import { spentToday } from '../db/key-day-usage.ts';
 import { notify, CANCEL_CHANNEL } from '../db/channels.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import { ApiError } from '../domain/errors.ts';
