@@ -33,10 +33,12 @@ import * as backends from './backends.ts';
 import * as studio from './studio.ts';
 import * as openai from './openai.ts';
 import * as soak from './soak.ts';
+import * as testKeys from './test-keys.ts';
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
   poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, text: text.run,
   wait: wait.run, webhooks: webhooks.run, backends: backends.run, studio: studio.run, openai: openai.run, soak: soak.run,
+  'test-keys': testKeys.run,
 };
 
 function parseArgs(argv: string[]) {

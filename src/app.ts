@@ -41,6 +41,9 @@ import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { ChatCompletions } from './services/chat.ts';
 import { LiveText } from './queue/live-text.ts';
+import { TestRenders } from './queue/test-render.ts';
+import { createTopups } from './services/topups.ts';
+import { Billing } from './services/billing.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -74,7 +77,9 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
 /** `server` is the API (roles serve and api) or the operational endpoints alone (role worker). */
 export interface Running { server: FastifyInstance; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
 
-export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger } = {}): Promise<Running> {
+export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger;
+  /** Tests: called before each test render is recorded (test-render.ts). */
+  beforeTestRender?: (id: string) => Promise<void> } = {}): Promise<Running> {
   // API processes behind a load balancer must all accept the same admin token; one generated into each
   // process's own data dir would make the admin API work on one replica and fail on the others.
   if (role === 'api' && config.databaseUrl && !config.adminToken) {
@@ -108,15 +113,19 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   metrics.heldRequests = () => waiters.size;
   const ledger = new Ledger(db, config.dayTimeZone);
   const jobs = wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined;
-  const generations = new Generations({ db, catalog, config, storage, ledger, metrics, cache, jobs, uploads, waiters });
+  // Test keys' renders are made by the API process that creates them (a worker makes none).
+  const testRenders = role === 'worker' ? undefined : new TestRenders({ db, catalog, storage, log, ledger,
+    outputRetentionSeconds: config.outputRetentionSeconds, beforeFinish: opts.beforeTestRender });
   // Chat renders of this process's worker stream their text to this process's /openai/v1 answers.
   const liveText = new LiveText();
+  const generations = new Generations({ db, catalog, config, storage, ledger, metrics, cache, jobs, uploads, waiters, testRenders });
   const ctx = {
     chat: new ChatCompletions(catalog, generations, liveText),
     config, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage,
     adminToken, metrics, uploads, webhooks: new WebhookEndpoints(db), accounts: new Accounts(db),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute), ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,
+    topups: createTopups({ db, config, waiters, log }), billing: new Billing(db),
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).
@@ -173,6 +182,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     server, worker, infra,
     close: async (graceMs = config.shutdownGraceMs) => {
       await server.close();
+      await testRenders?.close();
       await worker?.stop(graceMs);
       await dispatcher?.stop();
       await webhookDb?.end().catch(() => undefined);

@@ -2,7 +2,9 @@
 // change with its ledger entry in one transaction.
 import type { Queryable } from './pool.ts';
 
-export interface AccountRow { id: string; email: string; name: string | null; balance_cents: number; created_at: Date }
+export interface AccountRow {
+  id: string; email: string; name: string | null; balance_cents: number; created_at: Date; shortfall_cents?: number;
+}
 
 /** A new account, or null when the email is taken. */
 export async function insertAccount(q: Queryable, id: string, email: string, name: string | null): Promise<AccountRow | null> {
@@ -50,4 +52,22 @@ export async function searchAccounts(q: Queryable, text: string): Promise<Accoun
      WHERE $1 = '' OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' OR id = $1
      ORDER BY id DESC LIMIT 50`, [text]);
   return rows as AccountRow[];
+}
+
+// Billing (migrations/014): the shortfall a reversal leaves when the balance holds too little.
+export interface ShortfallRow { id: string; email: string; balanceCents: number; shortfallCents: number }
+
+/** Accounts that owe money after a reversal found too little: they start no live render until paid. */
+export async function accountsWithShortfall(db: Queryable, limit = 100): Promise<ShortfallRow[]> {
+  const { rows } = await db.query(
+    `SELECT id, email, balance_cents, shortfall_cents FROM accounts WHERE shortfall_cents > 0
+     ORDER BY id DESC LIMIT $1`, [limit]);
+  return rows.map((r) => ({ id: r.id, email: r.email, balanceCents: r.balance_cents, shortfallCents: r.shortfall_cents }));
+}
+
+/** The account's balance and shortfall; null when there is no such account. */
+export async function balanceAndShortfall(db: Queryable, accountId: string):
+  Promise<{ balanceCents: number; shortfallCents: number } | null> {
+  const { rows } = await db.query('SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [accountId]);
+  return rows[0] ? { balanceCents: rows[0].balance_cents, shortfallCents: rows[0].shortfall_cents } : null;
 }

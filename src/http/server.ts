@@ -15,6 +15,7 @@ import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 import { registerOpenApi } from './openapi/routes.ts';
 import { registerOpenAi } from './openai/index.ts';
+import { registerStripeWebhook } from './routes/webhooks-stripe.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
@@ -148,6 +149,8 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [],
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
   app.register(async (openai) => registerOpenAi(openai, ctx), { prefix: '/openai/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
+  // Stripe's signed events, with a raw-body parser of their own (docs/billing.md).
+  app.register(async (stripe) => registerStripeWebhook(stripe, ctx));
   // Siblings such as the studio's pages at `/`, each in a scope of its own (the studio's cookies, forms
   // and CSRF never reach the API).
   for (const sibling of siblings) app.register(sibling);

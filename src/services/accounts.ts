@@ -11,10 +11,15 @@ import type { Page } from './paging.ts';
 
 export { MAX_BALANCE_CENTS, type LedgerEntry } from './ledger.ts';
 
-export interface AccountView { id: string; email: string; name: string | null; balanceCents: number; createdAt: string }
+export interface AccountView {
+  id: string; email: string; name: string | null; balanceCents: number; createdAt: string;
+  /** Owed after a reversal found too little (docs/billing.md); present only when above 0. */
+  shortfallCents?: number;
+}
 
 const view = (r: AccountRow): AccountView => ({
   id: r.id, email: r.email, name: r.name ?? null, balanceCents: r.balance_cents, createdAt: r.created_at.toISOString(),
+  ...(r.shortfall_cents ? { shortfallCents: r.shortfall_cents } : {}),
 });
 
 export async function createAccount(db: Db, email: string, name: string | null): Promise<AccountView> {

@@ -21,6 +21,7 @@ import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
+import { registerCreditRoutes } from './routes/credit.ts';
 import { smtpMailer } from './mail.ts';
 import { modelCards } from './presenters.ts';
 
@@ -62,11 +63,13 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: ctx.secure },
   });
   app.decorateRequest('studio', null);
+  app.decorateRequest('topupsOn', false);
 
   app.addHook('onRequest', (req, reply, done) => {
     // An asterisk or absolute-form target is no page: the API's own 400.
     if (req.url[0] !== '/') { sendError(req, reply, new ApiError('INVALID_REQUEST', 'The request target must be a path.')); return; }
     reply.headers(SECURITY_HEADERS);
+    req.topupsOn = ctx.topups !== null; // the layout's Add credit
     done();
   });
   // Every state-changing request: from our own origin (another site, or another port of this host, is
@@ -97,5 +100,6 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   registerAdminConsole(app, ctx);
   registerUploadRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  registerCreditRoutes(app, ctx);
   return notFoundPage(ctx);
 }

@@ -16,7 +16,7 @@ export interface StudioServices { sessions: Sessions; studioAccounts: StudioAcco
 export interface StudioCtx extends Ctx, StudioServices { secure: boolean; mailer: Mailer | null; cards: Map<string, ModelCard> }
 
 declare module 'fastify' {
-  interface FastifyRequest { studio: Session | null }
+  interface FastifyRequest { studio: Session | null; topupsOn: boolean }
 }
 
 export const SESSION_COOKIE = 'rg_session';

@@ -31,7 +31,7 @@ export interface PageData { title: string; [k: string]: unknown }
 export function page(reply: FastifyReply, template: string, req: FastifyRequest, data: PageData, layout = 'layout') {
   // Outside the studio's scope (the root's 404) there is no CSRF plugin: such a page has no forms.
   const csrf = typeof reply.generateCsrf === 'function' ? reply.generateCsrf() : '';
-  const it = { ...data, csrf, session: req.studio, euros, when, layout, path: req.url.split('?')[0] };
+  const it = { ...data, csrf, session: req.studio, euros, when, layout, path: req.url.split('?')[0], topupsOn: req.topupsOn };
   const html = eta.render(template, it);
   return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }

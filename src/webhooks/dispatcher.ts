@@ -106,7 +106,9 @@ export class WebhookDispatcher {
       await this.record(d, 'failed', null, d.attempts, 'the endpoint was disabled or deleted');
       return;
     }
-    const body = JSON.stringify({ type: d.type, timestamp: d.created_at.toISOString(), data: this.o.view(d.snapshot) });
+    // livemode: false for the renders of test keys (the snapshot's mode, migrations/014), as Stripe marks its events.
+    const body = JSON.stringify({ type: d.type, timestamp: d.created_at.toISOString(), livemode: d.snapshot.mode !== 'test',
+      data: this.o.view(d.snapshot) });
     const now = new Date();
     // Standard Webhooks, signed by its own package: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">.
     const signature = new Webhook(d.secret).sign(d.id, now, body);

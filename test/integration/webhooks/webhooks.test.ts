@@ -72,7 +72,7 @@ describe('delivery', () => {
     expect(mine.map((x) => x.body.type).sort()).toEqual(['generation.started', 'generation.succeeded']);
     expect(mine.every((x) => x.verified)).toBe(true);
     const final = (await f.api.call('GET', `/v1/generations/${g.json.id}`, { key: a.key })).json;
-    expect(mine.find((x) => x.body.type === 'generation.succeeded')!.body).toEqual({ type: 'generation.succeeded', timestamp: expect.any(String), data: final });
+    expect(mine.find((x) => x.body.type === 'generation.succeeded')!.body).toEqual({ type: 'generation.succeeded', timestamp: expect.any(String), livemode: true, data: final });
     expect(Math.abs(Number(mine[0].timestamp) - Date.now() / 1000)).toBeLessThan(60);
     await settled(a.key, all.id, 'delivered');
     const ds = await deliveries(a.key, all.id);
