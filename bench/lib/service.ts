@@ -42,7 +42,7 @@ export async function call(base: string, method: string, p: string, o: { key?: s
   return { status: res.status, json, text };
 }
 
-async function admin(base: string, method: string, p: string, body?: unknown) {
+export async function admin(base: string, method: string, p: string, body?: unknown) {
   const r = await call(base, method, '/admin/v1' + p, { key: ADMIN_TOKEN, body });
   if (r.status >= 300) throw new Error(`admin ${method} ${p} -> ${r.status} ${r.text}`);
   return r.json;

@@ -70,7 +70,10 @@ export function createBackends(config: Config, catalog: Catalog, metrics: Metric
     if (!render) continue;
     const factory = DRIVERS[b.driver];
     if (!factory) { problems.push(`model ${m.id}: backend driver ${b.driver} is not available in this build`); continue; }
-    const backend: RemoteBackend = factory(m, { secrets, outputLimitBytes: config.backendOutputLimitBytes, metrics, ...(cogAsync ? { cogAsync } : {}) });
+    const backend: RemoteBackend = factory(m, {
+      secrets, outputLimitBytes: config.backendOutputLimitBytes, textLimitBytes: config.textOutputLimitBytes, metrics,
+      allowPrivateUrls: config.allowPrivateUrls, ...(cogAsync ? { cogAsync } : {}),
+    });
     // Secrets of hosted APIs are read by their drivers; the rest (an address, say) here, so all are checked.
     if ('urls' in b) {
       const urls = b.urls.map((u) => secrets.resolve(u));
@@ -84,7 +87,7 @@ export function createBackends(config: Config, catalog: Catalog, metrics: Metric
   return {
     backendFor: (model) => byModel.get(model.id)!,
     pools,
-    health: new BackendHealth(targets, metrics, config.backendHealthIntervalMs, onRecover),
+    health: new BackendHealth(targets, metrics, config.backendHealthIntervalMs, onRecover, (t) => secrets.redact(t)),
     ...(cogReceiver ? { cogReceiver } : {}),
   };
 }

@@ -1,36 +1,32 @@
 // The statements on `generations` for the API and the housekeeping: create (the SQL function that
-// charges, migrations/006 and 011), reads, the owner's cancel and delete, and the removal of files.
-// The queue's statements are in generations-claim.ts (claiming) and generations-attempt.ts (what an
-// attempt writes under its lease).
+// charges, migrations/006 and 011), reads, the owner's cancel and delete, and the removal of files. The
+// queue's statements are in generations-claim.ts (claiming) and generations-attempt.ts (what an attempt
+// writes under its lease).
 import type { Queryable, Tx } from './pool.ts';
 
 /** The columns of the public view (services/generation-view.ts). */
 export const GENERATION_COLUMNS = `id, model_id, inputs, status, cost_cents, refunded_cents, content_key, content_type,
   content_bytes, content_etag, text_output, error_code, error_message, created_at, started_at, completed_at,
-  progress, expires_at, content_removed_at`;
+  progress, expires_at, content_removed_at, mode`;
 
 /**
- * Positions are counted up to this many (an index-only scan of the model's waiting renders that
- * stops there): a render further back shows this number, a lower bound, and never costs a scan of
- * the queue. Every create and every waiting row of a list pays for the count: at 10,000 a create
- * over a deep queue spent about 3 ms of PostgreSQL CPU on it (a fifth of the throughput of creates,
- * measured by the bench), at 100 it is a few microseconds, and a client far back in a queue learns
- * "100 or more" either way.
+ * Positions are counted up to this many (an index-only scan of the model's waiting renders that stops
+ * there): a render further back shows this number, a lower bound, and never costs a scan of the queue.
+ * Every create and every waiting row of a list pays for the count: at 10,000 a create over a deep queue
+ * spent about 3 ms of PostgreSQL CPU on it (a fifth of the throughput of creates, measured by the bench),
+ * at 100 it is a few microseconds, and a client far back in a queue learns "100 or more" either way.
  */
 export const QUEUE_POSITION_CAP = 100;
 
-/**
- * The queue position of generation `g` (a table alias) as a column: 1 = the next of its model to
- * start.
- */
+/** The queue position of generation `g` (a table alias) as a column: 1 = the next of its model to start. */
 export const QUEUE_POSITION = (g: string) => `CASE WHEN ${g}.status = 'queued' AND ${g}.started_at IS NULL THEN
   (SELECT count(*)::int FROM (SELECT 1 FROM generations w WHERE w.model_id = ${g}.model_id AND w.status = 'queued'
      AND w.started_at IS NULL AND w.id < ${g}.id LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position`;
 
 export type Row = Record<string, unknown>;
 
-// Each created render's place among its model's waiting renders, in the same statement: counted in
-// the statement's snapshot, which does not see this batch's own rows (the batcher adds those).
+// Each created render's place among its model's waiting renders, in the same statement: counted in the
+// statement's snapshot, which does not see this batch's own rows (the batcher adds those).
 const CREATE_BATCH = `
 SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
   CASE WHEN c.outcome = 'created' THEN (SELECT count(*)::int FROM (SELECT 1 FROM generations w
@@ -40,8 +36,8 @@ SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
 FROM rendergate_create_generations($1, $2) c`;
 
 /**
- * One call of rendergate_create_generations: charges, enqueues and records the idempotency key of
- * each item (a JSON array, see the function), one row per item.
+ * One call of rendergate_create_generations: charges, enqueues and records the idempotency key of each
+ * item (a JSON array, see the function), one row per item.
  */
 export async function createGenerations<T extends object>(q: Queryable, itemsJson: string, timeZone: string,
   modelIds: string[]): Promise<T[]> {
@@ -68,8 +64,7 @@ export async function createGenerationWithMessages<T extends object>(q: Queryabl
 
 /**
  * A replay's row with its queue position: the renders of its model created before it and neither
- * started nor finished at its creation, read from their times (bounded to the rows created shortly
- * before).
+ * started nor finished at its creation, read from their times (bounded to the rows created shortly before).
  */
 export async function replayRow(q: Queryable, id: string): Promise<Row> {
   const { rows } = await q.query({ name: 'gen-replay', text: `
@@ -91,37 +86,29 @@ export async function liveGeneration(q: Queryable, id: string): Promise<Row | nu
   return rows[0] ?? null;
 }
 
-export interface ListFilter {
-  after: string | null;
-  status: string | null;
-  modelId: string | null;
-  limit: number;
-}
+export interface ListFilter { after: string | null; status: string | null; modelId: string | null; limit: number; mode?: 'live' | 'test' }
 
-export async function listGenerations(
-  q: Queryable, accountId: string, f: ListFilter,
-): Promise<Row[]> {
+export async function listGenerations(q: Queryable, accountId: string, f: ListFilter): Promise<Row[]> {
   const { rows } = await q.query(
     `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
      WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
-       AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4)
-     ORDER BY id DESC LIMIT $5`, [accountId, f.after, f.status, f.modelId, f.limit]);
+       AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) AND mode = $6
+     ORDER BY id DESC LIMIT $5`, [accountId, f.after, f.status, f.modelId, f.limit, f.mode ?? 'live']);
   return rows;
 }
 
 /** The row's public columns (and deleted_at), deleted or not. */
 export async function generationRow(q: Queryable, id: string): Promise<Row | null> {
-  const { rows } = await q.query(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`,
-    [id]);
+  const { rows } = await q.query(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
   return rows[0] ?? null;
 }
 
-/** Locks the account's live generation for a cancel or delete: its status and file key. */
-export async function lockOwnGeneration(tx: Tx, accountId: string, id: string):
+/** Locks the account's live generation of a key mode for a cancel or delete: its status and file key. */
+export async function lockOwnGeneration(tx: Tx, accountId: string, id: string, mode: 'live' | 'test' = 'live'):
   Promise<{ status: string; content_key: string | null } | null> {
   const { rows } = await tx.query(
-    'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE',
-    [id, accountId]);
+    'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND mode = $3 AND deleted_at IS NULL FOR UPDATE',
+    [id, accountId, mode]);
   return (rows[0] as { status: string; content_key: string | null } | undefined) ?? null;
 }
 
@@ -131,8 +118,7 @@ export async function markGenerationDeleted(q: Queryable, id: string): Promise<v
 
 /** Forgets a removed file, unless the row names another one by now. */
 export async function forgetContent(q: Queryable, id: string, key: string): Promise<void> {
-  await q.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2',
-    [id, key]);
+  await q.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
 }
 
 /** The account of a generation (deleted or not), or null. */
@@ -143,15 +129,10 @@ export async function accountOfGeneration(q: Queryable, id: string): Promise<str
 
 export interface SpendRow { label: string; renders: number; spent: number }
 
-/**
- * Spend (charges minus refunds) of renders created in [from, to), per key (the studio is "Studio")
- * and per model.
- */
-export async function spendOf(
-  q: Queryable, accountId: string, from: Date, to: Date,
-): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
+/** Spend (charges minus refunds) of live renders created in [from, to), per key (the studio is "Studio") and per model. */
+export async function spendOf(q: Queryable, accountId: string, from: Date, to: Date): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
   const base = `FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
-                WHERE g.account_id = $1 AND g.created_at >= $2 AND g.created_at < $3`;
+                WHERE g.account_id = $1 AND g.created_at >= $2 AND g.created_at < $3 AND g.mode = 'live'`;
   const agg = 'count(*)::int AS renders, coalesce(sum(g.cost_cents - g.refunded_cents), 0)::bigint AS spent';
   const [byKey, byModel] = await Promise.all([
     q.query(`SELECT coalesce(k.name || ' (' || k.start || '…)', 'Studio') AS label, ${agg} ${base}
@@ -178,9 +159,7 @@ export async function pastDeadline(q: Queryable): Promise<string[]> {
 }
 
 /** Up to 100 files of deleted or refunded renders, still stored. */
-export async function filesToPurge(
-  q: Queryable,
-): Promise<Array<{ id: string; content_key: string }>> {
+export async function filesToPurge(q: Queryable): Promise<Array<{ id: string; content_key: string }>> {
   const { rows } = await q.query(
     `SELECT id, content_key FROM generations
      WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded') LIMIT 100`);
@@ -188,9 +167,7 @@ export async function filesToPurge(
 }
 
 /** Up to 100 files past their expires_at, locked for removal (passing over locked ones). */
-export async function lockExpiredFiles(
-  tx: Tx,
-): Promise<Array<{ id: string; content_key: string }>> {
+export async function lockExpiredFiles(tx: Tx): Promise<Array<{ id: string; content_key: string }>> {
   const { rows } = await tx.query(
     `SELECT id, content_key FROM generations
      WHERE expires_at < now() AND content_removed_at IS NULL AND content_key IS NOT NULL
@@ -200,4 +177,36 @@ export async function lockExpiredFiles(
 
 export async function markContentRemoved(q: Queryable, ids: string[]): Promise<void> {
   await q.query('UPDATE generations SET content_removed_at = now() WHERE id = ANY ($1)', [ids]);
+}
+
+// Test renders (migrations/014): started and finished by the service itself, a batch at a time in one
+// transaction, each row guarded on still being a queued test render.
+
+/** Marks test renders started (their `generation.started` events); returns those still queued. */
+export async function startTestRenders(tx: Tx, ids: string[]): Promise<Set<string>> {
+  const { rows } = await tx.query(
+    `UPDATE generations SET started_at = clock_timestamp()
+     WHERE id = ANY ($1) AND mode = 'test' AND status = 'queued' AND started_at IS NULL AND deleted_at IS NULL
+     RETURNING id`, [ids]);
+  return new Set(rows.map((r) => r.id as string));
+}
+
+export type TestOutput =
+  | { kind: 'text'; text: string }
+  | { kind: 'file'; key: string; contentType: string; bytes: number; etag: string };
+
+/** Records test renders' outputs; returns the ids recorded (the others left `queued` meanwhile). */
+export async function finishTestRenders(tx: Tx, items: { id: string; out: TestOutput }[], retentionSeconds: number): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const rows = items.map(({ id, out }) => (out.kind === 'text'
+    ? { id, text: out.text }
+    : { id, key: out.key, ct: out.contentType, bytes: out.bytes, etag: out.etag }));
+  const r = await tx.query(
+    `UPDATE generations g SET status = 'succeeded', completed_at = clock_timestamp(), progress = 1,
+       text_output = x.text, content_key = x.key, content_type = x.ct, content_bytes = x.bytes, content_etag = x.etag,
+       expires_at = CASE WHEN x.key IS NOT NULL AND $2::int > 0 THEN now() + make_interval(secs => $2::int) END
+     FROM json_to_recordset($1) AS x(id text, text text, key text, ct text, bytes bigint, etag text)
+     WHERE g.id = x.id AND g.mode = 'test' AND g.status = 'queued' AND g.deleted_at IS NULL
+     RETURNING g.id`, [JSON.stringify(rows), retentionSeconds]);
+  return new Set(r.rows.map((x) => x.id as string));
 }

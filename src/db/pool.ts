@@ -10,17 +10,26 @@ export type Db = pg.Pool;
 export type Tx = pg.PoolClient;
 export type Queryable = pg.Pool | pg.PoolClient;
 
+/** How long a request may wait for the database (docs/api.md "Abuse limits", "Faults"). */
+export const DB_WAIT = { connectMs: 1_500, queryMs: 2_200 } as const;
+
 /**
  * `asyncCommit`: commits of this pool do not wait for the WAL flush. Only for writes whose loss in a
  * database crash is harmless (a worker's claim or lease renewal: a lost one is claimed again when the
- * lease lapses); never for money.
+ * lease lapses); never for money. `long`: for migrations and operator commands, whose statements may
+ * legitimately run for minutes; every other pool serves requests and work that must fail fast.
  */
-export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean } = {}): Db {
-  // Short connect and statement limits: while the database is away a request fails fast with 503
-  // instead of hanging, and a stuck statement cannot hold a connection for long.
+export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean; long?: boolean } = {}): Db {
+  // Short limits: with the database away or frozen, a request waits at most 1.5 s for a connection
+  // (a new one's handshake, or a free one of the pool) and 2.2 s for any one statement's answer, so
+  // its 503 comes within 3 s, the first one included (an idle connection to a frozen server would
+  // otherwise wait for TCP). A query that times out takes its connection with it (pg-pool destroys a
+  // client released with an error), so a frozen connection is never handed out again.
+  const timeouts = opts.long
+    ? { connectionTimeoutMillis: 10_000, statement_timeout: 0, query_timeout: 0 }
+    : { connectionTimeoutMillis: DB_WAIT.connectMs, statement_timeout: DB_WAIT.queryMs, query_timeout: DB_WAIT.queryMs };
   const pool = new pg.Pool({
-    connectionString: url, max, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000,
-    statement_timeout: 15_000, query_timeout: 20_000,
+    connectionString: url, max, idleTimeoutMillis: 30_000, ...timeouts,
     ...(opts.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
   });
   // An idle client losing its connection (database restart) must not crash the process.

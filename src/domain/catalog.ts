@@ -10,6 +10,8 @@ export interface FieldDef {
   type: FieldType;
   required: boolean;
   default: InputValue | null;
+  /** What people read in the studio's form; else the name with _ as spaces and a capital first letter. */
+  label?: string;
   description?: string;
   media?: 'image';
   values?: (string | number)[];
@@ -20,6 +22,15 @@ export interface FieldDef {
 }
 
 export type ModelOutput = { type: 'file'; contentType: string } | { type: 'text' };
+
+/** One of a model's examples (catalog-examples.ts): its inputs as written, image inputs and output as files. */
+export interface ModelExample {
+  title?: string;
+  inputs: Record<string, InputValue>;
+  /** Image inputs given as files beside the catalog, by field name. */
+  files: Record<string, { file: string; contentType: string }>;
+  output: { file: string; contentType: string } | { text: string };
+}
 
 /** A CEL expression per name, over the resolved inputs (the same environment as `price`). */
 export type CelMap = Record<string, string>;
@@ -63,4 +74,6 @@ export interface ModelDef {
    * last user message's text goes to the text field `input`; the other fields take their defaults.
    */
   openai?: { input: string };
+  /** Inputs to try, with what they make (shown in the studio); empty when the catalog lists none. */
+  examples?: ModelExample[];
 }

@@ -12,6 +12,9 @@ import { attemptOutputKey, earlierAttemptOutputKeys } from '../storage/output-ke
 import type { Storage } from '../storage/storage.ts';
 import type { ClaimedJob, Refunder } from './types.ts';
 
+const textTooLarge = (limit: number) =>
+  new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${limit} bytes.`, false);
+
 export interface OutcomeOptions {
   db: Db;
   storage: Storage;
@@ -21,6 +24,8 @@ export interface OutcomeOptions {
   metrics: Metrics;
   /** Seconds a stored output is kept after the render (0 = forever): its expires_at. */
   outputRetentionSeconds?: number;
+  /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
+  textOutputLimitBytes?: number;
 }
 
 export class AttemptOutcome {
@@ -32,6 +37,9 @@ export class AttemptOutcome {
    */
   async succeed(job: ClaimedJob, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
     if (out.kind === 'text') {
+      // Drivers stop reading past the limit; this also holds for renderers that made the text here.
+      const limit = this.o.textOutputLimitBytes ?? 1024 * 1024;
+      if (out.text.length > limit || Buffer.byteLength(out.text) > limit) throw textTooLarge(limit);
       const recorded = await succeedWithText(this.o.db, job.id, job.lease, out.text);
       if (!recorded) {
         const why = 'render finished after it was cancelled; output dropped';

@@ -74,6 +74,8 @@ export interface WorkerOptions {
   pools?: Map<string, PoolState>;
   /** Where chat renders publish their text as it streams (/openai/v1 streams of this process read it). */
   liveText?: LiveText;
+  /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
+  textOutputLimitBytes?: number;
 }
 
 export class Worker {

@@ -12,20 +12,17 @@ import type { Page } from './paging.ts';
 export { MAX_BALANCE_CENTS, type LedgerEntry } from './ledger.ts';
 
 export interface AccountView {
-  id: string;
-  email: string;
-  name: string | null;
-  balanceCents: number;
-  createdAt: string;
+  id: string; email: string; name: string | null; balanceCents: number; createdAt: string;
+  /** Owed after a reversal found too little (docs/billing.md); present only when above 0. */
+  shortfallCents?: number;
 }
 
 const view = (r: AccountRow): AccountView => ({
   id: r.id, email: r.email, name: r.name ?? null, balanceCents: r.balance_cents, createdAt: r.created_at.toISOString(),
+  ...(r.shortfall_cents ? { shortfallCents: r.shortfall_cents } : {}),
 });
 
-export async function createAccount(
-  db: Db, email: string, name: string | null,
-): Promise<AccountView> {
+export async function createAccount(db: Db, email: string, name: string | null): Promise<AccountView> {
   const row = await insertAccount(db, newId('acct'), email, name);
   if (!row) throw new ApiError('INVALID_INPUT', 'An account with this email already exists.', [{ field: 'email', message: 'already in use' }]);
   return view(row);
@@ -59,15 +56,11 @@ export class Accounts {
     return history(this.db, id, limit, cursor);
   }
 
-  /**
-   * What the key has spent today (charges minus refunds), and when today ends in the cap's zone.
-   */
+  /** What the key has spent today (charges minus refunds), and when today ends in the cap's zone. */
   dayUsage(keyId: string, timeZone: string) { return spentToday(this.db, keyId, timeZone); }
 
   /** Spend of renders created in [from, to), per key (the studio is "Studio") and per model. */
-  async spend(
-    id: string, from: Date, to: Date,
-  ): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
+  async spend(id: string, from: Date, to: Date): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
     const s = await spendOf(this.db, id, from, to);
     const v = (r: { label: string; renders: number; spent: number }) => ({ label: r.label, renders: r.renders, spentCents: r.spent });
     return { byKey: s.byKey.map(v), byModel: s.byModel.map(v) };

@@ -8,6 +8,7 @@ import type { Catalog, CompiledModel } from '../domain/catalog-load.ts';
 import { chatModels, parseChatRequest, type ChatRequest } from '../domain/chat.ts';
 import type { LiveText } from '../queue/live-text.ts';
 import type { Generations, Payer } from './generations.ts';
+import type { KeyMode } from './keys.ts';
 
 /** The longest a chat answer waits for its render (CONTRACT: "answered when final, within 60 s"). */
 export const CHAT_WAIT_SECONDS = 60;
@@ -18,6 +19,8 @@ export interface ChatStarted {
   /** Unix seconds of the generation's creation. */
   created: number;
   replayed: boolean;
+  /** The key's mode: a test key's render is read back as a test generation. */
+  mode: KeyMode;
 }
 
 /** The generation as the public API shows it, as far as a chat answer needs it. */
@@ -46,14 +49,15 @@ export class ChatCompletions {
     const created = await this.generations.create(key, request.render, idempotencyKey ?? `chat-${crypto.randomUUID()}`,
       messages ? { messages } : {});
     const id = created.body.id as string;
-    return { request, id, created: Math.floor(Date.parse(created.body.createdAt as string) / 1000), replayed: created.replayed };
+    return { request, id, created: Math.floor(Date.parse(created.body.createdAt as string) / 1000), replayed: created.replayed,
+      mode: key.mode ?? 'live' };
   }
 
   /**
    * The generation once final, or as it is after CHAT_WAIT_SECONDS (or when `closed` fires): through the
    * `Prefer: wait` waiter, or sooner when this process's worker rendered it and says it succeeded.
    */
-  async final(accountId: string, id: string, closed: AbortSignal): Promise<FinalGeneration> {
+  async final(accountId: string, id: string, closed: AbortSignal, mode: KeyMode = 'live'): Promise<FinalGeneration> {
     const stop = new AbortController();
     let unsubscribe = () => {};
     const rendered = new Promise<FinalGeneration>((resolve) => {
@@ -64,7 +68,7 @@ export class ChatCompletions {
         } });
       }
     });
-    const waited = this.generations.waitJson(accountId, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]))
+    const waited = this.generations.waitJson(accountId, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]), mode)
       .then((held) => JSON.parse(held.json) as FinalGeneration);
     try {
       return await Promise.race([rendered, waited]);

@@ -10,6 +10,8 @@ import { createGenerations, createGenerationWithMessages, QUEUE_POSITION_CAP } f
 export interface CreateItem {
   id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
   modelId: string; inputs: Record<string, unknown>; cost: number; deadlineSeconds: number; dailyCapCents: number | null;
+  /** A test key's create (migrations/014); `short`: refused as for a short balance. */
+  mode?: 'live' | 'test'; short?: boolean;
 }
 
 export interface CreateOutcome {
@@ -25,7 +27,7 @@ export interface CreateOutcome {
 const row = (x: CreateItem, i: number) => ({
   i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
   hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
-  deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
+  deadline_s: x.deadlineSeconds, cap: x.dailyCapCents, mode: x.mode ?? 'live', short: x.short ?? false,
 });
 
 interface Waiting { item: CreateItem; resolve: (o: CreateOutcome) => void; reject: (e: unknown) => void }
@@ -66,10 +68,25 @@ export class CreateBatcher {
     return rows[0];
   }
 
+  /**
+   * The batch's one statement. A deadlock (PostgreSQL chose this batch as its victim: everything it did
+   * was rolled back) is not an answer for its creates: the batch is sent again, a few times.
+   */
+  private async query(items: ReturnType<typeof row>[]) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await createGenerations<CreateOutcome & { idx: number }>(this.db, JSON.stringify(items), this.timeZone,
+          items.map((x) => x.model_id as string));
+      } catch (e) {
+        if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
+      }
+    }
+  }
+
   private async run(batch: Waiting[]): Promise<void> {
     const items = batch.map(({ item }, i) => row(item, i));
     try {
-      const rows = await createGenerations<CreateOutcome & { idx: number }>(this.db, JSON.stringify(items), this.timeZone, items.map((x) => x.model_id));
+      const rows = await this.query(items);
       // Renders of the same model created earlier in this batch are ahead too.
       const created = rows.filter((r) => r.outcome === 'created')
         .sort((x, y) => (x.generation_id! < y.generation_id! ? -1 : 1));

@@ -34,30 +34,36 @@ export interface KeyRecord {
   dailyCapCents: number | null;
   rateLimitPerMinute: number;
   revokedAt: Date | null;
+  /** A test key's renders move no money and are made by the service itself (docs/api.md "Test keys"). */
+  mode: KeyMode;
 }
+
+export type KeyMode = 'live' | 'test';
 
 export interface NewKey {
   name?: string;
   dailyCapCents?: number | null;
   rateLimitPerMinute?: number;
+  mode?: KeyMode;
 }
 
 export async function createKey(db: Queryable, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
   // 32 random bytes give 43-44 base58 characters; pad so the length never drops below 32.
   let body = base58(crypto.randomBytes(32));
   while (body.length < 43) body = '1' + body;
-  const key = `${prefix}live_${body}`;
-  const start = key.slice(0, `${prefix}live_`.length + 4);
+  const mode = opts.mode ?? 'live';
+  const key = `${prefix}${mode}_${body}`;
+  const start = key.slice(0, `${prefix}${mode}_`.length + 4);
   const id = newId('key');
   const r = await insertKey(db, {
     id, accountId, name: opts.name ?? 'default', hash: hashKey(key), start,
-    dailyCapCents: opts.dailyCapCents ?? null, rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate,
+    dailyCapCents: opts.dailyCapCents ?? null, rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate, mode,
   });
   if (!r) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   return {
     id: r.id, key, start: r.start, name: r.name,
     dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute,
-    createdAt: r.created_at.toISOString(),
+    mode: r.mode, createdAt: r.created_at.toISOString(),
   };
 }
 
@@ -89,7 +95,7 @@ export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; re
 
 export interface KeyUse {
   id: string; name: string; start: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
-  dailyCapCents: number | null; rateLimitPerMinute: number; spentTodayCents: number;
+  dailyCapCents: number | null; rateLimitPerMinute: number; spentTodayCents: number; mode: KeyMode;
 }
 
 /** The account's keys with their use, newest first (last use to the minute). */
@@ -97,6 +103,7 @@ export async function listKeys(db: Db, accountId: string, timeZone: string): Pro
   return (await keysWithUse(db, accountId, timeZone)).map((r) => ({
     id: r.id, name: r.name, start: r.start, createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
     dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, spentTodayCents: r.spent_today,
+    mode: r.mode,
   }));
 }
 
@@ -135,7 +142,7 @@ export class KeyResolver {
   private unknownKeys = new UnknownKeyLimiter();
 
   constructor(private db: Db, prefix: string, private ttlMs = 500) {
-    this.keyRe = new RegExp(`^${prefix}live_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
+    this.keyRe = new RegExp(`^${prefix}(?:live|test)_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
   }
 
   /**
@@ -183,6 +190,7 @@ export class KeyResolver {
     return {
       id: r.id, accountId: r.account_id, name: r.name, start: r.start, createdAt: r.created_at,
       dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, revokedAt: r.revoked_at,
+      mode: r.mode,
     };
   }
 }

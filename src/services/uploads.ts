@@ -65,18 +65,28 @@ export class Uploads {
     const { width, height } = await this.decode(body, format, type);
     const id = newId('upl');
     const key = `uploads/${id}`;
-    const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'rendergate-upload-'));
+    // The row is written only once the file is stored; a file whose row could not be written goes.
+    let tmp: string | null = null;
     try {
+      tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'rendergate-upload-'));
       const file = path.join(tmp, 'image');
       await fsp.writeFile(file, body);
       await this.storage.put(key, file, type);
+    } catch (e) {
+      throw storageFailure(e);
     } finally {
-      await fsp.rm(tmp, { recursive: true, force: true });
+      if (tmp) await fsp.rm(tmp, { recursive: true, force: true });
     }
-    const made = await insertWithinQuota(this.db, {
-      id, accountId, key, contentType: type, sizeBytes: body.length, width, height,
-      retentionSeconds: this.config.uploadRetentionSeconds,
-    }, quota);
+    let made: Awaited<ReturnType<typeof insertWithinQuota>>;
+    try {
+      made = await insertWithinQuota(this.db, {
+        id, accountId, key, contentType: type, sizeBytes: body.length, width, height,
+        retentionSeconds: this.config.uploadRetentionSeconds,
+      }, quota);
+    } catch (e) {
+      await this.storage.delete(key).catch(() => undefined);
+      throw e;
+    }
     if ('refused' in made) {
       // Another upload of the account took the room meanwhile: this file has no row and goes now.
       await this.storage.delete(key).catch(() => undefined);
@@ -169,4 +179,20 @@ export class Uploads {
     }
     if (problems.length > 0) throw invalidInput(problems);
   }
+}
+
+const FULL = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/**
+ * A storage failure as the client sees it (docs/api.md "Abuse limits", "Faults"): a full disk or quota
+ * is 507 INSUFFICIENT_STORAGE, anything else (read-only, I/O error, a bucket away) 503; both with
+ * Retry-After, and nothing stored.
+ */
+export function storageFailure(e: unknown): ApiError {
+  const code = (e as NodeJS.ErrnoException)?.code ?? '';
+  const name = (e as { name?: string })?.name ?? '';
+  if (FULL.has(code) || name === 'EntityTooLarge' || name === 'QuotaExceeded') {
+    return new ApiError('INSUFFICIENT_STORAGE', 'The storage is full; the upload was not stored. Retry later.', undefined, { 'retry-after': '60' });
+  }
+  return new ApiError('SERVICE_UNAVAILABLE', 'The storage is unavailable; the upload was not stored. Retry shortly.', undefined, { 'retry-after': '5' });
 }

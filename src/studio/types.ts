@@ -6,15 +6,17 @@ import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import type { Session, Sessions } from '../services/sessions.ts';
 import type { StudioAccounts } from '../services/studio-accounts.ts';
+import type { History } from '../services/history.ts';
 import type { Mailer } from './mail.ts';
+import type { ModelCard } from './presenters.ts';
 
 /** The services only the studio uses, built by the composition root. */
-export interface StudioServices { sessions: Sessions; studioAccounts: StudioAccounts }
+export interface StudioServices { sessions: Sessions; studioAccounts: StudioAccounts; history: History }
 
-export interface StudioCtx extends Ctx, StudioServices { secure: boolean; mailer: Mailer | null }
+export interface StudioCtx extends Ctx, StudioServices { secure: boolean; mailer: Mailer | null; cards: Map<string, ModelCard> }
 
 declare module 'fastify' {
-  interface FastifyRequest { studio: Session | null }
+  interface FastifyRequest { studio: Session | null; topupsOn: boolean }
 }
 
 export const SESSION_COOKIE = 'rg_session';

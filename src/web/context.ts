@@ -13,6 +13,8 @@ import type { Uploads } from '../services/uploads.ts';
 import type { WebhookEndpoints } from '../services/webhook-endpoints.ts';
 import type { BackendHealth } from '../backends/health.ts';
 import type { ChatCompletions } from '../services/chat.ts';
+import type { Topups } from '../services/topups.ts';
+import type { Billing } from '../services/billing.ts';
 
 export interface Ctx {
   config: Config;
@@ -35,6 +37,10 @@ export interface Ctx {
   ops: OpsProbe;
   /** The model servers' health as this process's probes see it (processes that render only). */
   backendHealth?: BackendHealth;
+  /** Stripe Checkout top-ups (docs/billing.md); null when Stripe is not configured. */
+  topups: Topups | null;
+  /** The console's view of billing: shortfalls and Stripe events. */
+  billing: Billing;
 }
 
 declare module 'fastify' {

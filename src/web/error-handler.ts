@@ -8,7 +8,7 @@ export function isUnavailable(e: unknown): boolean {
   const err = e as { code?: string; message?: string } | null;
   if (!err) return false;
   const code = err.code ?? '';
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004']
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '57014', '53300', '08000', '08003', '08006', '08001', '08004']
     .includes(code) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting up|shutting down)/i.test(err.message ?? '');
 }
 

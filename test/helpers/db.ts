@@ -13,7 +13,7 @@ export async function freshDatabase(): Promise<{ db: Db; url: string; drop: () =
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const url = base.replace(/\/postgres$/, `/${name}`);
-  const db = createPool(url);
+  const db = createPool(url, 20, { long: true }); // the test's own queries and migrations, never a request's
   await migrate(db);
   return {
     db,

@@ -37,13 +37,13 @@ describe('studio security', () => {
     const email = await signUp(page);
     await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: 10_000 });
     await page.goto('/models/rendergate/shot-list');
-    await page.getByLabel('text', { exact: true }).fill(HOSTILE);
+    await page.getByLabel('Text', { exact: true }).fill(HOSTILE);
     await page.getByRole('button', { name: 'Render' }).click();
     const row = page.getByRole('listitem').filter({ hasText: '<script>' });
     await row.locator('pre.text-output').waitFor({ timeout: 60_000 });
     await row.getByRole('link', { name: 'Shot list' }).click();
     await page.getByRole('heading', { name: 'Use from the API' }).waitFor();
-    expect(await page.locator('dd').first().textContent()).toBe(HOSTILE);
+    expect(await page.locator('dl.inputs:not(.timings) dd').first().textContent()).toBe(HOSTILE);
     expect(await page.locator('pre.code').first().textContent()).toContain('<script>window.__pwned = 1</script>');
     await page.goto('/keys');
     await page.getByLabel('Name').fill(HOSTILE);

@@ -233,6 +233,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's events for Checkout top-ups (only when Stripe is configured; else 404).
+         * @description Verified with the `Stripe-Signature` header over the raw body (300 s tolerance). A paid `checkout.session.completed` or `checkout.session.async_payment_succeeded` credits `amount_total` once per session; `charge.refunded` and `charge.dispute.created` of a top-up take it back (ledger kind `reversal`); other events change nothing. Answered only once the change is committed. See docs/billing.md.
+         */
+        post: operations["receiveStripeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints/{id}/deliveries": {
         parameters: {
             query?: never;
@@ -453,6 +473,11 @@ export interface components {
                 dailyCapCents: number | null;
                 spentTodayCents: number;
                 rateLimitPerMinute: number;
+                /**
+                 * @description A test key (`rg_test_…`) renders for free, with results made by the service itself.
+                 * @enum {unknown}
+                 */
+                mode: "live" | "test";
             };
         };
         Quote: {
@@ -509,6 +534,11 @@ export interface components {
             startedAt: string | null;
             /** Format: date-time */
             completedAt: string | null;
+            /**
+             * @description Present on renders of test keys only: nothing was charged; `costCents` is the price it would cost.
+             * @constant
+             */
+            mode?: "test";
         };
         /** @description A page, newest first. Pass `nextCursor` as `cursor` for the next one; null on the last page. */
         GenerationList: {
@@ -592,6 +622,8 @@ export interface components {
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed";
             lastResponseStatus: number | null;
+            /** @description One sentence on the last failed attempt ("HTTP 500", "no answer within 15 s", "address refused: 127.0.0.1 is a loopback address"); null when none failed. */
+            lastError: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -607,6 +639,8 @@ export interface components {
             type: components["schemas"]["EventType"];
             /** Format: date-time */
             timestamp: string;
+            /** @description false for the renders of test keys. */
+            livemode: boolean;
             data: components["schemas"]["Generation"];
         };
         /** Inputs of rendergate/start-end-to-video */
@@ -615,12 +649,12 @@ export interface components {
             prompt: string;
             /**
              * Format: uri
-             * @description Address of the first frame (http or https).
+             * @description The first frame: a PNG, JPEG or WebP image.
              */
             image: string;
             /**
              * Format: uri
-             * @description Address of the last frame (http or https).
+             * @description The last frame: a PNG, JPEG or WebP image.
              */
             last_image: string;
             /**
@@ -654,7 +688,7 @@ export interface components {
             prompt: string;
             /**
              * Format: uri
-             * @description Address of the still image (http or https).
+             * @description The still image to animate: a PNG, JPEG or WebP image.
              */
             image: string;
             /** @description What the video should avoid. */
@@ -713,7 +747,7 @@ export interface components {
             status: components["schemas"]["GenerationStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every error. `message` is one human sentence; `code` is from the closed list. */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -780,6 +814,10 @@ export interface components {
         Error503: {
             /** @enum {unknown} */
             code?: "SERVICE_UNAVAILABLE";
+        } & components["schemas"]["Error"];
+        Error507: {
+            /** @enum {unknown} */
+            code?: "INSUFFICIENT_STORAGE";
         } & components["schemas"]["Error"];
         /** @description OpenAI's error body; `code` is the v1 error code. */
         OpenAIError: {
@@ -1030,6 +1068,18 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error503"];
+            };
+        };
+        /** @description The storage is full; nothing was stored. Retry later. Codes: `INSUFFICIENT_STORAGE`. */
+        Error507: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error507"];
             };
         };
         /** @description The request is malformed or names a parameter the model cannot take (`param`). */
@@ -1700,6 +1750,7 @@ export interface operations {
             431: components["responses"]["Error431"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
+            507: components["responses"]["Error507"];
         };
     };
     getUpload: {
@@ -1909,6 +1960,42 @@ export interface operations {
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "Stripe-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Received; `outcome` says what it did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        /** @enum {unknown} */
+                        outcome: "credited" | "duplicate" | "ignored" | "refused" | "reversed";
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };

@@ -7,11 +7,11 @@ import { createParser } from 'eventsource-parser';
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
-import { call, errorFor, malformed, networkError, readJson, withRetries, type CallOptions } from '../shared/http.ts';
+import {
+  call, errorFor, malformed, networkError, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions,
+} from '../shared/http.ts';
 import { serverOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
-// The most text one answer may carry: far above any model's context, far below a worker's memory.
-const MAX_TEXT = 4 * 1024 * 1024;
 
 export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
   const b = model.def.backend;
@@ -34,6 +34,8 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
     let done = false;
     let failure: RenderError | null = null;
     let pieces = 0;
+    let bytes = 0;
+    const tooLarge = () => new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${deps.textLimitBytes} bytes.`, false);
     const parser = createParser({
       onEvent(ev) {
         if (done || failure) return;
@@ -50,15 +52,22 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         if (typeof piece === 'string' && piece !== '') {
           text += piece;
           ctx.textPiece?.(piece);
-          if (text.length > MAX_TEXT) failure = new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
+          bytes += Buffer.byteLength(piece);
+          if (bytes > deps.textLimitBytes) failure = tooLarge();
           if (maxTokens) ctx.progress(Math.min(0.99, ++pieces / maxTokens));
         }
       },
     });
     const decoder = new TextDecoder();
+    // The stream's own bytes are bounded too: events that carry no text (or a line that never ends)
+    // cannot make this read go on growing the parser's buffer.
+    let streamed = 0;
+    const streamLimit = textAnswerLimit(deps.textLimitBytes) * 4;
     try {
-      for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
-        parser.feed(decoder.decode(bytes, { stream: true }));
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        streamed += chunk.byteLength;
+        if (streamed > streamLimit) { failure ??= tooLarge(); break; }
+        parser.feed(decoder.decode(chunk, { stream: true }));
         if (done || failure) break;
       }
     } catch (e) {
@@ -87,12 +96,12 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         }, { signal: ctx.signal, tries: 4, until });
         // A server that ignores `stream` answers with one JSON completion.
         if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-          const j = await readJson(res, o) as { choices?: { message?: { content?: unknown } }[] };
+          const j = await readJson(res, o, textAnswerLimit(deps.textLimitBytes)) as { choices?: { message?: { content?: unknown } }[] };
           const content = j?.choices?.[0]?.message?.content;
           if (typeof content !== 'string') throw malformed('chat completion', 'no choices[0].message.content');
-          if (content.length > MAX_TEXT) throw new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
+          const out = textOutput(content, deps.textLimitBytes);
           ctx.textPiece?.(content);
-          return { kind: 'text', text: content };
+          return out;
         }
         return { kind: 'text', text: await readStream(res, ctx, o, maxTokens, until) };
       } catch (e) {

@@ -9,6 +9,10 @@ import type { CogReceiver } from '../cog/receiver.ts';
 export interface DriverDeps {
   secrets: Secrets;
   outputLimitBytes: number;
+  /** The most text a text model may answer (UTF-8 bytes); answers are read only this far (and some). */
+  textLimitBytes: number;
+  /** RENDERGATE_ALLOW_PRIVATE_URLS, for result addresses off the model server's own origin. */
+  allowPrivateUrls: boolean;
   metrics: Metrics;
   /** Asynchronous Cog predictions with live progress (RENDERGATE_WORKER_CALLBACK_URL); unset: synchronous. */
   cogAsync?: { receiver: CogReceiver; pollMs: number };
@@ -29,4 +33,13 @@ export function serverOf(urls: readonly string[], ctx: RenderContext): string {
 /** Milliseconds left of the render's time limit, counted from `startedAt`. */
 export function timeLeft(until: number): number {
   return Math.max(1, until - Date.now());
+}
+
+/** The origin of a server's base address (`http://host:port`), whose result files are its own. */
+export function originOf(base: string): string | null {
+  try {
+    return new URL(base).origin;
+  } catch {
+    return null;
+  }
 }

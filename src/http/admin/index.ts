@@ -48,12 +48,13 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
     const id = accountId(req.params.id);
     // No body at all means no options; a JSON null is a body that is not an object.
-    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), ['name', 'dailyCapCents', 'rateLimitPerMinute']);
+    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), ['name', 'dailyCapCents', 'rateLimitPerMinute', 'mode']);
     const name = f.string('name', { max: 200 });
     const cap = f.int('dailyCapCents', { min: 0, max: MAX_CENTS, nullable: true });
     const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
+    const mode = f.oneOf('mode', ['live', 'test'] as const);
     f.done();
-    const key = await ctx.apiKeys.create(id, { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined });
+    const key = await ctx.apiKeys.create(id, { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined, mode });
     return reply.code(201).send(key);
   });
 

@@ -44,7 +44,7 @@ export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
     if (started.replayed) reply.header('idempotent-replayed', 'true');
     const closed = closedSignal(reply);
     if (started.request.stream) return stream(ctx, reply, started, req.apiKey.accountId, closed);
-    const g = await ctx.chat.final(req.apiKey.accountId, started.id, closed);
+    const g = await ctx.chat.final(req.apiKey.accountId, started.id, closed, started.mode);
     if (g.status !== 'succeeded') {
       const f = failure(g);
       return reply.code(f.status).type('application/json; charset=utf-8').send(openAiErrorBody(f.status, f.code, f.message));
@@ -69,7 +69,7 @@ function stream(ctx: Ctx, reply: FastifyReply, s: ChatStarted, accountId: string
     streamed += piece;
     chunk({ content: piece });
   });
-  void ctx.chat.final(accountId, s.id, closed).then((g) => {
+  void ctx.chat.final(accountId, s.id, closed, s.mode).then((g) => {
     stop();
     if (g.status !== 'succeeded') {
       const f = failure(g);

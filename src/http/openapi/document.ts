@@ -32,6 +32,7 @@ const TAGS = [
   ['Account', 'The account and key making the request.'], ['Models', 'The catalog.'],
   ['Generations', 'Renders: priced, charged, queued, read, cancelled.'], ['Uploads', 'Images to use as inputs.'],
   ['Webhooks', 'Endpoints that receive generation events.'], ['Reference', 'This document.'],
+  ['Billing', 'Top-ups through Stripe Checkout (Stripe calls it, not clients).'],
   ['OpenAI', 'OpenAI\'s chat API over the catalog\'s text models (`/openai/v1`), for OpenAI\'s SDKs and tools built on them.'],
 ].map(([name, description]) => ({ name, description }));
 

@@ -23,6 +23,7 @@ const STATUS_TEXT: Record<number, string> = {
   431: 'The request headers are over the limit.',
   500: 'A bug; logged with the request id.',
   503: 'The database or storage is unreachable; retry after Retry-After seconds.',
+  507: 'The storage is full; nothing was stored. Retry later.',
 };
 
 /** `components.schemas` for the error bodies and their details, and `components.responses` per status. */

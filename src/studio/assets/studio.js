@@ -4,6 +4,19 @@
 'use strict';
 (function () {
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  document.documentElement.classList.add('js');
+
+  // The header's menu on a phone: one button opens and closes it.
+  const toggle = document.querySelector('.menu-toggle');
+  const menu = document.getElementById('site-menu');
+  if (toggle && menu) {
+    toggle.hidden = false;
+    toggle.addEventListener('click', () => {
+      const open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', String(open));
+      menu.classList.toggle('open', open);
+    });
+  }
 
   // Live price: the server's quote (the API's own code) for the form as it is now.
   for (const form of $$('form.render-form')) {

@@ -18,7 +18,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     page(reply, 'signin', req, { title: 'Sign in', signupOpen: ctx.config.signupOpen, canReset: ctx.mailer !== null, ...extra });
 
   app.get('/', { preHandler: signedIn(ctx) }, async (req, reply) =>
-    page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models }));
+    page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models, cards: ctx.cards }));
 
   app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => {
     if (await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account')) return reply.redirect(localPath(req.query.next), 303);
