@@ -32,6 +32,7 @@ import { WebhookEndpoints } from './services/webhook-endpoints.ts';
 import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { recordPublicUrl } from './services/server-info.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -111,6 +112,8 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     await infra.close();
     throw e;
   }
+  // The operator's command line prints links with the URL the server itself uses.
+  if (role !== 'worker') await recordPublicUrl(db, config.publicUrl);
   let worker: Worker | null = null;
   let janitor: Janitor | null = null;
   let claimDb: Db | null = null;

@@ -4,6 +4,8 @@ import { ApiError } from '../domain/errors.ts';
 import { transaction, type Db, type Queryable } from '../db/pool.ts';
 import { newId } from '../domain/ids.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
+import { accountByEmail, searchAccounts } from '../db/accounts.ts';
+import { isId } from '../domain/ids.ts';
 
 /** The largest balance an account can hold: 2^53 - 1, the largest integer a JSON client reads exactly. */
 export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
@@ -64,4 +66,25 @@ export async function listLedger(db: Db, accountId: string, limit: number, curso
     createdAt: (r.created_at as Date).toISOString(),
   }));
   return { data, nextCursor: rows.length > limit ? encodeCursor(data[data.length - 1].id) : null };
+}
+
+/** An account named by its id or its email (the operator's `--account`). */
+export async function resolveAccount(db: Queryable, idOrEmail: string): Promise<AccountView> {
+  if (isId('acct', idOrEmail)) return getAccount(db, idOrEmail);
+  const row = idOrEmail.includes('@') ? await accountByEmail(db, idOrEmail) : null;
+  if (!row) throw new ApiError('ACCOUNT_NOT_FOUND', `No account with the id or email ${idOrEmail}.`);
+  return view(row as unknown as Record<string, unknown>);
+}
+
+/** Accounts newest first: all, those with this exact email, or those matching `query` (part of an email, or an id). */
+export async function listAccounts(db: Queryable, opts: { query?: string; email?: string; limit: number; cursor: string | null }): Promise<Page<AccountView>> {
+  if (opts.email !== undefined) {
+    const row = await accountByEmail(db, opts.email);
+    return { data: row ? [view(row as unknown as Record<string, unknown>)] : [], nextCursor: null };
+  }
+  const rows = await searchAccounts(db, {
+    text: opts.query || null, beforeId: opts.cursor === null ? null : decodeCursor(opts.cursor), limit: opts.limit + 1,
+  });
+  const data = rows.slice(0, opts.limit).map((r) => view(r as unknown as Record<string, unknown>));
+  return { data, nextCursor: rows.length > opts.limit ? encodeCursor(data[data.length - 1].id) : null };
 }

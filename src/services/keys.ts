@@ -37,10 +37,15 @@ export interface NewKey {
   name?: string;
   dailyCapCents?: number | null;
   rateLimitPerMinute?: number;
+  /** `test` keys render nothing billable; a server without test keys refuses them. */
+  mode?: 'live' | 'test';
 }
 
 export async function createKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
   // 32 random bytes give 43-44 base58 characters; pad so the length never drops below 32.
+  if (opts.mode === 'test') {
+    throw new ApiError('INVALID_INPUT', 'mode: this server does not issue test keys.', [{ field: 'mode', message: 'test keys are not available' }]);
+  }
   let body = base58(crypto.randomBytes(32));
   while (body.length < 43) body = '1' + body;
   const key = `${prefix}live_${body}`;

@@ -19,7 +19,7 @@ export function passwordProblem(password: string): string | null {
   return null;
 }
 
-export const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>".]{1,63}$/;
+export { EMAIL } from '../domain/email.ts';
 
 /** The account of this email and password, or null; always costs one argon2 verification. */
 export async function checkPassword(db: Db, email: string, password: string): Promise<string | null> {

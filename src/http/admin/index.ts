@@ -4,7 +4,9 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
-import { addCredit, createAccount, getAccount, listLedger } from '../../services/accounts.ts';
+import { addCredit, createAccount, getAccount, listAccounts, listLedger } from '../../services/accounts.ts';
+import { inviteLink, resetLink } from '../../services/account-links.ts';
+import { VERSION } from '../../domain/version.ts';
 import { createKey, revokeKey } from '../../services/keys.ts';
 import { decodeCursor, parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
@@ -36,6 +38,36 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     return reply.code(201).send(await createAccount(ctx.db, email!, name ?? null));
   });
 
+  // Newest first; `email` finds one account by its exact email, `query` by part of one (or an id).
+  app.get('/accounts', async (req) => {
+    const limit = parseLimit(queryParam(req.query, 'limit'));
+    const cursor = queryParam(req.query, 'cursor');
+    const email = queryParam(req.query, 'email');
+    const query = queryParam(req.query, 'query');
+    if ((query?.length ?? 0) > 254 || (email?.length ?? 0) > 254) {
+      throw new ApiError('INVALID_INPUT', 'query and email: at most 254 characters.', [{ field: email ? 'email' : 'query', message: 'too long' }]);
+    }
+    return listAccounts(ctx.db, { limit, cursor: cursor ?? null, email, query });
+  });
+
+  // What the operator's tools need to know about this server: the links it makes start with publicUrl.
+  app.get('/server', async () => ({ version: VERSION, publicUrl: ctx.config.publicUrl }));
+
+  app.post('/invites', async (req, reply) => {
+    const f = new Fields(objectBody(req.body), ['email', 'name']);
+    const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
+    const name = f.string('name', { max: 200 });
+    f.done();
+    return reply.code(201).send(await inviteLink(ctx.db, ctx.config.publicUrl, email!, name ?? null));
+  });
+
+  app.post('/reset-links', async (req, reply) => {
+    const f = new Fields(objectBody(req.body), ['email']);
+    const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
+    f.done();
+    return reply.code(201).send(await resetLink(ctx.db, ctx.config.publicUrl, email!));
+  });
+
   app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => getAccount(ctx.db, accountId(req.params.id)));
 
   app.post<{ Params: { id: string } }>('/accounts/:id/credits', async (req, reply) => {
@@ -50,13 +82,14 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
     const id = accountId(req.params.id);
     // No body at all means no options; a JSON null is a body that is not an object.
-    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), ['name', 'dailyCapCents', 'rateLimitPerMinute']);
+    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), ['name', 'dailyCapCents', 'rateLimitPerMinute', 'mode']);
     const name = f.string('name', { max: 200 });
     const cap = f.int('dailyCapCents', { min: 0, max: MAX_CENTS, nullable: true });
     const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
+    const mode = f.string('mode', { max: 4, pattern: /^(live|test)$/ }) as 'live' | 'test' | undefined;
     f.done();
     const key = await createKey(ctx.db, ctx.config.keyPrefix, ctx.config.defaultRateLimitPerMinute, id,
-      { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined });
+      { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined, mode });
     return reply.code(201).send(key);
   });
 

@@ -13,7 +13,7 @@ import { page } from '../view.ts';
 import { field } from '../form-body.ts';
 import { listKeys } from '../queries.ts';
 import { parseEuros } from './keys.ts';
-import { inviteLink, resetLink } from '../invites.ts';
+import { inviteLink, resetLink } from '../../services/account-links.ts';
 import { recordFailure, throttled } from '../throttle.ts';
 
 type IdParams = { Params: { id: string } };

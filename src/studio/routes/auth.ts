@@ -7,7 +7,7 @@ import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
 import { checkPassword, currentPasswordOk, EMAIL, MIN_PASSWORD, passwordProblem, setPassword, signUp, hashPassword } from '../passwords.ts';
 import { recordFailure, throttled } from '../throttle.ts';
-import { issueToken, linkFor, peekToken, useToken, type Purpose } from '../tokens.ts';
+import { issueToken, linkFor, peekToken, useToken, type Purpose } from '../../services/link-tokens.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {

@@ -4,8 +4,8 @@
 import { transaction, type Db } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import { EMAIL } from './passwords.ts';
-import { issueToken, linkFor, TOKEN_TTL_S, type Purpose } from './tokens.ts';
+import { EMAIL } from '../domain/email.ts';
+import { issueToken, linkFor, TOKEN_TTL_S, type Purpose } from './link-tokens.ts';
 
 export interface Link { accountId: string; email: string; purpose: Purpose; link: string; expiresAt: string }
 
