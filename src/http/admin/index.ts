@@ -13,6 +13,7 @@ import { queryParam } from '../body.ts';
 import { objectBody } from '../../domain/body.ts';
 import type { Ctx } from '../context.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
+import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -49,6 +50,9 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     }
     return listAccounts(ctx.db, { limit, cursor: cursor ?? null, email, query });
   });
+
+  const doc = JSON.stringify(buildAdminOpenApiDocument(ctx.config.publicUrl));
+  app.get('/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(doc));
 
   // What the operator's tools need to know about this server: the links it makes start with publicUrl.
   app.get('/server', async () => ({ version: VERSION, publicUrl: ctx.config.publicUrl }));

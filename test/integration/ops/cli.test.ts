@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { ADMIN, freePort } from '../../helpers/service.ts';
@@ -153,5 +156,29 @@ describe('on the local installation (DATABASE_URL)', () => {
     const credit = await cli(['credits', 'add', '--account', mail, '--amount', '7'], { env: { DATABASE_URL: f.dbh.url } });
     expect(credit.code, credit.stderr).toBe(0);
     expect((await f.api.admin('GET', `/accounts/${made.id}`)).balanceCents).toBe(7);
+  });
+});
+
+describe('GET /admin/v1/openapi.json', () => {
+  it('is valid OpenAPI 3.1, behind the admin token, and the answers the CLI reads match it', async () => {
+    expect((await fetch(`${f.svc.base}/admin/v1/openapi.json`)).status).toBe(401);
+    const doc = await f.api.admin('GET', '/openapi.json');
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    const ajv = new Ajv2020({ strict: false });
+    (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
+    ajv.addSchema(doc, 'admin');
+    const check = (schema: string, value: unknown) => {
+      const ok = ajv.validate({ $ref: `admin#/components/schemas/${schema}` }, value);
+      expect(ok, `${schema}: ${JSON.stringify(ajv.errors)}`).toBe(true);
+    };
+    const mail = email();
+    check('Account', await f.api.admin('POST', '/accounts', { email: mail }));
+    check('AccountList', await f.api.admin('GET', `/accounts?email=${encodeURIComponent(mail)}`));
+    check('AccountList', await f.api.admin('GET', '/accounts?query=cli-&limit=2'));
+    check('Link', await f.api.admin('POST', '/invites', { email: email() }));
+    check('Link', await f.api.admin('POST', '/reset-links', { email: mail }));
+    check('Server', await f.api.admin('GET', '/server'));
+    expect((await f.api.admin('GET', '/server')).publicUrl).toBe(f.svc.base);
   });
 });
