@@ -4,6 +4,7 @@
 // the TypeScript (as bin/rendergate.mjs does). Errors cross the thread boundary as plain data: a
 // structured clone would keep a RenderError's message but lose its code and retryable flag.
 import fs from 'node:fs';
+import { URL } from 'node:url';
 
 const built = fs.existsSync(new URL('./text-shot-list.js', import.meta.url));
 if (!built) (await import('tsx/esm/api')).register();
