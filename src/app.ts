@@ -8,6 +8,7 @@ import { resolveAdminToken } from './http/admin/admin-token.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { createPool, type Db } from './db/pool.ts';
 import { migrate } from './db/migrate.ts';
+import { checkDatabaseServer, DatabaseRefused } from './db/server-check.ts';
 import { loadCatalog } from './domain/catalog-load.ts';
 import type { Catalog } from './domain/catalog-load.ts';
 import { createBackends } from './backends/registry.ts';
@@ -41,6 +42,14 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
   const catalog = loadCatalog(config.catalogPath ?? undefined);
   let embedded: EmbeddedPostgres | null = null;
   if (!config.databaseUrl) embedded = await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
+  if (config.databaseUrl) {
+    try {
+      await checkDatabaseServer(config.databaseUrl);
+    } catch (e) {
+      if (e instanceof DatabaseRefused) throw new ConfigError([e.message]);
+      throw e;
+    }
+  }
   const url = config.databaseUrl ?? embedded!.url;
   const db = createPool(url);
   try {

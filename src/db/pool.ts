@@ -6,6 +6,9 @@ pg.types.setTypeParser(20, (v) => Number(v));
 // dates (the days of daily caps) stay 'YYYY-MM-DD' strings, never shifted by the process's time zone.
 pg.types.setTypeParser(1082, (v) => v);
 
+/** The longest one statement may run (set on every pooled connection). */
+export const STATEMENT_TIMEOUT_MS = 15_000;
+
 export type Db = pg.Pool;
 export type Tx = pg.PoolClient;
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -18,10 +21,14 @@ export type Queryable = pg.Pool | pg.PoolClient;
 export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean } = {}): Db {
   // Short connect and statement limits: while the database is away a request fails fast with 503
   // instead of hanging, and a stuck statement cannot hold a connection for long.
+  // Set per session with SET, not as startup parameters: PgBouncer refuses a connection whose startup
+  // packet carries `statement_timeout` or `options`. The pool awaits onConnect before it hands the new
+  // client out, so every statement of the client runs under these settings.
+  const settings = `SET statement_timeout = ${STATEMENT_TIMEOUT_MS}${opts.asyncCommit ? '; SET synchronous_commit = off' : ''}`;
   const pool = new pg.Pool({
-    connectionString: url, max, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000,
-    statement_timeout: 15_000, query_timeout: 20_000,
-    ...(opts.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
+    connectionString: url, max, connectionTimeoutMillis: 2_000, idleTimeoutMillis: 30_000, query_timeout: 20_000,
+    // typed as returning void; pg-pool awaits the promise (and ends the client when it rejects)
+    onConnect: (client) => client.query(settings) as unknown as void,
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});
