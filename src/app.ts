@@ -22,6 +22,7 @@ import { AfterCommitNotifier } from './db/notify-after-commit.ts';
 import { JOBS_CHANNEL } from './db/channels.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
+import type { AccessWriter } from './http/access-log.ts';
 import { Worker } from './queue/worker.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -72,7 +73,7 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
 /** `server` is the API (roles serve and api) or the operational endpoints alone (role worker). */
 export interface Running { server: FastifyInstance; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
 
-export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger } = {}): Promise<Running> {
+export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger; access?: AccessWriter | null } = {}): Promise<Running> {
   // API processes behind a load balancer must all accept the same admin token; one generated into each
   // process's own data dir would make the admin API work on one replica and fail on the others.
   if (role === 'api' && config.databaseUrl && !config.adminToken) {
@@ -112,7 +113,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
-  const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log) : buildServer(ctx, log);
+  const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log) : buildServer(ctx, log, opts.access ?? null);
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {

@@ -18,7 +18,7 @@ async function serve(role: Role) {
   const config = loadConfig();
   const logging = createProcessLog(config.logLevel);
   exitOnFatal(logging);
-  const running = await startService(config, role, { log: logging.log });
+  const running = await startService(config, role, { log: logging.log, access: logging.access });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

@@ -8,7 +8,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from './context.ts';
 import { parseJsonBody } from './body.ts';
 import { sendError } from './error-handler.ts';
-import { AccessLog } from './access-log.ts';
+import { AccessLog, type AccessWriter } from './access-log.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
@@ -54,11 +54,12 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   socket.destroy(err);
 }
 
-export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
+/** `access`: where access lines go directly (src/cli/logger.ts); without it, through `log`. */
+export function buildServer(ctx: Ctx, log: Logger, access: AccessWriter | null = null): FastifyInstance {
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
-    logController: AccessLog.for(log),
+    logController: new AccessLog(access),
     bodyLimit: ctx.config.bodyLimitBytes,
     // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every second.
     http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
