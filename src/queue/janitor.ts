@@ -8,12 +8,15 @@ import { transaction, type Db } from '../db/pool.ts';
 import { refundGeneration } from '../db/refunds.ts';
 import { unlessBackingUp } from '../db/backup-lock.ts';
 import type { Storage } from '../storage/storage.ts';
+import { removeOrphans } from './orphans.ts';
 
 const IDEMPOTENCY_KEEP_HOURS = 25;
+const ORPHAN_SWEEP_EVERY_MS = 10 * 60_000;
 
 export class Janitor {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private lastOrphanSweep = 0;
 
   constructor(private db: Db, private storage: Storage, private log: Logger, private everyMs = 5_000) {}
 
@@ -76,6 +79,12 @@ export class Janitor {
       });
       await this.expireOutputs();
       await this.removeUploads();
+      // Listing the store is the costly part (S3 lists are billed): every ORPHAN_SWEEP_EVERY_MS only.
+      if (Date.now() - this.lastOrphanSweep >= ORPHAN_SWEEP_EVERY_MS) {
+        this.lastOrphanSweep = Date.now();
+        const orphans = await removeOrphans(this.db, this.storage);
+        if (orphans.length > 0) this.log.info({ count: orphans.length }, 'removed stored files no row names');
+      }
       // Finished webhook deliveries are kept 30 days for the deliveries list, then pruned.
       await this.db.query(
         `DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(SELECT ctid FROM webhook_deliveries
