@@ -15,6 +15,8 @@ import { serviceFixture } from '../../helpers/fixture.ts';
 import { ADMIN, freePort } from '../../helpers/service.ts';
 
 const BIN = path.resolve(import.meta.dirname, '../../../bin/rendergate.mjs');
+// Each test spawns the CLI many times (a second or two each, more on a loaded machine).
+const SPAWNS_TIMEOUT = 300_000;
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
 
 interface Run { code: number; stdout: string; stderr: string }
@@ -35,7 +37,7 @@ const remote = () => ({ RENDERGATE_URL: f.svc.base, RENDERGATE_ADMIN_TOKEN: ADMI
 const email = () => `cli-${Math.random().toString(36).slice(2)}@example.test`;
 
 describe('help and usage', () => {
-  it('--help starts nothing: no data dir, the port stays free for whoever holds it, exit 0', async () => {
+  it('--help starts nothing: no data dir, the port stays free for whoever holds it, exit 0', { timeout: SPAWNS_TIMEOUT }, async () => {
     const port = await freePort();
     // Holding the port: a start would fail to listen (and exit non-zero) after creating its data dir.
     const holder = net.createServer().listen(port, '127.0.0.1');
@@ -55,7 +57,7 @@ describe('help and usage', () => {
     }
   });
 
-  it('an unknown command or flag, a missing flag or argument: usage on stderr, exit 2', async () => {
+  it('an unknown command or flag, a missing flag or argument: usage on stderr, exit 2', { timeout: SPAWNS_TIMEOUT }, async () => {
     const cases: [string[], RegExp][] = [
       [['bogus'], /unknown command "bogus"/],
       [['--bogus'], /unknown flag "--bogus"/],
@@ -93,7 +95,7 @@ describe('help and usage', () => {
 });
 
 describe('against a running server (RENDERGATE_URL) from an empty directory', () => {
-  it('creates, finds and lists accounts, credits and keys by email, revokes, refunds, makes links', async () => {
+  it('creates, finds and lists accounts, credits and keys by email, revokes, refunds, makes links', { timeout: SPAWNS_TIMEOUT }, async () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-remote-'));
     const json = async (...args: string[]) => {
       const r = await cli(args, { cwd, env: remote() });
@@ -129,7 +131,7 @@ describe('against a running server (RENDERGATE_URL) from an empty directory', ()
     expect(fs.readdirSync(cwd)).toEqual([]);
   });
 
-  it('answers the server\'s refusals with exit 1 and the error code; a wrong token or address too', async () => {
+  it('answers the server\'s refusals with exit 1 and the error code; a wrong token or address too', { timeout: SPAWNS_TIMEOUT }, async () => {
     const missing = await cli(['credits', 'add', '--account', 'nobody@example.test', '--amount', '1'], { env: remote() });
     expect(missing.code).toBe(1);
     expect(JSON.parse(missing.stderr).code).toBe('ACCOUNT_NOT_FOUND');
@@ -147,7 +149,7 @@ describe('against a running server (RENDERGATE_URL) from an empty directory', ()
 });
 
 describe('on the local installation (DATABASE_URL)', () => {
-  it('prints links with the public URL the server recorded, not one made from this shell', async () => {
+  it('prints links with the public URL the server recorded, not one made from this shell', { timeout: SPAWNS_TIMEOUT }, async () => {
     const r = await cli(['accounts', 'invite', '--email', email()], { env: { DATABASE_URL: f.dbh.url, PORT: '1' } });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).link.startsWith(`${f.svc.base}/invite/`)).toBe(true);
