@@ -30,8 +30,9 @@ export async function checkDatabaseServer(url: string, opts: { minVersion?: numb
   try {
     const { rows } = await a.query<{ num: string; version: string }>(
       "SELECT current_setting('server_version_num') AS num, current_setting('server_version') AS version");
+    const version = rows[0].version.split(' ')[0]; // "15.20 (Debian 15.20-0+deb12u1)" → "15.20"
     if (Number(rows[0].num) < (opts.minVersion ?? MIN_SERVER_VERSION)) {
-      throw new DatabaseRefused(`DATABASE_URL: PostgreSQL ${rows[0].version} is older than this release supports `
+      throw new DatabaseRefused(`DATABASE_URL: PostgreSQL ${version} is older than this release supports `
         + `(${SUPPORTED_VERSIONS}); upgrade the server (docs/operations.md)`);
     }
     await b.connect();
@@ -46,7 +47,7 @@ export async function checkDatabaseServer(url: string, opts: { minVersion?: numb
         + 'LISTEN/NOTIFY and session advisory locks: point DATABASE_URL at the server itself or at a pool in '
         + 'session mode (pool_mode=session). See docs/operations.md "Poolers".');
     }
-    return { version: rows[0].version };
+    return { version };
   } finally {
     await a.end().catch(() => undefined);
     await b.end().catch(() => undefined);
