@@ -4,9 +4,10 @@ import pino from 'pino';
 import { openInfra } from '../app.ts';
 import type { Config } from '../config.ts';
 import { addCredit, createAccount, listAccounts, resolveAccount } from '../services/accounts.ts';
-import { inviteLink, resetLink } from '../services/account-links.ts';
+import { inviteLink, resetLink } from '../services/invites.ts';
 import { createKey, revokeKey } from '../services/keys.ts';
 import { Generations } from '../services/generations.ts';
+import { Ledger } from '../services/ledger.ts';
 import { recordedPublicUrl } from '../services/server-info.ts';
 import { parseLimit } from '../services/paging.ts';
 import { CliError } from './cli-error.ts';
@@ -32,7 +33,9 @@ export async function localOperator(config: Config, env: NodeJS.ProcessEnv): Pro
     addCredit: (id, amount, reason) => addCredit(db, id, amount, reason),
     createKey: (id, o) => createKey(db, config.keyPrefix, config.defaultRateLimitPerMinute, id, o),
     revokeKey: (id) => revokeKey(db, id),
-    refund: (id) => new Generations(db, infra.catalog, config, infra.storage).adminRefund(id),
+    refund: (id) => new Generations({
+      db, catalog: infra.catalog, config, storage: infra.storage, ledger: new Ledger(db, config.dayTimeZone),
+    }).adminRefund(id),
     close: () => infra.close(),
   };
 }

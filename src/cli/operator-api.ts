@@ -3,7 +3,7 @@
 // admin API (RENDERGATE_URL; remote-operator.ts). The commands themselves are written once, here.
 import type { AccountView } from '../services/accounts.ts';
 import type { Page } from '../services/paging.ts';
-import type { Link } from '../services/account-links.ts';
+import type { Link } from '../services/invites.ts';
 import { UsageError } from './cli-error.ts';
 
 export interface NewKeyOptions { name?: string; dailyCapCents: number | null; rateLimitPerMinute?: number; mode?: 'live' | 'test' }

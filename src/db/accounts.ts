@@ -1,30 +1,75 @@
-// SQL of the accounts table: lookups for operators (by email, by part of an email, newest first).
+// The statements on `accounts`. Balances change only through services/ledger.ts, which pairs each
+// change with its ledger entry in one transaction.
 import type { Queryable } from './pool.ts';
 
-export interface AccountRow {
-  id: string; email: string; name: string | null; balance_cents: number; created_at: Date;
+export interface AccountRow { id: string; email: string; name: string | null; balance_cents: number; created_at: Date }
+
+/** A new account, or null when the email is taken. */
+export async function insertAccount(q: Queryable, id: string, email: string, name: string | null): Promise<AccountRow | null> {
+  const { rows } = await q.query(
+    'INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING *', [id, email, name]);
+  return (rows[0] as AccountRow | undefined) ?? null;
 }
 
-const COLUMNS = 'id, email, name, balance_cents, created_at';
+export async function accountById(q: Queryable, id: string): Promise<AccountRow | null> {
+  const { rows } = await q.query('SELECT * FROM accounts WHERE id = $1', [id]);
+  return (rows[0] as AccountRow | undefined) ?? null;
+}
 
-/** The account whose email is `email`, compared case-insensitively (as sign-in does). */
-export async function accountByEmail(db: Queryable, email: string): Promise<AccountRow | null> {
-  const { rows } = await db.query<AccountRow>(
-    `SELECT ${COLUMNS} FROM accounts WHERE lower(email) = lower($1) ORDER BY id LIMIT 1`, [email]);
-  return rows[0] ?? null;
+/** The account of an email, case-insensitively. */
+export async function accountByEmail(q: Queryable, email: string): Promise<{ id: string; email: string } | null> {
+  const { rows } = await q.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
+  return (rows[0] as { id: string; email: string } | undefined) ?? null;
+}
+
+export async function balanceOf(q: Queryable, id: string): Promise<number> {
+  const { rows } = await q.query('SELECT balance_cents FROM accounts WHERE id = $1', [id]);
+  return (rows[0]?.balance_cents as number | undefined) ?? 0;
 }
 
 /**
- * Accounts newest first, after the id `beforeId` (keyset paging): all of them, or those whose email
- * contains `text` (LIKE's wildcards in it are taken literally) or whose id is `text`.
+ * Adds `cents` to the balance, guarded so that it stays at most `max`; the new balance, or null when
+ * the account is missing or the guard refused.
  */
-export async function searchAccounts(db: Queryable, opts: { text: string | null; beforeId: string | null; limit: number }): Promise<AccountRow[]> {
-  const { rows } = await db.query<AccountRow>(
-    `SELECT ${COLUMNS} FROM accounts
+export async function addToBalance(q: Queryable, id: string, cents: number, max: number): Promise<number | null> {
+  const { rows } = await q.query(
+    `UPDATE accounts SET balance_cents = balance_cents + $2
+     WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`, [id, cents, max]);
+  return (rows[0]?.balance_cents as number | undefined) ?? null;
+}
+
+/** Returns cents to the balance (a refund: the charge it returns was taken from this balance). */
+export async function returnToBalance(q: Queryable, id: string, cents: number): Promise<void> {
+  await q.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [id, cents]);
+}
+
+/** Up to 50 accounts whose email contains `q` (taken literally) or whose id is `q`; all when `q` is ''. */
+export async function searchAccounts(q: Queryable, text: string): Promise<AccountRow[]> {
+  const { rows } = await q.query(
+    `SELECT id, email, name, balance_cents, created_at FROM accounts
+     WHERE $1 = '' OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' OR id = $1
+     ORDER BY id DESC LIMIT 50`, [text]);
+  return rows as AccountRow[];
+}
+
+/** The whole row of an email's account, case-insensitively (the operator's `--account EMAIL`). */
+export async function accountRowByEmail(q: Queryable, email: string): Promise<AccountRow | null> {
+  const { rows } = await q.query(
+    'SELECT id, email, name, balance_cents, created_at FROM accounts WHERE lower(email) = lower($1) ORDER BY id LIMIT 1', [email]);
+  return (rows[0] as AccountRow | undefined) ?? null;
+}
+
+/**
+ * A page of accounts newest first, after the id `beforeId` (keyset paging): all, or those whose email
+ * contains `text` (LIKE's wildcards in it taken literally) or whose id is `text`.
+ */
+export async function pageAccounts(q: Queryable, opts: { text: string | null; beforeId: string | null; limit: number }): Promise<AccountRow[]> {
+  const { rows } = await q.query(
+    `SELECT id, email, name, balance_cents, created_at FROM accounts
      WHERE ($1::text IS NULL OR id = $1
             OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%')
        AND ($2::text IS NULL OR id < $2)
      ORDER BY id DESC LIMIT $3`,
     [opts.text, opts.beforeId, opts.limit]);
-  return rows;
+  return rows as AccountRow[];
 }

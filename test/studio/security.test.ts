@@ -11,8 +11,8 @@ import { startTestService } from '../helpers/service.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 import { accountIdOf, eventually, PASSWORD, signUp, uniqueEmail } from './helpers.ts';
 import { StudioSession } from './http-session.ts';
-import { issueToken } from '../../src/services/link-tokens.ts';
-import { inviteLink } from '../../src/services/account-links.ts';
+import { issueToken } from '../../src/services/one-time-links.ts';
+import { inviteLink } from '../../src/services/invites.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
 let browser: Browser;

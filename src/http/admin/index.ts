@@ -4,16 +4,13 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
-import { addCredit, createAccount, getAccount, listAccounts, listLedger } from '../../services/accounts.ts';
-import { inviteLink, resetLink } from '../../services/account-links.ts';
-import { VERSION } from '../../domain/version.ts';
-import { createKey, revokeKey } from '../../services/keys.ts';
 import { decodeCursor, parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
 import { objectBody } from '../../domain/body.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
 import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
+import { VERSION } from '../../domain/version.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -36,8 +33,11 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
     const name = f.string('name', { max: 200 });
     f.done();
-    return reply.code(201).send(await createAccount(ctx.db, email!, name ?? null));
+    return reply.code(201).send(await ctx.accounts.create(email!, name ?? null));
   });
+
+  const doc = JSON.stringify(buildAdminOpenApiDocument(ctx.config.publicUrl));
+  app.get('/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(doc));
 
   // Newest first; `email` finds one account by its exact email, `query` by part of one (or an id).
   app.get('/accounts', async (req) => {
@@ -48,11 +48,8 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     if ((query?.length ?? 0) > 254 || (email?.length ?? 0) > 254) {
       throw new ApiError('INVALID_INPUT', 'query and email: at most 254 characters.', [{ field: email ? 'email' : 'query', message: 'too long' }]);
     }
-    return listAccounts(ctx.db, { limit, cursor: cursor ?? null, email, query });
+    return ctx.accounts.list({ limit, cursor: cursor ?? null, email, query });
   });
-
-  const doc = JSON.stringify(buildAdminOpenApiDocument(ctx.config.publicUrl));
-  app.get('/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(doc));
 
   // What the operator's tools need to know about this server: the links it makes start with publicUrl.
   app.get('/server', async () => ({ version: VERSION, publicUrl: ctx.config.publicUrl }));
@@ -62,17 +59,17 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
     const name = f.string('name', { max: 200 });
     f.done();
-    return reply.code(201).send(await inviteLink(ctx.db, ctx.config.publicUrl, email!, name ?? null));
+    return reply.code(201).send(await ctx.accounts.invite(ctx.config.publicUrl, email!, name ?? null));
   });
 
   app.post('/reset-links', async (req, reply) => {
     const f = new Fields(objectBody(req.body), ['email']);
     const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
     f.done();
-    return reply.code(201).send(await resetLink(ctx.db, ctx.config.publicUrl, email!));
+    return reply.code(201).send(await ctx.accounts.resetLink(ctx.config.publicUrl, email!));
   });
 
-  app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => getAccount(ctx.db, accountId(req.params.id)));
+  app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => ctx.accounts.get(accountId(req.params.id)));
 
   app.post<{ Params: { id: string } }>('/accounts/:id/credits', async (req, reply) => {
     const id = accountId(req.params.id);
@@ -80,7 +77,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const amount = f.int('amountCents', { required: true, min: 1, max: MAX_CENTS });
     const reason = f.string('reason', { max: 500 });
     f.done();
-    return reply.code(201).send(await addCredit(ctx.db, id, amount!, reason ?? null));
+    return reply.code(201).send(await ctx.accounts.credit(id, amount!, reason ?? null));
   });
 
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
@@ -92,21 +89,20 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
     const mode = f.string('mode', { max: 4, pattern: /^(live|test)$/ }) as 'live' | 'test' | undefined;
     f.done();
-    const key = await createKey(ctx.db, ctx.config.keyPrefix, ctx.config.defaultRateLimitPerMinute, id,
-      { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined, mode });
+    const key = await ctx.apiKeys.create(id, { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined, mode });
     return reply.code(201).send(key);
   });
 
   app.delete<{ Params: { id: string } }>('/keys/:id', async (req) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');
-    return revokeKey(ctx.db, req.params.id);
+    return ctx.apiKeys.revoke(req.params.id);
   });
 
   app.get<{ Params: { id: string } }>('/accounts/:id/ledger', async (req) => {
     const limit = parseLimit(queryParam(req.query, 'limit'));
     const cursor = queryParam(req.query, 'cursor');
     if (cursor !== undefined) decodeCursor(cursor);
-    return listLedger(ctx.db, accountId(req.params.id), limit, cursor ?? null);
+    return ctx.accounts.ledger(accountId(req.params.id), limit, cursor ?? null);
   });
 
   app.post<{ Params: { id: string } }>('/generations/:id/refund', async (req) => {

@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { Janitor } from '../../../src/queue/janitor.ts';
+import { refund } from '../../../src/services/ledger.ts';
 import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../../../src/queue/orphans.ts';
 
 // An API process only: no worker claims, so the test sets each render's attempt as a claim would.
@@ -63,7 +64,7 @@ describe('orphan sweep', () => {
     const lostUpload = `uploads/upl_${crypto.randomBytes(16).toString('hex')}`;
     await plant(lostUpload, old);
 
-    await new Janitor(db, storage, pino({ level: 'silent' })).sweep();
+    await new Janitor({ db, storage, log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
     expect((await f.api.call('GET', `/v1/generations/${killed}`, { key: a.key })).json.status).toBe('failed');
     const exists = (key: string) => fs.existsSync(path.join(root, key));
     expect(exists(`generations/${killed}-1.mp4`)).toBe(false);
@@ -78,7 +79,7 @@ describe('orphan sweep', () => {
     // deadline, the file can never be recorded, and the next sweep removes it.
     expect(await removeOrphans(db, storage)).toEqual([]);
     await db.query(`UPDATE generations SET deadline_at = now() - interval '1 second' WHERE id = $1`, [storing]);
-    await new Janitor(db, storage, pino({ level: 'silent' })).sweep();
+    await new Janitor({ db, storage, log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
     expect((await f.api.call('GET', `/v1/generations/${storing}`, { key: a.key })).json.status).toBe('failed');
     expect(exists(`generations/${storing}-2.mp4`)).toBe(false);
     expect(await removeOrphans(db, storage)).toEqual([]);
