@@ -30,10 +30,11 @@ import * as wait from './wait.ts';
 import * as webhooks from './webhooks.ts';
 import * as backends from './backends.ts';
 import * as studio from './studio.ts';
+import * as openai from './openai.ts';
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
   poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, text: text.run,
-  wait: wait.run, webhooks: webhooks.run, backends: backends.run, studio: studio.run,
+  wait: wait.run, webhooks: webhooks.run, backends: backends.run, studio: studio.run, openai: openai.run,
 };
 
 function parseArgs(argv: string[]) {

@@ -41,6 +41,8 @@ import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { recordPublicUrl } from './services/server-info.ts';
+import { ChatCompletions } from './services/chat.ts';
+import { LiveText } from './queue/live-text.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -114,7 +116,10 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const ledger = new Ledger(db, config.dayTimeZone);
   const jobs = wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined;
   const generations = new Generations({ db, catalog, config, storage, ledger, metrics, cache, jobs, uploads, waiters });
+  // Chat renders of this process's worker stream their text to this process's /openai/v1 answers.
+  const liveText = new LiveText();
   const ctx = {
+    chat: new ChatCompletions(catalog, generations, liveText),
     config, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage,
     adminToken, metrics, uploads, webhooks: new WebhookEndpoints(db), accounts: new Accounts(db),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute), ops: new OpsProbe(db),
@@ -122,7 +127,10 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).
-  const studio = { sessions: new Sessions(db), studioAccounts: new StudioAccounts(db, config.publicUrl) };
+  const studio = {
+    sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
+    studioAccounts: new StudioAccounts(db, config.publicUrl),
+  };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
   const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log)
@@ -148,7 +156,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     worker = new Worker({
       db, claimDb, ledger, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
       accountConcurrency: config.accountConcurrency, log, metrics, pools,
-      readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds,
+      readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds, liveText,
     });
     janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();
@@ -159,6 +167,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       db: webhookDb, databaseUrl: infra.url, log, retrySeconds: config.webhookRetrySeconds, allowPrivateUrls: config.allowPrivateUrls,
       view: (snap) => snapshotView(snap, config.publicUrl),
     });
+    await backends.cogReceiver?.listen(); // the Cog webhook receiver's port, taken before any render
     await backends.health.start(); // the first probes decide which servers the first claims may use
     await worker.start();
     await dispatcher.start();
@@ -173,6 +182,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       await dispatcher?.stop();
       await webhookDb?.end().catch(() => undefined);
       await backends.health.stop();
+      await backends.cogReceiver?.close();
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();

@@ -47,6 +47,21 @@ export interface Config {
   signupOpen: boolean;
   smtpUrl: string | null;
   mailFrom: string;
+  /** Abuse limits of uploads, keys, sessions and sign-ups (docs/account-limits.md). */
+  uploadQuotaBytes: number;
+  uploadQuotaCount: number;
+  /** The highest rate limit an account owner may give a key (the admin API may set any). */
+  maxRateLimitPerMinute: number;
+  signupsPerHour: number;
+  keysPerAccount: number;
+  sessionsPerAccount: number;
+  /**
+   * Cog live progress (src/backends/cog/async.ts): the worker's address as Cog containers see it; with
+   * it, Cog predictions run asynchronously and report to a receiver the worker listens with on this
+   * URL's port. Null: synchronous predictions. `cogPollMs`: how often a running prediction is also read.
+   */
+  workerCallbackUrl: string | null;
+  cogPollMs: number;
 }
 
 export class ConfigError extends Error {
@@ -137,6 +152,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`RENDERGATE_WEBHOOK_RETRY_SECONDS=${JSON.stringify(rawRetry)}: comma-separated whole seconds (0 to 604800), at most 50`);
   }
 
+  const workerCallbackUrl = (env.RENDERGATE_WORKER_CALLBACK_URL || '').replace(/\/+$/, '') || null;
+  if (workerCallbackUrl !== null && !/^http:\/\/[^/?#]+:\d+(\/[^?#]*)?$/.test(workerCallbackUrl)) {
+    problems.push('RENDERGATE_WORKER_CALLBACK_URL: must be http://host:port[/path], the worker as Cog containers reach it');
+  }
+  const cogPollMs = int('RENDERGATE_COG_POLL_MS', 2000, 50, 60_000);
   const config: Config = {
     port,
     host,
@@ -171,6 +191,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupOpen: (env.RENDERGATE_SIGNUP || 'open') === 'open',
     smtpUrl: env.RENDERGATE_SMTP_URL || null,
     mailFrom: env.RENDERGATE_MAIL_FROM || 'Rendergate <no-reply@localhost>',
+    uploadQuotaBytes: int('RENDERGATE_UPLOAD_QUOTA_BYTES', 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
+    uploadQuotaCount: int('RENDERGATE_UPLOAD_QUOTA_COUNT', 1000, 0, 1_000_000_000),
+    maxRateLimitPerMinute: int('RENDERGATE_MAX_RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000),
+    signupsPerHour: int('RENDERGATE_SIGNUPS_PER_HOUR', 10, 0, 1_000_000),
+    keysPerAccount: int('RENDERGATE_KEYS_PER_ACCOUNT', 100, 1, 1_000_000),
+    sessionsPerAccount: int('RENDERGATE_SESSIONS_PER_ACCOUNT', 20, 1, 1_000_000),
+    workerCallbackUrl,
+    cogPollMs,
   };
   if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open')) problems.push(`RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`);
   if (config.smtpUrl && !/^smtps?:\/\//.test(config.smtpUrl)) problems.push('RENDERGATE_SMTP_URL: must be an smtp:// or smtps:// URL');

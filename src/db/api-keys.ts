@@ -61,3 +61,15 @@ export async function keysWithUse(q: Queryable, accountId: string, timeZone: str
      WHERE k.account_id = $1 ORDER BY k.id DESC`, [accountId, timeZone]);
   return rows as KeyUseRow[];
 }
+
+/**
+ * The number of the account's live (not revoked) keys, counted under a per-account lock held by the
+ * calling transaction until it ends, so parallel creations cannot pass a bound together.
+ */
+export async function lockAndCountLiveKeys(tx: Queryable, accountId: string): Promise<number> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('keys:' || $1, 0))", [accountId]);
+  const { rows } = await tx.query(
+    'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL',
+    [accountId]);
+  return rows[0].n as number;
+}

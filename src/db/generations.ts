@@ -45,6 +45,23 @@ export async function createGenerations<T extends object>(q: Queryable, itemsJso
   return rows;
 }
 
+// A create with a chat request's messages (migrations/016): the generation and its messages in one
+// statement, so they exist as soon as the render can be claimed (the foreign key is checked at the
+// statement's end, when the generation exists).
+const CREATE_WITH_MESSAGES = `
+WITH c AS (${CREATE_BATCH}),
+  m AS (INSERT INTO generation_messages (generation_id, messages)
+        SELECT generation_id, $4::jsonb FROM c WHERE outcome = 'created' ON CONFLICT DO NOTHING)
+SELECT * FROM c`;
+
+/** createGenerations() of one item, with its chat messages (a JSON array) stored beside it. */
+export async function createGenerationWithMessages<T extends object>(q: Queryable, itemsJson: string, timeZone: string,
+  modelIds: string[], messagesJson: string): Promise<T[]> {
+  const { rows } = await q.query<T & Row>({ name: 'gen-create-chat', text: CREATE_WITH_MESSAGES,
+    values: [itemsJson, timeZone, modelIds, messagesJson] });
+  return rows;
+}
+
 /**
  * A replay's row with its queue position: the renders of its model created before it and neither
  * started nor finished at its creation, read from their times (bounded to the rows created shortly before).

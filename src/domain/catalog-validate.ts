@@ -20,7 +20,8 @@ const RESERVED = new Set(('inputs true false null in as break const continue els
   + 'package namespace return var void while int uint double bool string bytes list map null_type type dyn '
   + 'optional google').split(' '));
 const KINDS = ['video', 'image', 'text'];
-const MODEL_KEYS = ['id', 'name', 'kind', 'description', 'output', 'fields', 'price', 'backend', 'timeLimitSeconds', 'maxAttempts', 'concurrency'];
+const MODEL_KEYS = ['id', 'name', 'kind', 'description', 'output', 'fields', 'price', 'backend', 'timeLimitSeconds', 'maxAttempts', 'concurrency',
+  'openai'];
 const FIELD_KEYS = ['name', 'type', 'required', 'default', 'description'];
 const TYPE_KEYS: Record<FieldType, string[]> = {
   text: ['maxLength'], url: ['media'], number: ['minimum', 'maximum', 'integer'], toggle: [], enum: ['values'],
@@ -149,13 +150,37 @@ function checkModel(raw: unknown, index: number, seen: Set<string>, report: Repo
   if (backend && output && backend.driver === 'comfyui' && output.type !== 'file') bad('the comfyui driver renders files: the model needs output {type: file, contentType}');
   for (const k of ['timeLimitSeconds', 'maxAttempts'] as const) if (!isPositiveInt(raw[k])) bad(`${k} must be a positive integer`);
   if (raw.concurrency !== undefined && raw.concurrency !== null && !isPositiveInt(raw.concurrency)) bad('concurrency must be a positive integer (renders at once, cluster-wide)');
+  const openai = checkOpenAi(raw, fields, bad);
   if (problems > 0 || !output || !backend) return undefined;
   return {
     id: id as string, name: raw.name as string, kind: raw.kind as ModelDef['kind'], description: raw.description as string,
     output, fields, price: raw.price as string, backend,
     timeLimitSeconds: raw.timeLimitSeconds as number, maxAttempts: raw.maxAttempts as number,
     ...(typeof raw.concurrency === 'number' ? { concurrency: raw.concurrency } : {}),
+    ...(openai ? { openai } : {}),
   };
+}
+
+/**
+ * `openai: { input: <field> }`: where the last user message of an OpenAI-style chat request goes. Every
+ * text model has it (docs/api.md "OpenAI-compatible endpoints"); it names a text field, and every other
+ * required field needs a default-free way in, so none may be required.
+ */
+function checkOpenAi(raw: Raw, fields: FieldDef[], bad: Report): { input: string } | undefined {
+  const o = raw.openai;
+  if (o === undefined || o === null) {
+    if (raw.kind === 'text') bad('a text model needs openai: { input: <text field> } (where a chat message goes)');
+    return undefined;
+  }
+  if (raw.kind !== 'text') return void bad('openai: only text models are offered through /openai/v1');
+  if (!isObject(o)) return void bad('openai must be a mapping { input: <text field> }');
+  unknownKeys(o, ['input'], bad, 'openai key');
+  const field = fields.find((f) => f.name === o.input);
+  if (typeof o.input !== 'string' || !field) return void bad('openai.input must name one of the model\'s fields');
+  if (field.type !== 'text') return void bad(`openai.input: field "${field.name}" is not a text field`);
+  const other = fields.find((f) => f.required && f.name !== field.name);
+  if (other) return void bad(`openai.input: field "${other.name}" is required, but a chat request can only fill "${field.name}"`);
+  return { input: field.name };
 }
 
 /** Every sound model in file order, and a line per problem (empty when the document is a valid catalog). */

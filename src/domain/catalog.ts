@@ -58,4 +58,9 @@ export interface ModelDef {
   maxAttempts: number;
   /** Renders of this model running at once across the whole cluster (e.g. what a GPU server takes); unset = no limit. */
   concurrency?: number;
+  /**
+   * How a chat request of /openai/v1 becomes this text model's inputs (required on text models): the
+   * last user message's text goes to the text field `input`; the other fields take their defaults.
+   */
+  openai?: { input: string };
 }

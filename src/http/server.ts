@@ -14,6 +14,7 @@ import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 import { registerOpenApi } from './openapi/routes.ts';
+import { registerOpenAi } from './openai/index.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
@@ -136,6 +137,7 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
   registerOps(app, ctx);
   registerOpenApi(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
+  app.register(async (openai) => registerOpenAi(openai, ctx), { prefix: '/openai/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
   // Siblings such as the studio's pages at `/`, each in a scope of its own (the studio's cookies, forms
   // and CSRF never reach the API).

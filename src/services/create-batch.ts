@@ -5,7 +5,7 @@
 // next batch's round trip and WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
 // whole (the database is away) fails each of its creates with that error, having written nothing.
 import type { Db } from '../db/pool.ts';
-import { createGenerations, QUEUE_POSITION_CAP } from '../db/generations.ts';
+import { createGenerations, createGenerationWithMessages, QUEUE_POSITION_CAP } from '../db/generations.ts';
 
 export interface CreateItem {
   id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
@@ -20,6 +20,13 @@ export interface CreateOutcome {
   /** Its queue position when created (outcome 'created'). */
   queue_position?: number | null;
 }
+
+/** An item as rendergate_create_generations reads it. */
+const row = (x: CreateItem, i: number) => ({
+  i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
+  hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
+  deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
+});
 
 interface Waiting { item: CreateItem; resolve: (o: CreateOutcome) => void; reject: (e: unknown) => void }
 
@@ -49,12 +56,18 @@ export class CreateBatcher {
     }
   }
 
+  /**
+   * One create whose chat messages (migrations/016) are written in the same statement, so that they
+   * exist as soon as the render can be claimed: one round trip, as a batch of one.
+   */
+  async submitWithMessages(item: CreateItem, messages: unknown[]): Promise<CreateOutcome> {
+    const rows = await createGenerationWithMessages<CreateOutcome>(this.db, JSON.stringify([row(item, 0)]), this.timeZone,
+      [item.modelId], JSON.stringify(messages));
+    return rows[0];
+  }
+
   private async run(batch: Waiting[]): Promise<void> {
-    const items = batch.map(({ item: x }, i) => ({
-      i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
-      hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
-      deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
-    }));
+    const items = batch.map(({ item }, i) => row(item, i));
     try {
       const rows = await createGenerations<CreateOutcome & { idx: number }>(this.db, JSON.stringify(items), this.timeZone, items.map((x) => x.model_id));
       // Renders of the same model created earlier in this batch are ahead too.

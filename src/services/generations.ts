@@ -27,6 +27,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import type { Ledger } from './ledger.ts';
+import type { ChatMessage } from '../domain/chat.ts';
 
 /** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
 const WAITING_FRESH_MS = 1_000;
@@ -89,17 +90,18 @@ export class Generations {
     return `${this.config.publicUrl}/v1/generations/${id}`;
   }
 
-  async create(key: Payer, body: unknown, idempotencyKey: string): Promise<Created> {
+  /** `opts.messages`: a chat request's conversation (/openai/v1), stored with the render; idempotency covers it. */
+  async create(key: Payer, body: unknown, idempotencyKey: string, { messages }: { messages?: ChatMessage[] } = {}): Promise<Created> {
     const { model, inputs } = parseRenderRequest(this.catalog, objectBody(body));
     const cost = priceOf(model, inputs);
     await this.checkUploads(key.accountId, model, inputs);
-    const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
+    const requestHash = crypto.createHash('sha256').update(canonical(messages ? { body, messages } : body)).digest();
     const def = model.def;
     const id = newId('gen');
     const made = await this.ledger.charge({
       id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
       modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600, dailyCapCents: key.dailyCapCents,
-    });
+    }, messages);
     switch (made.outcome) {
       case 'refused':
         throw await this.refusal(key, cost);
@@ -197,6 +199,11 @@ export class Generations {
       clearTimeout(timer);
       remove();
     }
+  }
+
+  /** Drops the cached copy of a generation known to have changed (before its notification arrives). */
+  forget(id: string): void {
+    this.cache?.invalidate(id);
   }
 
   /** getJson() when the answer is in memory now, without waiting; undefined when it is not. */

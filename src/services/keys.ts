@@ -1,9 +1,11 @@
 // API keys: created with a CSPRNG, stored only as a SHA-256 hash, looked up per request through a
 // short-lived cache so that a revocation reaches every node within the cache's lifetime (< 1 s).
 import crypto from 'node:crypto';
-import { ApiError } from '../domain/errors.ts';
-import type { Db } from '../db/pool.ts';
-import { accountOfKey, insertKey, keyByHash, keysWithUse, revokeKeyRow, revokeOwnKey } from '../db/api-keys.ts';
+import { ApiError, invalidInput } from '../domain/errors.ts';
+import { transaction, type Db, type Queryable } from '../db/pool.ts';
+import {
+  accountOfKey, insertKey, keyByHash, keysWithUse, lockAndCountLiveKeys, revokeKeyRow, revokeOwnKey,
+} from '../db/api-keys.ts';
 import { newId } from '../domain/ids.ts';
 import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from './unknown-keys.ts';
 
@@ -42,7 +44,7 @@ export interface NewKey {
   mode?: 'live' | 'test';
 }
 
-export async function createKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
+export async function createKey(db: Queryable, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
   // 32 random bytes give 43-44 base58 characters; pad so the length never drops below 32.
   if (opts.mode === 'test') {
     throw new ApiError('INVALID_INPUT', 'mode: this server does not issue test keys.', [{ field: 'mode', message: 'test keys are not available' }]);
@@ -62,6 +64,26 @@ export async function createKey(db: Db, prefix: string, defaultRate: number, acc
     dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute,
     createdAt: r.created_at.toISOString(),
   };
+}
+
+/** The bounds on a key its account's owner creates (the admin API sets any rate and any number). */
+export interface OwnerBounds { maxRateLimitPerMinute: number; maxLiveKeys: number }
+
+/**
+ * A key created by its account's owner: a rate limit it chooses is at most the operator's ceiling (400 naming
+ * `rateLimitPerMinute`), and at most `maxLiveKeys` live keys per account, counted under a lock.
+ */
+export async function createOwnerKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey, b: OwnerBounds) {
+  const rate = opts.rateLimitPerMinute; // none chosen: the operator's default, whatever the ceiling
+  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= b.maxRateLimitPerMinute)) {
+    throw invalidInput([{ field: 'rateLimitPerMinute', message: `must be a whole number from 1 to ${b.maxRateLimitPerMinute}` }]);
+  }
+  return transaction(db, async (tx) => {
+    if (await lockAndCountLiveKeys(tx, accountId) >= b.maxLiveKeys) {
+      throw invalidInput([{ field: 'name', message: `an account has at most ${b.maxLiveKeys} live keys; revoke one first` }]);
+    }
+    return createKey(tx, prefix, defaultRate, accountId, opts);
+  });
 }
 
 export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; revokedAt: string }> {
@@ -88,6 +110,11 @@ export class ApiKeys {
   constructor(private db: Db, private prefix: string, private defaultRate: number) {}
 
   create(accountId: string, opts: NewKey) { return createKey(this.db, this.prefix, this.defaultRate, accountId, opts); }
+
+  /** A key its account's owner creates, within the bounds (createOwnerKey). */
+  createOwn(accountId: string, opts: NewKey, bounds: OwnerBounds) {
+    return createOwnerKey(this.db, this.prefix, this.defaultRate, accountId, opts, bounds);
+  }
 
   revoke(keyId: string) { return revokeKey(this.db, keyId); }
 

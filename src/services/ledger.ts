@@ -89,9 +89,12 @@ export class Ledger {
     this.batcher = new CreateBatcher(db, timeZone);
   }
 
-  /** Charge: the create of a render, batched with the creates arriving meanwhile (create-batch.ts). */
-  charge(item: CreateItem): Promise<CreateOutcome> {
-    return this.batcher.submit(item);
+  /**
+   * Charge: the create of a render, batched with the creates arriving meanwhile (create-batch.ts); one
+   * with a chat request's messages (/openai/v1) goes alone, its messages written in the same statement.
+   */
+  charge(item: CreateItem, messages?: unknown[]): Promise<CreateOutcome> {
+    return messages ? this.batcher.submitWithMessages(item, messages) : this.batcher.submit(item);
   }
 
   refund(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, lease?: Lease): Promise<number | null> {

@@ -65,8 +65,10 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
     if (err.code?.startsWith('FST_CSRF')) return page(reply.code(403), 'error', req, { title: 'Refused', message: 'This form has expired or was not sent from this site. Go back, reload the page and try again.' });
     const e = err instanceof ApiError ? err : null;
     if (!e) req.log.error({ err }, 'studio error');
+    if (e?.headers) reply.headers(e.headers);
     const status = e?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
-    return page(reply.code(status), 'error', req, { title: status >= 500 ? 'Something went wrong' : 'Not possible', message: e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged.' : 'The request could not be handled.') });
+    const title = status >= 500 ? 'Something went wrong' : status === 429 ? 'Too many requests' : 'Not possible';
+    return page(reply.code(status), 'error', req, { title, message: e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged.' : 'The request could not be handled.') });
   });
 
   registerAssets(app);

@@ -12,6 +12,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { Uploads } from '../services/uploads.ts';
 import type { WebhookEndpoints } from '../services/webhook-endpoints.ts';
 import type { BackendHealth } from '../backends/health.ts';
+import type { ChatCompletions } from '../services/chat.ts';
 
 export interface Ctx {
   config: Config;
@@ -28,6 +29,8 @@ export interface Ctx {
   metrics: Metrics;
   uploads: Uploads;
   webhooks: WebhookEndpoints;
+  /** /openai/v1's chat completions, over `generations`. */
+  chat: ChatCompletions;
   /** What /readyz and /metrics read from the database. */
   ops: OpsProbe;
   /** The model servers' health as this process's probes see it (processes that render only). */

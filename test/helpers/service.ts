@@ -31,7 +31,8 @@ export async function startTestService(databaseUrl: string, opts: {
   const config = loadConfig({
     PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, RENDERGATE_DATA_DIR: dataDir,
     RENDERGATE_ADMIN_TOKEN: ADMIN, RENDERGATE_ALLOW_PRIVATE_URLS: '1', RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'silent', ...opts.env,
+    // Studio tests sign many accounts up from 127.0.0.1; the per-address limit has its own test.
+    LOG_LEVEL: 'silent', RENDERGATE_SIGNUPS_PER_HOUR: '100000', ...opts.env,
   });
   const running = await startService(config, opts.role ?? 'serve', { extraBackends: opts.extraBackends, log: opts.logger ?? pino({ level: 'silent' }) });
   return {

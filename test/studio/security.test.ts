@@ -189,13 +189,14 @@ describe('studio security', () => {
     const email = await s.signUp();
     await s.post('/signout', {});
     await s.get('/signin');
-    // As if this address had failed 50 times in the last quarter hour, on other emails.
-    await f.dbh.db.query(`INSERT INTO studio_signin_failures (scope, window_start, failures) VALUES ('ip:127.0.0.1', $1, 50)
-      ON CONFLICT (scope, window_start) DO UPDATE SET failures = studio_signin_failures.failures + 50`, [Math.floor(Date.now() / 1000 / 900)]);
+    // As if this address had failed 100 times in the last quarter hour, on other emails.
+    const w = Math.floor(Date.now() / 1000 / 900) * 900;
+    await f.dbh.db.query(`INSERT INTO studio_attempts (scope, window_start, attempts) VALUES ('signin-ip:127.0.0.1', $1, 100)
+      ON CONFLICT (scope, window_start) DO UPDATE SET attempts = studio_attempts.attempts + 100`, [w]);
     try {
       expect((await s.post('/signin', { email, password: PASSWORD })).status).toBe(429);
     } finally {
-      await f.dbh.db.query(`DELETE FROM studio_signin_failures WHERE scope = 'ip:127.0.0.1'`);
+      await f.dbh.db.query(`DELETE FROM studio_attempts WHERE scope = 'signin-ip:127.0.0.1'`);
     }
     expect((await s.post('/signin', { email, password: PASSWORD })).status).toBe(303);
   });

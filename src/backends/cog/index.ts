@@ -4,16 +4,17 @@
 // `POST /predictions/{id}/cancel` when the render is aborted (cancel, DELETE, shutdown, time limit).
 // 409 "at capacity" and 503 "not ready" are busy answers, retried; `status: failed` is the model's own
 // failure (a bad input for it), final and refunded. Progress: Cog reports it only as tqdm lines in
-// `logs`, and a synchronous prediction shows its logs only in the final answer, so a Cog render
-// reports no progress while it runs (the webhook mode would, at the cost of a receiver per worker).
+// `logs`, and a synchronous prediction shows its logs only in the final answer; with
+// RENDERGATE_WORKER_CALLBACK_URL set, predictions run asynchronously instead (async.ts), reporting their
+// logs to the worker's receiver (receiver.ts) as they run.
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
 import { call, errorFor, malformed, readJson, withRetries, type CallOptions } from '../shared/http.ts';
 import { inlineUploads, saveOutput } from '../shared/output.ts';
 import { serverOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
-
-interface Prediction { id?: string; status?: string; output?: unknown; error?: unknown; logs?: string }
+import type { Prediction } from './receiver.ts';
+import { predictAsync } from './async.ts';
 
 const HEALTHY = ['READY', 'BUSY'];
 
@@ -21,6 +22,8 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
   const b = model.def.backend;
   if (b.driver !== 'cog') throw new Error(`model ${model.id} is not a cog model`);
   const redact = (t: string) => deps.secrets.redact(t);
+  // A file output inlined as a data URL is a third larger than the file.
+  const answerLimit = Math.ceil(deps.outputLimitBytes * 4 / 3) + 1024 * 1024;
   const observe = (kind: string, t0: number) => deps.metrics.backendRequest.observe({ driver: 'cog', kind }, (performance.now() - t0) / 1000);
 
   async function predict(base: string, id: string, input: Record<string, unknown>, ctx: RenderContext, until: number): Promise<Prediction> {
@@ -33,7 +36,7 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
       if (!res.ok) throw await errorFor(res, o, [409, 503]);
       // A file output inlined as a data URL is a third larger than the file; a bigger answer is refused
       // unread. (Outputs of hundreds of MB belong in files: run Cog with --upload-url.)
-      const p = await readJson(res, o, Math.ceil(deps.outputLimitBytes * 4 / 3) + 1024 * 1024);
+      const p = await readJson(res, o, answerLimit);
       if (typeof p !== 'object' || p === null || typeof (p as Prediction).status !== 'string') throw malformed('Cog prediction', 'no status');
       return p as Prediction;
     } finally {
@@ -69,8 +72,11 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
       try {
         const input = await inlineUploads(model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs, ctx.readUpload);
         let p: Prediction;
+        const live = deps.cogAsync;
         try {
-          p = await withRetries(() => predict(base, id, input, ctx, until), { signal: ctx.signal, tries: 4, until });
+          p = live
+            ? await predictAsync({ base, id, input, ctx, until, receiver: live.receiver, pollMs: live.pollMs, limitBytes: answerLimit, redact })
+            : await withRetries(() => predict(base, id, input, ctx, until), { signal: ctx.signal, tries: 4, until });
         } catch (e) {
           // A request that ended without an answer (a time limit, a lost connection) may have left the
           // prediction running: tell Cog to stop it, whatever the disconnect already did.
@@ -82,7 +88,7 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
           throw new RenderError('MODEL_FAILED', `The model failed: ${redact(String(p.error ?? 'no reason given')).slice(0, 300)}`, false);
         }
         if (p.status === 'canceled') throw new RenderError('BACKEND_CANCELLED', 'The model server cancelled the prediction.', true);
-        if (p.status !== 'succeeded') throw malformed('Cog prediction', `status ${p.status} in a synchronous answer`);
+        if (p.status !== 'succeeded') throw malformed('Cog prediction', `status ${p.status} in a final answer`);
         return await output(p, ctx, until);
       } catch (e) {
         if (e instanceof RenderError && e.code !== 'MODEL_FAILED' && !ctx.signal.aborted) deps.metrics.backendErrors.inc({ driver: 'cog', code: e.code });

@@ -21,10 +21,11 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
   const redact = (t: string) => deps.secrets.redact(t);
   const cel = model.backendCel;
 
-  function body(inputs: ResolvedInputs): Record<string, unknown> {
-    const contents = cel.messages!.evaluate(inputs);
+  // A chat request's own conversation (/openai/v1) goes as it is; otherwise the catalog's messages.
+  function body(inputs: ResolvedInputs, chat: RenderContext['messages']): Record<string, unknown> {
     const params = cel.params?.evaluate(inputs) ?? {};
-    const messages = b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: String(contents[String(i)] ?? '') })) : [];
+    const contents = chat ? {} : cel.messages!.evaluate(inputs);
+    const messages = chat ?? (b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: String(contents[String(i)] ?? '') })) : []);
     return { ...params, model: b.driver === 'openai' ? b.model : '', messages, stream: true };
   }
 
@@ -48,6 +49,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         const piece = chunk.choices?.[0]?.delta?.content;
         if (typeof piece === 'string' && piece !== '') {
           text += piece;
+          ctx.textPiece?.(piece);
           if (text.length > MAX_TEXT) failure = new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
           if (maxTokens) ctx.progress(Math.min(0.99, ++pieces / maxTokens));
         }
@@ -73,7 +75,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
     async run(inputs, ctx): Promise<RenderOutput> {
       const base = serverOf(b.urls, ctx);
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
-      const payload = body(inputs);
+      const payload = body(inputs, ctx.messages);
       const maxTokens = typeof payload.max_tokens === 'number' ? payload.max_tokens : null;
       const o: CallOptions = { signal: ctx.signal, timeoutMs: timeLeft(until), redact, what: 'chat completion' };
       const t0 = performance.now();
@@ -89,6 +91,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
           const content = j?.choices?.[0]?.message?.content;
           if (typeof content !== 'string') throw malformed('chat completion', 'no choices[0].message.content');
           if (content.length > MAX_TEXT) throw new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
+          ctx.textPiece?.(content);
           return { kind: 'text', text: content };
         }
         return { kind: 'text', text: await readStream(res, ctx, o, maxTokens, until) };

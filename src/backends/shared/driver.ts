@@ -4,11 +4,14 @@ import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { Secrets } from '../secrets.ts';
 import type { ModelBackend, RenderContext } from '../types.ts';
+import type { CogReceiver } from '../cog/receiver.ts';
 
 export interface DriverDeps {
   secrets: Secrets;
   outputLimitBytes: number;
   metrics: Metrics;
+  /** Asynchronous Cog predictions with live progress (RENDERGATE_WORKER_CALLBACK_URL); unset: synchronous. */
+  cogAsync?: { receiver: CogReceiver; pollMs: number };
 }
 
 export interface RemoteBackend extends ModelBackend {

@@ -36,6 +36,8 @@ export function errorComponents() {
       properties: { costCents: { type: 'integer' }, balanceCents: { type: 'integer' } } },
     DailyCapProblem: { type: 'object', required: ['capCents', 'spentTodayCents', 'costCents', 'resetsAt'], additionalProperties: false,
       properties: { capCents: { type: 'integer' }, spentTodayCents: { type: 'integer' }, costCents: { type: 'integer' }, resetsAt: { type: 'string', format: 'date-time' } } },
+    UploadQuotaProblem: { type: 'object', required: ['usedBytes', 'quotaBytes', 'count', 'quotaCount'], additionalProperties: false,
+      properties: { usedBytes: { type: 'integer' }, quotaBytes: { type: 'integer' }, count: { type: 'integer' }, quotaCount: { type: 'integer' } } },
     StatusProblem: { type: 'object', required: ['status'], additionalProperties: false,
       properties: { status: { $ref: '#/components/schemas/GenerationStatus' } } },
     ErrorCode: { type: 'string', enum: Object.keys(allErrorCodes()).sort() },
@@ -45,7 +47,7 @@ export function errorComponents() {
       properties: {
         code: { $ref: '#/components/schemas/ErrorCode' },
         message: { type: 'string' },
-        details: { type: 'array', items: { anyOf: ['FieldProblem', 'BalanceProblem', 'DailyCapProblem', 'StatusProblem'].map((n) => ({ $ref: `#/components/schemas/${n}` })) } },
+        details: { type: 'array', items: { anyOf: ['FieldProblem', 'BalanceProblem', 'DailyCapProblem', 'StatusProblem', 'UploadQuotaProblem'].map((n) => ({ $ref: `#/components/schemas/${n}` })) } },
         requestId: { type: 'string' },
       },
     },
@@ -57,6 +59,10 @@ export function errorComponents() {
     const headers: Record<string, unknown> = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
     if (status === 429 || status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === 416) headers['Content-Range'] = { description: '`bytes */<size>`', schema: { type: 'string', pattern: '^bytes \\*/\\d+$' } };
+    if (status === 401) {
+      headers['WWW-Authenticate'] = { required: true, description: 'RFC 6750: `Bearer realm="rendergate"`, with `error="invalid_token"` when a key was sent.',
+        schema: { type: 'string', pattern: '^Bearer realm=' } };
+    }
     if (status !== 401) {
       headers.RateLimit = { $ref: '#/components/headers/RateLimit' };
       headers['RateLimit-Policy'] = { $ref: '#/components/headers/RateLimit-Policy' };

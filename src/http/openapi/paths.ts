@@ -79,7 +79,11 @@ export function paths() {
       }, errors: [404, 409, 410, 416] }, 'get') },
     '/v1/uploads': { post: op({ id: 'createUpload', tag: 'Uploads', summary: 'Upload an image to use as a `url` input.',
       body: { required: true, content: Object.fromEntries(['image/png', 'image/jpeg', 'image/webp'].map((t) => [t, { schema: { type: 'string', contentMediaType: t } }])) },
-      ok: ok('Stored.', 'Upload', { Location: { description: 'The upload\'s url.', schema: { type: 'string' } } }, '201') }, 'post') },
+      ok: ok('Stored.', 'Upload', { Location: { description: 'The upload\'s url.', schema: { type: 'string' } } }, '201'),
+      description: 'Live uploads of an account (not deleted, not expired) are bounded in bytes and number; past either, 409 `UPLOAD_QUOTA_EXCEEDED` with the usage and the quota in `details`.',
+      errors: [409] }, 'post'),
+    get: op({ id: 'listUploads', tag: 'Uploads', summary: 'The account\'s live uploads (not deleted, not expired), newest first.', params: LIST,
+      ok: ok('A page of uploads.', 'UploadList') }, 'get') },
     '/v1/uploads/{id}': {
       get: op({ id: 'getUpload', tag: 'Uploads', summary: 'The uploaded bytes, with the upload\'s Content-Type.', params: [ID],
         ok: { 200: { description: 'The image.', headers: { 'X-Request-Id': header('X-Request-Id'), ...RATE },
@@ -88,7 +92,8 @@ export function paths() {
     },
     '/v1/webhook-endpoints': {
       post: op({ id: 'createWebhookEndpoint', tag: 'Webhooks', summary: 'Add an endpoint (at most 10 per account).',
-        body: { required: true, content: json('WebhookEndpointCreate') }, ok: ok('Created, with its secret.', 'WebhookEndpoint', {}, '201'), errors: [409] }, 'post'),
+        body: { required: true, content: json('WebhookEndpointCreate') }, errors: [409],
+        ok: ok('Created, with its secret.', 'WebhookEndpoint', { Location: { required: true, description: 'The endpoint\'s URL.', schema: { type: 'string' } } }, '201') }, 'post'),
       get: op({ id: 'listWebhookEndpoints', tag: 'Webhooks', summary: 'The account\'s endpoints, without secrets.', params: LIST,
         ok: ok('A page of endpoints.', 'WebhookEndpointList') }, 'get'),
     },

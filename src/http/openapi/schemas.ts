@@ -93,6 +93,7 @@ export const resourceSchemas: Record<string, unknown> = {
     createdAt: time,
   }),
   WebhookEndpointList: page('WebhookEndpoint'),
+  UploadList: page('Upload'),
   WebhookDelivery: obj(['id', 'eventId', 'type', 'generationId', 'attempts', 'status', 'lastResponseStatus', 'createdAt', 'nextAttemptAt'], {
     id: str, eventId: str, type: ref('EventType'), generationId: str, attempts: int,
     status: { enum: ['pending', 'delivered', 'failed'] },

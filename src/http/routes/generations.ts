@@ -7,6 +7,7 @@ import type { Ctx } from '../../web/context.ts';
 import { sendContent } from '../../web/content.ts';
 import { preferWait } from '../../services/waiters.ts';
 import type { FastifyReply } from 'fastify';
+import { idempotencyKeyOf } from '../../web/idempotency-key.ts';
 
 /** An AbortSignal that fires when the client's connection closes before the answer is sent. */
 function closedSignal(reply: FastifyReply): AbortSignal {
@@ -15,7 +16,6 @@ function closedSignal(reply: FastifyReply): AbortSignal {
   return ac.signal;
 }
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const STATUSES = ['queued', 'succeeded', 'failed', 'refunded'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -23,15 +23,14 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
   // The contract's order: auth and rate limit (onRequest, v1.ts), then the Idempotency-Key, then the body.
   // Checked before the body is parsed, so a missing key is the answer whatever the body's type or syntax.
   const requireIdempotencyKey: preParsingHookHandler = (req, _reply, payload, done) => {
-    const idem = req.headers['idempotency-key'];
-    if (typeof idem !== 'string' || !IDEMPOTENCY_KEY.test(idem)) {
+    if (idempotencyKeyOf(req.headers['idempotency-key']) === undefined) {
       done(new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 1 to 255 printable ASCII characters (e.g. a UUID).'));
       return;
     }
     done(null, payload);
   };
   app.post('/generations', { preParsing: requireIdempotencyKey }, async (req, reply) => {
-    const idem = req.headers['idempotency-key'] as string;
+    const idem = idempotencyKeyOf(req.headers['idempotency-key'])!;
     const created = await ctx.generations.create(req.apiKey, req.body, idem);
     reply.header('location', created.location);
     if (created.replayed) reply.header('idempotent-replayed', 'true');

@@ -34,11 +34,17 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post('/admin/signin', async (req, reply) => {
     const token = field(req.body, 'token') ?? '';
-    if (await ctx.studioAccounts.throttled(req.ip, 'admin')) return adminPage(req, reply.code(429), 'admin-signin', { title: 'Operator sign-in', error: 'Too many attempts. Wait a quarter of an hour.' });
+    // Throttled per address only: wrong tokens from one address never lock the operator out elsewhere.
+    const door = { kind: 'console' as const, ip: req.ip };
+    const taken = await ctx.studioAccounts.attempt(door);
+    if (!taken.ok) {
+      return adminPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)), 'admin-signin',
+        { title: 'Operator sign-in', error: 'Too many wrong tokens from this address. Wait a quarter of an hour.' });
+    }
     if (!crypto.timingSafeEqual(sha(token), expected) || ctx.adminToken === '') {
-      await ctx.studioAccounts.recordFailure(req.ip, 'admin');
       return adminPage(req, reply.code(401), 'admin-signin', { title: 'Operator sign-in', error: 'That is not the admin token.' });
     }
+    await ctx.studioAccounts.succeeded(door);
     reply.setCookie(ADMIN_COOKIE, await ctx.sessions.create(null), cookie);
     return reply.redirect('/admin', 303);
   });
