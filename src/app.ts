@@ -8,6 +8,7 @@ import { resolveAdminToken } from './http/admin/admin-token.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { createPool, type Db } from './db/pool.ts';
 import { migrate } from './db/migrate.ts';
+import { checkDatabaseServer, DatabaseRefused } from './db/server-check.ts';
 import { loadCatalog } from './domain/catalog-load.ts';
 import type { Catalog } from './domain/catalog-load.ts';
 import { createBackends } from './backends/registry.ts';
@@ -28,6 +29,7 @@ import { AfterCommitNotifier } from './db/notify-after-commit.ts';
 import { JOBS_CHANNEL } from './db/channels.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
+import type { AccessWriter } from './http/access-log.ts';
 import { Worker } from './queue/worker.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -39,6 +41,7 @@ import { WebhookEndpoints } from './services/webhook-endpoints.ts';
 import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { recordPublicUrl } from './services/server-info.ts';
 import { ChatCompletions } from './services/chat.ts';
 import { LiveText } from './queue/live-text.ts';
 import { TestRenders } from './queue/test-render.ts';
@@ -52,6 +55,14 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
   const catalog = loadCatalog(config.catalogPath ?? undefined);
   let embedded: EmbeddedPostgres | null = null;
   if (!config.databaseUrl) embedded = await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
+  if (config.databaseUrl) {
+    try {
+      await checkDatabaseServer(config.databaseUrl);
+    } catch (e) {
+      if (e instanceof DatabaseRefused) throw new ConfigError([e.message]);
+      throw e;
+    }
+  }
   const url = config.databaseUrl ?? embedded!.url;
   // Migrations on a pool of their own, without the request pools' short statement limits.
   const migrations = createPool(url, 2, { long: true });
@@ -78,6 +89,7 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
 export interface Running { server: FastifyInstance; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
 
 export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger;
+  access?: AccessWriter | null;
   /** Tests: called before each test render is recorded (test-render.ts). */
   beforeTestRender?: (id: string) => Promise<void> } = {}): Promise<Running> {
   // API processes behind a load balancer must all accept the same admin token; one generated into each
@@ -139,7 +151,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   // port already taken stops the start before any render is claimed.
   const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log)
     : buildServer(ctx, log, [async (scope) => { studioNotFound = await registerStudio(scope, ctx, studio); }],
-      (req, reply) => studioNotFound!(req, reply));
+      opts.access ?? null, (req, reply) => studioNotFound!(req, reply));
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {
@@ -148,6 +160,8 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     await infra.close();
     throw e;
   }
+  // The operator's command line prints links with the URL the server itself uses.
+  if (role !== 'worker') await recordPublicUrl(db, config.publicUrl);
   let worker: Worker | null = null;
   let janitor: Janitor | null = null;
   let claimDb: Db | null = null;

@@ -71,3 +71,25 @@ export async function balanceAndShortfall(db: Queryable, accountId: string):
   const { rows } = await db.query('SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [accountId]);
   return rows[0] ? { balanceCents: rows[0].balance_cents, shortfallCents: rows[0].shortfall_cents } : null;
 }
+
+/** The whole row of an email's account, case-insensitively (the operator's `--account EMAIL`). */
+export async function accountRowByEmail(q: Queryable, email: string): Promise<AccountRow | null> {
+  const { rows } = await q.query(
+    'SELECT id, email, name, balance_cents, created_at FROM accounts WHERE lower(email) = lower($1) ORDER BY id LIMIT 1', [email]);
+  return (rows[0] as AccountRow | undefined) ?? null;
+}
+
+/**
+ * A page of accounts newest first, after the id `beforeId` (keyset paging): all, or those whose email
+ * contains `text` (LIKE's wildcards in it taken literally) or whose id is `text`.
+ */
+export async function pageAccounts(q: Queryable, opts: { text: string | null; beforeId: string | null; limit: number }): Promise<AccountRow[]> {
+  const { rows } = await q.query(
+    `SELECT id, email, name, balance_cents, created_at FROM accounts
+     WHERE ($1::text IS NULL OR id = $1
+            OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%')
+       AND ($2::text IS NULL OR id < $2)
+     ORDER BY id DESC LIMIT $3`,
+    [opts.text, opts.beforeId, opts.limit]);
+  return rows as AccountRow[];
+}

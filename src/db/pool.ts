@@ -25,12 +25,18 @@ export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean;
   // its 503 comes within 3 s, the first one included (an idle connection to a frozen server would
   // otherwise wait for TCP). A query that times out takes its connection with it (pg-pool destroys a
   // client released with an error), so a frozen connection is never handed out again.
+  // The server-side settings are SET per session, not sent as startup parameters: PgBouncer refuses a
+  // connection whose startup packet carries `statement_timeout` or `options`. The pool awaits
+  // onConnect before it hands the new client out, so every statement runs under these settings.
+  const statementMs = opts.long ? 0 : DB_WAIT.queryMs;
+  const settings = `SET statement_timeout = ${statementMs}${opts.asyncCommit ? '; SET synchronous_commit = off' : ''}`;
   const timeouts = opts.long
-    ? { connectionTimeoutMillis: 10_000, statement_timeout: 0, query_timeout: 0 }
-    : { connectionTimeoutMillis: DB_WAIT.connectMs, statement_timeout: DB_WAIT.queryMs, query_timeout: DB_WAIT.queryMs };
+    ? { connectionTimeoutMillis: 10_000, query_timeout: 0 }
+    : { connectionTimeoutMillis: DB_WAIT.connectMs, query_timeout: DB_WAIT.queryMs };
   const pool = new pg.Pool({
     connectionString: url, max, idleTimeoutMillis: 30_000, ...timeouts,
-    ...(opts.asyncCommit ? { options: '-c synchronous_commit=off' } : {}),
+    // typed as returning void; pg-pool awaits the promise (and ends the client when it rejects)
+    onConnect: (client) => client.query(settings) as unknown as void,
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});

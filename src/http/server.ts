@@ -9,7 +9,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import { parseJsonBody } from './body.ts';
 import { sendError } from '../web/error-handler.ts';
-import { AccessLog } from './access-log.ts';
+import { AccessLog, type AccessWriter } from './access-log.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
@@ -62,13 +62,16 @@ export type Sibling = (scope: FastifyInstance) => Promise<void>;
 /** The API's own prefixes: an unknown address there is the API's JSON 404, never a page. */
 const API_PATH = /^\/(admin\/)?v1(\/|$)/;
 
-/** `pageNotFound`: the answer to an unknown address outside the API's prefixes (the studio's 404 page). */
-export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [],
+/**
+ * `access`: where access lines go directly (src/cli/logger.ts); without it, through `log`.
+ * `pageNotFound`: the answer to an unknown address outside the API's prefixes (the studio's 404 page).
+ */
+export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], access: AccessWriter | null = null,
   pageNotFound?: (req: FastifyRequest, reply: FastifyReply) => unknown): FastifyInstance {
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
-    logController: AccessLog.for(log),
+    logController: new AccessLog(access),
     bodyLimit: ctx.config.bodyLimitBytes,
     // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every second.
     http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },

@@ -17,13 +17,16 @@ import { pruneEndedSessions } from '../db/studio-sessions.ts';
 import { pruneEndedTokens } from '../db/studio-tokens.ts';
 import { pruneAttempts } from '../db/studio-attempts.ts';
 import type { Storage } from '../storage/storage.ts';
+import { removeOrphans } from './orphans.ts';
 import type { Refunder } from './types.ts';
 
 const IDEMPOTENCY_KEEP_HOURS = 25;
+const ORPHAN_SWEEP_EVERY_MS = 10 * 60_000;
 
 export class Janitor {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private lastOrphanSweep = 0;
 
   private db: Db;
   private storage: Storage;
@@ -89,6 +92,12 @@ export class Janitor {
       });
       await this.expireOutputs();
       await this.removeUploads();
+      // Listing the store is the costly part (S3 lists are billed): every ORPHAN_SWEEP_EVERY_MS only.
+      if (Date.now() - this.lastOrphanSweep >= ORPHAN_SWEEP_EVERY_MS) {
+        this.lastOrphanSweep = Date.now();
+        const orphans = await removeOrphans(this.db, this.storage);
+        if (orphans.length > 0) this.log.info({ count: orphans.length }, 'removed stored files no row names');
+      }
       // Studio rows that can no longer be used: ended sessions and spent links a day on, attempt
       // counts whose windows no longer count (the longest window is an hour: sign-ups).
       await pruneEndedSessions(this.db);

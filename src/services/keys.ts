@@ -44,6 +44,7 @@ export interface NewKey {
   name?: string;
   dailyCapCents?: number | null;
   rateLimitPerMinute?: number;
+  /** `test` keys render nothing billable (docs/api.md "Test keys"). */
   mode?: KeyMode;
 }
 

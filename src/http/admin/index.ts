@@ -9,6 +9,8 @@ import { queryParam } from '../body.ts';
 import { objectBody } from '../../domain/body.ts';
 import type { Ctx } from '../../web/context.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
+import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
+import { VERSION } from '../../domain/version.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -32,6 +34,39 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const name = f.string('name', { max: 200 });
     f.done();
     return reply.code(201).send(await ctx.accounts.create(email!, name ?? null));
+  });
+
+  const doc = JSON.stringify(buildAdminOpenApiDocument(ctx.config.publicUrl));
+  app.get('/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(doc));
+
+  // Newest first; `email` finds one account by its exact email, `query` by part of one (or an id).
+  app.get('/accounts', async (req) => {
+    const limit = parseLimit(queryParam(req.query, 'limit'));
+    const cursor = queryParam(req.query, 'cursor');
+    const email = queryParam(req.query, 'email');
+    const query = queryParam(req.query, 'query');
+    if ((query?.length ?? 0) > 254 || (email?.length ?? 0) > 254) {
+      throw new ApiError('INVALID_INPUT', 'query and email: at most 254 characters.', [{ field: email ? 'email' : 'query', message: 'too long' }]);
+    }
+    return ctx.accounts.list({ limit, cursor: cursor ?? null, email, query });
+  });
+
+  // What the operator's tools need to know about this server: the links it makes start with publicUrl.
+  app.get('/server', async () => ({ version: VERSION, publicUrl: ctx.config.publicUrl }));
+
+  app.post('/invites', async (req, reply) => {
+    const f = new Fields(objectBody(req.body), ['email', 'name']);
+    const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
+    const name = f.string('name', { max: 200 });
+    f.done();
+    return reply.code(201).send(await ctx.accounts.invite(ctx.config.publicUrl, email!, name ?? null));
+  });
+
+  app.post('/reset-links', async (req, reply) => {
+    const f = new Fields(objectBody(req.body), ['email']);
+    const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
+    f.done();
+    return reply.code(201).send(await ctx.accounts.resetLink(ctx.config.publicUrl, email!));
   });
 
   app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => ctx.accounts.get(accountId(req.params.id)));
