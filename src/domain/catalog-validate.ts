@@ -169,16 +169,15 @@ function checkModel(raw: unknown, index: number, seen: Set<string>, report: Repo
 }
 
 /**
- * `openai: { input: <field> }`: where the last user message of an OpenAI-style chat request goes. Every
- * text model has it (docs/api.md "OpenAI-compatible endpoints"); it names a text field, and every other
- * required field needs a default-free way in, so none may be required.
+ * `openai: { input: <field> }`: where the last user message of an OpenAI-style chat request goes (a text
+ * model offered at /openai/v1 has it: docs/api.md "OpenAI-compatible endpoints"); it names a text field,
+ * and a chat request can fill no other field, so no other field may be required.
  */
 function checkOpenAi(raw: Raw, fields: FieldDef[], bad: Report): { input: string } | undefined {
   const o = raw.openai;
-  if (o === undefined || o === null) {
-    if (raw.kind === 'text') bad('a text model needs openai: { input: <text field> } (where a chat message goes)');
-    return undefined;
-  }
+  // Optional: a text model without it is simply not offered at /openai/v1 (catalogs written before
+  // those endpoints keep loading).
+  if (o === undefined || o === null) return undefined;
   if (raw.kind !== 'text') return void bad('openai: only text models are offered through /openai/v1');
   if (!isObject(o)) return void bad('openai must be a mapping { input: <text field> }');
   unknownKeys(o, ['input'], bad, 'openai key');

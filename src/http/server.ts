@@ -140,10 +140,14 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
     done();
   });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
-  // Unknown addresses: the API's JSON under its prefixes, else the siblings' page (the studio's 404).
+  // Unknown addresses: the API's JSON under its prefixes, else the siblings' page (the studio's 404)
+  // for browsers.
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
-    if (pageNotFound && !API_PATH.test(path)) return pageNotFound(req, reply);
+    // A page for what a browser navigates to (GET or HEAD asking for HTML); API clients and odd
+    // methods keep the one JSON error body.
+    const wantsPage = (req.method === 'GET' || req.method === 'HEAD') && /text\/html/.test(req.headers.accept ?? '');
+    if (pageNotFound && wantsPage && !API_PATH.test(path)) return pageNotFound(req, reply);
     return sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${path.slice(0, 200)}.`));
   });
 

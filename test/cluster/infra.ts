@@ -44,6 +44,9 @@ export function writeCatalog(file: string, concurrency: Record<string, number>, 
   for (const id of Object.keys(concurrency)) if (!models.some((m) => m.id === id)) throw new Error(`no model ${id} in the catalog`);
   doc.set('models', models);
   fs.writeFileSync(file, doc.toString());
+  // The default models' examples name files beside the catalog file.
+  const examples = path.join(path.dirname(file), 'examples');
+  if (!fs.existsSync(examples)) fs.symlinkSync(path.join(path.dirname(DEFAULT_CATALOG_PATH), 'examples'), examples);
   return file;
 }
 

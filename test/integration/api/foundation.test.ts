@@ -74,9 +74,12 @@ describe('errors', () => {
     expect([big.status, big.json.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     const nf = await api.call('GET', '/v1/nowhere', { key: a.key });
     expect([nf.status, nf.json.code]).toEqual([404, 'NOT_FOUND']);
-    // Outside the API's prefixes an unknown address is the studio's 404 page, never JSON.
-    const page = await fetch(`${svc.base}/nowhere`);
+    // Outside the API's prefixes an unknown address is the studio's 404 page for a browser, never JSON;
+    // an API client (no HTML in Accept) keeps the JSON error body.
+    const page = await fetch(`${svc.base}/nowhere`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
     expect([page.status, page.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
+    const plain = await fetch(`${svc.base}/nowhere`);
+    expect([plain.status, plain.headers.get('content-type')]).toEqual([404, 'application/json; charset=utf-8']);
     const echoed = await api.call('GET', '/v1/me', { key: a.key, headers: { 'x-request-id': 'abc-123' } });
     expect(echoed.headers.get('x-request-id')).toBe('abc-123');
     const unsafe = await api.call('GET', '/v1/me', { key: a.key, headers: { 'x-request-id': 'a b"<>' } });

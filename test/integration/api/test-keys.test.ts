@@ -31,7 +31,10 @@ beforeAll(async () => {
       { name: 'height', type: 'number', integer: true, minimum: 64, maximum: 2048, default: 480 }],
     price: '3', backend: { driver: 'cog', url: 'http://127.0.0.1:9' }, timeLimitSeconds: 60, maxAttempts: 1,
   });
-  const catalog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rg-cat-')), 'catalog.yaml');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-cat-'));
+  // The default models' examples name files beside the catalog file.
+  fs.symlinkSync(path.join(path.dirname(DEFAULT_CATALOG_PATH), 'examples'), path.join(dir, 'examples'));
+  const catalog = path.join(dir, 'catalog.yaml');
   fs.writeFileSync(catalog, stringify(doc));
   dbh = await freshDatabase();
   svc = await startTestService(dbh.url, { env: { RENDERGATE_WORKER_CONCURRENCY: '0', RENDERGATE_CATALOG: catalog },

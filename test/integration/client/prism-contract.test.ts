@@ -131,6 +131,10 @@ it('every operation, through Prism\'s validating proxy, matches the document', a
   expect((await call('POST', '/openai/v1/chat/completions', { key, json: { ...chat, n: 2 }, op: 'openaiCreateChatCompletion', invalid: true })).status).toBe(400);
   expect((await call('GET', '/openai/v1/models', { op: 'openaiListModels', invalid: true })).status).toBe(401);
 
+  // Stripe's own endpoint: this service has no Stripe configured, so it is the document's 404 (the
+  // signed paths are driven by test/integration/billing/topups.test.ts).
+  expect((await call('POST', '/webhooks/stripe', { json: { id: 'evt_1', type: 'ping' }, op: 'receiveStripeEvent', invalid: true })).status).toBe(404);
+
   // Every operation of the document was driven.
   const doc = await (await fetch(`${f.svc.base}/v1/openapi.json`)).json();
   const ops = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId));
