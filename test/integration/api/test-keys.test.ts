@@ -10,6 +10,7 @@ import { ADMIN, client, startTestService, type TestService } from '../../helpers
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { webhookReceiver } from '../../helpers/webhook-receiver.ts';
 import { probe } from '../backends/helpers.ts';
+import OpenAI from 'openai';
 import { DEFAULT_CATALOG_PATH } from '../../../src/domain/catalog-load.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -79,6 +80,22 @@ describe('test keys', () => {
       expect(r.status).toBe(400);
       expect(r.json.details).toEqual([{ field: 'mode', message: 'must be one of "live", "test"' }]);
     }
+  });
+
+  it('work at /openai/v1 too: a test chat completion is made by the service and charges nothing', async () => {
+    const a = await account(0);
+    const openai = new OpenAI({ apiKey: a.test, baseURL: `${svc.base}/openai/v1`, maxRetries: 0 });
+    const done = await openai.chat.completions.create({ model: 'rendergate/shot-list',
+      messages: [{ role: 'user', content: 'The boat leaves the harbour at dawn.' }] });
+    expect(done.choices[0].message.content).toMatch(/^\[test\]/);
+    const g = await api.call('GET', `/v1/generations/${done.id}`, { key: a.test });
+    expect(g.json).toMatchObject({ status: 'succeeded', mode: 'test', textOutput: done.choices[0].message.content });
+    expect((await api.call('GET', `/v1/generations/${done.id}`, { key: a.live })).status).toBe(404);
+    const failed = openai.chat.completions.create({ model: 'rendergate/shot-list',
+      messages: [{ role: 'user', content: 'rendergate:insufficient' }] });
+    await expect(failed).rejects.toMatchObject({ status: 402, code: 'INSUFFICIENT_BALANCE' });
+    expect(await ledgerOf(a.accountId)).toEqual([]);
+    expect((await api.call('GET', '/v1/me', { key: a.live })).json.balanceCents).toBe(0);
   });
 
   it('charge nothing: a render shows its price and mode test, and balance and ledger stay put', async () => {
