@@ -70,6 +70,12 @@ export function startTracing(role: string): void {
     recordSpan(name, o) {
       tracer.startSpan(name, { attributes: o.attributes, startTime: o.start }, parentOf(o.parent)).end(o.end);
     },
+    nameRequest(method, route) {
+      const span = trace.getActiveSpan();
+      if (!span || !route) return;
+      span.updateName(`${method} ${route}`);
+      span.setAttribute('http.route', route);
+    },
     shutdown: () => provider.shutdown(),
   });
 }

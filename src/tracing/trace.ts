@@ -11,6 +11,8 @@ export interface TracingImpl {
   inSpan<T>(name: string, o: SpanOptions, fn: () => Promise<T>): Promise<T>;
   /** A finished span that started before its parent was known (a claim: the row carries the parent). */
   recordSpan(name: string, o: SpanOptions & { start: number; end: number }): void;
+  /** Names the active HTTP server span by the route that matched (`POST /v1/generations`). */
+  nameRequest(method: string, route: string | undefined): void;
   shutdown(): Promise<void>;
 }
 
@@ -39,6 +41,10 @@ export function inSpan<T>(name: string, o: SpanOptions, fn: () => Promise<T>): P
 
 export function recordSpan(name: string, o: SpanOptions & { start: number; end: number }): void {
   impl?.recordSpan(name, o);
+}
+
+export function nameRequestSpan(method: string, route: string | undefined): void {
+  impl?.nameRequest(method, route);
 }
 
 /** Sends the spans still buffered; at shutdown. */

@@ -100,6 +100,8 @@ it('one trace covers the request, the create, and the worker\'s claim, render an
   const server = spans.find((x) => x.kind === 2 && x.resource['rendergate.role'] === 'api')!;
   expect(server).toBeDefined();
   expect(server.parentSpanId).toBe('');
+  expect(server.name).toBe('POST /v1/generations');
+  expect(server.attributes['http.route']).toBe('/v1/generations');
   expect(create.parentSpanId).toBe(server.spanId);
   expect(create.resource['rendergate.role']).toBe('api');
   expect(spans.some((x) => isPg(x) && x.parentSpanId === create.spanId)).toBe(true);
