@@ -3,15 +3,17 @@
 // standard OTEL_* variables (endpoint, headers, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, sampler,
 // OTEL_BSP_*) are read by the SDK itself. Spans are sent as OTLP/HTTP JSON.
 //
-// `pg` and `http` are instrumented through require hooks: pg is CommonJS (an ESM import of it reaches
-// the hook), and node:http is required here once so that the server of the API is patched whichever
-// way it is imported later. pg spans are made only under a span of ours or of a request, so the
-// worker's polls, lease renewals and the janitor do not each send a trace.
+// fetch() is instrumented through its diagnostics channel; `pg` and `http` through require hooks: pg
+// is CommonJS (an ESM import of it reaches the hook), and node:http is required here once so that the
+// server of the API is patched whichever way it is imported later. pg and outgoing HTTP spans are made
+// only under a span of ours or of a request, so the worker's polls, lease renewals and the janitor do
+// not each send a trace.
 import { createRequire } from 'node:module';
 import { context, propagation, trace, ROOT_CONTEXT, SpanStatusCode, type Context } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -37,6 +39,8 @@ export function startTracing(role: string): void {
         ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]),
       }),
       new PgInstrumentation({ requireParentSpan: true }),
+      // fetch(), which most backends use to reach model servers: within a render's span only
+      new UndiciInstrumentation({ requireParentforSpans: true }),
     ],
   });
   const require = createRequire(import.meta.url);
