@@ -13,6 +13,9 @@ function exit(stream: NodeJS.WriteStream, text: string, code: number): never {
 }
 
 async function serve(role: Role) {
+  // Tracing first, so that its hooks see pg and node:http load; without the variable, never loaded.
+  const { tracingWanted, stopTracing } = await import('./tracing/trace.ts');
+  if (tracingWanted(process.env)) (await import('./tracing/start.ts')).startTracing(role);
   const { startService } = await import('./app.ts');
   const { createProcessLog, exitOnFatal } = await import('./cli/logger.ts');
   const config = loadConfig();
@@ -27,7 +30,8 @@ async function serve(role: Role) {
     // Whatever hangs (a client that never finishes reading), the process still ends: the renders are
     // back in the queue and the database recovers from its log. Every exit flushes the buffered log lines.
     setTimeout(() => logging.exit(1), config.shutdownGraceMs + 8_000).unref();
-    running.close().then(() => logging.exit(0), (e) => { running.infra.log.error({ err: e }, 'shutdown failed'); logging.exit(1); });
+    running.close().then(stopTracing).then(() => logging.exit(0),
+      (e) => { running.infra.log.error({ err: e }, 'shutdown failed'); logging.exit(1); });
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

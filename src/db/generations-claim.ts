@@ -79,13 +79,14 @@ WITH RECURSIVE pairs AS (
   FOR UPDATE OF g SKIP LOCKED
 ), claimed AS (
   UPDATE generations g SET ${lease('$2', '$3')} FROM chosen c WHERE g.id = c.id
-  RETURNING c.rank, g.id, g.account_id, g.model_id, g.inputs, g.attempts, extract(epoch FROM now() - g.run_after)::float8 AS waited
+  RETURNING c.rank, g.id, g.account_id, g.model_id, g.inputs, g.attempts, g.trace_parent,
+    extract(epoch FROM now() - g.run_after)::float8 AS waited
 )
-SELECT id, account_id, model_id, inputs, attempts, waited, false AS limited, rank,
+SELECT id, account_id, model_id, inputs, attempts, waited, trace_parent, false AS limited, rank,
   (SELECT coalesce(sum(n), 0)::int FROM running r WHERE r.account_id = claimed.account_id) AS account_running
 FROM claimed
 UNION ALL
-SELECT id, NULL, model_id, NULL, NULL, NULL, true, rank, NULL FROM ranked
+SELECT id, NULL, model_id, NULL, NULL, NULL, NULL, true, rank, NULL FROM ranked
 WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed) < ${wanted}
 ORDER BY limited, rank`;
 }
@@ -97,7 +98,8 @@ const CLAIM_ONE = `
 UPDATE generations SET ${lease('$2', '$3')}, backend_url = $4
 WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
               AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
-RETURNING id, account_id, model_id, inputs, attempts, backend_url, extract(epoch FROM now() - run_after)::float8 AS waited`;
+RETURNING id, account_id, model_id, inputs, attempts, backend_url, trace_parent,
+  extract(epoch FROM now() - run_after)::float8 AS waited`;
 
 const RUNNING_OF_MODEL = `
 SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`;
@@ -150,6 +152,8 @@ export interface ClaimRow {
    * The pool server the render was given (queue/pool-claim.ts); absent for models without a pool.
    */
   backend_url?: string | null;
+  /** The W3C traceparent of the create (migrations/018): the worker's spans continue its trace. */
+  trace_parent?: string | null;
 }
 
 export interface BatchRow extends ClaimRow { limited: boolean; rank: number }

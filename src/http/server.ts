@@ -16,6 +16,7 @@ import { registerOps } from './ops.ts';
 import { registerOpenApi } from './openapi/routes.ts';
 import { registerOpenAi } from './openai/index.ts';
 import { registerStripeWebhook } from './routes/webhooks-stripe.ts';
+import { nameRequestSpan, tracingOn } from '../tracing/trace.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
@@ -114,6 +115,10 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
     reply.header('x-request-id', req.id);
     done(req.url.length > MAX_URL_BYTES ? urlTooLong() : undefined);
   });
+  // Traced (src/tracing/): the request's span is named by its route, as the HTTP conventions ask.
+  if (tracingOn()) {
+    app.addHook('onRequest', (req, _reply, done) => { nameRequestSpan(req.method, req.routeOptions.url); done(); });
+  }
   // Node's requestTimeout stops watching a request once its headers are in; the body gets the same limit
   // here, counted from the request's start: a client dribbling a body is disconnected when it runs out.
   // One sweep a second over the requests whose body is still arriving (as Node checks its own timeouts),

@@ -30,6 +30,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
 import type { LiveText } from './live-text.ts';
 import { generationMessages } from '../db/generation-messages.ts';
+import { inSpan, recordSpan } from '../tracing/trace.ts';
 
 export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;
@@ -163,8 +164,15 @@ export class Worker {
   }
 
   private async claim(slots: number): Promise<ClaimedJob[]> {
+    const start = Date.now();
     const jobs = await this.claimer.claim(slots);
+    const end = Date.now();
     for (const job of jobs) {
+      // The claim's span, in the create's trace: the row that names the parent is known only now.
+      if (job.trace_parent) {
+        recordSpan('generation.claim',
+          { parent: job.trace_parent, start, end, attributes: spanAttributes(job) });
+      }
       this.o.metrics.queueWait.observe({ model: job.model_id }, Math.max(0, job.waited));
       this.startedNotifier.send(job.id); // its startedAt is set: cached polls must drop it
     }
@@ -206,21 +214,23 @@ export class Worker {
       }
       log.info('render started');
       const t0 = performance.now();
-      // A chat server's render made from a chat request is sent that conversation (migrations/016).
-      const messages = model.backend.driver === 'openai'
-        ? await generationMessages(this.o.db, job.id) : null;
       const live = this.o.liveText;
-      const out = await withTimeLimit(state, model, this.o.backendFor(model).run(job.inputs, {
-        signal: state.abort.signal, get workDir() { return scratch.path(); },
-        timeLimitSeconds: model.timeLimitSeconds, progress: progress.report,
-        attemptId: key, readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
-        ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
-        ...(messages ? { messages } : {}),
-        ...(live ? { textPiece: (p: string) => live.publish(job.id, key, p) } : {}),
-      })).finally(() => this.o.metrics.renderDuration.observe(
+      const out = await traced(job, 'generation.render', async () => {
+        // A chat server's render made from a chat request is sent that conversation (migrations/016).
+        const messages = model.backend.driver === 'openai'
+          ? await generationMessages(this.o.db, job.id) : null;
+        return withTimeLimit(state, model, this.o.backendFor(model).run(job.inputs, {
+          signal: state.abort.signal, get workDir() { return scratch.path(); },
+          timeLimitSeconds: model.timeLimitSeconds, progress: progress.report,
+          attemptId: key, readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
+          ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
+          ...(messages ? { messages } : {}),
+          ...(live ? { textPiece: (p: string) => live.publish(job.id, key, p) } : {}),
+        }));
+      }).finally(() => this.o.metrics.renderDuration.observe(
         { model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
-      if (await this.outcome.succeed(job, out)) {
+      if (await traced(job, 'generation.store', () => this.outcome.succeed(job, out))) {
         this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
         if (out.kind === 'text') live?.succeeded(job.id, out.text);
       }
@@ -272,4 +282,14 @@ export class Worker {
     }
     await this.listener.stop();
   }
+}
+
+const spanAttributes = (job: ClaimedJob) =>
+  ({ 'rendergate.generation_id': job.id, 'rendergate.model_id': job.model_id,
+    'rendergate.attempt': job.lease.attempt });
+
+/** `fn` in a span of the create's trace when the render carries one (src/tracing/); else just `fn`. */
+function traced<T>(job: ClaimedJob, name: string, fn: () => Promise<T>): Promise<T> {
+  if (!job.trace_parent) return fn();
+  return inSpan(name, { parent: job.trace_parent, attributes: spanAttributes(job) }, fn);
 }

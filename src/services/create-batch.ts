@@ -12,6 +12,8 @@ export interface CreateItem {
   modelId: string; inputs: Record<string, unknown>; cost: number; deadlineSeconds: number; dailyCapCents: number | null;
   /** A test key's create (migrations/014); `short`: refused as for a short balance. */
   mode?: 'live' | 'test'; short?: boolean;
+  /** The W3C traceparent of the create's span (src/tracing/), stored on the row for the worker. */
+  traceParent?: string | null;
 }
 
 export interface CreateOutcome {
@@ -28,6 +30,7 @@ const row = (x: CreateItem, i: number) => ({
   i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
   hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
   deadline_s: x.deadlineSeconds, cap: x.dailyCapCents, mode: x.mode ?? 'live', short: x.short ?? false,
+  ...(x.traceParent ? { trace_parent: x.traceParent } : {}),
 });
 
 interface Waiting { item: CreateItem; resolve: (o: CreateOutcome) => void; reject: (e: unknown) => void }

@@ -28,6 +28,7 @@ import type { Ledger } from './ledger.ts';
 import type { ChatMessage } from '../domain/chat.ts';
 import { asks, INSUFFICIENT_MARK, type TestRenders } from '../queue/test-render.ts';
 import { refusal } from './refusal.ts';
+import { currentTraceParent, inSpan } from '../tracing/trace.ts';
 
 /** How long a test render may stay queued before the janitor ends it (its process died first). */
 const TEST_DEADLINE_SECONDS = 120;
@@ -110,11 +111,15 @@ export class Generations {
     const id = newId('gen');
     const mode = key.mode ?? 'live';
     const test = mode === 'test';
-    const made = await this.ledger.charge({
-      id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
-      modelId: def.id, inputs, cost, dailyCapCents: key.dailyCapCents, mode, short: test && asks(inputs, INSUFFICIENT_MARK),
-      deadlineSeconds: test ? TEST_DEADLINE_SECONDS : def.timeLimitSeconds * def.maxAttempts + 3600,
-    }, messages);
+    // The create's span: its traceparent goes on the row, the worker's spans' parent (docs/operations.md).
+    const span = { attributes: { 'rendergate.generation_id': id, 'rendergate.model_id': def.id } };
+    const made = await inSpan('generation.create', span,
+      () => this.ledger.charge({
+        id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
+        modelId: def.id, inputs, cost, dailyCapCents: key.dailyCapCents, mode, short: test && asks(inputs, INSUFFICIENT_MARK),
+        deadlineSeconds: test ? TEST_DEADLINE_SECONDS : def.timeLimitSeconds * def.maxAttempts + 3600,
+        traceParent: currentTraceParent(),
+      }, messages));
     switch (made.outcome) {
       case 'refused':
         throw await refusal(this.db, this.config.dayTimeZone, { key, cost, short: test && asks(inputs, INSUFFICIENT_MARK) });

@@ -1,6 +1,6 @@
 // The layers of src/ (docs/architecture.md): a module imports only from its own layer or the layers
 // below it. http and studio → web → services → queue → backends, storage, webhooks → domain, db, net,
-// metrics. The composition root (app.ts, main.ts) and the command line (cli/) sit above everything.
+// metrics, tracing. The composition root (app.ts, main.ts) and the command line (cli/) sit above everything.
 // http and studio are siblings: neither imports the other, and neither (nor web) touches the database
 // except through services. SQL lives in db/ alone, and no import circle exists anywhere in src/.
 import fs from 'node:fs';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../../src');
 
 const RANK: Record<string, number> = {
-  domain: 0, db: 0, metrics: 0, net: 0, 'config.ts': 0,
+  domain: 0, db: 0, metrics: 0, net: 0, tracing: 0, 'config.ts': 0,
   backends: 1, storage: 1, webhooks: 1,
   queue: 2,
   services: 3,
