@@ -19,7 +19,7 @@ export interface RenderContext {
    */
   attemptId: string;
   /**
-   * The bytes of an input image given as an upload `url` of the render's account (CONTRACT.md "Uploads"),
+   * The bytes of an input image given as an upload `url` of the render's account (docs/api.md "Uploads"),
    * read from storage, never over the network; null when `url` is not an upload address. A render whose
    * upload is gone fails permanently (RenderError, not retryable).
    */

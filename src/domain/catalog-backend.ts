@@ -1,4 +1,4 @@
-// Structural check of a model's `backend` (CONTRACT.md "Backends in the catalog"), one problem per bad
+// Structural check of a model's `backend` (docs/backends.md), one problem per bad
 // key, so `rendergate catalog check` lists them all. The CEL in `inputs`, `bindings`, `messages` and
 // `params` is compiled by catalog-load.ts; secrets (`${env:NAME}`) are only checked for form here and
 // read from the environment at start (src/backends/secrets.ts).

@@ -1,4 +1,4 @@
-// The public shape of a generation (CONTRACT.md "Generations" and "Generation: new fields"), built from its row.
+// The public shape of a generation (docs/api.md "Generations"), built from its row.
 export type GenerationRow = Record<string, unknown> & {
   id: string; model_id: string; inputs: Record<string, unknown>; status: string;
   cost_cents: number; refunded_cents: number; content_key: string | null; content_type: string | null;

@@ -1,4 +1,4 @@
-// Webhook endpoints of an account and their deliveries (CONTRACT.md "Webhooks"). Events are written by
+// Webhook endpoints of an account and their deliveries (docs/api.md "Webhooks"). Events are written by
 // a trigger in the same transaction as the change (migrations/009); the workers deliver them
 // (src/webhooks/dispatcher.ts). This is the account's view of both.
 import crypto from 'node:crypto';

@@ -1,5 +1,5 @@
 // The studio in a real headless Chromium, driven as a person would: every element found by its role or
-// label (the names CONTRACT.md "Studio" fixes). One browser for the file, a fresh profile per test.
+// label (the names the pages in src/studio/views give them). One browser for the file, a fresh profile per test.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,4 +1,4 @@
-// POST /v1/generations/{id}/cancel (CONTRACT.md "Cancel"): a queued render, waiting or running, becomes
+// POST /v1/generations/{id}/cancel (docs/api.md "Cancel"): a queued render, waiting or running, becomes
 // refunded with its charge returned and its running render stopped; refunded answers unchanged;
 // succeeded and failed are 409. Racing a worker's completion and racing DELETE, the money moves once.
 import crypto from 'node:crypto';

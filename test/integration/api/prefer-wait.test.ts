@@ -1,4 +1,4 @@
-// `Prefer: wait=N` (CONTRACT.md "Waiting instead of polling"): a held request is answered when the
+// `Prefer: wait=N` (docs/api.md "Waiting instead of polling"): a held request is answered when the
 // generation becomes final, woken by the change notification (not a polling loop), or when N seconds
 // pass, or released when its client disconnects. 1,000 held requests on one process, memory measured.
 import crypto from 'node:crypto';

@@ -1,4 +1,4 @@
-// Uploads (CONTRACT.md "Uploads") on a server that refuses private addresses, as production runs: an
+// Uploads (docs/api.md "Uploads") on a server that refuses private addresses, as production runs: an
 // upload `url` used as an image input is read from storage by the worker, never fetched, so it renders
 // although the address is on loopback. Another account's, an unknown, a deleted or an expired upload is
 // refused at quote and create naming the field; one gone by the time the render runs fails it, refunded.

@@ -1,4 +1,4 @@
-// Webhooks (CONTRACT.md "Webhooks") against a real receiver that verifies with the standardwebhooks
+// Webhooks (docs/api.md "Webhooks") against a real receiver that verifies with the standardwebhooks
 // package: endpoints and their limits, one signed event per status change to each subscribed endpoint,
 // retries with the same webhook-id when the receiver fails or hangs, 410 disabling the endpoint, and
 // private targets refused (a failed attempt) when the server does not allow them.
