@@ -11,6 +11,7 @@ import S3rver from 's3rver';
 import { parseDocument } from 'yaml';
 import { DEFAULT_CATALOG_PATH } from '../../src/domain/catalog-load.ts';
 import { freePort } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -77,12 +78,16 @@ export async function startProcess(role: 'api' | 'worker', env: Record<string, s
   proc.stderr!.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const base = `http://127.0.0.1:${p}`;
-  for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${role} exited at start: ${out}`);
-    if (Date.now() > until) { proc.kill('SIGKILL'); throw new Error(`${role} did not get ready: ${out}`); }
-    const ready = (role === 'api' || out.includes('rendergate is running')) && await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
-    if (ready) break;
+  const ready = waitFor(`${role} to get ready`, async () =>
+    (role === 'api' || out.includes('rendergate is running')) && await fetch(`${base}/healthz`).then((r) => r.ok, () => false), { intervalMs: 100 });
+  const died = exited.then(() => { throw new Error(`${role} exited at start: ${out}`); });
+  try {
+    await Promise.race([ready, died]);
+  } catch (e) {
+    proc.kill('SIGKILL');
+    throw new Error(`${role} did not get ready: ${out}`, { cause: e });
   }
+  died.catch(() => { /* an exit after the start is the test's to see, through `exited` */ });
   const alive = () => proc.exitCode === null && proc.signalCode === null;
   return {
     role, pid: proc.pid!, base, port: p, output: () => out, exited, alive,

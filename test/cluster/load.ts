@@ -53,14 +53,6 @@ export async function runPool<T, R>(items: T[], concurrency: number, fn: (item: 
   return out;
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
-  for (const end = Date.now() + timeoutMs; ; await sleep(everyMs)) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-  }
-}
-
 /**
  * Counts, every few milliseconds, the renders of `modelId` holding a live lease (running, as the
  * claimer counts them), on a connection of its own; `stop()` returns the samples' maximum and count.

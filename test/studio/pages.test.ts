@@ -1,5 +1,5 @@
 // Qualities people notice: the first page is small and served by us alone (no CDN), every page works by
-// keyboard and fits a phone's width. With UPDATE_SCREENSHOTS=1 this file also refreshes the README's
+// keyboard and fits a phone's width. With UPDATE_SCREENSHOTS=1 this file also refreshes docs/studio.md's
 // screenshots (docs/screenshots/).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 import { accountIdOf, PASSWORD, signUp, uniqueEmail } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
 let browser: Browser;
@@ -79,7 +80,7 @@ describe('studio pages', () => {
     await context.close();
   });
 
-  it.runIf(SHOTS)('takes the README screenshots', async () => {
+  it.runIf(SHOTS)('takes the screenshots of docs/studio.md', async () => {
     const { context, page } = await freshPage(browser, f.svc.base);
     await page.setViewportSize({ width: 1100, height: 800 });
     const email = await signUp(page);
@@ -90,8 +91,8 @@ describe('studio pages', () => {
     await page.goto('/models/rendergate/image-to-video');
     await page.getByLabel('prompt', { exact: true }).fill('A slow push in on a lighthouse at dusk');
     await page.getByLabel('image', { exact: true }).fill(f.img.url('/a.png'));
-    await page.getByRole('img', { name: 'Preview of image' }).waitFor();
-    await page.waitForTimeout(500);
+    const preview = page.getByRole('img', { name: 'Preview of image' });
+    await waitFor('the preview drawn', () => preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0), { intervalMs: 50 });
     await shot(page, 'model-form');
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('video').waitFor({ timeout: 90_000 });

@@ -11,7 +11,8 @@ import sharp from 'sharp';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
-import { accountIdOf, eventually, PASSWORD, signIn, signUp } from './helpers.ts';
+import { accountIdOf, PASSWORD, signIn, signUp } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
 let browser: Browser;
@@ -25,7 +26,7 @@ describe('studio accounts', () => {
   it('signs up, signs out, refuses a wrong password, signs in, changes the password', async () => {
     const { context, page } = await freshPage(browser, f.svc.base);
     const email = await signUp(page);
-    await expect(page.getByText('Balance')).toBeTruthy();
+    await page.getByText('Balance').first().waitFor({ state: 'visible' }); // throws if it never shows
     expect(await page.locator('#balance').textContent()).toContain('€0.00');
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -59,7 +60,7 @@ describe('studio renders', () => {
     const quoted = (await f.api.call('POST', '/v1/quote', { key: (await f.api.account(0)).key,
       body: { modelId: 'rendergate/shot-list', inputs: { text: 'A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.', max_items: 12 } } })).json.costCents;
     await page.getByLabel('max_items', { exact: true }).fill('12');
-    await eventually(async () => expect(await price.textContent()).toBe(`€${(quoted / 100).toFixed(2)}`));
+    await waitFor('the quoted price', async () => { expect(await price.textContent()).toBe(`€${(quoted / 100).toFixed(2)}`); return true; }, { intervalMs: 200 });
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
     const row = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Shot list' }) });
@@ -121,7 +122,7 @@ describe('studio renders', () => {
     await held.getByText('refunded').first().waitFor();
     // The header's balance follows the refund without a reload.
     const { rows } = await f.dbh.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [await accountIdOf(f.dbh.db, email)]);
-    await eventually(async () => expect(await page.locator('#balance strong').textContent()).toBe(`€${(rows[0].balance_cents / 100).toFixed(2)}`), 10_000);
+    await waitFor('the new balance', async () => { expect(await page.locator('#balance strong').textContent()).toBe(`€${(rows[0].balance_cents / 100).toFixed(2)}`); return true; }, { timeoutMs: 10_000, intervalMs: 200 });
     await checkInvariants(f.dbh.db);
     await context.close();
   });
@@ -170,7 +171,7 @@ describe('studio API keys and usage', () => {
     await page.goto('/keys');
     await keyRow.getByRole('button', { name: 'Revoke' }).click();
     await keyRow.getByText('revoked').waitFor();
-    await eventually(async () => expect((await f.api.call('GET', '/v1/me', { key })).json.code).toBe('API_KEY_REVOKED'), 5_000);
+    await waitFor('the key to be refused', async () => { expect((await f.api.call('GET', '/v1/me', { key })).json.code).toBe('API_KEY_REVOKED'); return true; }, { timeoutMs: 5_000, intervalMs: 200 });
 
     await page.getByRole('link', { name: 'Usage' }).click();
     const ledger = page.getByRole('table', { name: /Credits, charges and refunds/ });
@@ -200,9 +201,9 @@ describe('studio uploads', () => {
     await page.getByText('does not decode as image/png').waitFor();
     const png = await sharp({ create: { width: 320, height: 180, channels: 3, background: { r: 30, g: 160, b: 90 } } }).png().toBuffer();
     await page.getByLabel('Upload an image for image').setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: png });
-    await eventually(async () => expect(await page.getByLabel('image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)));
+    await waitFor('the upload URL in the field', async () => { expect(await page.getByLabel('image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)); return true; }, { intervalMs: 200 });
     const preview = page.getByRole('img', { name: 'Preview of image' });
-    await eventually(async () => expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320));
+    await waitFor('the preview to load', async () => { expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320); return true; }, { intervalMs: 200 });
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('video').waitFor({ timeout: 90_000 });
     await context.close();

@@ -9,6 +9,7 @@ import { serviceFixture } from '../../helpers/fixture.ts';
 import { startTestService, client } from '../../helpers/service.ts';
 import { GenerationCache, type CachedGeneration } from '../../../src/services/generation-cache.ts';
 import type { GenerationRow } from '../../../src/services/generation-view.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const f = serviceFixture({ role: 'api' });
 
@@ -25,14 +26,10 @@ async function created(key: string) {
 /** How long the service keeps a cached generation without a notification (src/app.ts). */
 const CACHE_LIFETIME_MS = 20_000;
 /** Polls `id` until `check` holds; returns how long that took. */
-async function pollUntil(key: string, id: string, check: (r: { status: number; json: any }) => boolean, ms = 30_000) {
+async function pollUntil(key: string, id: string, check: (r: { status: number; json: any }) => boolean) {
   const t0 = Date.now();
-  for (;;) {
-    const r = await f.api.call('GET', `/v1/generations/${id}`, { key });
-    if (check(r)) return Date.now() - t0;
-    if (Date.now() - t0 > ms) throw new Error(`still ${r.status} ${r.text} after ${ms} ms`);
-    await new Promise((r2) => setTimeout(r2, 5));
-  }
+  await waitFor(`a poll of ${id} to show the change`, async () => check(await f.api.call('GET', `/v1/generations/${id}`, { key })), { intervalMs: 5 });
+  return Date.now() - t0;
 }
 
 /** How many generation reads the service's pool has run (its query method wrapped once). */
@@ -83,6 +80,9 @@ it('a lease renewal sends nothing; a deletion in the database is seen as 404', a
     await f.dbh.db.query(`UPDATE generations SET attempts = attempts + 1 WHERE id = $1`, [id]);
     await f.dbh.db.query(`UPDATE generations SET deleted_at = now() WHERE id = $1`, [id]);
     await pollUntil(a.key, id, (r) => r.status === 404);
+    // The deletion's notification is the later event: one connection's notifications arrive in commit
+    // order, so any the two earlier updates had sent would have come before it.
+    await waitFor('the deletion notified', () => seen.length > 0);
     expect(seen).toEqual([id]);
   } finally {
     await listener.stop();
@@ -127,17 +127,23 @@ it('while its LISTEN connection is down the cache is bypassed, and it comes back
   expect(before).toBeGreaterThan(0);
   for (let i = 0; i < 5; i++) await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
   expect(await gets()).toBe(before); // served from memory
+  /** Whether a poll right after another one still reads the database (the cache is off). */
+  const readsAreNotKept = async () => {
+    await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
+    const n = await gets();
+    await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
+    return (await gets()) > n;
+  };
 
   // Cut the listener, then change the row while it is away: its notification is lost.
   await f.dbh.db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                         WHERE datname = current_database() AND query LIKE 'LISTEN "rendergate_generation_changed"%'`);
-  await new Promise((r) => setTimeout(r, 100));
+  await waitFor('the cache to be bypassed', readsAreNotKept, { intervalMs: 5 });
   await f.dbh.db.query(`UPDATE generations SET status = 'succeeded', text_output = 'x', completed_at = now() WHERE id = $1`, [id]);
   expect((await f.api.call('GET', `/v1/generations/${id}`, { key: a.key })).json.status).toBe('succeeded');
 
-  // Reconnected within about a second: reads are kept again, and changes invalidate them again.
-  await new Promise((r) => setTimeout(r, 1_500));
-  await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
+  // Reconnected by itself (within about a second): reads are kept again, and changes invalidate them again.
+  await waitFor('the cache to keep reads again', async () => !(await readsAreNotKept()), { intervalMs: 100 });
   const again = await gets();
   for (let i = 0; i < 5; i++) await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
   expect(await gets()).toBe(again);
