@@ -74,8 +74,8 @@ export async function startProcess(role: 'api' | 'worker', env: Record<string, s
     env: { ...process.env, ...env, RENDERGATE_ROLE: role, HOST: '127.0.0.1', PORT: String(p), RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${p}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  proc.stdout!.on('data', (d) => { out += d; });
-  proc.stderr!.on('data', (d) => { out += d; });
+  proc.stdout.on('data', (d) => { out += d; });
+  proc.stderr.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const base = `http://127.0.0.1:${p}`;
   const ready = waitFor(`${role} to get ready`, async () =>

@@ -65,7 +65,7 @@ export async function sampleRunning(url: string, modelId: string, everyMs = 5) {
   let max = 0;
   let samples = 0;
   let busy = 0;
-  let failure: unknown = null;
+  let failure: Error | null = null;
   const loop = (async () => {
     while (!stopped && failure === null) {
       const { rows } = await c.query(
@@ -75,7 +75,7 @@ export async function sampleRunning(url: string, modelId: string, everyMs = 5) {
       samples++;
       await sleep(everyMs);
     }
-  })().catch((e) => { failure = e; });
+  })().catch((e: unknown) => { failure = e instanceof Error ? e : new Error(String(e)); });
   return {
     stop: async () => {
       stopped = true;

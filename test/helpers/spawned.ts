@@ -17,8 +17,8 @@ export async function spawnService(env: Record<string, string>, args: string[] =
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
-  proc.stdout!.on('data', (d) => { out += d; });
-  proc.stderr!.on('data', (d) => { out += d; });
+  proc.stdout.on('data', (d) => { out += d; });
+  proc.stderr.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const base = `http://127.0.0.1:${port}`;
   const answering = waitFor('the service to answer', () => fetch(`${base}/v1/me`).then(() => true, () => false), { intervalMs: 100 });

@@ -177,9 +177,10 @@ describe('studio API keys and usage', () => {
     const ledger = page.getByRole('table', { name: /Credits, charges and refunds/ });
     expect(await ledger.getByRole('row').count()).toBe(4); // header, the credit, two charges
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
-    const text = await new Promise<string>((resolve, reject) => csv.createReadStream().then((s) => {
-      let out = ''; s.on('data', (d) => { out += d; }); s.on('end', () => resolve(out)); s.on('error', reject);
-    }, reject));
+    const stream = await csv.createReadStream();
+    const text = await new Promise<string>((resolve, reject) => {
+      let out = ''; stream.on('data', (d) => { out += String(d); }); stream.on('end', () => resolve(out)); stream.on('error', reject);
+    });
     const lines = text.trim().split('\r\n');
     expect(lines[0]).toBe('id,createdAt,kind,amountCents,amountEur,generationId,reason');
     expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['"charge"', '"charge"', '"credit"']);

@@ -44,7 +44,7 @@ function countReads() {
   };
   (pool as { counted?: boolean }).counted = true;
 }
-const gets = async () => { countReads(); return reads; };
+const gets = () => { countReads(); return Promise.resolve(reads); };
 
 it('repeated polls are answered from memory, and a change made in the database shows at once', async () => {
   const a = await f.api.account(10_000);
@@ -167,12 +167,12 @@ it('a read under way when its row changes is not kept, and concurrent reads shar
     expect((await p1)!.json).toBe('old');
     expect((await p2)!.json).toBe('old');
     // Not kept: the next read loads again, and that one is kept.
-    expect((await cache.get('gen_x', async () => { loads++; return entry('new'); }))!.json).toBe('new');
-    expect((await cache.get('gen_x', async () => { loads++; return entry('newer'); }))!.json).toBe('new');
+    expect((await cache.get('gen_x', () => { loads++; return Promise.resolve(entry('new')); }))!.json).toBe('new');
+    expect((await cache.get('gen_x', () => { loads++; return Promise.resolve(entry('newer')); }))!.json).toBe('new');
     expect(loads).toBe(2);
     // Not found is never kept.
-    expect(await cache.get('gen_y', async () => null)).toBeNull();
-    expect((await cache.get('gen_y', async () => entry('made')))!.json).toBe('made');
+    expect(await cache.get('gen_y', () => Promise.resolve(null))).toBeNull();
+    expect((await cache.get('gen_y', () => Promise.resolve(entry('made'))))!.json).toBe('made');
   } finally {
     await cache.stop();
   }
@@ -183,11 +183,11 @@ it('the oldest entries make room when it is full', async () => {
   await cache.start();
   try {
     const entry = (s: string): CachedGeneration => ({ row: {} as GenerationRow, accountId: 'a', json: s });
-    for (const id of ['a', 'b', 'c', 'd']) await cache.get(id, async () => entry(id));
+    for (const id of ['a', 'b', 'c', 'd']) await cache.get(id, () => Promise.resolve(entry(id)));
     let loaded = false;
-    expect((await cache.get('a', async () => { loaded = true; return entry('a2'); }))!.json).toBe('a2');
+    expect((await cache.get('a', () => { loaded = true; return Promise.resolve(entry('a2')); }))!.json).toBe('a2');
     expect(loaded).toBe(true);
-    expect((await cache.get('d', async () => entry('d2')))!.json).toBe('d');
+    expect((await cache.get('d', () => Promise.resolve(entry('d2'))))!.json).toBe('d');
   } finally {
     await cache.stop();
   }

@@ -37,7 +37,7 @@ const startWorker = async () => {
 
 const upload = (key: string, body: Buffer, type = 'image/png') => fetch(`${api.base}/v1/uploads`, {
   method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: new Uint8Array(body),
-}).then(async (r) => ({ status: r.status, json: await r.json() as any, headers: r.headers }));
+}).then(async (r) => ({ status: r.status, json: await r.json(), headers: r.headers }));
 const create = (key: string, image: string) => c.call('POST', '/v1/generations', {
   key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'slow push in', image, duration: 5 } },
   headers: { 'idempotency-key': crypto.randomUUID() },

@@ -24,7 +24,7 @@ async function sdk(cents: number, base = f.svc.base) {
   const checked = checkedFetch(base);
   const rg = new Rendergate({ apiKey: acct.key, baseUrl: base, fetch: async (input, init) => {
     const r = await checked(input, init);
-    requests.push({ method: init?.method ?? 'GET', path: new URL(String(input)).pathname, status: r.status, applied: r.headers.get('preference-applied') });
+    requests.push({ method: init?.method ?? 'GET', path: new URL(input instanceof Request ? input.url : input).pathname, status: r.status, applied: r.headers.get('preference-applied') });
     return r;
   } });
   return { rg, requests, ...acct };
@@ -156,7 +156,7 @@ describe('webhooks', () => {
     const g = await rg.run(TEXT, { text: story });
     const find = () => got.find((d) => { try { return JSON.parse(d.raw.toString()).data.id === g.id; } catch { return false; } });
     const d = await waitFor('the delivery', find, { intervalMs: 100 });
-    const event = await verifyWebhook(d.raw, d.headers as Record<string, string>, e.secret!);
+    const event = await verifyWebhook(d.raw, d.headers, e.secret!);
     expect(event).toMatchObject({ type: 'generation.succeeded', data: { id: g.id, status: 'succeeded' } });
     expect(await caught(verifyWebhook(d.raw.toString().replace('succeeded', 'failed'), d.headers as Record<string, string>, e.secret!))).toMatchObject({ code: 'WEBHOOK_INVALID' });
     expect(await caught(verifyWebhook(d.raw, d.headers as Record<string, string>, e.secret!, { now: Date.now() + 10 * 60_000 }))).toMatchObject({ code: 'WEBHOOK_INVALID' });

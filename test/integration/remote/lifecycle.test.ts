@@ -86,7 +86,7 @@ it('sends an upload\'s bytes, not its address: a data URL to Cog, /upload/image 
   const ours = 'http://127.0.0.1:1/v1/uploads/upl_x';
   const ctx = (workDir: string) => ({
     signal: new AbortController().signal, progress: () => {}, workDir, timeLimitSeconds: 30, attemptId: 'gen_up-1',
-    readUpload: async (u: string) => (u === ours ? { bytes: png, contentType: 'image/png' } : null),
+    readUpload: (u: string) => Promise.resolve(u === ours ? { bytes: png, contentType: 'image/png' } : null),
   });
   await backends.backendFor({ id: 't/cog' } as never).run({ prompt: 'p', image: ours }, ctx(fs.mkdtempSync(path.join(dir, 'w-'))));
   expect(cog.predictions.at(-1)!.input.image).toBe(`data:image/png;base64,${png.toString('base64')}`);
