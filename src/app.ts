@@ -14,7 +14,13 @@ import { createBackends } from './backends/registry.ts';
 import type { ModelBackend } from './backends/types.ts';
 import { createStorage } from './storage/index.ts';
 import type { Storage } from './storage/storage.ts';
-import { KeyResolver } from './services/keys.ts';
+import { ApiKeys, KeyResolver } from './services/keys.ts';
+import { Accounts } from './services/accounts.ts';
+import { Ledger } from './services/ledger.ts';
+import { OpsProbe } from './services/ops.ts';
+import { Sessions } from './services/sessions.ts';
+import { StudioAccounts } from './services/studio-accounts.ts';
+import { registerStudio } from './studio/index.ts';
 import { RateLimits } from './services/rate-limits.ts';
 import { GenerationCache } from './services/generation-cache.ts';
 import { AfterCommitNotifier } from './db/notify-after-commit.ts';
@@ -94,15 +100,22 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const waiters = new Waiters(config.maxWaiters);
   if (cache) cache.onChange = (id) => waiters.wake(id);
   metrics.heldRequests = () => waiters.size;
-  const generations = new Generations(db, catalog, config, storage, metrics, cache, wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined,
-    uploads, waiters);
+  const ledger = new Ledger(db, config.dayTimeZone);
+  const jobs = wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined;
+  const generations = new Generations({ db, catalog, config, storage, ledger, metrics, cache, jobs, uploads, waiters });
   const ctx = {
-    config, db, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage, adminToken, metrics,
-    uploads, webhooks: new WebhookEndpoints(db), backendHealth: role === 'api' ? undefined : backends.health,
+    config, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage,
+    adminToken, metrics, uploads, webhooks: new WebhookEndpoints(db), accounts: new Accounts(db),
+    apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute), ops: new OpsProbe(db),
+    backendHealth: role === 'api' ? undefined : backends.health,
   };
+  // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
+  // each other).
+  const studio = { sessions: new Sessions(db), studioAccounts: new StudioAccounts(db, config.publicUrl) };
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
-  const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log) : buildServer(ctx, log);
+  const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log)
+    : buildServer(ctx, log, [(scope) => registerStudio(scope, ctx, studio)]);
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {
@@ -120,11 +133,11 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
     const pools = new Map([...backends.pools].map(([model, pool]) => [model, { ...pool, healthy: (url: string) => backends.health.isHealthy(url) }]));
     worker = new Worker({
-      db, claimDb, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
+      db, claimDb, ledger, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
       accountConcurrency: config.accountConcurrency, log, metrics, pools,
       readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds,
     });
-    janitor = new Janitor(db, storage, log);
+    janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();
     // Asynchronous commits: a delivery's record lost in a database crash means it is sent again, which
     // at-least-once delivery allows; waiting for a WAL flush per delivery would cap throughput.

@@ -7,6 +7,7 @@ import { ApiError } from './domain/errors.ts';
 import { addCredit, createAccount } from './services/accounts.ts';
 import { createKey, revokeKey } from './services/keys.ts';
 import { Generations } from './services/generations.ts';
+import { Ledger } from './services/ledger.ts';
 import { CatalogError } from './domain/catalog-load.ts';
 import { createProcessLog, exitOnFatal } from './cli/logger.ts';
 import { OPS_COMMANDS, OPS_USAGE } from './cli/ops-commands.ts';
@@ -55,7 +56,12 @@ async function operator(cmd: string, flags: Map<string, string>) {
       }
       case 'keys revoke': out = await revokeKey(infra.db, need('key')); break;
       case 'accounts invite': case 'accounts reset-link': out = await accountLinks(cmd, infra, config, need, flags); break;
-      case 'generations refund': out = await new Generations(infra.db, infra.catalog, config, infra.storage).adminRefund(need('id')); break;
+      case 'generations refund': {
+        const { db, catalog, storage } = infra;
+        const ledger = new Ledger(db, config.dayTimeZone);
+        out = await new Generations({ db, catalog, config, storage, ledger }).adminRefund(need('id'));
+        break;
+      }
       default: fail(USAGE);
     }
     process.stdout.write(JSON.stringify(out, null, 2) + '\n');

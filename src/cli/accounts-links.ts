@@ -2,7 +2,7 @@
 // operator's one-time links to set a password in the studio, printed as JSON.
 import type { Config } from '../config.ts';
 import type { Infra } from '../app.ts';
-import { inviteLink, resetLink, type Link } from '../studio/invites.ts';
+import { inviteLink, resetLink, type Link } from '../services/invites.ts';
 
 export const ACCOUNT_LINKS_USAGE = `  accounts invite --email E [--name N]        print a one-time link to set a password (creates the account)
   accounts reset-link --email E                print a one-time password reset link (valid 1 hour)`;

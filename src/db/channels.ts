@@ -5,3 +5,8 @@ export const CANCEL_CHANNEL = 'rendergate_cancel';
 export const GENERATION_CHANGED_CHANNEL = 'rendergate_generation_changed';
 /** A webhook delivery was written (by the trigger of migrations/009, only when one was). */
 export const WEBHOOKS_CHANNEL = 'rendergate_webhooks';
+
+/** Sends `payload` on `channel` (inside a transaction: delivered at its commit). */
+export async function notify(q: import('./pool.ts').Queryable, channel: string, payload: string): Promise<void> {
+  await q.query('SELECT pg_notify($1, $2)', [channel, payload]);
+}

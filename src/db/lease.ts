@@ -23,22 +23,3 @@ export function leaseGuard(id: string, owner: string, attempt: string, table?: s
   const c = table ? `${table}.` : '';
   return `${c}id = ${id} AND ${c}status = 'queued' AND ${c}lease_owner = ${owner} AND ${c}attempts = ${attempt}`;
 }
-
-/** The extensions an output key can have, by its content type. */
-const OUTPUT_EXTENSIONS = ['mp4', 'bin'] as const;
-const outputExtension = (contentType: string) => (contentType === 'video/mp4' ? 'mp4' : 'bin');
-const outputKey = (generationId: string, attempt: number, ext: string) => `generations/${generationId}-${attempt}.${ext}`;
-
-/** The storage key of an attempt's output file: each attempt writes its own, so a losing one removes only its own. */
-export function attemptOutputKey(generationId: string, attempt: number, contentType: string): string {
-  return outputKey(generationId, attempt, outputExtension(contentType));
-}
-
-/** Every key attempts 1 to `before - 1` of a generation could have stored its output under. */
-export function earlierAttemptOutputKeys(generationId: string, before: number): string[] {
-  const keys = [];
-  for (let attempt = 1; attempt < before; attempt++) {
-    for (const ext of OUTPUT_EXTENSIONS) keys.push(outputKey(generationId, attempt, ext));
-  }
-  return keys;
-}

@@ -2,13 +2,19 @@
 // Each field gets a checker closure built once when the catalog loads; a request only runs them. They
 // are hand-rolled rather than an ajv schema so every bad field gets exactly one short, exact message.
 import type { FieldDef, InputValue, ResolvedInputs } from './catalog.ts';
-import type { Catalog, CompiledModel } from './catalog-load.ts';
 import { ApiError, invalidInput, type FieldProblem } from './errors.ts';
 
 /** Why a present, non-null value is refused, or undefined when it is acceptable. */
 export type ValueCheck = (value: unknown) => string | undefined;
 export interface CompiledField { readonly def: FieldDef; readonly check: ValueCheck }
 export interface InputSpec { readonly fields: readonly CompiledField[]; readonly names: ReadonlySet<string> }
+
+/**
+ * What these functions need of a compiled model and of the catalog (catalog-load.ts CompiledModel and
+ * Catalog), named here so that this module does not import the catalog's loader, which imports it.
+ */
+export interface WithInputSpec { readonly inputSpec: InputSpec }
+export interface ModelLookup<M extends WithInputSpec> { get(id: string): M | undefined }
 
 export const URL_MAX_LENGTH = 2048;
 // Unknown names are echoed back; bound how many and how long, so a hostile body cannot bloat the answer.
@@ -140,7 +146,7 @@ export function collectInputs(spec: InputSpec, inputs: unknown, problems: FieldP
 }
 
 /** The resolved inputs (defaults applied, keys in field order), or 400 INVALID_INPUT naming every bad field. */
-export function resolveInputs(model: CompiledModel, inputs: unknown): ResolvedInputs {
+export function resolveInputs(model: WithInputSpec, inputs: unknown): ResolvedInputs {
   const problems: FieldProblem[] = [];
   const resolved = collectInputs(model.inputSpec, inputs, problems);
   if (problems.length > 0) throw invalidInput(problems);
@@ -170,7 +176,7 @@ export function validateRequestBody(body: unknown): { modelId: string; inputs: R
 }
 
 /** Everything POST /quote and /generations check on the body, every problem reported at once. */
-export function parseRenderRequest(catalog: Catalog, body: unknown): { model: CompiledModel; inputs: ResolvedInputs } {
+export function parseRenderRequest<M extends WithInputSpec>(catalog: ModelLookup<M>, body: unknown): { model: M; inputs: ResolvedInputs } {
   const problems: FieldProblem[] = [];
   const { modelId, inputs } = readBody(body, problems);
   const model = modelId === undefined ? undefined : catalog.get(modelId);

@@ -9,7 +9,6 @@
 // so an expression tests it with `has(inputs.seed)` or `inputs.?seed.orValue(0)`.
 import { Environment } from '@marcbachmann/cel-js';
 import type { FieldDef, InputValue, ModelDef, ResolvedInputs } from './catalog.ts';
-import type { CompiledModel } from './catalog-load.ts';
 
 export type CelType = 'int' | 'double' | 'string' | 'bool';
 
@@ -126,7 +125,7 @@ function toCents(out: unknown): number {
 }
 
 /** The price in integer cents of already resolved inputs. A failure is a catalog bug (500), named by model. */
-export function priceOf(model: CompiledModel, resolved: ResolvedInputs): number {
+export function priceOf(model: { readonly id: string; readonly priceProgram: PriceProgram }, resolved: ResolvedInputs): number {
   try {
     return model.priceProgram.evaluate(resolved);
   } catch (e) {

@@ -4,8 +4,8 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
-import type { Ctx } from './context.ts';
-import { sendError } from './error-handler.ts';
+import type { Ctx } from '../web/context.ts';
+import { sendError } from '../web/error-handler.ts';
 import { registerOps } from './ops.ts';
 import { MAX_HEADER_BYTES, clientErrorHandler, newRequestId } from './server.ts';
 

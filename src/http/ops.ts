@@ -3,10 +3,9 @@
 // metrics token when RENDERGATE_METRICS_TOKEN is set.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { pendingMigrations } from '../db/migrate.ts';
 import { ApiError } from '../domain/errors.ts';
 import { VERSION } from '../domain/version.ts';
-import type { Ctx } from './context.ts';
+import type { Ctx } from '../web/context.ts';
 
 /** The queue gauges are counted at most this often, however often /metrics is scraped (or by whom). */
 const QUEUE_COUNT_EVERY_MS = 5_000;
@@ -24,12 +23,9 @@ export function registerOps(app: FastifyInstance, ctx: Ctx) {
   let queueCounted: { at: number; done: Promise<void> } | null = null;
   const countQueue = async () => {
     try {
-      const { rows } = await ctx.db.query({ name: 'metrics-queue', text:
-        `SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now())::int AS waiting,
-                count(*) FILTER (WHERE lease_until >= now())::int AS running
-         FROM generations WHERE status = 'queued'` });
-      ctx.metrics.queueDepth.set(rows[0].waiting);
-      ctx.metrics.running.set(rows[0].running);
+      const { waiting, running } = await ctx.ops.queueCounts();
+      ctx.metrics.queueDepth.set(waiting);
+      ctx.metrics.running.set(running);
     } catch { /* the database is away: report the process metrics anyway */ }
   };
 
@@ -39,7 +35,7 @@ export function registerOps(app: FastifyInstance, ctx: Ctx) {
     const checks: Record<string, string> = { catalog: `${ctx.catalog.models.length} models` };
     const problems: string[] = [];
     try {
-      const pending = await pendingMigrations(ctx.db);
+      const pending = await ctx.ops.pendingMigrations();
       checks.database = 'ok';
       checks.migrations = pending.length === 0 ? 'ok' : `pending: ${pending.join(', ')}`;
       if (pending.length > 0) problems.push('migrations');

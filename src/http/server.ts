@@ -1,18 +1,18 @@
-// The Fastify application: request ids, the error model, the public /v1 API and the admin API.
+// The Fastify application: request ids, the error model, the public /v1 API and the admin API; the
+// composition root (app.ts) adds its siblings (the studio).
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
-import type { Ctx } from './context.ts';
+import type { Ctx } from '../web/context.ts';
 import { parseJsonBody } from './body.ts';
-import { sendError } from './error-handler.ts';
+import { sendError } from '../web/error-handler.ts';
 import { AccessLog } from './access-log.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
-import { registerStudio } from '../studio/index.ts';
 import { registerOpenApi } from './openapi/routes.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -54,7 +54,10 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
   socket.destroy(err);
 }
 
-export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
+/** A sibling of the API registered beside it by the composition root (the studio), in a scope of its own. */
+export type Sibling = (scope: FastifyInstance) => Promise<void>;
+
+export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = []): FastifyInstance {
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
@@ -133,7 +136,8 @@ export function buildServer(ctx: Ctx, log: Logger): FastifyInstance {
   registerOpenApi(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
-  // The studio's pages at `/`, in a scope of their own (cookies, forms, CSRF never reach the API).
-  app.register(async (studio) => registerStudio(studio, ctx));
+  // Siblings such as the studio's pages at `/`, each in a scope of its own (the studio's cookies, forms
+  // and CSRF never reach the API).
+  for (const sibling of siblings) app.register(sibling);
   return app;
 }

@@ -12,22 +12,9 @@
 // limit, as its snapshot saw, is not checked: a concurrent claim can only have taken the jobs its own
 // snapshot placed first, the same ones, so the round costs no extra statement on the dispatch path.
 import type { Db } from '../db/pool.ts';
-import { leaseGuard } from '../db/lease.ts';
-import type { ClaimedJob } from './claim.ts';
-
-/** Running renders of the given accounts, counted after the claim's commit. */
-const RUNNING_OF_ACCOUNTS = `
-SELECT account_id, count(*)::int AS n FROM generations
-WHERE account_id = ANY($1) AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()
-GROUP BY account_id`;
-
-// Undoes a claim, guarded by the attempt's own token: the lease, the attempt's number, and the start
-// time when this claim was the first (a client polling saw it started for a moment; it reads null again).
-const HAND_BACK = `
-UPDATE generations g SET lease_owner = NULL, lease_until = NULL, attempts = g.attempts - 1,
-  started_at = CASE WHEN g.attempts = 1 THEN NULL ELSE g.started_at END
-FROM unnest($1::text[], $3::int[]) AS a(id, attempt)
-WHERE ${leaseGuard('a.id', '$2', 'a.attempt', 'g')}`;
+import { runningOfAccounts } from '../db/generations-claim.ts';
+import { undoClaims } from '../db/generations-attempt.ts';
+import type { ClaimedJob } from './types.ts';
 
 /**
  * Splits a claim round into the jobs to run and the ones handed back because their account is over
@@ -43,7 +30,7 @@ export async function enforceAccountLimit(db: Db, jobs: ClaimedJob[], limit: num
   }
   const accounts = [...seen].filter(([, after]) => after >= limit).map(([id]) => id);
   if (accounts.length === 0) return { keep: jobs, handedBack: [] };
-  const { rows } = await db.query<{ account_id: string; n: number }>({ name: 'account-running', text: RUNNING_OF_ACCOUNTS, values: [accounts] });
+  const rows = await runningOfAccounts(db, accounts);
   const excess = new Map(rows.filter((r) => r.n > limit).map((r) => [r.account_id, r.n - limit]));
   if (excess.size === 0) return { keep: jobs, handedBack: [] };
   const handedBack: ClaimedJob[] = [];
@@ -51,6 +38,6 @@ export async function enforceAccountLimit(db: Db, jobs: ClaimedJob[], limit: num
     const left = excess.get(jobs[i].account_id) ?? 0;
     if (left > 0) { handedBack.push(jobs[i]); excess.set(jobs[i].account_id, left - 1); }
   }
-  await db.query(HAND_BACK, [handedBack.map((j) => j.id), handedBack[0].lease.owner, handedBack.map((j) => j.lease.attempt)]);
+  await undoClaims(db, handedBack[0].lease.owner, handedBack.map((j) => ({ id: j.id, attempt: j.lease.attempt })));
   return { keep: jobs.filter((j) => !handedBack.includes(j)), handedBack };
 }

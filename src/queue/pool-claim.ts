@@ -12,12 +12,6 @@ export interface PoolState extends ServerPool {
   healthy: (url: string) => boolean;
 }
 
-/** Running renders of model $1 per server, cluster-wide. */
-export const RUNNING_PER_URL = `
-SELECT backend_url, count(*)::int AS n FROM generations
-WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now() AND backend_url IS NOT NULL
-GROUP BY backend_url`;
-
 /** How many renders of the pool may start now, as a cap for the claim's model limits (0 = none healthy). */
 export function poolCapacity(pool: PoolState): number {
   return pool.urls.filter((u) => pool.healthy(u)).length * pool.concurrencyPerUrl;

@@ -4,7 +4,8 @@
 // claims' pool (asynchronous commit): progress is advisory, and its change notification (the trigger of
 // migrations/008) then holds the commit-order lock only briefly.
 import type { Db } from '../db/pool.ts';
-import { leaseGuard, type Lease } from '../db/lease.ts';
+import type { Lease } from '../db/lease.ts';
+import { writeProgress } from '../db/generations-attempt.ts';
 
 const PROGRESS_EVERY_MS = 500;
 
@@ -35,11 +36,7 @@ export class ProgressWriter {
     const value = this.wanted;
     this.writing = true;
     this.writtenAt = performance.now();
-    this.db.query({
-      name: 'render-progress',
-      text: `UPDATE generations SET progress = $4 WHERE ${leaseGuard('$1', '$2', '$3')}`,
-      values: [this.id, this.lease.owner, this.lease.attempt, value],
-    }).then(() => { this.last = value; }, () => { /* progress is advisory: a lost write is replaced by the next */ })
+    writeProgress(this.db, this.id, this.lease, value).then(() => { this.last = value; }, () => { /* progress is advisory: a lost write is replaced by the next */ })
       .finally(() => { this.writing = false; if (!this.stopped) this.schedule(); });
   }
 

@@ -3,6 +3,7 @@
 // the render's account and is still kept. A gone upload fails the render for good (refunded).
 import type { Readable } from 'node:stream';
 import type { Db } from '../db/pool.ts';
+import { uploadForRender } from '../db/uploads.ts';
 import { RenderError, type RenderContext } from '../backends/types.ts';
 import type { Storage } from '../storage/storage.ts';
 
@@ -20,15 +21,10 @@ export function uploadReader(db: Db, storage: Storage, publicUrl: string) {
   const prefix = `${publicUrl}/v1/uploads/`;
   return (generationId: string): RenderContext['readUpload'] => async (url) => {
     if (!url.startsWith(prefix)) return null;
-    const { rows } = await db.query({
-      name: 'upload-for-render',
-      text: `SELECT u.storage_key, u.content_type FROM uploads u JOIN generations g ON g.account_id = u.account_id
-             WHERE g.id = $1 AND u.id = $2 AND u.deleted_at IS NULL AND u.expires_at > now()`,
-      values: [generationId, url.slice(prefix.length)],
-    });
-    if (!rows[0]) throw gone();
+    const upload = await uploadForRender(db, generationId, url.slice(prefix.length));
+    if (!upload) throw gone();
     try {
-      return { bytes: await readAll(await storage.read(rows[0].storage_key)), contentType: rows[0].content_type };
+      return { bytes: await readAll(await storage.read(upload.storage_key)), contentType: upload.content_type };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as { name?: string }).name === 'NoSuchKey') throw gone(e);
       throw new RenderError('STORAGE_FAILED', 'An uploaded input image could not be read from storage.', true, { cause: e });

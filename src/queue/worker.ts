@@ -16,13 +16,16 @@ import { ProgressWriter } from './progress.ts';
 import { transaction, type Db } from '../db/pool.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ModelDef } from '../domain/catalog.ts';
-import { refundGeneration } from '../db/refunds.ts';
 import type { Storage } from '../storage/storage.ts';
-import { CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL } from '../db/channels.ts';
+import { CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL, notify } from '../db/channels.ts';
 import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { Listener } from '../db/listener.ts';
-import { Claimer, type ClaimedJob } from './claim.ts';
-import { attemptOutputKey, earlierAttemptOutputKeys, leaseGuard } from '../db/lease.ts';
+import { Claimer } from './claim.ts';
+import type { ClaimedJob, Refunder } from './types.ts';
+import { attemptOutputKey, earlierAttemptOutputKeys } from '../storage/output-keys.ts';
+import {
+  handBackAtShutdown, renewLease, retryLater, succeedWithFile, succeedWithText,
+} from '../db/generations-attempt.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
 
@@ -42,6 +45,8 @@ export interface WorkerOptions {
   /** Claims and lease renewals: a small pool of its own (so API traffic cannot starve dispatch) with async commits. */
   claimDb: Db;
   databaseUrl: string;
+  /** The refunds of failed renders (services/ledger.ts). */
+  ledger: Refunder;
   catalog: Catalog;
   backendFor: (model: ModelDef) => ModelBackend;
   storage: Storage;
@@ -145,10 +150,8 @@ export class Worker {
     this.running.set(key, state);
     const log = this.o.log.child({ generationId: job.id, modelId: job.model_id, attempt: job.attempts });
     const heartbeat = setInterval(() => {
-      this.o.claimDb.query({ name: 'lease-renew', text: `UPDATE generations SET lease_until = now() + make_interval(secs => $4)
-                       WHERE ${leaseGuard('$1', '$2', '$3')} AND deleted_at IS NULL RETURNING id`,
-      values: [job.id, job.lease.owner, job.lease.attempt, LEASE_SECONDS] }).then((r) => {
-        if (r.rowCount === 0) this.cancelAttempt(state); // cancelled, deleted, or superseded by a later attempt: stop rendering
+      renewLease(this.o.claimDb, job.id, job.lease, LEASE_SECONDS).then((held) => {
+        if (!held) this.cancelAttempt(state); // cancelled, deleted, or superseded by a later attempt: stop rendering
       }, () => { /* database briefly away: the lease covers a few missed beats */ });
     }, HEARTBEAT_MS);
     const scratch = new ScratchDir(this.tmpDir, job.id);
@@ -208,11 +211,9 @@ export class Worker {
   /** Records the output; false when the generation left `queued` meanwhile (cancelled) and the output was dropped. */
   private async succeed(job: ClaimedJob, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
     if (out.kind === 'text') {
-      const r = await this.o.db.query(
-        `UPDATE generations SET status = 'succeeded', text_output = $4, completed_at = now(), lease_owner = NULL, lease_until = NULL
-         WHERE ${leaseGuard('$1', '$2', '$3')}`, [job.id, job.lease.owner, job.lease.attempt, out.text]);
-      if (r.rowCount === 0) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
-      return r.rowCount === 1;
+      const recorded = await succeedWithText(this.o.db, job.id, job.lease, out.text);
+      if (!recorded) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
+      return recorded;
     }
     const key = attemptOutputKey(job.id, job.lease.attempt, out.contentType);
     let stored;
@@ -221,23 +222,21 @@ export class Worker {
     } catch (e) {
       throw new RenderError('STORAGE_FAILED', 'The output could not be stored.', false, { cause: e });
     }
-    let r;
+    let recorded;
     try {
-      r = await this.o.db.query(
-        `UPDATE generations SET status = 'succeeded', content_key = $4, content_type = $5, content_bytes = $6, content_etag = $7,
-           completed_at = now(), lease_owner = NULL, lease_until = NULL,
-           expires_at = CASE WHEN $8::int > 0 THEN now() + make_interval(secs => $8::int) END
-         WHERE ${leaseGuard('$1', '$2', '$3')} AND deleted_at IS NULL`,
-        [job.id, job.lease.owner, job.lease.attempt, key, out.contentType, stored.bytes, stored.etag, this.o.outputRetentionSeconds ?? 0]);
+      recorded = await succeedWithFile(this.o.db, job.id, job.lease, {
+        key, contentType: out.contentType, bytes: stored.bytes, etag: stored.etag,
+        retentionSeconds: this.o.outputRetentionSeconds ?? 0,
+      });
     } catch (e) {
       // Unknown whether it committed: the file may be the generation's now, so it stays. (An orphan at
       // worst, under this attempt's own key: never the file of another attempt.)
       throw new RenderError('STORAGE_FAILED', 'The output was stored but could not be recorded.', true, { cause: e });
     }
     // This attempt lost (cancelled, deleted, or superseded): its own file goes; the winner's key is another.
-    if (r.rowCount === 0) await this.o.storage.delete(key).catch(() => undefined);
+    if (!recorded) await this.o.storage.delete(key).catch(() => undefined);
     else if (job.lease.attempt > 1) await this.removeEarlierAttempts(job);
-    return r.rowCount === 1;
+    return recorded;
   }
 
   /**
@@ -263,19 +262,16 @@ export class Worker {
         // An input server that made one attempt time out gets one more chance, not every attempt: a slow
         // address is the client's, and each timeout held a worker slot for the whole fetch time. The
         // second timeout finds fetch_timeouts > 0, retries nothing, and fails below.
-        const fetchTimeout = err.code === 'INPUT_FETCH_TIMEOUT' ? 1 : 0;
-        const r = await this.o.db.query(
-          `UPDATE generations SET run_after = now() + make_interval(secs => $4), lease_owner = NULL, lease_until = NULL,
-             fetch_timeouts = fetch_timeouts + $5
-           WHERE ${leaseGuard('$1', '$2', '$3')} AND ($5 = 0 OR fetch_timeouts = 0)`,
-          [job.id, job.lease.owner, job.lease.attempt, backoff, fetchTimeout]);
-        if (r.rowCount === 1 || fetchTimeout === 0) {
-          if (r.rowCount === 1) log.warn({ code: err.code, backoffSeconds: backoff }, `render attempt failed, will retry: ${err.message}`);
+        const fetchTimeout = err.code === 'INPUT_FETCH_TIMEOUT' ? 1 : 0 as const;
+        const retried = await retryLater(this.o.db, job.id, job.lease, backoff, fetchTimeout);
+        if (retried || fetchTimeout === 0) {
+          if (retried) log.warn({ code: err.code, backoffSeconds: backoff }, `render attempt failed, will retry: ${err.message}`);
           return; // retried, or this attempt no longer holds the render
         }
         err = new RenderError(err.code, `${err.message} (the second time; not retried again)`, false);
       }
-      const refunded = await transaction(this.o.db, (tx) => refundGeneration(tx, job.id, 'queued', { status: 'failed', code: err.code, message: err.message }, job.lease));
+      const refunded = await transaction(this.o.db, (tx) =>
+        this.o.ledger.refund(tx, job.id, 'queued', { status: 'failed', code: err.code, message: err.message }, job.lease));
       if (refunded === null) return;
       this.o.metrics.renders.inc({ model: job.model_id, status: 'failed' });
       this.o.metrics.refundedCents.inc(refunded);
@@ -301,12 +297,9 @@ export class Worker {
     if (left.length > 0) {
       for (const r of left) { r.reason = 'shutdown'; r.abort.abort(); }
       // Each attempt hands back only the row it still holds (the same guard, row by row).
-      await this.o.db.query(
-        `UPDATE generations g SET lease_owner = NULL, lease_until = NULL, run_after = now(), attempts = greatest(g.attempts - 1, 0)
-         FROM unnest($1::text[], $3::int[]) AS a(id, attempt)
-         WHERE ${leaseGuard('a.id', '$2', 'a.attempt', 'g')}`,
-      [left.map((r) => r.job.id), this.owner, left.map((r) => r.job.lease.attempt)]).catch(() => undefined);
-      await this.o.db.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'handback']).catch(() => undefined);
+      await handBackAtShutdown(this.o.db, this.owner, left.map((r) => ({ id: r.job.id, attempt: r.job.lease.attempt })))
+        .catch(() => undefined);
+      await notify(this.o.db, JOBS_CHANNEL, 'handback').catch(() => undefined);
       // The jobs are safely back in the queue; give the aborted renders a moment to clean up, no more.
       await Promise.race([new Promise<void>((r) => (this.running.size === 0 ? r() : this.idle.push(r))), new Promise((r) => setTimeout(r, 2_000))]);
     }

@@ -1,67 +1,63 @@
-// Accounts and their money history. The balance changes only together with a ledger entry, in one
-// transaction; the CHECK on accounts.balance_cents makes a negative balance impossible.
+// Accounts, and what the operator API, the studio and GET /me read of them. Their money is in
+// ledger.ts (every balance change goes through it).
 import { ApiError } from '../domain/errors.ts';
-import { transaction, type Db, type Queryable } from '../db/pool.ts';
+import type { Db, Queryable } from '../db/pool.ts';
 import { newId } from '../domain/ids.ts';
-import { decodeCursor, encodeCursor, type Page } from './paging.ts';
+import { accountById, insertAccount, type AccountRow } from '../db/accounts.ts';
+import { spentToday } from '../db/key-day-usage.ts';
+import { spendOf } from '../db/generations.ts';
+import { credit, history, type LedgerEntry } from './ledger.ts';
+import type { Page } from './paging.ts';
 
-/** The largest balance an account can hold: 2^53 - 1, the largest integer a JSON client reads exactly. */
-export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
+export { MAX_BALANCE_CENTS, type LedgerEntry } from './ledger.ts';
 
 export interface AccountView { id: string; email: string; name: string | null; balanceCents: number; createdAt: string }
 
-const view = (r: Record<string, unknown>): AccountView => ({
-  id: r.id as string, email: r.email as string, name: (r.name as string | null) ?? null,
-  balanceCents: r.balance_cents as number, createdAt: (r.created_at as Date).toISOString(),
+const view = (r: AccountRow): AccountView => ({
+  id: r.id, email: r.email, name: r.name ?? null, balanceCents: r.balance_cents, createdAt: r.created_at.toISOString(),
 });
 
 export async function createAccount(db: Db, email: string, name: string | null): Promise<AccountView> {
-  const { rows } = await db.query(
-    `INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING *`,
-    [newId('acct'), email, name]);
-  if (!rows[0]) throw new ApiError('INVALID_INPUT', 'An account with this email already exists.', [{ field: 'email', message: 'already in use' }]);
-  return view(rows[0]);
+  const row = await insertAccount(db, newId('acct'), email, name);
+  if (!row) throw new ApiError('INVALID_INPUT', 'An account with this email already exists.', [{ field: 'email', message: 'already in use' }]);
+  return view(row);
 }
 
 export async function getAccount(db: Queryable, id: string): Promise<AccountView> {
-  const { rows } = await db.query('SELECT * FROM accounts WHERE id = $1', [id]);
-  if (!rows[0]) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${id}.`);
-  return view(rows[0]);
+  const row = await accountById(db, id);
+  if (!row) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${id}.`);
+  return view(row);
 }
 
-export async function addCredit(db: Db, accountId: string, amountCents: number, reason: string | null) {
-  return transaction(db, async (tx) => {
-    // Guarded: a balance stays a safe integer (migrations/007 makes it a constraint too).
-    const { rows } = await tx.query(
-      `UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`,
-      [accountId, amountCents, MAX_BALANCE_CENTS]);
-    if (!rows[0]) {
-      await getAccount(tx, accountId); // ACCOUNT_NOT_FOUND when there is none
-      throw new ApiError('INVALID_INPUT', `The credit would take the balance past ${MAX_BALANCE_CENTS} cents.`,
-        [{ field: 'amountCents', message: `would take the balance past ${MAX_BALANCE_CENTS}` }]);
-    }
-    const entryId = newId('led');
-    await tx.query(
-      `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, reason) VALUES ($1, $2, 'credit', $3, $4)`,
-      [entryId, accountId, amountCents, reason]);
-    return { entryId, balanceCents: rows[0].balance_cents as number };
-  });
-}
+/** The operator's credit (ledger.ts credit). */
+export const addCredit = credit;
 
-export interface LedgerEntry { id: string; kind: string; amountCents: number; generationId?: string; reason?: string; createdAt: string }
+/** The account's ledger, a page at a time (ledger.ts history). */
+export const listLedger = history;
 
-export async function listLedger(db: Db, accountId: string, limit: number, cursor: string | null): Promise<Page<LedgerEntry>> {
-  await getAccount(db, accountId);
-  const after = cursor === null ? null : decodeCursor(cursor);
-  const { rows } = await db.query(
-    `SELECT id, kind, amount_cents, generation_id, reason, created_at FROM ledger_entries
-     WHERE account_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-    [accountId, after, limit + 1]);
-  const data = rows.slice(0, limit).map((r) => ({
-    id: r.id, kind: r.kind, amountCents: r.amount_cents,
-    ...(r.generation_id ? { generationId: r.generation_id } : {}),
-    ...(r.reason ? { reason: r.reason } : {}),
-    createdAt: (r.created_at as Date).toISOString(),
-  }));
-  return { data, nextCursor: rows.length > limit ? encodeCursor(data[data.length - 1].id) : null };
+export interface SpendRow { label: string; renders: number; spentCents: number }
+
+/** Accounts as the HTTP routes and the studio use them: the database stays in this layer. */
+export class Accounts {
+  constructor(private db: Db) {}
+
+  create(email: string, name: string | null) { return createAccount(this.db, email, name); }
+
+  get(id: string) { return getAccount(this.db, id); }
+
+  credit(id: string, amountCents: number, reason: string | null) { return credit(this.db, id, amountCents, reason); }
+
+  ledger(id: string, limit: number, cursor: string | null): Promise<Page<LedgerEntry>> {
+    return history(this.db, id, limit, cursor);
+  }
+
+  /** What the key has spent today (charges minus refunds), and when today ends in the cap's zone. */
+  dayUsage(keyId: string, timeZone: string) { return spentToday(this.db, keyId, timeZone); }
+
+  /** Spend of renders created in [from, to), per key (the studio is "Studio") and per model. */
+  async spend(id: string, from: Date, to: Date): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
+    const s = await spendOf(this.db, id, from, to);
+    const v = (r: { label: string; renders: number; spent: number }) => ({ label: r.label, renders: r.renders, spentCents: r.spent });
+    return { byKey: s.byKey.map(v), byModel: s.byModel.map(v) };
+  }
 }

@@ -1,20 +1,11 @@
-// Group commit for creates: every create waiting in this process goes to the database in one call of
-// rendergate_create_generations (migrations/006), one transaction and one commit. A create arriving
-// while fewer than MAX_IN_FLIGHT batches are out goes at once, alone if it is alone, so a quiet API
-// adds no latency; under load the creates that arrived meanwhile share the next batch's round trip and
-// WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
+// Group commit for creates, the charge of services/ledger.ts: every create waiting in this process goes
+// to the database in one call of rendergate_create_generations (migrations/006), one transaction and
+// one commit. A create arriving while fewer than MAX_IN_FLIGHT batches are out goes at once, alone if
+// it is alone, so a quiet API adds no latency; under load the creates that arrived meanwhile share the
+// next batch's round trip and WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
 // whole (the database is away) fails each of its creates with that error, having written nothing.
 import type { Db } from '../db/pool.ts';
-import { QUEUE_POSITION_CAP } from './generation-view.ts';
-
-// Each created render's place among its model's waiting renders, in the same statement: counted in the
-// statement's snapshot, which does not see this batch's own rows (run() adds those).
-const CREATE_BATCH = `
-SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
-  CASE WHEN c.outcome = 'created' THEN (SELECT count(*)::int FROM (SELECT 1 FROM generations w
-    WHERE w.model_id = ($3::text[])[c.idx + 1] AND w.status = 'queued' AND w.started_at IS NULL AND w.id < c.generation_id
-    LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position
-FROM rendergate_create_generations($1, $2) c`;
+import { createGenerations, QUEUE_POSITION_CAP } from '../db/generations.ts';
 
 export interface CreateItem {
   id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
@@ -65,13 +56,9 @@ export class CreateBatcher {
       deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
     }));
     try {
-      const { rows } = await this.db.query({
-        name: 'gen-create-batch',
-        text: CREATE_BATCH,
-        values: [JSON.stringify(items), this.timeZone, items.map((x) => x.model_id)],
-      });
+      const rows = await createGenerations<CreateOutcome & { idx: number }>(this.db, JSON.stringify(items), this.timeZone, items.map((x) => x.model_id));
       // Renders of the same model created earlier in this batch are ahead too.
-      const created = (rows as Array<CreateOutcome & { idx: number }>).filter((r) => r.outcome === 'created')
+      const created = rows.filter((r) => r.outcome === 'created')
         .sort((x, y) => (x.generation_id! < y.generation_id! ? -1 : 1));
       const before = new Map<string, number>();
       for (const r of created) {
@@ -80,7 +67,7 @@ export class CreateBatcher {
         r.queue_position = Math.min(QUEUE_POSITION_CAP, r.queue_position! + n);
         before.set(model, n + 1);
       }
-      for (const r of rows as Array<CreateOutcome & { idx: number }>) batch[r.idx].resolve(r);
+      for (const r of rows) batch[r.idx].resolve(r);
       // Every item gets exactly one row; anything else is a bug, not a refusal.
       if (rows.length !== batch.length) throw new Error(`create batch answered ${rows.length} of ${batch.length} items`);
     } catch (e) {

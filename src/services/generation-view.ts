@@ -9,24 +9,6 @@ export type GenerationRow = Record<string, unknown> & {
   queue_position?: number | null;
 };
 
-export const GENERATION_COLUMNS = `id, model_id, inputs, status, cost_cents, refunded_cents, content_key, content_type,
-  content_bytes, content_etag, text_output, error_code, error_message, created_at, started_at, completed_at,
-  progress, expires_at, content_removed_at`;
-
-/**
- * Positions are counted up to this many (an index-only scan of the model's waiting renders that stops
- * there): a render further back shows this number, a lower bound, and never costs a scan of the queue.
- * Every create and every waiting row of a list pays for the count: at 10,000 a create over a deep queue
- * spent about 3 ms of PostgreSQL CPU on it (a fifth of the throughput of creates, measured by the bench),
- * at 100 it is a few microseconds, and a client far back in a queue learns "100 or more" either way.
- */
-export const QUEUE_POSITION_CAP = 100;
-
-/** The queue position of generation `g` (a table alias) as a column: 1 = the next of its model to start. */
-export const QUEUE_POSITION = (g: string) => `CASE WHEN ${g}.status = 'queued' AND ${g}.started_at IS NULL THEN
-  (SELECT count(*)::int FROM (SELECT 1 FROM generations w WHERE w.model_id = ${g}.model_id AND w.status = 'queued'
-     AND w.started_at IS NULL AND w.id < ${g}.id LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position`;
-
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 export function generationView(r: GenerationRow, publicUrl: string): Record<string, unknown> {

@@ -3,6 +3,13 @@
 import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
+import {
+  accountOfGeneration, forgetContent, generationRow, listGenerations, liveGeneration, lockOwnGeneration,
+  markGenerationDeleted, replayRow,
+} from '../db/generations.ts';
+import { balanceOf } from '../db/accounts.ts';
+import { spentToday } from '../db/key-day-usage.ts';
+import { notify, CANCEL_CHANNEL } from '../db/channels.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import { ApiError } from '../domain/errors.ts';
 import { parseRenderRequest } from '../domain/inputs.ts';
@@ -10,19 +17,16 @@ import { priceOf } from '../domain/pricing.ts';
 import { isId, newId } from '../domain/ids.ts';
 import { objectBody } from '../domain/body.ts';
 import type { Storage } from '../storage/storage.ts';
-import { GENERATION_COLUMNS, QUEUE_POSITION, QUEUE_POSITION_CAP, generationView, type GenerationRow } from './generation-view.ts';
+import { generationView, type GenerationRow } from './generation-view.ts';
 import type { Uploads } from './uploads.ts';
 import type { Waiters } from './waiters.ts';
 import type { KeyRecord } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
-import { refundGeneration } from '../db/refunds.ts';
 import { unlessBackingUp } from '../db/backup-lock.ts';
-import { dayUsage } from './day-usage.ts';
-import { CANCEL_CHANNEL } from '../db/channels.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
-import { CreateBatcher } from './create-batch.ts';
+import type { Ledger } from './ledger.ts';
 
 /** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
 const WAITING_FRESH_MS = 1_000;
@@ -41,13 +45,38 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-export class Generations {
-  private batcher: CreateBatcher;
+export interface GenerationsOptions {
+  db: Db;
+  catalog: Catalog;
+  config: Config;
+  storage: Storage;
+  /** Charges and refunds (services/ledger.ts). */
+  ledger: Ledger;
+  metrics?: Metrics;
+  /** Polls answered from memory (API processes). */
+  cache?: GenerationCache;
+  /** Wakes workers after a create. */
+  jobs?: AfterCommitNotifier;
+  uploads?: Uploads;
+  /** `Prefer: wait` requests. */
+  waiters?: Waiters;
+}
 
-  constructor(private db: Db, private catalog: Catalog, private config: Config, private storage: Storage,
-    private metrics?: Metrics, private cache?: GenerationCache, private jobs?: AfterCommitNotifier,
-    private uploads?: Uploads, private waiters?: Waiters) {
-    this.batcher = new CreateBatcher(db, config.dayTimeZone);
+export class Generations {
+  private db: Db;
+  private catalog: Catalog;
+  private config: Config;
+  private storage: Storage;
+  private ledger: Ledger;
+  private metrics?: Metrics;
+  private cache?: GenerationCache;
+  private jobs?: AfterCommitNotifier;
+  private uploads?: Uploads;
+  private waiters?: Waiters;
+
+  constructor(o: GenerationsOptions) {
+    ({ db: this.db, catalog: this.catalog, config: this.config, storage: this.storage, ledger: this.ledger } = o);
+    ({ metrics: this.metrics, cache: this.cache, jobs: this.jobs, uploads: this.uploads, waiters: this.waiters } = o);
   }
 
   /** Quote and create: image inputs given as upload addresses must be uploads of this account, still kept. */
@@ -67,7 +96,7 @@ export class Generations {
     const requestHash = crypto.createHash('sha256').update(canonical(body)).digest();
     const def = model.def;
     const id = newId('gen');
-    const made = await this.batcher.submit({
+    const made = await this.ledger.charge({
       id, ledgerId: newId('led'), accountId: key.accountId, keyId: key.id, idempotencyKey, requestHash,
       modelId: def.id, inputs, cost, deadlineSeconds: def.timeLimitSeconds * def.maxAttempts + 3600, dailyCapCents: key.dailyCapCents,
     });
@@ -104,27 +133,18 @@ export class Generations {
    * (a replay is rare; the scan is bounded to the rows created shortly before it).
    */
   private async createdView(id: string) {
-    const { rows } = await this.db.query({ name: 'gen-replay', text: `
-      SELECT g.id, g.model_id, g.inputs, g.cost_cents, g.created_at, (SELECT count(*)::int FROM (
-          SELECT 1 FROM (SELECT model_id, status, started_at, completed_at FROM generations
-                         WHERE id < g.id ORDER BY id DESC LIMIT 100000) w
-          WHERE w.model_id = g.model_id AND (w.started_at IS NULL OR w.started_at > g.created_at)
-            AND (w.completed_at IS NULL OR w.completed_at > g.created_at)
-          LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 AS queue_position
-      FROM generations g WHERE g.id = $1`, values: [id] });
-    return this.queuedView(rows[0] as GenerationRow);
+    return this.queuedView(await replayRow(this.db, id) as GenerationRow);
   }
 
   /** Why a create was refused: a short balance (402) comes before a reached cap (409), as the contract orders them. */
   private async refusal(key: Payer, cost: number): Promise<ApiError> {
-    const { rows: acct } = await this.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [key.accountId]);
-    const balance = (acct[0]?.balance_cents as number | undefined) ?? 0;
+    const balance = await balanceOf(this.db, key.accountId);
     // Without a key only the balance can refuse (a balance that moved back since is still the reason).
     if (balance < cost || key.id === null) {
       return new ApiError('INSUFFICIENT_BALANCE', `This render costs ${cost} cents and the balance is ${balance} cents.`,
         [{ costCents: cost, balanceCents: balance }]);
     }
-    const day = await dayUsage(this.db, key.id, this.config.dayTimeZone);
+    const day = await spentToday(this.db, key.id, this.config.dayTimeZone);
     return new ApiError('API_KEY_DAILY_CAP', `This key's daily cap of ${key.dailyCapCents} cents would be exceeded.`, [{
       capCents: key.dailyCapCents, spentTodayCents: day.spent, costCents: cost, resetsAt: day.resetsAt.toISOString(),
     }]);
@@ -140,9 +160,7 @@ export class Generations {
 
   /** Reads a generation for found() (a field, so that a poll creates no closure). */
   private load = async (id: string): Promise<CachedGeneration | null> => {
-    const { rows } = await this.db.query({ name: 'gen-get',
-      text: `SELECT ${GENERATION_COLUMNS}, account_id, ${QUEUE_POSITION('g')} FROM generations g WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
-    const row = rows[0] as (GenerationRow & { account_id: string }) | undefined;
+    const row = await liveGeneration(this.db, id) as (GenerationRow & { account_id: string }) | null;
     if (!row) return null;
     // A render waiting to start moves up the queue without its own row changing: its copy is kept briefly.
     const staleAt = row.status === 'queued' && !row.started_at ? performance.now() + WAITING_FRESH_MS : undefined;
@@ -205,11 +223,7 @@ export class Generations {
 
   async list(accountId: string, q: { limit: number; cursor: string | null; status: string | null; modelId: string | null }): Promise<Page<Record<string, unknown>>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
-    const { rows } = await this.db.query(
-      `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
-       WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
-         AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4)
-       ORDER BY id DESC LIMIT $5`, [accountId, after, q.status, q.modelId, q.limit + 1]);
+    const rows = await listGenerations(this.db, accountId, { after, status: q.status, modelId: q.modelId, limit: q.limit + 1 });
     const data = rows.slice(0, q.limit).map((r) => generationView(r as GenerationRow, this.config.publicUrl));
     return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };
   }
@@ -226,8 +240,7 @@ export class Generations {
       if (status === 'succeeded' || status === 'failed') {
         throw new ApiError('GENERATION_NOT_CANCELLABLE', `Only a queued render can be cancelled; this one is ${status}.`, [{ status }]);
       }
-      const fresh = await tx.query(`SELECT ${GENERATION_COLUMNS} FROM generations WHERE id = $1`, [id]);
-      return { row: fresh.rows[0] as GenerationRow, refunded: cents };
+      return { row: await generationRow(tx, id) as GenerationRow, refunded: cents };
     });
     this.cache?.invalidate(id);
     if (refunded) this.metrics?.refundedCents.inc(refunded);
@@ -240,15 +253,15 @@ export class Generations {
    * told to stop. Returns the row's status before, its file key, and the cents returned (null: none).
    */
   private async cancelLocked(tx: Tx, accountId: string, id: string): Promise<{ status: string; contentKey: string | null; refunded: number | null }> {
-    const { rows } = await tx.query(
-      'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE', [id, accountId]);
-    if (!rows[0]) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    const row = await lockOwnGeneration(tx, accountId, id);
+    if (!row) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     let refunded: number | null = null;
-    if (rows[0].status === 'queued') {
-      refunded = await refundGeneration(tx, id, 'queued', { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
-      await tx.query('SELECT pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
+    if (row.status === 'queued') {
+      refunded = await this.ledger.refund(tx, id, 'queued',
+        { status: 'refunded', code: 'CANCELLED', message: 'The render was cancelled by its owner.' });
+      await notify(tx, CANCEL_CHANNEL, id);
     }
-    return { status: rows[0].status, contentKey: rows[0].content_key, refunded };
+    return { status: row.status, contentKey: row.content_key, refunded };
   }
 
   /** Deletes a render; a queued (waiting or running) one is cancelled and refunded in the same step. */
@@ -256,7 +269,7 @@ export class Generations {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     const { contentKey, refunded } = await transaction(this.db, async (tx) => {
       const was = await this.cancelLocked(tx, accountId, id);
-      await tx.query('UPDATE generations SET deleted_at = now() WHERE id = $1', [id]);
+      await markGenerationDeleted(tx, id);
       return was;
     });
     this.cache?.invalidate(id);
@@ -269,22 +282,30 @@ export class Generations {
   async purgeContent(id: string, key: string) {
     await unlessBackingUp(this.db, async (tx) => {
       await this.storage.delete(key);
-      await tx.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
+      await forgetContent(tx, id, key);
     });
     this.cache?.invalidate(id);
   }
 
   async adminRefund(id: string) {
     const row = await transaction(this.db, async (tx) => {
-      const ok = await refundGeneration(tx, id, 'succeeded', { status: 'refunded', code: 'REFUNDED_BY_OPERATOR', message: 'The charge was returned by the operator.' });
-      const { rows } = await tx.query(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
-      if (!rows[0] || rows[0].deleted_at) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-      if (ok === null) throw new ApiError('GENERATION_NOT_REFUNDABLE', `Only a succeeded render can be refunded; this one is ${rows[0].status}.`);
+      const ok = await this.ledger.refund(tx, id, 'succeeded',
+        { status: 'refunded', code: 'REFUNDED_BY_OPERATOR', message: 'The charge was returned by the operator.' });
+      const row = await generationRow(tx, id);
+      if (!row || row.deleted_at) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+      if (ok === null) {
+        throw new ApiError('GENERATION_NOT_REFUNDABLE', `Only a succeeded render can be refunded; this one is ${row.status as string}.`);
+      }
       this.metrics?.refundedCents.inc(ok);
-      return rows[0] as GenerationRow;
+      return row as GenerationRow;
     });
     this.cache?.invalidate(id);
     if (row.content_key) await this.purgeContent(id, row.content_key).catch(() => undefined);
     return generationView({ ...row, content_key: null }, this.config.publicUrl);
+  }
+
+  /** The account of a generation, deleted or not (the operator's console); null when there is none. */
+  async accountOf(id: string): Promise<string | null> {
+    return isId('gen', id) ? accountOfGeneration(this.db, id) : null;
   }
 }

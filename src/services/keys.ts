@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import { ApiError } from '../domain/errors.ts';
 import type { Db } from '../db/pool.ts';
+import { accountOfKey, insertKey, keyByHash, keysWithUse, revokeKeyRow, revokeOwnKey } from '../db/api-keys.ts';
 import { newId } from '../domain/ids.ts';
 import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from './unknown-keys.ts';
 
@@ -46,26 +47,51 @@ export async function createKey(db: Db, prefix: string, defaultRate: number, acc
   const key = `${prefix}live_${body}`;
   const start = key.slice(0, `${prefix}live_`.length + 4);
   const id = newId('key');
-  const { rows } = await db.query(
-    `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute)
-     SELECT $1, a.id, $3, $4, $5, $6, $7 FROM accounts a WHERE a.id = $2
-     RETURNING id, name, start, daily_cap_cents, rate_limit_per_minute, created_at`,
-    [id, accountId, opts.name ?? 'default', hashKey(key), start, opts.dailyCapCents ?? null, opts.rateLimitPerMinute ?? defaultRate],
-  );
-  const r = rows[0];
+  const r = await insertKey(db, {
+    id, accountId, name: opts.name ?? 'default', hash: hashKey(key), start,
+    dailyCapCents: opts.dailyCapCents ?? null, rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate,
+  });
   if (!r) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   return {
-    id: r.id as string, key, start: r.start as string, name: r.name as string,
-    dailyCapCents: r.daily_cap_cents as number | null, rateLimitPerMinute: r.rate_limit_per_minute as number,
-    createdAt: (r.created_at as Date).toISOString(),
+    id: r.id, key, start: r.start, name: r.name,
+    dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute,
+    createdAt: r.created_at.toISOString(),
   };
 }
 
 export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; revokedAt: string }> {
-  const { rows } = await db.query(
-    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at`, [keyId]);
-  if (!rows[0]) throw new ApiError('KEY_NOT_FOUND', `No key ${keyId}.`);
-  return { id: rows[0].id, revokedAt: (rows[0].revoked_at as Date).toISOString() };
+  const r = await revokeKeyRow(db, keyId);
+  if (!r) throw new ApiError('KEY_NOT_FOUND', `No key ${keyId}.`);
+  return { id: r.id, revokedAt: r.revoked_at.toISOString() };
+}
+
+export interface KeyUse {
+  id: string; name: string; start: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+  dailyCapCents: number | null; rateLimitPerMinute: number; spentTodayCents: number;
+}
+
+/** The account's keys with their use, newest first (last use to the minute). */
+export async function listKeys(db: Db, accountId: string, timeZone: string): Promise<KeyUse[]> {
+  return (await keysWithUse(db, accountId, timeZone)).map((r) => ({
+    id: r.id, name: r.name, start: r.start, createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
+    dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, spentTodayCents: r.spent_today,
+  }));
+}
+
+/** API keys as the HTTP routes and the studio manage them: the database stays in this layer. */
+export class ApiKeys {
+  constructor(private db: Db, private prefix: string, private defaultRate: number) {}
+
+  create(accountId: string, opts: NewKey) { return createKey(this.db, this.prefix, this.defaultRate, accountId, opts); }
+
+  revoke(keyId: string) { return revokeKey(this.db, keyId); }
+
+  /** Revokes a key of this account; false when the account has no such key. */
+  revokeOwn(accountId: string, keyId: string) { return revokeOwnKey(this.db, accountId, keyId); }
+
+  accountOf(keyId: string) { return accountOfKey(this.db, keyId); }
+
+  list(accountId: string, timeZone: string) { return listKeys(this.db, accountId, timeZone); }
 }
 
 /** One key's lookup; `found` is its answer once it has answered with a key, for the synchronous cached(). */
@@ -125,10 +151,7 @@ export class KeyResolver {
   }
 
   private async lookup(hash: Buffer): Promise<KeyRecord | null> {
-    const { rows } = await this.db.query({ name: 'key-lookup',
-      text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at
-             FROM api_keys WHERE key_hash = $1`, values: [hash] });
-    const r = rows[0];
+    const r = await keyByHash(this.db, hash);
     if (!r) return null;
     return {
       id: r.id, accountId: r.account_id, name: r.name, start: r.start, createdAt: r.created_at,

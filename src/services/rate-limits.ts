@@ -14,6 +14,7 @@
 // limit per extra process); for limits up to 64 a minute every lease is one request and the limit is
 // exact everywhere.
 import type { Db } from '../db/pool.ts';
+import { leaseWindow } from '../db/rate-windows.ts';
 
 export interface LimitDecision {
   allowed: boolean;
@@ -41,12 +42,6 @@ interface KeyWindow {
   /** A lease being taken; requests arriving meanwhile wait for it instead of asking again. */
   pending: Promise<void> | null;
 }
-
-const LEASE = `
-INSERT INTO rate_windows AS w (key_id, window_start, used, granted) VALUES ($1, $2, LEAST($3::int, $4::int), LEAST($3::int, $4::int))
-ON CONFLICT (key_id, window_start) DO UPDATE
-  SET granted = LEAST($3::int, GREATEST($4::int - w.used, 0)), used = w.used + LEAST($3::int, GREATEST($4::int - w.used, 0))
-RETURNING used, granted`;
 
 export class RateLimits {
   private keys = new Map<string, KeyWindow>();
@@ -87,10 +82,9 @@ export class RateLimits {
 
   private async lease(keyId: string, s: KeyWindow, limit: number): Promise<void> {
     const ask = Math.min(s.leaseSize, Math.max(1, Math.ceil(limit / LEASE_FRACTION)));
-    const { rows } = await this.db.query({ name: 'rate-lease', text: LEASE, values: [keyId, s.window, ask, limit] });
+    const { used, granted } = await leaseWindow(this.db, keyId, s.window, ask, limit);
     if (this.keys.get(keyId) !== s) return; // the window turned meanwhile; this grant belongs to an old one
-    const granted = rows[0].granted as number;
-    s.used = rows[0].used as number;
+    s.used = used;
     s.tokens += granted;
     s.leaseSize = ask * 2;
     if (granted < ask) s.exhausted = true;

@@ -9,21 +9,19 @@ import type { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
+import {
+  deleteUploadRows, insertUpload, keptUpload, keptUploadIds, keptUploads, markUploadDeleted, type UploadRow,
+} from '../db/uploads.ts';
 import type { CompiledModel } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
 import { ApiError, invalidInput, type FieldProblem } from '../domain/errors.ts';
 import { isId, newId } from '../domain/ids.ts';
-import { FETCH_DEFAULTS } from '../backends/local/fetch-image.ts';
+import { MAX_INPUT_PIXELS } from '../domain/limits.ts';
 import type { Storage } from '../storage/storage.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 
 /** Accepted Content-Types and the format sharp must find in the bytes. */
 export const UPLOAD_TYPES: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' };
-
-interface UploadRow {
-  id: string; account_id: string; storage_key: string; content_type: string; size_bytes: number;
-  width: number; height: number; created_at: Date; expires_at: Date;
-}
 
 const notFound = () => new ApiError('UPLOAD_NOT_FOUND', 'No such upload.');
 
@@ -58,11 +56,10 @@ export class Uploads {
     } finally {
       await fsp.rm(tmp, { recursive: true, force: true });
     }
-    const { rows } = await this.db.query(
-      `INSERT INTO uploads (id, account_id, storage_key, content_type, size_bytes, width, height, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING *`,
-      [id, accountId, key, type, body.length, width, height, this.config.uploadRetentionSeconds]);
-    return this.view(rows[0] as UploadRow);
+    return this.view(await insertUpload(this.db, {
+      id, accountId, key, contentType: type, sizeBytes: body.length, width, height,
+      retentionSeconds: this.config.uploadRetentionSeconds,
+    }));
   }
 
   /** Decodes the whole image (not just its header), as the renderers will, within their pixel limit. */
@@ -75,12 +72,12 @@ export class Uploads {
       throw bad(`does not decode as ${type}`);
     }
     if (meta.format !== format || !meta.width || !meta.height) throw bad(`does not decode as ${type}`);
-    if (meta.width * meta.height > FETCH_DEFAULTS.maxPixels) {
-      throw bad(`is ${meta.width}×${meta.height} pixels, more than the limit of ${FETCH_DEFAULTS.maxPixels}`);
+    if (meta.width * meta.height > MAX_INPUT_PIXELS) {
+      throw bad(`is ${meta.width}×${meta.height} pixels, more than the limit of ${MAX_INPUT_PIXELS}`);
     }
     try {
       // failOn 'error': a truncated or corrupt image is refused now rather than failing the render later.
-      await sharp(body, { failOn: 'error', limitInputPixels: FETCH_DEFAULTS.maxPixels }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
+      await sharp(body, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
     } catch {
       throw bad(`does not decode as ${type} (truncated or corrupt)`);
     }
@@ -89,10 +86,9 @@ export class Uploads {
 
   private async row(accountId: string, id: string): Promise<UploadRow> {
     if (!isId('upl', id)) throw notFound();
-    const { rows } = await this.db.query(
-      'SELECT * FROM uploads WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()', [id, accountId]);
-    if (!rows[0]) throw notFound();
-    return rows[0] as UploadRow;
+    const row = await keptUpload(this.db, accountId, id);
+    if (!row) throw notFound();
+    return row;
   }
 
   async get(accountId: string, id: string) {
@@ -112,24 +108,20 @@ export class Uploads {
 
   async list(accountId: string, q: { limit: number; cursor: string | null }): Promise<Page<Record<string, unknown>>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
-    const { rows } = await this.db.query(
-      `SELECT * FROM uploads WHERE account_id = $1 AND deleted_at IS NULL AND expires_at > now() AND ($2::text IS NULL OR id < $2)
-       ORDER BY id DESC LIMIT $3`, [accountId, after, q.limit + 1]);
-    const data = rows.slice(0, q.limit).map((r) => this.view(r as UploadRow));
+    const rows = await keptUploads(this.db, accountId, after, q.limit + 1);
+    const data = rows.slice(0, q.limit).map((r) => this.view(r));
     return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
   }
 
   /** Marks the upload deleted (it is refused from now on), then removes its file; the janitor finishes a removal a crash interrupted. */
   async delete(accountId: string, id: string) {
     if (!isId('upl', id)) throw notFound();
-    const { rows } = await this.db.query(
-      `UPDATE uploads SET deleted_at = now() WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()
-       RETURNING storage_key`, [id, accountId]);
-    if (!rows[0]) throw notFound();
+    const storageKey = await markUploadDeleted(this.db, accountId, id);
+    if (storageKey === null) throw notFound();
     // Not while a backup copies the files its snapshot names (db/backup-lock.ts): the janitor removes it later.
     await unlessBackingUp(this.db, async (tx) => {
-      await this.storage.delete(rows[0].storage_key);
-      await tx.query('DELETE FROM uploads WHERE id = $1', [id]);
+      await this.storage.delete(storageKey);
+      await deleteUploadRows(tx, [id]);
     }).catch(() => undefined);
     return { id, deleted: true };
   }
@@ -147,9 +139,7 @@ export class Uploads {
   /** 400 naming each image input that is an upload address of another account, unknown, deleted or expired. */
   async checkInputs(accountId: string, named: Map<string, string>): Promise<void> {
     const ids = [...named.values()].filter((id) => isId('upl', id));
-    const { rows } = ids.length === 0 ? { rows: [] } : await this.db.query(
-      'SELECT id FROM uploads WHERE id = ANY ($1) AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()', [ids, accountId]);
-    const ok = new Set(rows.map((r) => r.id as string));
+    const ok = await keptUploadIds(this.db, accountId, ids);
     const problems: FieldProblem[] = [];
     for (const [name, id] of named) {
       if (!ok.has(id)) problems.push({ field: `inputs.${name}`, message: 'is not an upload of this account, or it was deleted or has expired' });

@@ -3,14 +3,14 @@
 // keeps refusing form bodies and never reads a cookie. Pages are rendered on the server from escaping
 // templates; a little script (assets/studio.js) adds the live price and live status, and every page works
 // without it.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import csrf from '@fastify/csrf-protection';
 import { ApiError } from '../domain/errors.ts';
-import type { Ctx } from '../http/context.ts';
-import { sendError } from '../http/error-handler.ts';
-import { Sessions, type Session } from './sessions.ts';
+import type { Ctx } from '../web/context.ts';
+import { sendError } from '../web/error-handler.ts';
+import { type StudioCtx, type StudioServices } from './types.ts';
 import { registerAssets } from './assets.ts';
 import { page, SECURITY_HEADERS } from './view.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
@@ -20,16 +20,7 @@ import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
-import { smtpMailer, type Mailer } from './mail.ts';
-
-export interface StudioCtx extends Ctx { sessions: Sessions; secure: boolean; mailer: Mailer | null }
-
-declare module 'fastify' {
-  interface FastifyRequest { studio: Session | null }
-}
-
-export const SESSION_COOKIE = 'rg_session';
-export const ADMIN_COOKIE = 'rg_admin';
+import { smtpMailer } from './mail.ts';
 
 /** The origins allowed to post to the studio: the public URL's, and the one the request itself was sent to. */
 function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
@@ -45,9 +36,9 @@ function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
   return sent === own || sent === self;
 }
 
-export async function registerStudio(app: FastifyInstance, base: Ctx) {
+export async function registerStudio(app: FastifyInstance, base: Ctx, services: StudioServices) {
   const mailer = base.config.smtpUrl ? smtpMailer(base.config.smtpUrl, base.config.mailFrom) : null;
-  const ctx: StudioCtx = { ...base, sessions: new Sessions(base.db), secure: base.config.publicUrl.startsWith('https:'), mailer };
+  const ctx: StudioCtx = { ...base, ...services, secure: base.config.publicUrl.startsWith('https:'), mailer };
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(csrf, {
@@ -86,23 +77,4 @@ export async function registerStudio(app: FastifyInstance, base: Ctx) {
   registerUsageRoutes(app, ctx);
   registerAdminConsole(app, ctx);
   registerUploadRoutes(app, ctx);
-}
-
-/** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */
-export function signedIn(ctx: StudioCtx) {
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
-    if (!req.studio) {
-      if (req.method === 'GET') return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
-      return reply.redirect('/signin', 303);
-    }
-  };
-}
-
-/** The signed-in account of a request that passed signedIn(). */
-export const accountOf = (req: FastifyRequest): string => req.studio!.accountId!;
-
-/** Options of the session cookies: HttpOnly, SameSite=Lax, Secure under https, scoped to `path`. */
-export function sessionCookie(ctx: StudioCtx, path = '/') {
-  return { path, httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure };
 }

@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/pool.ts';
 import { Listener } from '../db/listener.ts';
+import { claimDeliveries, recordAttempt, type ClaimedDelivery as Claimed } from '../db/webhook-deliveries.ts';
+import { disableEndpoint } from '../db/webhook-endpoints.ts';
 import { WEBHOOKS_CHANNEL } from '../db/channels.ts';
 import { anyAddressPolicy, publicAddressPolicy } from '../net/address-guard.ts';
 import { guardedPost, type PostOutcome } from './post.ts';
@@ -27,24 +29,6 @@ export interface DispatcherOptions {
   view: (snapshot: Record<string, unknown>) => Record<string, unknown>;
   concurrency?: number;
 }
-
-interface Claimed {
-  id: string; type: string; snapshot: Record<string, unknown>; attempts: number; created_at: Date;
-  endpoint_id: string; url: string; secret: string; live: boolean;
-}
-
-const CLAIM = `
-WITH due AS (
-  SELECT id FROM webhook_deliveries
-  WHERE status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-  ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
-), taken AS (
-  UPDATE webhook_deliveries d SET lease_owner = $1, lease_until = now() + make_interval(secs => $3)
-  FROM due WHERE d.id = due.id
-  RETURNING d.id, d.type, d.snapshot, d.attempts, d.created_at, d.endpoint_id
-)
-SELECT t.*, e.url, e.secret, (e.enabled AND e.deleted_at IS NULL) AS live
-FROM taken t JOIN webhook_endpoints e ON e.id = t.endpoint_id`;
 
 export class WebhookDispatcher {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
@@ -85,7 +69,7 @@ export class WebhookDispatcher {
           this.again = false;
           const free = this.concurrency - this.inFlight.size;
           if (free <= 0) break;
-          const { rows } = await this.o.db.query<Claimed>({ name: 'webhook-claim', text: CLAIM, values: [this.owner, free, LEASE_SECONDS] });
+          const rows = await claimDeliveries(this.o.db, this.owner, free, LEASE_SECONDS);
           for (const d of rows) {
             const p: Promise<void> = this.deliver(d).catch((e) => this.o.log.warn({ err: e, deliveryId: d.id }, 'webhook delivery could not be recorded'))
               .finally(() => { this.inFlight.delete(p); this.fill(); });
@@ -119,7 +103,7 @@ export class WebhookDispatcher {
       await this.record(d, 'delivered', status, attempts);
     } else if (status === 410) {
       // The receiver says the endpoint is gone for good: stop sending it anything.
-      await this.o.db.query('UPDATE webhook_endpoints SET enabled = false WHERE id = $1', [d.endpoint_id]);
+      await disableEndpoint(this.o.db, d.endpoint_id);
       await this.record(d, 'failed', status, attempts);
       this.o.log.info({ endpointId: d.endpoint_id }, 'webhook endpoint answered 410 and was disabled');
     } else if (attempts > this.o.retrySeconds.length) {
@@ -132,12 +116,8 @@ export class WebhookDispatcher {
 
   /** The attempt's result, only while this worker still holds the delivery at the attempt it claimed. */
   private async record(d: Claimed, status: 'pending' | 'delivered' | 'failed', response: number | null, attempts: number, retryIn?: number) {
-    await this.o.db.query({
-      name: 'webhook-record',
-      text: `UPDATE webhook_deliveries SET status = $3, last_response_status = coalesce($4, last_response_status), attempts = $5,
-               next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END, lease_owner = NULL, lease_until = NULL
-             WHERE id = $1 AND lease_owner = $2 AND attempts = $7`,
-      values: [d.id, this.owner, status, response, attempts, retryIn ?? 0, d.attempts],
+    await recordAttempt(this.o.db, {
+      id: d.id, owner: this.owner, status, response, attempts, retryIn: retryIn ?? 0, claimedAttempts: d.attempts,
     });
   }
 }

@@ -7,7 +7,8 @@ import { Janitor } from '../../src/queue/janitor.ts';
 import { createStorage } from '../../src/storage/index.ts';
 import { createAccount } from '../../src/services/accounts.ts';
 import { createKey } from '../../src/services/keys.ts';
-import { listKeys } from '../../src/studio/queries.ts';
+import { listKeys } from '../../src/services/keys.ts';
+import { refund } from '../../src/services/ledger.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 beforeAll(async () => { dbh = await freshDatabase(); });
@@ -22,7 +23,7 @@ describe('last use of a key', () => {
     const old = minute - 90;
     await dbh.db.query('INSERT INTO rate_windows (key_id, window_start, used, granted) VALUES ($1, $2, 3, 1), ($1, $3, 1, 1)', [k.id, old - 5, old]);
     expect((await listKeys(dbh.db, a.id, 'UTC'))[0].lastUsedAt!.getTime()).toBe(old * 60_000);
-    await new Janitor(dbh.db, createStorage({ driver: 'file', root: '/tmp/rg-janitor-unused' }), pino({ level: 'silent' })).sweep();
+    await new Janitor({ db: dbh.db, storage: createStorage({ driver: 'file', root: '/tmp/rg-janitor-unused' }), log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
     const { rows } = await dbh.db.query('SELECT count(*)::int AS n FROM rate_windows WHERE key_id = $1', [k.id]);
     expect(rows[0].n).toBe(0);
     expect((await listKeys(dbh.db, a.id, 'UTC'))[0].lastUsedAt!.getTime()).toBe(old * 60_000);

@@ -11,8 +11,8 @@ import { startTestService } from '../helpers/service.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 import { accountIdOf, PASSWORD, signUp, uniqueEmail } from './helpers.ts';
 import { StudioSession } from './http-session.ts';
-import { issueToken } from '../../src/studio/tokens.ts';
-import { inviteLink } from '../../src/studio/invites.ts';
+import { issueToken } from '../../src/services/one-time-links.ts';
+import { inviteLink } from '../../src/services/invites.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });

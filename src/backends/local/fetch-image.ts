@@ -7,6 +7,7 @@ import { RenderError } from '../types.ts';
 import { deadline } from './abort.ts';
 import { anyAddressPolicy, publicAddressPolicy, type AddressPolicy } from '../../net/address-guard.ts';
 import { describeUrl, guardedGet, parseInputUrl, type Resolver } from './guarded-get.ts';
+import { MAX_INPUT_PIXELS } from '../../domain/limits.ts';
 
 export interface FetchImageOptions {
   /** Where the normalised image is written. */
@@ -49,7 +50,7 @@ export const FETCH_DEFAULTS = {
   maxBytes: 20 * 1024 * 1024,
   timeoutMs: 30_000,
   maxRedirects: 3,
-  maxPixels: 40_000_000,
+  maxPixels: MAX_INPUT_PIXELS,
   maxDimension: 4096,
 } as const;
 

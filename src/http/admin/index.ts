@@ -4,12 +4,10 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
-import { addCredit, createAccount, getAccount, listLedger } from '../../services/accounts.ts';
-import { createKey, revokeKey } from '../../services/keys.ts';
 import { decodeCursor, parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
 import { objectBody } from '../../domain/body.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
@@ -33,10 +31,10 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
     const name = f.string('name', { max: 200 });
     f.done();
-    return reply.code(201).send(await createAccount(ctx.db, email!, name ?? null));
+    return reply.code(201).send(await ctx.accounts.create(email!, name ?? null));
   });
 
-  app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => getAccount(ctx.db, accountId(req.params.id)));
+  app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => ctx.accounts.get(accountId(req.params.id)));
 
   app.post<{ Params: { id: string } }>('/accounts/:id/credits', async (req, reply) => {
     const id = accountId(req.params.id);
@@ -44,7 +42,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const amount = f.int('amountCents', { required: true, min: 1, max: MAX_CENTS });
     const reason = f.string('reason', { max: 500 });
     f.done();
-    return reply.code(201).send(await addCredit(ctx.db, id, amount!, reason ?? null));
+    return reply.code(201).send(await ctx.accounts.credit(id, amount!, reason ?? null));
   });
 
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
@@ -55,21 +53,20 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const cap = f.int('dailyCapCents', { min: 0, max: MAX_CENTS, nullable: true });
     const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
     f.done();
-    const key = await createKey(ctx.db, ctx.config.keyPrefix, ctx.config.defaultRateLimitPerMinute, id,
-      { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined });
+    const key = await ctx.apiKeys.create(id, { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined });
     return reply.code(201).send(key);
   });
 
   app.delete<{ Params: { id: string } }>('/keys/:id', async (req) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');
-    return revokeKey(ctx.db, req.params.id);
+    return ctx.apiKeys.revoke(req.params.id);
   });
 
   app.get<{ Params: { id: string } }>('/accounts/:id/ledger', async (req) => {
     const limit = parseLimit(queryParam(req.query, 'limit'));
     const cursor = queryParam(req.query, 'cursor');
     if (cursor !== undefined) decodeCursor(cursor);
-    return listLedger(ctx.db, accountId(req.params.id), limit, cursor ?? null);
+    return ctx.accounts.ledger(accountId(req.params.id), limit, cursor ?? null);
   });
 
   app.post<{ Params: { id: string } }>('/generations/:id/refund', async (req) => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 import { buildOpenApiDocument } from './document.ts';
 
 const require = createRequire(import.meta.url);

@@ -3,8 +3,8 @@ import type { FastifyInstance, preParsingHookHandler } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
-import type { Ctx } from '../context.ts';
-import { sendContent } from './generations.content.ts';
+import type { Ctx } from '../../web/context.ts';
+import { sendContent } from '../../web/content.ts';
 import { preferWait } from '../../services/waiters.ts';
 import type { FastifyReply } from 'fastify';
 

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { Ctx } from '../context.ts';
-import { getAccount } from '../../services/accounts.ts';
-import { dayUsage } from '../../services/day-usage.ts';
+import type { Ctx } from '../../web/context.ts';
 
 export function registerMe(app: FastifyInstance, ctx: Ctx) {
   app.get('/me', async (req) => {
     const key = req.apiKey;
     const [account, usage] = await Promise.all([
-      getAccount(ctx.db, key.accountId), dayUsage(ctx.db, key.id, ctx.config.dayTimeZone)]);
+      ctx.accounts.get(key.accountId), ctx.accounts.dayUsage(key.id, ctx.config.dayTimeZone)]);
     return {
       accountId: account.id,
       balanceCents: account.balanceCents,

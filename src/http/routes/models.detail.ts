@@ -3,7 +3,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { toPublicModel } from '../../domain/model-view.ts';
 import { inputSchemaOf } from '../../domain/input-schema.ts';
 import { queryParam } from '../body.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 
 export function registerModelDetail(app: FastifyInstance, ctx: Ctx) {
   // The catalog is fixed for the life of the process: each model's answer is built once.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { toPublicModel } from '../../domain/model-view.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 
 export function registerModels(app: FastifyInstance, ctx: Ctx) {
   // The catalog is fixed for the life of the process: build the answer once.

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseRenderRequest } from '../../domain/inputs.ts';
 import { priceOf } from '../../domain/pricing.ts';
 import { objectBody } from '../../domain/body.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 
 export function registerQuote(app: FastifyInstance, ctx: Ctx) {
   // Synchronous (validation and pricing are): no promise per quote. A thrown error reaches the error handler.

@@ -2,7 +2,7 @@
 // read back and deleted by the owning account.
 import type { FastifyInstance } from 'fastify';
 import { UPLOAD_TYPES } from '../../services/uploads.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 
 export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
   // A plugin of its own: the image parsers exist only here, so no other route accepts an image body.

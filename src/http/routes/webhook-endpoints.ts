@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
-import type { Ctx } from '../context.ts';
+import type { Ctx } from '../../web/context.ts';
 
 type ById = { Params: { id: string } };
 

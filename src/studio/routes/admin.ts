@@ -4,17 +4,12 @@
 // password reset link.
 import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addCredit, getAccount, listLedger } from '../../services/accounts.ts';
-import { createKey, revokeKey } from '../../services/keys.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { isId } from '../../domain/ids.ts';
-import { ADMIN_COOKIE, sessionCookie, type StudioCtx } from '../index.ts';
+import { ADMIN_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field } from '../form-body.ts';
-import { listKeys } from '../queries.ts';
 import { parseEuros } from './keys.ts';
-import { inviteLink, resetLink } from '../invites.ts';
-import { recordFailure, throttled } from '../throttle.ts';
 
 type IdParams = { Params: { id: string } };
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
@@ -34,18 +29,14 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   app.get<{ Querystring: { q?: string } }>('/admin', async (req, reply) => {
     if (!await signedIn(req)) return adminPage(req, reply, 'admin-signin', { title: 'Operator sign-in' });
     const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 200) : '';
-    const { rows } = await ctx.db.query(
-      `SELECT id, email, name, balance_cents, created_at FROM accounts
-       WHERE $1 = '' OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' OR id = $1
-       ORDER BY id DESC LIMIT 50`, [q]);
-    return adminPage(req, reply, 'admin-accounts', { title: 'Accounts', q, accounts: rows });
+    return adminPage(req, reply, 'admin-accounts', { title: 'Accounts', q, accounts: await ctx.studioAccounts.search(q) });
   });
 
   app.post('/admin/signin', async (req, reply) => {
     const token = field(req.body, 'token') ?? '';
-    if (await throttled(ctx.db, req.ip, 'admin')) return adminPage(req, reply.code(429), 'admin-signin', { title: 'Operator sign-in', error: 'Too many attempts. Wait a quarter of an hour.' });
+    if (await ctx.studioAccounts.throttled(req.ip, 'admin')) return adminPage(req, reply.code(429), 'admin-signin', { title: 'Operator sign-in', error: 'Too many attempts. Wait a quarter of an hour.' });
     if (!crypto.timingSafeEqual(sha(token), expected) || ctx.adminToken === '') {
-      await recordFailure(ctx.db, req.ip, 'admin');
+      await ctx.studioAccounts.recordFailure(req.ip, 'admin');
       return adminPage(req, reply.code(401), 'admin-signin', { title: 'Operator sign-in', error: 'That is not the admin token.' });
     }
     reply.setCookie(ADMIN_COOKIE, await ctx.sessions.create(null), cookie);
@@ -60,16 +51,16 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.post('/admin/accounts', pre, async (req, reply) => {
-    const link = await inviteLink(ctx.db, ctx.config.publicUrl, (field(req.body, 'email') ?? '').trim(), (field(req.body, 'name') ?? '').trim() || null);
+    const link = await ctx.studioAccounts.invite((field(req.body, 'email') ?? '').trim(), (field(req.body, 'name') ?? '').trim() || null);
     return accountPage(req as FastifyRequest<IdParams>, reply, link.accountId, { link });
   });
 
   const accountPage = async (req: FastifyRequest<IdParams>, reply: FastifyReply, id: string, extra: Record<string, unknown> = {}) => {
-    const account = await getAccount(ctx.db, accountId(id));
+    const account = await ctx.accounts.get(accountId(id));
     const cursor = typeof (req.query as { cursor?: unknown })?.cursor === 'string' ? (req.query as { cursor: string }).cursor : null;
     const [keys, ledger, gens] = await Promise.all([
-      listKeys(ctx.db, id, ctx.config.dayTimeZone),
-      listLedger(ctx.db, id, 25, cursor),
+      ctx.apiKeys.list(id, ctx.config.dayTimeZone),
+      ctx.accounts.ledger(id, 25, cursor),
       ctx.generations.list(id, { limit: 20, cursor: null, status: null, modelId: null }),
     ]);
     return adminPage(req, reply, 'admin-account', { title: account.email, account, keys, ledger: ledger.data, nextCursor: ledger.nextCursor, generations: gens.data, ...extra });
@@ -80,7 +71,7 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   app.post<IdParams>('/admin/accounts/:id/credits', pre, async (req, reply) => {
     const cents = parseEuros(field(req.body, 'amount') ?? '');
     if (!cents) throw new ApiError('INVALID_INPUT', 'Write a positive amount in euros, such as 10 or 12.50.');
-    await addCredit(ctx.db, accountId(req.params.id), cents, (field(req.body, 'reason') ?? '').trim().slice(0, 500) || null);
+    await ctx.accounts.credit(accountId(req.params.id), cents, (field(req.body, 'reason') ?? '').trim().slice(0, 500) || null);
     return reply.redirect(`/admin/accounts/${req.params.id}`, 303);
   });
 
@@ -90,28 +81,26 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     const rateRaw = (field(req.body, 'rateLimit') ?? '').trim();
     const rate = rateRaw === '' ? undefined : Number(rateRaw);
     if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= 1_000_000)) throw new ApiError('INVALID_INPUT', 'Rate limit: a whole number from 1 to 1000000.');
-    const created = await createKey(ctx.db, ctx.config.keyPrefix, ctx.config.defaultRateLimitPerMinute, accountId(req.params.id),
+    const created = await ctx.apiKeys.create(accountId(req.params.id),
       { name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined, dailyCapCents: cap, rateLimitPerMinute: rate });
     return accountPage(req, reply.code(201), req.params.id, { createdKey: created });
   });
 
   app.post<IdParams>('/admin/keys/:id/revoke', pre, async (req, reply) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');
-    await revokeKey(ctx.db, req.params.id);
-    const { rows } = await ctx.db.query('SELECT account_id FROM api_keys WHERE id = $1', [req.params.id]);
-    return reply.redirect(`/admin/accounts/${rows[0].account_id as string}`, 303);
+    await ctx.apiKeys.revoke(req.params.id);
+    return reply.redirect(`/admin/accounts/${(await ctx.apiKeys.accountOf(req.params.id))!}`, 303);
   });
 
   app.post<IdParams>('/admin/accounts/:id/reset-link', pre, async (req, reply) => {
-    const account = await getAccount(ctx.db, accountId(req.params.id));
-    return accountPage(req, reply, req.params.id, { link: await resetLink(ctx.db, ctx.config.publicUrl, account.email) });
+    const account = await ctx.accounts.get(accountId(req.params.id));
+    return accountPage(req, reply, req.params.id, { link: await ctx.studioAccounts.resetLink(account.email) });
   });
 
   app.post('/admin/refund', pre, async (req, reply) => {
     const id = (field(req.body, 'generation') ?? '').trim();
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     await ctx.generations.adminRefund(id);
-    const { rows } = await ctx.db.query('SELECT account_id FROM generations WHERE id = $1', [id]);
-    return reply.redirect(`/admin/accounts/${rows[0].account_id as string}`, 303);
+    return reply.redirect(`/admin/accounts/${(await ctx.generations.accountOf(id))!}`, 303);
   });
 }

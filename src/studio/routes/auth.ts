@@ -1,13 +1,11 @@
 // Accounts in the studio: sign up, sign in (throttled, same answer whatever is wrong), sign out (this
 // session or all), change password, and the one-time links (invite, reset; by mail where SMTP is set).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { transaction } from '../../db/pool.ts';
-import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../index.ts';
+import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
-import { checkPassword, currentPasswordOk, EMAIL, MIN_PASSWORD, passwordProblem, setPassword, signUp, hashPassword } from '../passwords.ts';
-import { recordFailure, throttled } from '../throttle.ts';
-import { issueToken, linkFor, peekToken, useToken, type Purpose } from '../tokens.ts';
+import { EMAIL, MIN_PASSWORD, passwordProblem } from '../../services/passwords.ts';
+import type { Purpose } from '../../services/one-time-links.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
@@ -30,12 +28,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     const password = field(req.body, 'password') ?? '';
     const next = localPath(field(req.body, 'next'));
-    if (await throttled(ctx.db, req.ip, email)) {
+    if (await ctx.studioAccounts.throttled(req.ip, email)) {
       return signinPage(req, reply.code(429), { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
     }
-    const accountId = await checkPassword(ctx.db, email, password);
+    const accountId = await ctx.studioAccounts.checkPassword(email, password);
     if (!accountId) {
-      await recordFailure(ctx.db, req.ip, email);
+      await ctx.studioAccounts.recordFailure(req.ip, email);
       return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
     }
     return startSession(reply, accountId, next);
@@ -54,7 +52,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!EMAIL.test(email) || email.length > 254) return again('Enter a valid email address.');
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    const accountId = await signUp(ctx.db, email, password);
+    const accountId = await ctx.studioAccounts.signUp(email, password);
     if (!accountId) return again('This email cannot be used for a new account. Sign in instead, or reset the password.');
     return startSession(reply, accountId);
   });
@@ -76,11 +74,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post('/account/password', { preHandler: signedIn(ctx) }, async (req, reply) => {
     const again = (error: string) => page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
-    if (!await currentPasswordOk(ctx.db, accountOf(req), field(req.body, 'current') ?? '')) return again('The current password is wrong.');
+    if (!await ctx.studioAccounts.currentPasswordOk(accountOf(req), field(req.body, 'current') ?? '')) return again('The current password is wrong.');
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    await setPassword(ctx.db, accountOf(req), password);
+    await ctx.studioAccounts.setPassword(accountOf(req), password);
     // Every other session ends; this one is replaced by a new one.
     await ctx.sessions.revokeAll(accountOf(req));
     const id = await ctx.sessions.create(accountOf(req));
@@ -94,8 +92,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     // The link is a secret: no access-log line carries it (info lines are off for these routes).
     const quiet = { logLevel: 'warn' as const };
     app.get<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
-      const accountId = await peekToken(ctx.db, req.params.token, purpose);
-      const email = accountId ? (await ctx.db.query('SELECT email FROM accounts WHERE id = $1', [accountId])).rows[0]?.email : null;
+      const live = await ctx.studioAccounts.peekLink(req.params.token, purpose);
+      const accountId = live?.accountId ?? null;
+      const email = live?.email ?? null;
       return page(reply.code(accountId ? 200 : 410), 'set-password', req, { title, valid: !!accountId, email, min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}` });
     });
     // …and its use: the password set and the link spent in one transaction, all other sessions ended.
@@ -105,16 +104,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       if (problem) {
         return page(reply.code(400), 'set-password', req, { title, valid: true, email: '', min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}`, error: problem });
       }
-      const h = await hashPassword(password);
-      const accountId = await transaction(ctx.db, async (tx) => {
-        const id = await useToken(tx, req.params.token, purpose);
-        if (id) {
-          await tx.query(`INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)
-            ON CONFLICT (account_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`, [id, h]);
-          await tx.query('UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL', [id]);
-        }
-        return id;
-      });
+      const accountId = await ctx.studioAccounts.setPasswordWithLink(req.params.token, purpose, password);
       if (!accountId) return page(reply.code(410), 'set-password', req, { title, valid: false, min: MIN_PASSWORD, action: '' });
       return startSession(reply, accountId);
     });
@@ -129,13 +119,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     // The same answer whether or not the email has an account, and the throttle counts every request.
-    if (!await throttled(ctx.db, req.ip, email, 'reset-')) {
-      await recordFailure(ctx.db, req.ip, email, 'reset-');
-      const { rows } = await ctx.db.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
-      if (rows[0]) {
-        const token = await issueToken(ctx.db, rows[0].id, 'reset');
-        await ctx.mailer.send(rows[0].email, 'Reset your Rendergate password',
-          `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${linkFor(ctx.config.publicUrl, 'reset', token)}\n\nIf it was not you, ignore this message.\n`)
+    if (!await ctx.studioAccounts.throttled(req.ip, email, 'reset-')) {
+      await ctx.studioAccounts.recordFailure(req.ip, email, 'reset-');
+      const reset = await ctx.studioAccounts.resetLinkFor(email);
+      if (reset) {
+        await ctx.mailer.send(reset.email, 'Reset your Rendergate password',
+          `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${reset.link}\n\nIf it was not you, ignore this message.\n`)
           .catch((e) => req.log.warn({ err: e }, 'reset mail not sent'));
       }
     }

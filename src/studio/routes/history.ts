@@ -2,8 +2,8 @@
 // until final, then the video, image or text; Download, Cancel, Delete; and the same request for the API.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { sendContent } from '../../http/routes/generations.content.ts';
-import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { sendContent } from '../../web/content.ts';
+import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { fragment, page } from '../view.ts';
 import { apiSnippets } from '../snippets.ts';
 

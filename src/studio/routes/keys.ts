@@ -1,13 +1,11 @@
 // API keys of the signed-in account: create (the key is in that one response and never again: the list
 // shows its start), list with last use and today's spend, revoke.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createKey } from '../../services/keys.ts';
 import { isId } from '../../domain/ids.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field } from '../form-body.ts';
-import { listKeys } from '../queries.ts';
 
 /** "5", "5.5", "5,50" euros → cents; "" → no cap; anything else → undefined. */
 export function parseEuros(raw: string): number | null | undefined {
@@ -20,7 +18,7 @@ export function parseEuros(raw: string): number | null | undefined {
 export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
   const keysPage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
-    page(reply, 'keys', req, { title: 'API keys', keys: await listKeys(ctx.db, accountOf(req), ctx.config.dayTimeZone), defaultRate: ctx.config.defaultRateLimitPerMinute, errors: {}, values: {}, ...extra });
+    page(reply, 'keys', req, { title: 'API keys', keys: await ctx.apiKeys.list(accountOf(req), ctx.config.dayTimeZone), defaultRate: ctx.config.defaultRateLimitPerMinute, errors: {}, values: {}, ...extra });
 
   app.get('/keys', pre, async (req, reply) => keysPage(req, reply));
 
@@ -35,7 +33,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const rate = rateRaw === '' ? ctx.config.defaultRateLimitPerMinute : /^\d{1,7}$/.test(rateRaw) ? Number(rateRaw) : NaN;
     if (!(rate >= 1 && rate <= 1_000_000)) errors.rateLimit = 'A whole number of requests per minute, from 1 to 1000000.';
     if (Object.keys(errors).length) return keysPage(req, reply.code(400), { errors, values: { name, dailyCap: capRaw, rateLimit: rateRaw } });
-    const key = await createKey(ctx.db, ctx.config.keyPrefix, ctx.config.defaultRateLimitPerMinute, accountOf(req),
+    const key = await ctx.apiKeys.create(accountOf(req),
       { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate });
     // The one and only time the key leaves the server; the page is never cached (page() sets no-store).
     return keysPage(req, reply.code(201), { created: key });
@@ -43,8 +41,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', pre, async (req, reply) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
-    const { rowCount } = await ctx.db.query('UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account_id = $2', [req.params.id, accountOf(req)]);
-    if (!rowCount) throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
+    if (!await ctx.apiKeys.revokeOwn(accountOf(req), req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
     return reply.redirect('/keys', 303);
   });
 }

@@ -8,7 +8,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { parseRenderRequest } from '../../domain/inputs.ts';
 import { priceOf } from '../../domain/pricing.ts';
 import type { CompiledModel } from '../../domain/catalog-load.ts';
-import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { euros, page } from '../view.ts';
 import { field } from '../form-body.ts';
 import { fieldErrors, formFields, formInputs, formValues } from '../model-form.ts';

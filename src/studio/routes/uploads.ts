@@ -3,8 +3,8 @@
 // the browser cannot fetch from /v1 (that needs a key).
 import type { FastifyInstance } from 'fastify';
 import { UPLOAD_TYPES } from '../../services/uploads.ts';
-import { sendError } from '../../http/error-handler.ts';
-import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { sendError } from '../../web/error-handler.ts';
+import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 
 export function registerUploadRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };

@@ -1,11 +1,10 @@
 // Usage: the balance, the ledger (credits, charges, refunds) page by page and as CSV, and the spend per
 // key and per model over a chosen period.
 import type { FastifyInstance } from 'fastify';
-import { listLedger, type LedgerEntry } from '../../services/accounts.ts';
+import type { LedgerEntry } from '../../services/ledger.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { accountOf, signedIn, type StudioCtx } from '../index.ts';
+import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
-import { spend } from '../queries.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
@@ -30,12 +29,12 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime())) return reply.redirect('/usage', 303);
     let ledger;
     try {
-      ledger = await listLedger(ctx.db, accountOf(req), 25, typeof req.query.cursor === 'string' ? req.query.cursor : null);
+      ledger = await ctx.accounts.ledger(accountOf(req), 25, typeof req.query.cursor === 'string' ? req.query.cursor : null);
     } catch (e) {
       if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/usage', 303);
       throw e;
     }
-    const s = await spend(ctx.db, accountOf(req), fromD, toD);
+    const s = await ctx.accounts.spend(accountOf(req), fromD, toD);
     return page(reply, 'usage', req, { title: 'Usage', ledger: ledger.data, nextCursor: ledger.nextCursor, from, to, ...s });
   });
 
@@ -47,7 +46,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
       yield 'id,createdAt,kind,amountCents,amountEur,generationId,reason\r\n';
       let cursor: string | null = null;
       do {
-        const p: { data: LedgerEntry[]; nextCursor: string | null } = await listLedger(ctx.db, accountId, CSV_PAGE, cursor);
+        const p: { data: LedgerEntry[]; nextCursor: string | null } = await ctx.accounts.ledger(accountId, CSV_PAGE, cursor);
         for (const e of p.data) {
           const signed = e.kind === 'charge' ? -e.amountCents : e.amountCents;
           yield [e.id, e.createdAt, e.kind, signed, (signed / 100).toFixed(2), e.generationId, e.reason].map(cell).join(',') + '\r\n';

@@ -7,13 +7,14 @@ import pino from 'pino';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { refund } from '../../../src/services/ledger.ts';
 
 const f = serviceFixture();
 
 const video = (key: string, image: string, idem = crypto.randomUUID()) => f.api.call('POST', '/v1/generations', {
   key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'a slow push-in', image } }, headers: { 'idempotency-key': idem },
 });
-const sweep = () => new Janitor(f.dbh.db, f.svc.running.infra.storage, pino({ level: 'silent' })).sweep();
+const sweep = () => new Janitor({ db: f.dbh.db, storage: f.svc.running.infra.storage, log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
 
 it('a retryable failure is retried with backoff until attempts run out, then failed and refunded', async () => {
   const a = await f.api.account(1_000);

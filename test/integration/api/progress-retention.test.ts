@@ -17,6 +17,7 @@ import { client, startTestService, type TestService } from '../../helpers/servic
 import { Janitor } from '../../../src/queue/janitor.ts';
 import { S3Storage } from '../../../src/storage/s3.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { refund } from '../../../src/services/ledger.ts';
 
 let img: Awaited<ReturnType<typeof imageServer>>;
 let s3: S3rver;
@@ -79,7 +80,7 @@ describe.each([['file', 'file'], ['S3', 's3://outputs/retention']])('retention o
     // Three janitors (as on three nodes) sweep at once, beside the service's own: the file is removed by
     // at most one of them, and it is removed.
     const storageOf = svc.running.infra.storage;
-    const removed = await Promise.all([0, 1, 2].map(() => new Janitor(dbh.db, storageOf, pino({ level: 'silent' })).expireOutputs()));
+    const removed = await Promise.all([0, 1, 2].map(() => new Janitor({ db: dbh.db, storage: storageOf, log: pino({ level: 'silent' }), ledger: { refund } }).expireOutputs()));
     expect(removed.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(1);
     const { rows: [marked] } = await dbh.db.query('SELECT content_removed_at FROM generations WHERE id = $1', [g.json.id]);
     expect(marked.content_removed_at).not.toBeNull();

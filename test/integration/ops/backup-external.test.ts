@@ -14,6 +14,7 @@ import { Janitor } from '../../../src/queue/janitor.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { emptyDatabase } from '../../helpers/db.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
+import { refund } from '../../../src/services/ledger.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -33,7 +34,7 @@ async function render(key: string, image: string) {
   return g.id as string;
 }
 
-const sweep = () => new Janitor(f.dbh.db, f.svc.running.infra.storage, f.svc.running.infra.log).sweep();
+const sweep = () => new Janitor({ db: f.dbh.db, storage: f.svc.running.infra.storage, log: f.svc.running.infra.log, ledger: { refund } }).sweep();
 
 it('removing a stored file waits while a backup holds its lock, and happens on the next sweep after', async () => {
   const a = await f.api.account(10_000);

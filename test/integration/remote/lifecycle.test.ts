@@ -19,6 +19,7 @@ import { cogFake, type CogFake } from '../../fakes/cog.ts';
 import { comfyFake, type ComfyFake } from '../../fakes/comfyui.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { claimRoundPassed, videoModel, WITNESS_MODEL } from './harness.ts';
+import { refund } from '../../../src/services/ledger.ts';
 
 let cog: CogFake;
 let comfy: ComfyFake;
@@ -46,7 +47,7 @@ it('held back while the server is down, until the deadline: failed and refunded,
     const r = await api.call('POST', '/v1/generations', { key: a.key, body: { modelId: 't/cog', inputs: { prompt: 'late' } }, headers: { 'idempotency-key': crypto.randomUUID() } });
     await claimRoundPassed(api, a.key); // the worker saw the render and held it back
     await dbh.db.query(`UPDATE generations SET deadline_at = now() - interval '1 second' WHERE id = $1`, [r.json.id]);
-    await new Janitor(dbh.db, svc.running.infra.storage, pino({ level: 'silent' })).sweep();
+    await new Janitor({ db: dbh.db, storage: svc.running.infra.storage, log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
     const g = (await api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json;
     expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'RENDER_DEADLINE_EXCEEDED', g.costCents]);
     expect((await dbh.db.query('SELECT attempts FROM generations WHERE id = $1', [g.id])).rows[0].attempts).toBe(0);

@@ -1,10 +1,12 @@
-// What the HTTP routes are given: configuration and services, built once by the composition root.
+// What the HTTP routes and the studio's pages are given: configuration and services, built once by the
+// composition root (app.ts). No database: the routes reach it only through the services.
 import type { Config } from '../config.ts';
-import type { Db } from '../db/pool.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
-import type { KeyRecord, KeyResolver } from '../services/keys.ts';
+import type { Accounts } from '../services/accounts.ts';
+import type { ApiKeys, KeyRecord, KeyResolver } from '../services/keys.ts';
 import type { RateLimits } from '../services/rate-limits.ts';
 import type { Generations } from '../services/generations.ts';
+import type { OpsProbe } from '../services/ops.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Uploads } from '../services/uploads.ts';
@@ -13,9 +15,12 @@ import type { BackendHealth } from '../backends/health.ts';
 
 export interface Ctx {
   config: Config;
-  db: Db;
   catalog: Catalog;
   keys: KeyResolver;
+  /** Accounts, their balance and ledger (the operator API, GET /me, the studio). */
+  accounts: Accounts;
+  /** Creating and revoking API keys. */
+  apiKeys: ApiKeys;
   limits: RateLimits;
   generations: Generations;
   storage: Storage;
@@ -23,6 +28,8 @@ export interface Ctx {
   metrics: Metrics;
   uploads: Uploads;
   webhooks: WebhookEndpoints;
+  /** What /readyz and /metrics read from the database. */
+  ops: OpsProbe;
   /** The model servers' health as this process's probes see it (processes that render only). */
   backendHealth?: BackendHealth;
 }

@@ -3,6 +3,7 @@
 // checks it, so a link works once, even when clicked twice at the same moment.
 import crypto from 'node:crypto';
 import type { Db, Queryable } from '../db/pool.ts';
+import { insertToken, liveTokenAccount, useTokenRow } from '../db/studio-tokens.ts';
 
 export type Purpose = 'invite' | 'reset';
 export const TOKEN_TTL_S: Record<Purpose, number> = { invite: 7 * 24 * 3600, reset: 3600 };
@@ -11,26 +12,20 @@ const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
 export async function issueToken(db: Queryable, accountId: string, purpose: Purpose, ttlSeconds = TOKEN_TTL_S[purpose]): Promise<string> {
   const token = crypto.randomBytes(32).toString('base64url');
-  await db.query('INSERT INTO studio_tokens (token_hash, account_id, purpose, expires_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))',
-    [sha(token), accountId, purpose, ttlSeconds]);
+  await insertToken(db, sha(token), accountId, purpose, ttlSeconds);
   return token;
 }
 
 /** The account of a live, unused link (without using it): for showing the form. */
 export async function peekToken(db: Db, token: string, purpose: Purpose): Promise<string | null> {
   if (token.length > 100) return null;
-  const { rows } = await db.query(
-    'SELECT account_id FROM studio_tokens WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()', [sha(token), purpose]);
-  return (rows[0]?.account_id as string | undefined) ?? null;
+  return liveTokenAccount(db, sha(token), purpose);
 }
 
 /** Uses the link: its account, or null if it is unknown, used or expired. */
 export async function useToken(db: Queryable, token: string, purpose: Purpose): Promise<string | null> {
   if (token.length > 100) return null;
-  const { rows } = await db.query(
-    `UPDATE studio_tokens SET used_at = now() WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()
-     RETURNING account_id`, [sha(token), purpose]);
-  return (rows[0]?.account_id as string | undefined) ?? null;
+  return useTokenRow(db, sha(token), purpose);
 }
 
 export function linkFor(publicUrl: string, purpose: Purpose, token: string): string {

@@ -3,6 +3,7 @@
 // request reads the row), after IDLE of inactivity, or ABSOLUTE after it was created, whichever is first.
 import crypto from 'node:crypto';
 import type { Db } from '../db/pool.ts';
+import { insertSession, liveSession, revokeSession, revokeSessionsOf, touchSession } from '../db/studio-sessions.ts';
 
 export const IDLE_MS = 2 * 60 * 60 * 1000;        // 2 h without a request
 export const ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000; // 7 days whatever the activity
@@ -19,32 +20,27 @@ export class Sessions {
   /** A new session; the returned id goes in the cookie and nowhere else. */
   async create(accountId: string | null): Promise<string> {
     const id = crypto.randomBytes(32).toString('base64url');
-    await this.db.query('INSERT INTO studio_sessions (id_hash, account_id, expires_at) VALUES ($1, $2, now() + make_interval(secs => $3))',
-      [sha(id), accountId, ABSOLUTE_MS / 1000]);
+    await insertSession(this.db, sha(id), accountId, ABSOLUTE_MS / 1000);
     return id;
   }
 
   /** The live session of a cookie value, or null (unknown, revoked, idle too long, or past its end). */
   async find(id: string | undefined, kind: 'account' | 'admin'): Promise<Session | null> {
     if (!id || id.length > 100) return null;
-    const { rows } = await this.db.query({ name: 'studio-session',
-      text: `SELECT s.account_id, s.last_seen_at, a.email, a.balance_cents FROM studio_sessions s LEFT JOIN accounts a ON a.id = s.account_id
-             WHERE s.id_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
-               AND s.last_seen_at > now() - make_interval(secs => $2)`, values: [sha(id), IDLE_MS / 1000] });
-    const r = rows[0];
+    const r = await liveSession(this.db, sha(id), IDLE_MS / 1000);
     if (!r || (kind === 'admin') !== (r.account_id === null)) return null;
     if (Date.now() - (r.last_seen_at as Date).getTime() > TOUCH_MS) {
-      await this.db.query('UPDATE studio_sessions SET last_seen_at = now() WHERE id_hash = $1', [sha(id)]);
+      await touchSession(this.db, sha(id));
     }
     return { accountId: r.account_id, email: r.email, balanceCents: r.balance_cents ?? 0, lastSeenAt: r.last_seen_at };
   }
 
   async revoke(id: string): Promise<void> {
-    await this.db.query('UPDATE studio_sessions SET revoked_at = now() WHERE id_hash = $1 AND revoked_at IS NULL', [sha(id)]);
+    await revokeSession(this.db, sha(id));
   }
 
   /** "Sign out everywhere", and what a password change or reset does. */
   async revokeAll(accountId: string): Promise<void> {
-    await this.db.query('UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL', [accountId]);
+    await revokeSessionsOf(this.db, accountId);
   }
 }

@@ -1,8 +1,8 @@
 // Streams a stored output with validators and single byte ranges. An unparseable Range is ignored and
 // the whole file sent, as RFC 9110 allows; one wholly outside the file is 416 RANGE_NOT_SATISFIABLE.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../domain/errors.ts';
-import type { Storage } from '../../storage/storage.ts';
+import { ApiError } from '../domain/errors.ts';
+import type { Storage } from '../storage/storage.ts';
 
 /** The range asked for; null to send the whole file; 'unsatisfiable' when it starts past the end. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {

@@ -3,6 +3,10 @@
 // the same time: an unknown email is checked against a dummy hash.
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { transaction, type Db } from '../db/pool.ts';
+import { insertAccount } from '../db/accounts.ts';
+import { insertPassword, passwordOf, passwordOfEmail, upsertPassword } from '../db/studio-passwords.ts';
+import { revokeSessionsOf } from '../db/studio-sessions.ts';
+import { useToken, type Purpose } from './one-time-links.ts';
 import { newId } from '../domain/ids.ts';
 
 const OPTIONS = { algorithm: 2 as Algorithm /* Argon2id */, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
@@ -23,31 +27,43 @@ export const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>".]{1,63}$/;
 
 /** The account of this email and password, or null; always costs one argon2 verification. */
 export async function checkPassword(db: Db, email: string, password: string): Promise<string | null> {
-  const { rows } = await db.query(
-    `SELECT a.id, p.password_hash FROM accounts a JOIN studio_passwords p ON p.account_id = a.id WHERE lower(a.email) = lower($1)`, [email]);
-  const r = rows[0];
+  const r = await passwordOfEmail(db, email);
   const ok = await verify(r?.password_hash ?? await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
   return r && ok ? (r.id as string) : null;
 }
 
 export async function setPassword(db: Db, accountId: string, password: string): Promise<void> {
   const h = await hashPassword(password);
-  await db.query(`INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)
-    ON CONFLICT (account_id) DO UPDATE SET password_hash = EXCLUDED.password_hash, updated_at = now()`, [accountId, h]);
+  await upsertPassword(db, accountId, h);
 }
 
 /** Self sign-up: a new account with its password, or null when the email is taken. */
 export async function signUp(db: Db, email: string, password: string): Promise<string | null> {
   const h = await hashPassword(password);
   return transaction(db, async (tx) => {
-    const { rows } = await tx.query('INSERT INTO accounts (id, email) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id', [newId('acct'), email]);
-    if (!rows[0]) return null;
-    await tx.query('INSERT INTO studio_passwords (account_id, password_hash) VALUES ($1, $2)', [rows[0].id, h]);
-    return rows[0].id as string;
+    const account = await insertAccount(tx, newId('acct'), email, null);
+    if (!account) return null;
+    await insertPassword(tx, account.id, h);
+    return account.id;
   });
 }
 
 export async function currentPasswordOk(db: Db, accountId: string, password: string): Promise<boolean> {
-  const { rows } = await db.query('SELECT password_hash FROM studio_passwords WHERE account_id = $1', [accountId]);
-  return verify(rows[0]?.password_hash ?? await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
+  return verify(await passwordOf(db, accountId) ?? await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
+}
+
+/**
+ * Uses a one-time link to set the account's password: the password set, the link spent and every
+ * session of the account ended, in one transaction. The account, or null when the link is not live.
+ */
+export async function setPasswordWithLink(db: Db, token: string, purpose: Purpose, password: string): Promise<string | null> {
+  const h = await hashPassword(password);
+  return transaction(db, async (tx) => {
+    const id = await useToken(tx, token, purpose);
+    if (id) {
+      await upsertPassword(tx, id, h);
+      await revokeSessionsOf(tx, id);
+    }
+    return id;
+  });
 }

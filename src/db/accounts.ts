@@ -1,0 +1,53 @@
+// The statements on `accounts`. Balances change only through services/ledger.ts, which pairs each
+// change with its ledger entry in one transaction.
+import type { Queryable } from './pool.ts';
+
+export interface AccountRow { id: string; email: string; name: string | null; balance_cents: number; created_at: Date }
+
+/** A new account, or null when the email is taken. */
+export async function insertAccount(q: Queryable, id: string, email: string, name: string | null): Promise<AccountRow | null> {
+  const { rows } = await q.query(
+    'INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING *', [id, email, name]);
+  return (rows[0] as AccountRow | undefined) ?? null;
+}
+
+export async function accountById(q: Queryable, id: string): Promise<AccountRow | null> {
+  const { rows } = await q.query('SELECT * FROM accounts WHERE id = $1', [id]);
+  return (rows[0] as AccountRow | undefined) ?? null;
+}
+
+/** The account of an email, case-insensitively. */
+export async function accountByEmail(q: Queryable, email: string): Promise<{ id: string; email: string } | null> {
+  const { rows } = await q.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
+  return (rows[0] as { id: string; email: string } | undefined) ?? null;
+}
+
+export async function balanceOf(q: Queryable, id: string): Promise<number> {
+  const { rows } = await q.query('SELECT balance_cents FROM accounts WHERE id = $1', [id]);
+  return (rows[0]?.balance_cents as number | undefined) ?? 0;
+}
+
+/**
+ * Adds `cents` to the balance, guarded so that it stays at most `max`; the new balance, or null when
+ * the account is missing or the guard refused.
+ */
+export async function addToBalance(q: Queryable, id: string, cents: number, max: number): Promise<number | null> {
+  const { rows } = await q.query(
+    `UPDATE accounts SET balance_cents = balance_cents + $2
+     WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`, [id, cents, max]);
+  return (rows[0]?.balance_cents as number | undefined) ?? null;
+}
+
+/** Returns cents to the balance (a refund: the charge it returns was taken from this balance). */
+export async function returnToBalance(q: Queryable, id: string, cents: number): Promise<void> {
+  await q.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [id, cents]);
+}
+
+/** Up to 50 accounts whose email contains `q` (taken literally) or whose id is `q`; all when `q` is ''. */
+export async function searchAccounts(q: Queryable, text: string): Promise<AccountRow[]> {
+  const { rows } = await q.query(
+    `SELECT id, email, name, balance_cents, created_at FROM accounts
+     WHERE $1 = '' OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' OR id = $1
+     ORDER BY id DESC LIMIT 50`, [text]);
+  return rows as AccountRow[];
+}

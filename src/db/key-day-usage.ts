@@ -1,0 +1,19 @@
+// The statements on `key_day_usage`: what each key spent on each day of its daily cap. A charge adds
+// to it inside rendergate_create_generations (migrations/006); a refund takes its charge back here.
+import type { Queryable } from './pool.ts';
+
+/** What the key has spent today (charges minus refunds), and when today ends in the cap's zone. */
+export async function spentToday(q: Queryable, keyId: string, timeZone: string): Promise<{ spent: number; resetsAt: Date }> {
+  const { rows } = await q.query({ name: 'day-usage',
+    text: `SELECT coalesce((SELECT spent_cents FROM key_day_usage
+                            WHERE key_id = $1 AND day = (now() AT TIME ZONE $2)::date), 0) AS spent,
+                  (((now() AT TIME ZONE $2)::date + 1)::timestamp AT TIME ZONE $2) AS resets_at`,
+    values: [keyId, timeZone] });
+  return { spent: rows[0].spent as number, resetsAt: rows[0].resets_at as Date };
+}
+
+/** Takes a refunded charge back from the day it was counted on. */
+export async function takeBack(q: Queryable, keyId: string, day: string, cents: number): Promise<void> {
+  await q.query('UPDATE key_day_usage SET spent_cents = spent_cents - $3 WHERE key_id = $1 AND day = $2',
+    [keyId, day, cents]);
+}

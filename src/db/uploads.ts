@@ -1,0 +1,78 @@
+// The statements on `uploads` (migrations/008).
+import type { Queryable, Tx } from './pool.ts';
+
+export interface UploadRow {
+  id: string; account_id: string; storage_key: string; content_type: string; size_bytes: number;
+  width: number; height: number; created_at: Date; expires_at: Date;
+}
+
+export interface NewUpload {
+  id: string; accountId: string; key: string; contentType: string; sizeBytes: number;
+  width: number; height: number; retentionSeconds: number;
+}
+
+export async function insertUpload(q: Queryable, u: NewUpload): Promise<UploadRow> {
+  const { rows } = await q.query(
+    `INSERT INTO uploads (id, account_id, storage_key, content_type, size_bytes, width, height, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING *`,
+    [u.id, u.accountId, u.key, u.contentType, u.sizeBytes, u.width, u.height, u.retentionSeconds]);
+  return rows[0] as UploadRow;
+}
+
+/** A kept (not deleted, not expired) upload of the account. */
+export async function keptUpload(q: Queryable, accountId: string, id: string): Promise<UploadRow | null> {
+  const { rows } = await q.query(
+    'SELECT * FROM uploads WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()',
+    [id, accountId]);
+  return (rows[0] as UploadRow | undefined) ?? null;
+}
+
+export async function keptUploads(q: Queryable, accountId: string, after: string | null, limit: number): Promise<UploadRow[]> {
+  const { rows } = await q.query(
+    `SELECT * FROM uploads WHERE account_id = $1 AND deleted_at IS NULL AND expires_at > now()
+       AND ($2::text IS NULL OR id < $2)
+     ORDER BY id DESC LIMIT $3`, [accountId, after, limit]);
+  return rows as UploadRow[];
+}
+
+/** The ids among `ids` that are kept uploads of the account. */
+export async function keptUploadIds(q: Queryable, accountId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await q.query(
+    'SELECT id FROM uploads WHERE id = ANY ($1) AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()',
+    [ids, accountId]);
+  return new Set(rows.map((r) => r.id as string));
+}
+
+/** Marks a kept upload deleted; its storage key, or null when there was none. */
+export async function markUploadDeleted(q: Queryable, accountId: string, id: string): Promise<string | null> {
+  const { rows } = await q.query(
+    `UPDATE uploads SET deleted_at = now()
+     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()
+     RETURNING storage_key`, [id, accountId]);
+  return (rows[0]?.storage_key as string | undefined) ?? null;
+}
+
+export async function deleteUploadRows(q: Queryable, ids: string[]): Promise<void> {
+  await q.query('DELETE FROM uploads WHERE id = ANY ($1)', [ids]);
+}
+
+/** Up to 100 expired or deleted uploads, locked for their removal (passing over locked ones). */
+export async function lockGoneUploads(tx: Tx): Promise<Array<{ id: string; storage_key: string }>> {
+  const { rows } = await tx.query(
+    `SELECT id, storage_key FROM uploads WHERE expires_at < now() OR deleted_at IS NOT NULL
+     LIMIT 100 FOR UPDATE SKIP LOCKED`);
+  return rows as Array<{ id: string; storage_key: string }>;
+}
+
+/** The storage key and type of upload `uploadId` when it is kept and of the account of render `generationId`. */
+export async function uploadForRender(q: Queryable, generationId: string, uploadId: string):
+  Promise<{ storage_key: string; content_type: string } | null> {
+  const { rows } = await q.query({
+    name: 'upload-for-render',
+    text: `SELECT u.storage_key, u.content_type FROM uploads u JOIN generations g ON g.account_id = u.account_id
+           WHERE g.id = $1 AND u.id = $2 AND u.deleted_at IS NULL AND u.expires_at > now()`,
+    values: [generationId, uploadId],
+  });
+  return (rows[0] as { storage_key: string; content_type: string } | undefined) ?? null;
+}

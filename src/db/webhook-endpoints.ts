@@ -1,0 +1,46 @@
+// The statements on `webhook_endpoints` (migrations/009).
+import type { Queryable, Tx } from './pool.ts';
+
+export interface EndpointRow { id: string; url: string; events: string[]; secret: string; enabled: boolean; created_at: Date }
+
+/**
+ * Inserts an endpoint unless the account already has `max` (counted under a lock of the account's own,
+ * so that concurrent creates count one at a time); null when it has.
+ */
+export async function insertEndpointBelow(tx: Tx, max: number,
+  e: { id: string; accountId: string; url: string; events: string[]; secret: string }): Promise<EndpointRow | null> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`webhooks:${e.accountId}`]);
+  const { rows: n } = await tx.query(
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL', [e.accountId]);
+  if (n[0].n >= max) return null;
+  const { rows } = await tx.query(
+    'INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING *',
+    [e.id, e.accountId, e.url, e.events, e.secret]);
+  return rows[0] as EndpointRow;
+}
+
+export async function liveEndpoint(q: Queryable, accountId: string, id: string): Promise<EndpointRow | null> {
+  const { rows } = await q.query(
+    'SELECT * FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL', [id, accountId]);
+  return (rows[0] as EndpointRow | undefined) ?? null;
+}
+
+export async function liveEndpoints(q: Queryable, accountId: string, after: string | null, limit: number): Promise<EndpointRow[]> {
+  const { rows } = await q.query(
+    `SELECT * FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
+     ORDER BY id DESC LIMIT $3`, [accountId, after, limit]);
+  return rows as EndpointRow[];
+}
+
+/** Deletes (and disables) an endpoint of the account; false when it has no such live endpoint. */
+export async function markEndpointDeleted(q: Queryable, accountId: string, id: string): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE webhook_endpoints SET deleted_at = now(), enabled = false
+     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, [id, accountId]);
+  return rowCount !== 0;
+}
+
+/** The receiver answered 410: the endpoint gets nothing more. */
+export async function disableEndpoint(q: Queryable, id: string): Promise<void> {
+  await q.query('UPDATE webhook_endpoints SET enabled = false WHERE id = $1', [id]);
+}

@@ -1,0 +1,54 @@
+// What the studio's pages do with accounts, passwords, one-time links and the sign-in throttle, bound
+// to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
+// invites.ts, signin-throttle.ts hold the rules).
+import type { Db } from '../db/pool.ts';
+import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
+import { inviteLink, resetLink } from './invites.ts';
+import { issueToken, linkFor, peekToken, type Purpose } from './one-time-links.ts';
+import { checkPassword, currentPasswordOk, setPassword, setPasswordWithLink, signUp } from './passwords.ts';
+import { recordFailure, throttled, type ThrottleKind } from './signin-throttle.ts';
+
+export class StudioAccounts {
+  constructor(private db: Db, private publicUrl: string) {}
+
+  throttled(ip: string, email: string, kind: ThrottleKind = '') { return throttled(this.db, ip, email, kind); }
+
+  recordFailure(ip: string, email: string, kind: ThrottleKind = '') { return recordFailure(this.db, ip, email, kind); }
+
+  checkPassword(email: string, password: string) { return checkPassword(this.db, email, password); }
+
+  currentPasswordOk(accountId: string, password: string) { return currentPasswordOk(this.db, accountId, password); }
+
+  setPassword(accountId: string, password: string) { return setPassword(this.db, accountId, password); }
+
+  signUp(email: string, password: string) { return signUp(this.db, email, password); }
+
+  /** The account and email of a live, unused link (without using it); null when it is not live. */
+  async peekLink(token: string, purpose: Purpose): Promise<{ accountId: string; email: string | null } | null> {
+    const accountId = await peekToken(this.db, token, purpose);
+    if (!accountId) return null;
+    return { accountId, email: (await accountById(this.db, accountId))?.email ?? null };
+  }
+
+  /** Sets the password through a link (passwords.ts setPasswordWithLink); the account, or null. */
+  setPasswordWithLink(token: string, purpose: Purpose, password: string) {
+    return setPasswordWithLink(this.db, token, purpose, password);
+  }
+
+  /** A reset link for the account of `email`, with its address; null when no account has it. */
+  async resetLinkFor(email: string): Promise<{ email: string; link: string } | null> {
+    const account = await accountByEmail(this.db, email);
+    if (!account) return null;
+    const token = await issueToken(this.db, account.id, 'reset');
+    return { email: account.email, link: linkFor(this.publicUrl, 'reset', token) };
+  }
+
+  /** The operator's invitation (invites.ts). */
+  invite(email: string, name: string | null) { return inviteLink(this.db, this.publicUrl, email, name); }
+
+  /** The operator's reset link (invites.ts). */
+  resetLink(email: string) { return resetLink(this.db, this.publicUrl, email); }
+
+  /** The operator's account search. */
+  search(text: string) { return searchAccounts(this.db, text); }
+}

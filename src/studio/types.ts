@@ -1,0 +1,39 @@
+// What the studio's route files share with its plugin (index.ts): the context they are given, the
+// cookies, and the hook that requires a signed-in account. Its own module, so that the routes and the
+// plugin that registers them do not import each other.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../web/context.ts';
+import type { Session, Sessions } from '../services/sessions.ts';
+import type { StudioAccounts } from '../services/studio-accounts.ts';
+import type { Mailer } from './mail.ts';
+
+/** The services only the studio uses, built by the composition root. */
+export interface StudioServices { sessions: Sessions; studioAccounts: StudioAccounts }
+
+export interface StudioCtx extends Ctx, StudioServices { secure: boolean; mailer: Mailer | null }
+
+declare module 'fastify' {
+  interface FastifyRequest { studio: Session | null }
+}
+
+export const SESSION_COOKIE = 'rg_session';
+export const ADMIN_COOKIE = 'rg_admin';
+
+/** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */
+export function signedIn(ctx: StudioCtx) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
+    if (!req.studio) {
+      if (req.method === 'GET') return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
+      return reply.redirect('/signin', 303);
+    }
+  };
+}
+
+/** The signed-in account of a request that passed signedIn(). */
+export const accountOf = (req: FastifyRequest): string => req.studio!.accountId!;
+
+/** Options of the session cookies: HttpOnly, SameSite=Lax, Secure under https, scoped to `path`. */
+export function sessionCookie(ctx: StudioCtx, path = '/') {
+  return { path, httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure };
+}
