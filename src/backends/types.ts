@@ -23,7 +23,7 @@ export interface RenderContext {
    * read from storage, never over the network; null when `url` is not an upload address. A render whose
    * upload is gone fails permanently (RenderError, not retryable).
    */
-  readUpload(url: string): Promise<{ bytes: Buffer; contentType: string } | null>;
+  readUpload: (url: string) => Promise<{ bytes: Buffer; contentType: string } | null>;
   /** The server of the model's pool this render was given at claim (claim.ts); unset for other backends. */
   backendUrl?: string;
 }

@@ -23,8 +23,8 @@ export async function accountByEmail(q: Queryable, email: string): Promise<{ id:
 }
 
 export async function balanceOf(q: Queryable, id: string): Promise<number> {
-  const { rows } = await q.query('SELECT balance_cents FROM accounts WHERE id = $1', [id]);
-  return (rows[0]?.balance_cents as number | undefined) ?? 0;
+  const { rows } = await q.query<{ balance_cents: number }>('SELECT balance_cents FROM accounts WHERE id = $1', [id]);
+  return rows[0]?.balance_cents ?? 0;
 }
 
 /**
@@ -32,10 +32,10 @@ export async function balanceOf(q: Queryable, id: string): Promise<number> {
  * the account is missing or the guard refused.
  */
 export async function addToBalance(q: Queryable, id: string, cents: number, max: number): Promise<number | null> {
-  const { rows } = await q.query(
+  const { rows } = await q.query<{ balance_cents: number }>(
     `UPDATE accounts SET balance_cents = balance_cents + $2
      WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`, [id, cents, max]);
-  return (rows[0]?.balance_cents as number | undefined) ?? null;
+  return rows[0]?.balance_cents ?? null;
 }
 
 /** Returns cents to the balance (a refund: the charge it returns was taken from this balance). */

@@ -43,8 +43,8 @@ export async function keyByHash(q: Queryable, hash: Buffer): Promise<KeyRow | nu
 }
 
 export async function accountOfKey(q: Queryable, keyId: string): Promise<string | null> {
-  const { rows } = await q.query('SELECT account_id FROM api_keys WHERE id = $1', [keyId]);
-  return (rows[0]?.account_id as string | undefined) ?? null;
+  const { rows } = await q.query<{ account_id: string }>('SELECT account_id FROM api_keys WHERE id = $1', [keyId]);
+  return rows[0]?.account_id ?? null;
 }
 
 export interface KeyUseRow extends KeyRow { last_used_at: Date | null; spent_today: number }

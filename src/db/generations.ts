@@ -50,7 +50,7 @@ export async function createGenerations<T extends object>(q: Queryable, itemsJso
  * started nor finished at its creation, read from their times (bounded to the rows created shortly before).
  */
 export async function replayRow(q: Queryable, id: string): Promise<Row> {
-  const { rows } = await q.query({ name: 'gen-replay', text: `
+  const { rows } = await q.query<Row>({ name: 'gen-replay', text: `
     SELECT g.id, g.model_id, g.inputs, g.cost_cents, g.created_at, (SELECT count(*)::int FROM (
         SELECT 1 FROM (SELECT model_id, status, started_at, completed_at FROM generations
                        WHERE id < g.id ORDER BY id DESC LIMIT 100000) w
@@ -63,7 +63,7 @@ export async function replayRow(q: Queryable, id: string): Promise<Row> {
 
 /** A generation not deleted, with its account and queue position. */
 export async function liveGeneration(q: Queryable, id: string): Promise<Row | null> {
-  const { rows } = await q.query({ name: 'gen-get',
+  const { rows } = await q.query<Row>({ name: 'gen-get',
     text: `SELECT ${GENERATION_COLUMNS}, account_id, ${QUEUE_POSITION('g')} FROM generations g
            WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
   return rows[0] ?? null;
@@ -72,7 +72,7 @@ export async function liveGeneration(q: Queryable, id: string): Promise<Row | nu
 export interface ListFilter { after: string | null; status: string | null; modelId: string | null; limit: number }
 
 export async function listGenerations(q: Queryable, accountId: string, f: ListFilter): Promise<Row[]> {
-  const { rows } = await q.query(
+  const { rows } = await q.query<Row>(
     `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
      WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
        AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4)
@@ -82,7 +82,7 @@ export async function listGenerations(q: Queryable, accountId: string, f: ListFi
 
 /** The row's public columns (and deleted_at), deleted or not. */
 export async function generationRow(q: Queryable, id: string): Promise<Row | null> {
-  const { rows } = await q.query(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
+  const { rows } = await q.query<Row>(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
   return rows[0] ?? null;
 }
 
@@ -106,8 +106,8 @@ export async function forgetContent(q: Queryable, id: string, key: string): Prom
 
 /** The account of a generation (deleted or not), or null. */
 export async function accountOfGeneration(q: Queryable, id: string): Promise<string | null> {
-  const { rows } = await q.query('SELECT account_id FROM generations WHERE id = $1', [id]);
-  return (rows[0]?.account_id as string | undefined) ?? null;
+  const { rows } = await q.query<{ account_id: string }>('SELECT account_id FROM generations WHERE id = $1', [id]);
+  return rows[0]?.account_id ?? null;
 }
 
 export interface SpendRow { label: string; renders: number; spent: number }
@@ -127,18 +127,18 @@ export async function spendOf(q: Queryable, accountId: string, from: Date, to: D
 
 /** Renders waiting for a worker and running now (the queue gauges). */
 export async function queueCounts(q: Queryable): Promise<{ waiting: number; running: number }> {
-  const { rows } = await q.query({ name: 'metrics-queue', text:
+  const { rows } = await q.query<{ waiting: number; running: number }>({ name: 'metrics-queue', text:
     `SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now())::int AS waiting,
             count(*) FILTER (WHERE lease_until >= now())::int AS running
      FROM generations WHERE status = 'queued'` });
-  return { waiting: rows[0].waiting as number, running: rows[0].running as number };
+  return { waiting: rows[0].waiting, running: rows[0].running };
 }
 
 /** Up to 100 queued renders past their deadline, oldest deadline first. */
 export async function pastDeadline(q: Queryable): Promise<string[]> {
-  const { rows } = await q.query(
+  const { rows } = await q.query<{ id: string }>(
     `SELECT id FROM generations WHERE status = 'queued' AND deadline_at < now() ORDER BY deadline_at LIMIT 100`);
-  return rows.map((r) => r.id as string);
+  return rows.map((r) => r.id);
 }
 
 /** Up to 100 files of deleted or refunded renders, still stored. */

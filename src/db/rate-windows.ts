@@ -13,8 +13,8 @@ RETURNING used, granted`;
 /** Takes up to `ask` requests of the window, never past `limit`: the window's count after, and the grant. */
 export async function leaseWindow(q: Queryable, keyId: string, window: number, ask: number, limit: number):
   Promise<{ used: number; granted: number }> {
-  const { rows } = await q.query({ name: 'rate-lease', text: LEASE, values: [keyId, window, ask, limit] });
-  return { used: rows[0].used as number, granted: rows[0].granted as number };
+  const { rows } = await q.query<{ used: number; granted: number }>({ name: 'rate-lease', text: LEASE, values: [keyId, window, ask, limit] });
+  return { used: rows[0].used, granted: rows[0].granted };
 }
 
 /**

@@ -136,7 +136,7 @@ function checkDriver(driver: BackendBinding['driver'], raw: Raw, bad: Report, re
       const baseUrl = raw.baseUrl ?? DEFAULT_BASE_URL.replicate;
       if (!isHttpUrl(baseUrl)) bad('backend.baseUrl must be an http(s) address');
       const inputs = checkCelMap(raw.inputs, 'inputs', bad);
-      return { driver, model: raw.model as string, ...(raw.version ? { version: raw.version as string } : {}), apiToken: apiToken ?? '', baseUrl: String(baseUrl).replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
+      return { driver, model: raw.model as string, ...(raw.version ? { version: raw.version as string } : {}), apiToken: apiToken ?? '', baseUrl: (typeof baseUrl === 'string' ? baseUrl : '').replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
     }
     case 'fal': {
       if (!isText(raw.app) || !/^[^/\s]+\/[^\s]+$/.test(raw.app)) bad('backend.app must be owner/app (e.g. fal-ai/some-model)');
@@ -144,7 +144,7 @@ function checkDriver(driver: BackendBinding['driver'], raw: Raw, bad: Report, re
       const baseUrl = raw.baseUrl ?? DEFAULT_BASE_URL.fal;
       if (!isHttpUrl(baseUrl)) bad('backend.baseUrl must be an http(s) address');
       const inputs = checkCelMap(raw.inputs, 'inputs', bad);
-      return { driver, app: raw.app as string, apiKey: apiKey ?? '', baseUrl: String(baseUrl).replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
+      return { driver, app: raw.app as string, apiKey: apiKey ?? '', baseUrl: (typeof baseUrl === 'string' ? baseUrl : '').replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
     }
   }
 }

@@ -74,7 +74,7 @@ export function toJson(v: unknown): unknown {
   }
   if (Array.isArray(v)) return v.map(toJson);
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), toJson(x)]));
-  if (typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
+  if (typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJson(x)]));
   }
   throw new MappingError(`yields a value JSON cannot carry (${typeof v})`);

@@ -111,7 +111,7 @@ function same(v: InputValue): unknown {
 }
 
 function toBigInt(v: InputValue): unknown {
-  return BigInt(v as number);
+  return BigInt(v);
 }
 
 /** Only an integer is a price: a double, even 45.0, means the expression is wrong, not "round it". */

@@ -45,7 +45,8 @@ export class CreateBatcher {
     while (this.inFlight < MAX_IN_FLIGHT && this.waiting.length > 0) {
       const batch = this.waiting.splice(0, MAX_BATCH);
       this.inFlight++;
-      this.run(batch).finally(() => { this.inFlight--; this.send(); });
+      // Nobody waits for the batch as a whole: run() settles each item's own promise, which its caller awaits.
+      void this.run(batch).finally(() => { this.inFlight--; this.send(); });
     }
   }
 

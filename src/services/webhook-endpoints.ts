@@ -100,6 +100,6 @@ export class WebhookEndpoints {
       lastResponseStatus: r.last_response_status, createdAt: r.created_at.toISOString(),
       nextAttemptAt: r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
     }));
-    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };
+    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
   }
 }

@@ -10,7 +10,7 @@ import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
 import { call, errorFor, malformed, readJson, withRetries, type CallOptions } from '../shared/http.ts';
 import { inlineUploads, saveOutput } from '../shared/output.ts';
-import { serverOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { serverOf, textOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 
 interface Prediction { id?: string; status?: string; output?: unknown; error?: unknown; logs?: string }
@@ -35,7 +35,7 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
       // unread. (Outputs of hundreds of MB belong in files: run Cog with --upload-url.)
       const p = await readJson(res, o, Math.ceil(deps.outputLimitBytes * 4 / 3) + 1024 * 1024);
       if (typeof p !== 'object' || p === null || typeof (p as Prediction).status !== 'string') throw malformed('Cog prediction', 'no status');
-      return p as Prediction;
+      return p;
     } finally {
       observe('predict', t0);
     }
@@ -79,7 +79,7 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
         }
         if (p.status === 'failed') {
           deps.metrics.backendErrors.inc({ driver: 'cog', code: 'MODEL_FAILED' });
-          throw new RenderError('MODEL_FAILED', `The model failed: ${redact(String(p.error ?? 'no reason given')).slice(0, 300)}`, false);
+          throw new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(p.error ?? 'no reason given')).slice(0, 300)}`, false);
         }
         if (p.status === 'canceled') throw new RenderError('BACKEND_CANCELLED', 'The model server cancelled the prediction.', true);
         if (p.status !== 'succeeded') throw malformed('Cog prediction', `status ${p.status} in a synchronous answer`);
@@ -95,7 +95,7 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
     async probe(url, signal) {
       const res = await fetch(`${url}/health-check`, { signal });
       const body = await res.json().catch(() => null) as { status?: unknown } | null;
-      if (!res.ok || !HEALTHY.includes(String(body?.status))) throw new Error(`status ${String(body?.status ?? res.status)}`);
+      if (!res.ok || !HEALTHY.includes(textOf(body?.status))) throw new Error(`status ${textOf(body?.status ?? res.status)}`);
     },
   };
 }

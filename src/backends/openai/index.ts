@@ -8,7 +8,7 @@ import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
 import { call, errorFor, malformed, networkError, readJson, withRetries, type CallOptions } from '../shared/http.ts';
-import { serverOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { serverOf, textOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
 // The most text one answer may carry: far above any model's context, far below a worker's memory.
 const MAX_TEXT = 4 * 1024 * 1024;
@@ -24,7 +24,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
   function body(inputs: ResolvedInputs): Record<string, unknown> {
     const contents = cel.messages!.evaluate(inputs);
     const params = cel.params?.evaluate(inputs) ?? {};
-    const messages = b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: String(contents[String(i)] ?? '') })) : [];
+    const messages = b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') })) : [];
     return { ...params, model: b.driver === 'openai' ? b.model : '', messages, stream: true };
   }
 
@@ -39,12 +39,12 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         if (ev.data === '[DONE]') { done = true; return; }
         let chunk: { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]; error?: { message?: unknown } };
         try {
-          chunk = JSON.parse(ev.data);
+          chunk = JSON.parse(ev.data) as typeof chunk;
         } catch {
           failure = malformed('chat completion', 'an event that is not JSON');
           return;
         }
-        if (chunk.error) { failure = new RenderError('MODEL_FAILED', `The model failed: ${redact(String(chunk.error.message ?? 'no reason given')).slice(0, 300)}`, false); return; }
+        if (chunk.error) { failure = new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(chunk.error.message ?? 'no reason given')).slice(0, 300)}`, false); return; }
         const piece = chunk.choices?.[0]?.delta?.content;
         if (typeof piece === 'string' && piece !== '') {
           text += piece;
@@ -64,7 +64,9 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
       if (!ctx.signal.aborted && Date.now() >= until - 50) throw new RenderError('BACKEND_TIMEOUT', 'The model server did not finish its answer in time.', true);
       throw networkError(e, o);
     }
-    if (failure) throw failure;
+    // Set by the parser's callback, which the compiler's narrowing does not follow.
+    const failed = failure as RenderError | null;
+    if (failed) throw failed;
     if (!done) throw malformed('chat completion', 'the stream ended before [DONE]');
     return text;
   }

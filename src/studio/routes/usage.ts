@@ -11,7 +11,10 @@ const CSV_PAGE = 100;
 
 /** A CSV cell: quoted, and a leading = + - @ neutralised so a spreadsheet never runs it as a formula. */
 const cell = (v: unknown) => {
-  let s = v === undefined || v === null ? '' : String(v);
+  let s = v === undefined || v === null ? ''
+    : typeof v === 'string' ? v
+      : v instanceof Date || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? v.toString()
+        : JSON.stringify(v) ?? '';
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return `"${s.replace(/"/g, '""')}"`;
 };
