@@ -4,6 +4,7 @@
 // each against a baseline measured in the same run, then prints a table and, as the LAST line of
 // output, one JSON line with every figure so runs can be compared:
 //   npm run bench | tail -1 > run.json
+// The soak's seconds per side: RENDERGATE_BENCH_SOAK_SECONDS (bench/soak.ts).
 // Progress goes to stderr. --quick: shorter runs and fewer concurrencies, to check the benchmark
 // itself. --profile: CPU-profiles the Rendergate child during measured runs and prints the functions
 // with the most self time (the .cpuprofile files are kept; open them in Chrome DevTools), and the CPU
@@ -30,10 +31,14 @@ import * as wait from './wait.ts';
 import * as webhooks from './webhooks.ts';
 import * as backends from './backends.ts';
 import * as studio from './studio.ts';
+import * as openai from './openai.ts';
+import * as soak from './soak.ts';
+import * as testKeys from './test-keys.ts';
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
   poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, text: text.run,
-  wait: wait.run, webhooks: webhooks.run, backends: backends.run, studio: studio.run,
+  wait: wait.run, webhooks: webhooks.run, backends: backends.run, studio: studio.run, openai: openai.run, soak: soak.run,
+  'test-keys': testKeys.run,
 };
 
 function parseArgs(argv: string[]) {

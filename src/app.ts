@@ -8,6 +8,7 @@ import { resolveAdminToken } from './http/admin/admin-token.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { createPool, type Db } from './db/pool.ts';
 import { migrate } from './db/migrate.ts';
+import { checkDatabaseServer, DatabaseRefused } from './db/server-check.ts';
 import { loadCatalog } from './domain/catalog-load.ts';
 import type { Catalog } from './domain/catalog-load.ts';
 import { createBackends } from './backends/registry.ts';
@@ -21,12 +22,14 @@ import { OpsProbe } from './services/ops.ts';
 import { Sessions } from './services/sessions.ts';
 import { StudioAccounts } from './services/studio-accounts.ts';
 import { registerStudio } from './studio/index.ts';
+import { History } from './services/history.ts';
 import { RateLimits } from './services/rate-limits.ts';
 import { GenerationCache } from './services/generation-cache.ts';
 import { AfterCommitNotifier } from './db/notify-after-commit.ts';
 import { JOBS_CHANNEL } from './db/channels.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
+import type { AccessWriter } from './http/access-log.ts';
 import { Worker } from './queue/worker.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
@@ -38,6 +41,12 @@ import { WebhookEndpoints } from './services/webhook-endpoints.ts';
 import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { recordPublicUrl } from './services/server-info.ts';
+import { ChatCompletions } from './services/chat.ts';
+import { LiveText } from './queue/live-text.ts';
+import { TestRenders } from './queue/test-render.ts';
+import { createTopups } from './services/topups.ts';
+import { Billing } from './services/billing.ts';
 
 export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
 
@@ -46,15 +55,26 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
   const catalog = loadCatalog(config.catalogPath ?? undefined);
   let embedded: EmbeddedPostgres | null = null;
   if (!config.databaseUrl) embedded = await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
+  if (config.databaseUrl) {
+    try {
+      await checkDatabaseServer(config.databaseUrl);
+    } catch (e) {
+      if (e instanceof DatabaseRefused) throw new ConfigError([e.message]);
+      throw e;
+    }
+  }
   const url = config.databaseUrl ?? embedded!.url;
-  const db = createPool(url);
+  // Migrations on a pool of their own, without the request pools' short statement limits.
+  const migrations = createPool(url, 2, { long: true });
   try {
-    await migrate(db);
+    await migrate(migrations);
   } catch (e) {
-    await db.end();
     await embedded?.stop();
     throw e;
+  } finally {
+    await migrations.end();
   }
+  const db = createPool(url);
   const storage = createStorage(config.storage);
   return {
     log, db, url, catalog, storage,
@@ -68,7 +88,10 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
 /** `server` is the API (roles serve and api) or the operational endpoints alone (role worker). */
 export interface Running { server: FastifyInstance; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
 
-export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger } = {}): Promise<Running> {
+export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger;
+  access?: AccessWriter | null;
+  /** Tests: called before each test render is recorded (test-render.ts). */
+  beforeTestRender?: (id: string) => Promise<void> } = {}): Promise<Running> {
   // API processes behind a load balancer must all accept the same admin token; one generated into each
   // process's own data dir would make the admin API work on one replica and fail on the others.
   if (role === 'api' && config.databaseUrl && !config.adminToken) {
@@ -102,20 +125,33 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   metrics.heldRequests = () => waiters.size;
   const ledger = new Ledger(db, config.dayTimeZone);
   const jobs = wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined;
-  const generations = new Generations({ db, catalog, config, storage, ledger, metrics, cache, jobs, uploads, waiters });
+  // Test keys' renders are made by the API process that creates them (a worker makes none).
+  const testRenders = role === 'worker' ? undefined : new TestRenders({ db, catalog, storage, log, ledger,
+    outputRetentionSeconds: config.outputRetentionSeconds, beforeFinish: opts.beforeTestRender });
+  // Chat renders of this process's worker stream their text to this process's /openai/v1 answers.
+  const liveText = new LiveText();
+  const generations = new Generations({ db, catalog, config, storage, ledger, metrics, cache, jobs, uploads, waiters, testRenders });
   const ctx = {
+    chat: new ChatCompletions(catalog, generations, liveText),
     config, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage,
     adminToken, metrics, uploads, webhooks: new WebhookEndpoints(db), accounts: new Accounts(db),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute), ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,
+    topups: createTopups({ db, config, waiters, log }), billing: new Billing(db),
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).
-  const studio = { sessions: new Sessions(db), studioAccounts: new StudioAccounts(db, config.publicUrl) };
+  const studio = {
+    sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
+    studioAccounts: new StudioAccounts(db, config.publicUrl),
+    history: new History(db, config.publicUrl),
+  };
+  let studioNotFound: Awaited<ReturnType<typeof registerStudio>> | undefined;
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
   const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log)
-    : buildServer(ctx, log, [(scope) => registerStudio(scope, ctx, studio)]);
+    : buildServer(ctx, log, [async (scope) => { studioNotFound = await registerStudio(scope, ctx, studio); }],
+      opts.access ?? null, (req, reply) => studioNotFound!(req, reply));
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {
@@ -124,6 +160,8 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     await infra.close();
     throw e;
   }
+  // The operator's command line prints links with the URL the server itself uses.
+  if (role !== 'worker') await recordPublicUrl(db, config.publicUrl);
   let worker: Worker | null = null;
   let janitor: Janitor | null = null;
   let claimDb: Db | null = null;
@@ -135,7 +173,8 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     worker = new Worker({
       db, claimDb, ledger, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
       accountConcurrency: config.accountConcurrency, log, metrics, pools,
-      readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds,
+      readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds, liveText,
+      textOutputLimitBytes: config.textOutputLimitBytes,
     });
     janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();
@@ -146,6 +185,7 @@ export async function startService(config: Config, role: Role, opts: { extraBack
       db: webhookDb, databaseUrl: infra.url, log, retrySeconds: config.webhookRetrySeconds, allowPrivateUrls: config.allowPrivateUrls,
       view: (snap) => snapshotView(snap, config.publicUrl),
     });
+    await backends.cogReceiver?.listen(); // the Cog webhook receiver's port, taken before any render
     await backends.health.start(); // the first probes decide which servers the first claims may use
     await worker.start();
     await dispatcher.start();
@@ -156,10 +196,12 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     server, worker, infra,
     close: async (graceMs = config.shutdownGraceMs) => {
       await server.close();
+      await testRenders?.close();
       await worker?.stop(graceMs);
       await dispatcher?.stop();
       await webhookDb?.end().catch(() => undefined);
       await backends.health.stop();
+      await backends.cogReceiver?.close();
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();

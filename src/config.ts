@@ -47,6 +47,69 @@ export interface Config {
   signupOpen: boolean;
   smtpUrl: string | null;
   mailFrom: string;
+  /** Abuse limits of uploads, keys, sessions and sign-ups (docs/account-limits.md). */
+  uploadQuotaBytes: number;
+  uploadQuotaCount: number;
+  /** The highest rate limit an account owner may give a key (the admin API may set any). */
+  maxRateLimitPerMinute: number;
+  signupsPerHour: number;
+  keysPerAccount: number;
+  sessionsPerAccount: number;
+  /**
+   * Cog live progress (src/backends/cog/async.ts): the worker's address as Cog containers see it; with
+   * it, Cog predictions run asynchronously and report to a receiver the worker listens with on this
+   * URL's port. Null: synchronous predictions. `cogPollMs`: how often a running prediction is also read.
+   */
+  workerCallbackUrl: string | null;
+  cogPollMs: number;
+  /** Abuse limits (docs/api.md): the most text one render may answer, in bytes (UTF-8). */
+  textOutputLimitBytes: number;
+  /** Stripe Checkout top-ups (docs/billing.md); null without both secrets. */
+  stripe: StripeConfig | null;
+}
+
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  /** The amounts an account owner may choose, in cents, ascending. */
+  topupAmounts: number[];
+  /** Where the Stripe client sends its requests (RENDERGATE_STRIPE_API_BASE); null: Stripe's own. */
+  api: { host: string; port: number; protocol: 'http' | 'https' } | null;
+  /** The origin of Checkout pages, allowed as a form-action target of the Add credit page. */
+  checkoutOrigin: string;
+}
+
+/** Issue 23's block: RENDERGATE_STRIPE_*, RENDERGATE_TOPUP_AMOUNTS. */
+function stripeConfig(env: NodeJS.ProcessEnv, problems: string[]): StripeConfig | null {
+  const secretKey = env.RENDERGATE_STRIPE_SECRET_KEY || '';
+  const webhookSecret = env.RENDERGATE_STRIPE_WEBHOOK_SECRET || '';
+  const rawAmounts = env.RENDERGATE_TOPUP_AMOUNTS || '1000,2000,5000,10000';
+  const topupAmounts = [...new Set(rawAmounts.split(',').map((x) => Number(x.trim())))].sort((a, b) => a - b);
+  // Stripe charges at least €0.50 and at most €999,999.99 per payment.
+  if (topupAmounts.length > 20 || topupAmounts.some((n) => !Number.isInteger(n) || n < 50 || n > 99_999_999)) {
+    problems.push(`RENDERGATE_TOPUP_AMOUNTS=${JSON.stringify(rawAmounts)}: comma-separated cents from 50 to 99999999, at most 20`);
+  }
+  let api: StripeConfig['api'] = null;
+  let checkoutOrigin = 'https://checkout.stripe.com';
+  if (env.RENDERGATE_STRIPE_API_BASE) {
+    try {
+      const u = new URL(env.RENDERGATE_STRIPE_API_BASE);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+      const protocol = u.protocol === 'http:' ? 'http' : 'https';
+      api = { host: u.hostname, port: Number(u.port || (protocol === 'http' ? 80 : 443)), protocol };
+      // A stand-in of Stripe serves its Checkout pages itself, on its own origin.
+      checkoutOrigin = u.origin;
+    } catch {
+      problems.push('RENDERGATE_STRIPE_API_BASE: must be an absolute http(s) URL');
+    }
+  }
+  if (!secretKey && !webhookSecret) return null;
+  if (!secretKey || !webhookSecret) {
+    problems.push('RENDERGATE_STRIPE_SECRET_KEY and RENDERGATE_STRIPE_WEBHOOK_SECRET: set both, or neither');
+    return null;
+  }
+  if (!/^whsec_\S+$/.test(webhookSecret)) problems.push('RENDERGATE_STRIPE_WEBHOOK_SECRET: must start with whsec_');
+  return { secretKey, webhookSecret, topupAmounts, api, checkoutOrigin };
 }
 
 export class ConfigError extends Error {
@@ -137,6 +200,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`RENDERGATE_WEBHOOK_RETRY_SECONDS=${JSON.stringify(rawRetry)}: comma-separated whole seconds (0 to 604800), at most 50`);
   }
 
+  const workerCallbackUrl = (env.RENDERGATE_WORKER_CALLBACK_URL || '').replace(/\/+$/, '') || null;
+  if (workerCallbackUrl !== null && !/^http:\/\/[^/?#]+:\d+(\/[^?#]*)?$/.test(workerCallbackUrl)) {
+    problems.push('RENDERGATE_WORKER_CALLBACK_URL: must be http://host:port[/path], the worker as Cog containers reach it');
+  }
+  const cogPollMs = int('RENDERGATE_COG_POLL_MS', 2000, 50, 60_000);
   const config: Config = {
     port,
     host,
@@ -171,6 +239,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupOpen: (env.RENDERGATE_SIGNUP || 'open') === 'open',
     smtpUrl: env.RENDERGATE_SMTP_URL || null,
     mailFrom: env.RENDERGATE_MAIL_FROM || 'Rendergate <no-reply@localhost>',
+    uploadQuotaBytes: int('RENDERGATE_UPLOAD_QUOTA_BYTES', 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
+    uploadQuotaCount: int('RENDERGATE_UPLOAD_QUOTA_COUNT', 1000, 0, 1_000_000_000),
+    maxRateLimitPerMinute: int('RENDERGATE_MAX_RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000),
+    signupsPerHour: int('RENDERGATE_SIGNUPS_PER_HOUR', 10, 0, 1_000_000),
+    keysPerAccount: int('RENDERGATE_KEYS_PER_ACCOUNT', 100, 1, 1_000_000),
+    sessionsPerAccount: int('RENDERGATE_SESSIONS_PER_ACCOUNT', 20, 1, 1_000_000),
+    workerCallbackUrl,
+    cogPollMs,
+    // issue 20 (abuse limits): a bigger text fails the render with OUTPUT_TOO_LARGE, refunded
+    textOutputLimitBytes: int('RENDERGATE_TEXT_OUTPUT_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    stripe: stripeConfig(env, problems),
   };
   if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open')) problems.push(`RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`);
   if (config.smtpUrl && !/^smtps?:\/\//.test(config.smtpUrl)) problems.push('RENDERGATE_SMTP_URL: must be an smtp:// or smtps:// URL');

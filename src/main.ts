@@ -1,80 +1,24 @@
-// CLI entry: serve | api | worker, and the operator commands, each printing JSON.
-import pino from 'pino';
+// CLI entry: serve | api | worker, and the operator commands, each printing JSON. The command line is
+// parsed (src/cli/parse.ts) before anything starts, so `--help` and a mistake never touch the data dir.
 import { loadConfig, ConfigError, type Role } from './config.ts';
-import { openInfra, startService } from './app.ts';
-import { parseFlags } from './cli/args.ts';
 import { ApiError } from './domain/errors.ts';
-import { addCredit, createAccount } from './services/accounts.ts';
-import { createKey, revokeKey } from './services/keys.ts';
-import { Generations } from './services/generations.ts';
-import { Ledger } from './services/ledger.ts';
 import { CatalogError } from './domain/catalog-load.ts';
-import { createProcessLog, exitOnFatal } from './cli/logger.ts';
-import { OPS_COMMANDS, OPS_USAGE } from './cli/ops-commands.ts';
-import { CliError } from './cli/cli-error.ts';
-import { catalogCommand } from './cli/catalog.ts';
-import { accountLinks, ACCOUNT_LINKS_USAGE } from './cli/accounts-links.ts';
+import { parseCommandLine } from './cli/parse.ts';
+import { commandUsage, type CommandSpec } from './cli/commands.ts';
+import { CliError, UsageError } from './cli/cli-error.ts';
 
-const USAGE = `usage: rendergate <command>
-  serve | api | worker                         run the service (default role: RENDERGATE_ROLE or serve)
-  accounts create --email E [--name N]
-  credits add --account ID --amount CENTS [--reason R]
-  keys create --account ID [--name N] [--daily-cap CENTS|none] [--rate-limit PER_MINUTE]
-  keys revoke --key ID
-  generations refund --id ID
-  catalog check FILE | catalog import cog URL [--id vendor/name]   validate a catalog; draft an entry from a Cog container
-${OPS_USAGE}
-${ACCOUNT_LINKS_USAGE}`;
-
-function fail(message: string, code = 2): never {
-  process.stderr.write(message + '\n');
+function exit(stream: NodeJS.WriteStream, text: string, code: number): never {
+  stream.write(text.endsWith('\n') ? text : text + '\n');
   process.exit(code);
 }
 
-function intFlag(flags: Map<string, string>, name: string, required: boolean): number | undefined {
-  const v = flags.get(name);
-  if (v === undefined) { if (required) fail(`--${name} is required\n${USAGE}`); return undefined; }
-  if (!/^\d{1,15}$/.test(v)) fail(`--${name} must be a whole number`);
-  return Number(v);
-}
-
-async function operator(cmd: string, flags: Map<string, string>) {
-  const config = loadConfig();
-  const log = pino({ level: 'warn' }, pino.destination(2));
-  const infra = await openInfra(config, log);
-  try {
-    const need = (name: string) => flags.get(name) ?? fail(`--${name} is required\n${USAGE}`);
-    let out: unknown;
-    switch (cmd) {
-      case 'accounts create': out = await createAccount(infra.db, need('email'), flags.get('name') ?? null); break;
-      case 'credits add': out = await addCredit(infra.db, need('account'), intFlag(flags, 'amount', true)!, flags.get('reason') ?? null); break;
-      case 'keys create': {
-        const cap = flags.get('daily-cap') === 'none' ? null : intFlag(flags, 'daily-cap', false) ?? null;
-        out = await createKey(infra.db, config.keyPrefix, config.defaultRateLimitPerMinute, need('account'),
-          { name: flags.get('name'), dailyCapCents: cap, rateLimitPerMinute: intFlag(flags, 'rate-limit', false) });
-        break;
-      }
-      case 'keys revoke': out = await revokeKey(infra.db, need('key')); break;
-      case 'accounts invite': case 'accounts reset-link': out = await accountLinks(cmd, infra, config, need, flags); break;
-      case 'generations refund': {
-        const { db, catalog, storage } = infra;
-        const ledger = new Ledger(db, config.dayTimeZone);
-        out = await new Generations({ db, catalog, config, storage, ledger }).adminRefund(need('id'));
-        break;
-      }
-      default: fail(USAGE);
-    }
-    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
-  } finally {
-    await infra.close();
-  }
-}
-
 async function serve(role: Role) {
+  const { startService } = await import('./app.ts');
+  const { createProcessLog, exitOnFatal } = await import('./cli/logger.ts');
   const config = loadConfig();
   const logging = createProcessLog(config.logLevel);
   exitOnFatal(logging);
-  const running = await startService(config, role, { log: logging.log });
+  const running = await startService(config, role, { log: logging.log, access: logging.access });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -89,17 +33,50 @@ async function serve(role: Role) {
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-const { positional, flags } = parseFlags(process.argv.slice(2));
-const [first = process.env.RENDERGATE_ROLE ?? 'serve', second] = positional;
-const opsCommand = flags.has('version') ? OPS_COMMANDS.get('version') : OPS_COMMANDS.get(first);
+/** accounts, credits, keys, generations: against RENDERGATE_URL's admin API, or the local installation. */
+async function operator(spec: CommandSpec, flags: Map<string, string>, positionals: string[]) {
+  const { runOperatorCommand } = await import('./cli/operator-api.ts');
+  const env = process.env;
+  const api = env.RENDERGATE_URL
+    ? (await import('./cli/remote-operator.ts')).remoteOperator(env.RENDERGATE_URL, env.RENDERGATE_ADMIN_TOKEN)
+    : await (await import('./cli/local-operator.ts')).localOperator(loadConfig(), env);
+  try {
+    const out = await runOperatorCommand(spec.name, flags, positionals, api);
+    process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  } finally {
+    await api.close();
+  }
+}
+
+async function run(spec: CommandSpec, flags: Map<string, string>, positionals: string[]) {
+  const name = spec.name;
+  if (name === 'serve' || name === 'api' || name === 'worker') return serve(name);
+  if (spec.remote) return operator(spec, flags, positionals);
+  if (name === 'version') {
+    const { VERSION } = await import('./domain/version.ts');
+    return void process.stdout.write(`rendergate ${VERSION}\n`);
+  }
+  if (name === 'completion') {
+    const { completionScript } = await import('./cli/completion.ts');
+    return void process.stdout.write(completionScript(positionals[0]));
+  }
+  if (name.startsWith('catalog ')) {
+    const { catalogCommand } = await import('./cli/catalog.ts');
+    process.exitCode = await catalogCommand(name.split(' ')[1], positionals, flags);
+    return;
+  }
+  const { OPS_COMMANDS } = await import('./cli/ops-commands.ts');
+  await OPS_COMMANDS.get(name)!(positionals, flags);
+}
+
+const parsed = parseCommandLine(process.argv.slice(2));
+if (parsed.kind === 'help') exit(process.stdout, parsed.text, 0);
+if (parsed.kind === 'usage-error') exit(process.stderr, parsed.text, 2);
 try {
-  if (opsCommand) await opsCommand(positional.slice(1), flags);
-  else if (first === 'serve' || first === 'api' || first === 'worker') await serve(first);
-  else if (first === 'help' || flags.has('help')) process.stdout.write(USAGE + '\n');
-  else if (first === 'catalog') process.exitCode = await catalogCommand(second, positional.slice(2), flags).catch((e: Error) => fail(e.message, 1));
-  else await operator(`${first} ${second ?? ''}`.trim(), flags);
+  await run(parsed.spec, parsed.flags, parsed.positionals);
 } catch (e) {
-  if (e instanceof ConfigError || e instanceof CatalogError || e instanceof CliError) fail(e.message, 1);
-  if (e instanceof ApiError) fail(JSON.stringify({ code: e.code, message: e.message, details: e.details }), 1);
+  if (e instanceof UsageError) exit(process.stderr, `rendergate: ${e.message}\n\n${commandUsage(parsed.spec)}`, 2);
+  if (e instanceof ConfigError || e instanceof CatalogError || e instanceof CliError) exit(process.stderr, e.message, 1);
+  if (e instanceof ApiError) exit(process.stderr, JSON.stringify({ code: e.code, message: e.message, details: e.details }), 1);
   throw e;
 }

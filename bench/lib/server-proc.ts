@@ -136,10 +136,11 @@ async function handle(msg: ChildRequest): Promise<unknown> {
         PORT: String(port), HOST: '127.0.0.1', RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${port}`,
         RENDERGATE_RATE_LIMIT_PER_MINUTE: '1000000', ...msg.env,
       });
-      const log = config.logLevel === 'silent' ? pino({ level: 'silent' })
-        : createProcessLog(config.logLevel, { fd: fs.openSync(msg.logFile, 'a'), pretty: false }).log;
+      // As `rendergate serve` logs: access lines straight to the process log's destination.
+      const logging = config.logLevel === 'silent' ? null
+        : createProcessLog(config.logLevel, { fd: fs.openSync(msg.logFile, 'a'), pretty: false });
       running = await startService(config, msg.role, {
-        log,
+        log: logging?.log ?? pino({ level: 'silent' }), access: logging?.access ?? null,
         extraBackends: msg.instantShotList ? { 'shot-list': instant } : undefined,
       });
       return { port };

@@ -35,7 +35,9 @@ export async function startRendergate(ctx: BenchContext, databaseUrl: string, op
  */
 export interface Answer {
   id: string; key: string; accountId: string; status: string; error?: { code: string; message: string };
-  modelId: string; inputs: Record<string, unknown>; costCents: number;
+  modelId: string; inputs: Record<string, unknown>; costCents: number; email: string; completedAt: string | null;
+  /** an OpenAI chat completion's (/openai/v1) */
+  choices: { message: { content: string } }[];
 }
 
 export interface Reply { status: number; json: Answer; text: string }
@@ -51,7 +53,7 @@ export async function call(base: string, method: string, p: string, o: { key?: s
   return { status: res.status, json: json as Answer, text };
 }
 
-async function admin(base: string, method: string, p: string, body?: unknown): Promise<Answer> {
+export async function admin(base: string, method: string, p: string, body?: unknown): Promise<Answer> {
   const r = await call(base, method, '/admin/v1' + p, { key: ADMIN_TOKEN, body });
   if (r.status >= 300) throw new Error(`admin ${method} ${p} -> ${r.status} ${r.text}`);
   return r.json;

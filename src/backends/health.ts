@@ -5,6 +5,7 @@
 // can hold a stale "healthy" written by a worker that has since died. Probes are a few small requests
 // per server every RENDERGATE_BACKEND_HEALTH_SECONDS, whatever the number of workers.
 import type { Metrics } from '../metrics/metrics.ts';
+import { stripUserinfo } from '../domain/scrub.ts';
 
 export interface HealthTarget {
   driver: string;
@@ -25,6 +26,7 @@ export interface ServerHealth {
 /** An address for labels and reports: without any user or password it may carry. */
 export function displayUrl(url: string): string {
   try {
+    if (!/^https?:/i.test(url)) return '(invalid address)';
     const u = new URL(url);
     u.username = '';
     u.password = '';
@@ -40,7 +42,8 @@ export class BackendHealth {
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<void> | null = null;
 
-  constructor(targets: HealthTarget[], private metrics: Metrics, private everyMs: number, private onRecover: () => void = () => {}) {
+  constructor(targets: HealthTarget[], private metrics: Metrics, private everyMs: number, private onRecover: () => void = () => {},
+    private redact: (text: string) => string = stripUserinfo) {
     for (const t of targets) {
       if (this.targets.has(t.url)) continue; // one probe per server, whatever the number of models on it
       this.targets.set(t.url, t);
@@ -85,7 +88,8 @@ export class BackendHealth {
         Object.assign(s, { healthy: true, error: null, consecutiveFailures: 0 });
       } catch (e) {
         const why = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
-        Object.assign(s, { healthy: false, error: String(why).slice(0, 200), consecutiveFailures: s.consecutiveFailures + 1 });
+        // redacted whole, then cut: a probe's error may quote the address it was given
+        Object.assign(s, { healthy: false, error: stripUserinfo(this.redact(String(why))).slice(0, 200), consecutiveFailures: s.consecutiveFailures + 1 });
         this.metrics.backendErrors.inc({ driver: t.driver, code: 'HEALTH_CHECK_FAILED' });
       }
       s.latencyMs = Math.round((performance.now() - t0) * 10) / 10;

@@ -16,6 +16,7 @@ import { createOpenAiBackend } from './openai/index.ts';
 import { createComfyBackend } from './comfyui/index.ts';
 import { createReplicateBackend } from './replicate/index.ts';
 import { createFalBackend } from './fal/index.ts';
+import { CogReceiver } from './cog/receiver.ts';
 
 const DRIVERS: Record<string, DriverFactory> = {
   cog: createCogBackend,
@@ -30,6 +31,8 @@ export interface Backends {
   /** The pool of each model served by servers of the operator's own (cog, comfyui, openai). */
   pools: Map<string, ServerPool>;
   health: BackendHealth;
+  /** The worker's receiver of Cog webhooks, when Cog predictions run asynchronously; close it at shutdown. */
+  cogReceiver?: CogReceiver;
 }
 
 export interface BackendOptions {
@@ -53,6 +56,10 @@ export function createBackends(config: Config, catalog: Catalog, metrics: Metric
   const byModel = new Map<string, ModelBackend>();
   const pools = new Map<string, ServerPool>();
   const targets: HealthTarget[] = [];
+  const cogReceiver = render && config.workerCallbackUrl
+    ? new CogReceiver(config.workerCallbackUrl, Math.ceil(config.backendOutputLimitBytes * 4 / 3) + 1024 * 1024)
+    : undefined;
+  const cogAsync = cogReceiver ? { receiver: cogReceiver, pollMs: config.cogPollMs } : undefined;
   for (const m of catalog.compiled) {
     const b = m.def.backend;
     if (b.driver === 'local') {
@@ -63,7 +70,10 @@ export function createBackends(config: Config, catalog: Catalog, metrics: Metric
     if (!render) continue;
     const factory = DRIVERS[b.driver];
     if (!factory) { problems.push(`model ${m.id}: backend driver ${b.driver} is not available in this build`); continue; }
-    const backend: RemoteBackend = factory(m, { secrets, outputLimitBytes: config.backendOutputLimitBytes, metrics });
+    const backend: RemoteBackend = factory(m, {
+      secrets, outputLimitBytes: config.backendOutputLimitBytes, textLimitBytes: config.textOutputLimitBytes, metrics,
+      allowPrivateUrls: config.allowPrivateUrls, ...(cogAsync ? { cogAsync } : {}),
+    });
     // Secrets of hosted APIs are read by their drivers; the rest (an address, say) here, so all are checked.
     if ('urls' in b) {
       const urls = b.urls.map((u) => secrets.resolve(u));
@@ -77,6 +87,7 @@ export function createBackends(config: Config, catalog: Catalog, metrics: Metric
   return {
     backendFor: (model) => byModel.get(model.id)!,
     pools,
-    health: new BackendHealth(targets, metrics, config.backendHealthIntervalMs, onRecover),
+    health: new BackendHealth(targets, metrics, config.backendHealthIntervalMs, onRecover, (t) => secrets.redact(t)),
+    ...(cogReceiver ? { cogReceiver } : {}),
   };
 }

@@ -3,6 +3,7 @@
 // values read are kept so that an error message a model server sends back can be scrubbed of them
 // before it reaches a log, a generation's error or the API.
 import { secretNames } from '../domain/catalog-backend.ts';
+import { stripUserinfo } from '../domain/scrub.ts';
 
 export class Secrets {
   private values = new Set<string>();
@@ -23,10 +24,18 @@ export class Secrets {
     return text.replace(/\$\{env:([^}]*)\}/g, (_m, name: string) => this.env[name] ?? '');
   }
 
-  /** The text with every secret value replaced by "[secret]". */
+  /**
+   * The text with every secret value (as it is, and as it appears percent-encoded in a URL) replaced by
+   * "[secret]", and every URL's userinfo removed. Call it on the whole text, before cutting it to length.
+   */
   redact(text: string): string {
     let out = text;
-    for (const v of this.values) if (v.length >= 4) out = out.split(v).join('[secret]');
-    return out;
+    for (const v of this.values) {
+      if (v.length < 4) continue;
+      out = out.split(v).join('[secret]');
+      const encoded = encodeURIComponent(v);
+      if (encoded !== v) out = out.split(encoded).join('[secret]');
+    }
+    return stripUserinfo(out);
   }
 }

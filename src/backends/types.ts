@@ -1,5 +1,6 @@
 // The contract between the render pipeline and whatever actually renders a model.
 import type { ResolvedInputs } from '../domain/catalog.ts';
+import type { ChatMessage } from '../domain/chat.ts';
 
 export type RenderOutput =
   | { kind: 'file'; path: string; contentType: string } // a finished file on local disk; the caller moves it to storage
@@ -26,6 +27,13 @@ export interface RenderContext {
   readUpload: (url: string) => Promise<{ bytes: Buffer; contentType: string } | null>;
   /** The server of the model's pool this render was given at claim (claim.ts); unset for other backends. */
   backendUrl?: string;
+  /**
+   * A chat request's conversation (/openai/v1), for a backend that is itself a chat server: sent as it
+   * is instead of the catalog's messages. Unset for renders made otherwise.
+   */
+  messages?: ChatMessage[];
+  /** Called with each piece of a text output as the backend streams it (a chat stream passes them on). */
+  textPiece?: (piece: string) => void;
 }
 
 export interface ModelBackend {

@@ -2,6 +2,7 @@
 // at start (every problem, and the secrets it needs that are not set), and `rendergate catalog import
 // cog URL` turns a running Cog container's input schema (`GET /openapi.json`, `components.schemas.Input`,
 // fields in `x-order`) into a catalog entry to price and paste.
+import { UsageError } from './cli-error.ts';
 import { stringify } from 'yaml';
 import { CatalogError, buildCatalog, loadCatalog } from '../domain/catalog-load.ts';
 import { secretNames } from '../domain/catalog-backend.ts';
@@ -110,5 +111,5 @@ export async function importCog(url: string, id: string, out: Out): Promise<numb
 export async function catalogCommand(sub: string | undefined, args: string[], flags: Map<string, string>, out: Out = (t) => process.stdout.write(t)): Promise<number> {
   if (sub === 'check' && args[0]) return checkCatalogFile(args[0], process.env, out);
   if (sub === 'import' && args[0] === 'cog' && args[1]) return importCog(args[1], flags.get('id') ?? 'vendor/model-name', out);
-  throw new Error('usage: rendergate catalog check FILE | rendergate catalog import cog URL [--id vendor/name]');
+  throw new UsageError('catalog import takes the word cog, then the container\'s URL');
 }

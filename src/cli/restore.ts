@@ -43,7 +43,7 @@ export async function restore(args: string[], flags: Map<string, string>): Promi
     }
     embedded = config.databaseUrl ? null : await startEmbeddedPostgres(dataDir);
     const url = config.databaseUrl ?? embedded!.url;
-    const db = createPool(url, 2);
+    const db = createPool(url, 2, { long: true });
     try {
       await migrate(db, undefined, new Set(manifest.database.migrations));
     } finally {

@@ -2,7 +2,9 @@
 // change with its ledger entry in one transaction.
 import type { Queryable } from './pool.ts';
 
-export interface AccountRow { id: string; email: string; name: string | null; balance_cents: number; created_at: Date }
+export interface AccountRow {
+  id: string; email: string; name: string | null; balance_cents: number; created_at: Date; shortfall_cents?: number;
+}
 
 /** A new account, or null when the email is taken. */
 export async function insertAccount(q: Queryable, id: string, email: string, name: string | null): Promise<AccountRow | null> {
@@ -49,5 +51,46 @@ export async function searchAccounts(q: Queryable, text: string): Promise<Accoun
     `SELECT id, email, name, balance_cents, created_at FROM accounts
      WHERE $1 = '' OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' OR id = $1
      ORDER BY id DESC LIMIT 50`, [text]);
+  return rows as AccountRow[];
+}
+
+// Billing (migrations/014): the shortfall a reversal leaves when the balance holds too little.
+export interface ShortfallRow { id: string; email: string; balanceCents: number; shortfallCents: number }
+
+/** Accounts that owe money after a reversal found too little: they start no live render until paid. */
+export async function accountsWithShortfall(db: Queryable, limit = 100): Promise<ShortfallRow[]> {
+  const { rows } = await db.query<{ id: string; email: string; balance_cents: number; shortfall_cents: number }>(
+    `SELECT id, email, balance_cents, shortfall_cents FROM accounts WHERE shortfall_cents > 0
+     ORDER BY id DESC LIMIT $1`, [limit]);
+  return rows.map((r) => ({ id: r.id, email: r.email, balanceCents: r.balance_cents, shortfallCents: r.shortfall_cents }));
+}
+
+/** The account's balance and shortfall; null when there is no such account. */
+export async function balanceAndShortfall(db: Queryable, accountId: string):
+  Promise<{ balanceCents: number; shortfallCents: number } | null> {
+  const { rows } = await db.query<{ balance_cents: number; shortfall_cents: number }>(
+    'SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [accountId]);
+  return rows[0] ? { balanceCents: rows[0].balance_cents, shortfallCents: rows[0].shortfall_cents } : null;
+}
+
+/** The whole row of an email's account, case-insensitively (the operator's `--account EMAIL`). */
+export async function accountRowByEmail(q: Queryable, email: string): Promise<AccountRow | null> {
+  const { rows } = await q.query(
+    'SELECT id, email, name, balance_cents, created_at FROM accounts WHERE lower(email) = lower($1) ORDER BY id LIMIT 1', [email]);
+  return (rows[0] as AccountRow | undefined) ?? null;
+}
+
+/**
+ * A page of accounts newest first, after the id `beforeId` (keyset paging): all, or those whose email
+ * contains `text` (LIKE's wildcards in it taken literally) or whose id is `text`.
+ */
+export async function pageAccounts(q: Queryable, opts: { text: string | null; beforeId: string | null; limit: number }): Promise<AccountRow[]> {
+  const { rows } = await q.query(
+    `SELECT id, email, name, balance_cents, created_at FROM accounts
+     WHERE ($1::text IS NULL OR id = $1
+            OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%')
+       AND ($2::text IS NULL OR id < $2)
+     ORDER BY id DESC LIMIT $3`,
+    [opts.text, opts.beforeId, opts.limit]);
   return rows as AccountRow[];
 }

@@ -3,21 +3,21 @@ import type { Queryable } from './pool.ts';
 
 export interface KeyRow {
   id: string; account_id: string; name: string; start: string; created_at: Date;
-  daily_cap_cents: number | null; rate_limit_per_minute: number; revoked_at: Date | null;
+  daily_cap_cents: number | null; rate_limit_per_minute: number; revoked_at: Date | null; mode: 'live' | 'test';
 }
 
 export interface NewKeyRow {
   id: string; accountId: string; name: string; hash: Buffer; start: string;
-  dailyCapCents: number | null; rateLimitPerMinute: number;
+  dailyCapCents: number | null; rateLimitPerMinute: number; mode: 'live' | 'test';
 }
 
 /** Inserts the key if its account exists; null when it does not. */
 export async function insertKey(q: Queryable, k: NewKeyRow): Promise<KeyRow | null> {
   const { rows } = await q.query(
-    `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute)
-     SELECT $1, a.id, $3, $4, $5, $6, $7 FROM accounts a WHERE a.id = $2
-     RETURNING id, account_id, name, start, daily_cap_cents, rate_limit_per_minute, created_at, revoked_at`,
-    [k.id, k.accountId, k.name, k.hash, k.start, k.dailyCapCents, k.rateLimitPerMinute]);
+    `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute, mode)
+     SELECT $1, a.id, $3, $4, $5, $6, $7, $8 FROM accounts a WHERE a.id = $2
+     RETURNING id, account_id, name, start, daily_cap_cents, rate_limit_per_minute, created_at, revoked_at, mode`,
+    [k.id, k.accountId, k.name, k.hash, k.start, k.dailyCapCents, k.rateLimitPerMinute, k.mode]);
   return (rows[0] as KeyRow | undefined) ?? null;
 }
 
@@ -37,7 +37,7 @@ export async function revokeOwnKey(q: Queryable, accountId: string, keyId: strin
 
 export async function keyByHash(q: Queryable, hash: Buffer): Promise<KeyRow | null> {
   const { rows } = await q.query({ name: 'key-lookup',
-    text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at
+    text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at, mode
            FROM api_keys WHERE key_hash = $1`, values: [hash] });
   return (rows[0] as KeyRow | undefined) ?? null;
 }
@@ -53,11 +53,23 @@ export interface KeyUseRow extends KeyRow { last_used_at: Date | null; spent_tod
 export async function keysWithUse(q: Queryable, accountId: string, timeZone: string): Promise<KeyUseRow[]> {
   const { rows } = await q.query(
     `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.revoked_at, k.daily_cap_cents,
-            k.rate_limit_per_minute,
+            k.rate_limit_per_minute, k.mode,
             greatest(k.last_used_at, (SELECT to_timestamp(max(w.window_start) * 60) FROM rate_windows w
                                       WHERE w.key_id = k.id)) AS last_used_at,
             coalesce(u.spent_cents, 0) AS spent_today
      FROM api_keys k LEFT JOIN key_day_usage u ON u.key_id = k.id AND u.day = (now() AT TIME ZONE $2)::date
      WHERE k.account_id = $1 ORDER BY k.id DESC`, [accountId, timeZone]);
   return rows as KeyUseRow[];
+}
+
+/**
+ * The number of the account's live (not revoked) keys, counted under a per-account lock held by the
+ * calling transaction until it ends, so parallel creations cannot pass a bound together.
+ */
+export async function lockAndCountLiveKeys(tx: Queryable, accountId: string): Promise<number> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('keys:' || $1, 0))", [accountId]);
+  const { rows } = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL',
+    [accountId]);
+  return rows[0].n;
 }

@@ -83,7 +83,7 @@ export async function undoClaims(q: Queryable, owner: string, jobs: Array<{ id: 
 export interface RefundReason { status: 'failed' | 'refunded'; code: string; message: string }
 
 /** What a refunding transition returns: whose charge, on which day of which key. */
-export interface RefundedRow { account_id: string; key_id: string | null; usage_day: string | null; cost_cents: number }
+export interface RefundedRow { account_id: string; key_id: string | null; usage_day: string | null; cost_cents: number; mode: string }
 
 /**
  * Moves a generation from `from` to a refunded final status (refunded_cents = its cost); null (and
@@ -94,7 +94,7 @@ export async function refundTransition(tx: Tx, id: string, from: 'queued' | 'suc
   lease?: Lease): Promise<RefundedRow | null> {
   const set = `UPDATE generations SET status = $2, refunded_cents = cost_cents, error_code = $3, error_message = $4,
        completed_at = coalesce(completed_at, now()), lease_owner = NULL, lease_until = NULL`;
-  const returning = 'RETURNING account_id, key_id, usage_day, cost_cents';
+  const returning = 'RETURNING account_id, key_id, usage_day, cost_cents, mode';
   const values = [id, reason.status, reason.code, reason.message.slice(0, 2000)];
   const { rows } = lease
     ? await tx.query(`${set} WHERE ${leaseGuard('$1', '$5', '$6')} ${returning}`, [...values, lease.owner, lease.attempt])

@@ -7,7 +7,7 @@ import type { Queryable, Tx } from './pool.ts';
 /** The columns of the public view (services/generation-view.ts). */
 export const GENERATION_COLUMNS = `id, model_id, inputs, status, cost_cents, refunded_cents, content_key, content_type,
   content_bytes, content_etag, text_output, error_code, error_message, created_at, started_at, completed_at,
-  progress, expires_at, content_removed_at`;
+  progress, expires_at, content_removed_at, mode`;
 
 /**
  * Positions are counted up to this many (an index-only scan of the model's waiting renders that stops
@@ -45,6 +45,23 @@ export async function createGenerations<T extends object>(q: Queryable, itemsJso
   return rows;
 }
 
+// A create with a chat request's messages (migrations/016): the generation and its messages in one
+// statement, so they exist as soon as the render can be claimed (the foreign key is checked at the
+// statement's end, when the generation exists).
+const CREATE_WITH_MESSAGES = `
+WITH c AS (${CREATE_BATCH}),
+  m AS (INSERT INTO generation_messages (generation_id, messages)
+        SELECT generation_id, $4::jsonb FROM c WHERE outcome = 'created' ON CONFLICT DO NOTHING)
+SELECT * FROM c`;
+
+/** createGenerations() of one item, with its chat messages (a JSON array) stored beside it. */
+export async function createGenerationWithMessages<T extends object>(q: Queryable, itemsJson: string, timeZone: string,
+  modelIds: string[], messagesJson: string): Promise<T[]> {
+  const { rows } = await q.query<T & Row>({ name: 'gen-create-chat', text: CREATE_WITH_MESSAGES,
+    values: [itemsJson, timeZone, modelIds, messagesJson] });
+  return rows;
+}
+
 /**
  * A replay's row with its queue position: the renders of its model created before it and neither
  * started nor finished at its creation, read from their times (bounded to the rows created shortly before).
@@ -69,14 +86,14 @@ export async function liveGeneration(q: Queryable, id: string): Promise<Row | nu
   return rows[0] ?? null;
 }
 
-export interface ListFilter { after: string | null; status: string | null; modelId: string | null; limit: number }
+export interface ListFilter { after: string | null; status: string | null; modelId: string | null; limit: number; mode?: 'live' | 'test' }
 
 export async function listGenerations(q: Queryable, accountId: string, f: ListFilter): Promise<Row[]> {
   const { rows } = await q.query<Row>(
     `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
      WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
-       AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4)
-     ORDER BY id DESC LIMIT $5`, [accountId, f.after, f.status, f.modelId, f.limit]);
+       AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) AND mode = $6
+     ORDER BY id DESC LIMIT $5`, [accountId, f.after, f.status, f.modelId, f.limit, f.mode ?? 'live']);
   return rows;
 }
 
@@ -86,12 +103,12 @@ export async function generationRow(q: Queryable, id: string): Promise<Row | nul
   return rows[0] ?? null;
 }
 
-/** Locks the account's live generation for a cancel or delete: its status and file key. */
-export async function lockOwnGeneration(tx: Tx, accountId: string, id: string):
+/** Locks the account's live generation of a key mode for a cancel or delete: its status and file key. */
+export async function lockOwnGeneration(tx: Tx, accountId: string, id: string, mode: 'live' | 'test' = 'live'):
   Promise<{ status: string; content_key: string | null } | null> {
   const { rows } = await tx.query(
-    'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE',
-    [id, accountId]);
+    'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND mode = $3 AND deleted_at IS NULL FOR UPDATE',
+    [id, accountId, mode]);
   return (rows[0] as { status: string; content_key: string | null } | undefined) ?? null;
 }
 
@@ -112,10 +129,10 @@ export async function accountOfGeneration(q: Queryable, id: string): Promise<str
 
 export interface SpendRow { label: string; renders: number; spent: number }
 
-/** Spend (charges minus refunds) of renders created in [from, to), per key (the studio is "Studio") and per model. */
+/** Spend (charges minus refunds) of live renders created in [from, to), per key (the studio is "Studio") and per model. */
 export async function spendOf(q: Queryable, accountId: string, from: Date, to: Date): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
   const base = `FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
-                WHERE g.account_id = $1 AND g.created_at >= $2 AND g.created_at < $3`;
+                WHERE g.account_id = $1 AND g.created_at >= $2 AND g.created_at < $3 AND g.mode = 'live'`;
   const agg = 'count(*)::int AS renders, coalesce(sum(g.cost_cents - g.refunded_cents), 0)::bigint AS spent';
   const [byKey, byModel] = await Promise.all([
     q.query(`SELECT coalesce(k.name || ' (' || k.start || '…)', 'Studio') AS label, ${agg} ${base}
@@ -160,4 +177,36 @@ export async function lockExpiredFiles(tx: Tx): Promise<Array<{ id: string; cont
 
 export async function markContentRemoved(q: Queryable, ids: string[]): Promise<void> {
   await q.query('UPDATE generations SET content_removed_at = now() WHERE id = ANY ($1)', [ids]);
+}
+
+// Test renders (migrations/014): started and finished by the service itself, a batch at a time in one
+// transaction, each row guarded on still being a queued test render.
+
+/** Marks test renders started (their `generation.started` events); returns those still queued. */
+export async function startTestRenders(tx: Tx, ids: string[]): Promise<Set<string>> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE generations SET started_at = clock_timestamp()
+     WHERE id = ANY ($1) AND mode = 'test' AND status = 'queued' AND started_at IS NULL AND deleted_at IS NULL
+     RETURNING id`, [ids]);
+  return new Set(rows.map((r) => r.id));
+}
+
+export type TestOutput =
+  | { kind: 'text'; text: string }
+  | { kind: 'file'; key: string; contentType: string; bytes: number; etag: string };
+
+/** Records test renders' outputs; returns the ids recorded (the others left `queued` meanwhile). */
+export async function finishTestRenders(tx: Tx, items: { id: string; out: TestOutput }[], retentionSeconds: number): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const rows = items.map(({ id, out }) => (out.kind === 'text'
+    ? { id, text: out.text }
+    : { id, key: out.key, ct: out.contentType, bytes: out.bytes, etag: out.etag }));
+  const r = await tx.query<{ id: string }>(
+    `UPDATE generations g SET status = 'succeeded', completed_at = clock_timestamp(), progress = 1,
+       text_output = x.text, content_key = x.key, content_type = x.ct, content_bytes = x.bytes, content_etag = x.etag,
+       expires_at = CASE WHEN x.key IS NOT NULL AND $2::int > 0 THEN now() + make_interval(secs => $2::int) END
+     FROM json_to_recordset($1) AS x(id text, text text, key text, ct text, bytes bigint, etag text)
+     WHERE g.id = x.id AND g.mode = 'test' AND g.status = 'queued' AND g.deleted_at IS NULL
+     RETURNING g.id`, [JSON.stringify(rows), retentionSeconds]);
+  return new Set(r.rows.map((x) => x.id));
 }

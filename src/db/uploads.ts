@@ -1,5 +1,5 @@
 // The statements on `uploads` (migrations/008).
-import type { Queryable, Tx } from './pool.ts';
+import { transaction, type Db, type Queryable, type Tx } from './pool.ts';
 
 export interface UploadRow {
   id: string; account_id: string; storage_key: string; content_type: string; size_bytes: number;
@@ -75,4 +75,38 @@ export async function uploadForRender(q: Queryable, generationId: string, upload
     values: [generationId, uploadId],
   });
   return (rows[0] as { storage_key: string; content_type: string } | undefined) ?? null;
+}
+
+// The upload quota: an account's live uploads counted under a per-account advisory lock held by the
+// transaction that then inserts the new row, so parallel uploads of one account are counted one
+// after the other and together never pass the quota.
+
+export interface UploadUsage { usedBytes: number; count: number }
+export interface Quota { bytes: number; count: number }
+
+/** Bytes and number of the account's live (not deleted, not expired) uploads. */
+export async function uploadUsage(q: Queryable, accountId: string): Promise<UploadUsage> {
+  const { rows } = await q.query<{ bytes: number; n: number }>(
+    `SELECT coalesce(sum(size_bytes), 0)::bigint AS bytes, count(*)::int AS n
+     FROM uploads WHERE account_id = $1 AND deleted_at IS NULL AND expires_at > now()`, [accountId]);
+  return { usedBytes: Number(rows[0].bytes), count: rows[0].n };
+}
+
+/** Whether one more upload of `sizeBytes` stays within the quota. */
+export const fits = (u: UploadUsage, sizeBytes: number, q: Quota) =>
+  u.usedBytes + sizeBytes <= q.bytes && u.count + 1 <= q.count;
+
+/**
+ * Inserts the upload's row if the account's live uploads and this one stay within the quota: the
+ * row, or the usage that refused it.
+ */
+export async function insertWithinQuota(db: Db, u: NewUpload, q: Quota):
+  Promise<{ row: UploadRow } | { refused: UploadUsage }> {
+  return transaction(db, async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('uploads:' || $1, 0))",
+      [u.accountId]);
+    const usage = await uploadUsage(tx, u.accountId);
+    if (!fits(usage, u.sizeBytes, q)) return { refused: usage };
+    return { row: await insertUpload(tx, u) };
+  });
 }

@@ -1,57 +1,89 @@
-// The statements on `webhook_deliveries` (migrations/009): the outbox the trigger writes and
+// The statements on `webhook_deliveries` (migrations/009 and 012): the outbox the trigger writes and
 // webhooks/dispatcher.ts delivers.
 import type { Queryable } from './pool.ts';
 
 export interface ClaimedDelivery {
   id: string; type: string; snapshot: Record<string, unknown>; attempts: number; created_at: Date;
-  endpoint_id: string; url: string; secret: string; live: boolean;
+  endpoint_id: string; account_id: string; url: string; secret: string; live: boolean;
 }
 
+// Fair claims: due deliveries of endpoints that are not paused, at most `perEndpoint` attempts in
+// flight per endpoint and `perAccount` per account (counted over every dispatcher of the cluster by
+// the leases they hold), taken round robin over accounts (every account's first, then every account's
+// second, ...), so one account's backlog never queues another's deliveries behind it. The rows picked
+// are locked with SKIP LOCKED: a row another dispatcher is claiming right now is left to it.
 const CLAIM = `
-WITH due AS (
-  SELECT id FROM webhook_deliveries
-  WHERE status = 'pending' AND next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-  ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
+WITH busy AS (
+  SELECT d.endpoint_id, e.account_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+  WHERE d.status = 'pending' AND d.lease_until IS NOT NULL AND d.lease_until >= now()
+), due AS (
+  -- per endpoint that is not paused, its first few due deliveries (an index range scan each): the
+  -- backlog of a paused or busy endpoint is never read
+  SELECT d.id, d.endpoint_id, e.account_id, d.next_attempt_at, d.endpoint_rank
+  FROM webhook_endpoints e
+  CROSS JOIN LATERAL (
+    SELECT x.id, x.endpoint_id, x.next_attempt_at, row_number() OVER (ORDER BY x.next_attempt_at, x.id) AS endpoint_rank
+    FROM webhook_deliveries x
+    WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+      AND (x.lease_until IS NULL OR x.lease_until < now())
+    ORDER BY x.next_attempt_at, x.id LIMIT $4
+  ) d
+  WHERE e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL
+), capped AS (
+  SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
+  FROM due
+  WHERE due.endpoint_rank <= $4 - (SELECT count(*) FROM busy b WHERE b.endpoint_id = due.endpoint_id)
+), picked AS (
+  SELECT c.id FROM capped c
+  WHERE c.account_rank <= $5 - (SELECT count(*) FROM busy b WHERE b.account_id = c.account_id)
+  ORDER BY c.account_rank, c.next_attempt_at LIMIT $2
+), locked AS (
+  SELECT d.id FROM webhook_deliveries d
+  WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
+  FOR UPDATE SKIP LOCKED
 ), taken AS (
   UPDATE webhook_deliveries d SET lease_owner = $1, lease_until = now() + make_interval(secs => $3)
-  FROM due WHERE d.id = due.id
+  FROM locked WHERE d.id = locked.id
   RETURNING d.id, d.type, d.snapshot, d.attempts, d.created_at, d.endpoint_id
 )
-SELECT t.*, e.url, e.secret, (e.enabled AND e.deleted_at IS NULL) AS live
+SELECT t.*, e.account_id, e.url, e.secret, (e.enabled AND e.deleted_at IS NULL) AS live
 FROM taken t JOIN webhook_endpoints e ON e.id = t.endpoint_id`;
 
-/** Up to `count` due deliveries, leased to `owner` for `leaseSeconds`. */
-export async function claimDeliveries(q: Queryable, owner: string, count: number, leaseSeconds: number):
-  Promise<ClaimedDelivery[]> {
-  const { rows } = await q.query<ClaimedDelivery>({ name: 'webhook-claim', text: CLAIM, values: [owner, count, leaseSeconds] });
+export async function claimDeliveries(db: Queryable, o: {
+  owner: string; max: number; leaseSeconds: number; perEndpoint: number; perAccount: number;
+}): Promise<ClaimedDelivery[]> {
+  const { rows } = await db.query<ClaimedDelivery>({
+    name: 'webhook-claim-fair', text: CLAIM,
+    values: [o.owner, o.max, o.leaseSeconds, o.perEndpoint, o.perAccount],
+  });
   return rows;
 }
 
-export interface AttemptResult {
-  id: string; owner: string; status: 'pending' | 'delivered' | 'failed'; response: number | null;
-  attempts: number; retryIn: number; claimedAttempts: number;
-}
-
 /** An attempt's result, only while `owner` still holds the delivery at the attempt it claimed. */
-export async function recordAttempt(q: Queryable, r: AttemptResult): Promise<void> {
-  await q.query({
-    name: 'webhook-record',
+export async function recordAttempt(db: Queryable, o: {
+  id: string; owner: string; claimedAttempts: number; status: 'pending' | 'delivered' | 'failed';
+  response: number | null; error: string | null; attempts: number; retryInSeconds?: number;
+}): Promise<void> {
+  await db.query({
+    name: 'webhook-record-attempt',
     text: `UPDATE webhook_deliveries SET status = $3, last_response_status = coalesce($4, last_response_status),
-             attempts = $5, next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END,
+             last_error = coalesce($8, last_error), attempts = $5,
+             next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END,
              lease_owner = NULL, lease_until = NULL
            WHERE id = $1 AND lease_owner = $2 AND attempts = $7`,
-    values: [r.id, r.owner, r.status, r.response, r.attempts, r.retryIn, r.claimedAttempts],
+    values: [o.id, o.owner, o.status, o.response, o.attempts, o.retryInSeconds ?? 0, o.claimedAttempts, o.error],
   });
 }
 
 export async function deliveriesOf(q: Queryable, endpointId: string, after: string | null, limit: number) {
   const { rows } = await q.query(
-    `SELECT id, event_id, type, generation_id, attempts, status, last_response_status, created_at, next_attempt_at
+    `SELECT id, event_id, type, generation_id, attempts, status, last_response_status, last_error, created_at,
+            next_attempt_at
      FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
     [endpointId, after, limit]);
   return rows as Array<{
     id: string; event_id: string; type: string; generation_id: string; attempts: number; status: string;
-    last_response_status: number | null; created_at: Date; next_attempt_at: Date | null;
+    last_response_status: number | null; last_error: string | null; created_at: Date; next_attempt_at: Date | null;
   }>;
 }
 

@@ -3,6 +3,7 @@
 // `params` is compiled by catalog-load.ts; secrets (`${env:NAME}`) are only checked for form here and
 // read from the environment at start (src/backends/secrets.ts).
 import type { BackendBinding, CelMap, ServerPool } from './catalog.ts';
+import { hasUserinfo, stripUserinfo } from './scrub.ts';
 
 type Raw = Record<string, unknown>;
 type Report = (message: string) => void;
@@ -55,7 +56,13 @@ function checkPool(raw: Raw, bad: Report): ServerPool | undefined {
     urls = raw.urls;
   } else if (raw.url !== undefined) urls = [raw.url];
   else return void bad('backend.url (or urls) is required: the address of the model server');
-  const good = urls.filter((u) => isHttpUrl(u) || bad(`backend url ${JSON.stringify(u)} is not an http(s) address`)) as string[];
+  // Credentials never go in a server's address: fetch refuses them, and an address is shown (in
+  // /readyz, /metrics and logs), so it must hold nothing secret. The address is named without them.
+  const good = urls.filter((u) => {
+    if (!isHttpUrl(u)) return bad(`backend url ${JSON.stringify(stripUserinfo(String(u)))} is not an http(s) address`);
+    if (hasUserinfo(u)) return bad(`backend url ${JSON.stringify(stripUserinfo(u))} must not carry a user name or password`);
+    return true;
+  }) as string[];
   const trimmed = good.map((u) => u.replace(/\/+$/, ''));
   if (new Set(trimmed).size !== trimmed.length) bad('backend.urls lists a server twice');
   const per = raw.concurrencyPerUrl ?? 1;
@@ -134,7 +141,7 @@ function checkDriver(driver: BackendBinding['driver'], raw: Raw, bad: Report, re
       if (raw.version !== undefined && !isText(raw.version)) bad('backend.version must be a version id');
       const apiToken = checkSecretForm(raw, 'apiToken', bad, true);
       const baseUrl = raw.baseUrl ?? DEFAULT_BASE_URL.replicate;
-      if (!isHttpUrl(baseUrl)) bad('backend.baseUrl must be an http(s) address');
+      if (!isHttpUrl(baseUrl) || hasUserinfo(baseUrl)) bad('backend.baseUrl must be an http(s) address without credentials');
       const inputs = checkCelMap(raw.inputs, 'inputs', bad);
       return { driver, model: raw.model as string, ...(raw.version ? { version: raw.version as string } : {}), apiToken: apiToken ?? '', baseUrl: (typeof baseUrl === 'string' ? baseUrl : '').replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
     }
@@ -142,7 +149,7 @@ function checkDriver(driver: BackendBinding['driver'], raw: Raw, bad: Report, re
       if (!isText(raw.app) || !/^[^/\s]+\/[^\s]+$/.test(raw.app)) bad('backend.app must be owner/app (e.g. fal-ai/some-model)');
       const apiKey = checkSecretForm(raw, 'apiKey', bad, true);
       const baseUrl = raw.baseUrl ?? DEFAULT_BASE_URL.fal;
-      if (!isHttpUrl(baseUrl)) bad('backend.baseUrl must be an http(s) address');
+      if (!isHttpUrl(baseUrl) || hasUserinfo(baseUrl)) bad('backend.baseUrl must be an http(s) address without credentials');
       const inputs = checkCelMap(raw.inputs, 'inputs', bad);
       return { driver, app: raw.app as string, apiKey: apiKey ?? '', baseUrl: (typeof baseUrl === 'string' ? baseUrl : '').replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
     }

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import type { FieldDef, InputValue, ModelDef, ResolvedInputs } from './catalog.ts';
 import { checkCatalogDocument } from './catalog-validate.ts';
+import { filesUnder } from './catalog-examples.ts';
 import { compileInputSpec, type InputSpec } from './inputs.ts';
 import { compilePrice, PriceError, type PriceProgram } from './pricing.ts';
 import { compileBackendCel, sampleBackendCel, type BackendCel } from './catalog-backend-cel.ts';
@@ -80,7 +81,7 @@ function sampleValues(f: FieldDef): (InputValue | undefined)[] {
   return [...new Set(vals)];
 }
 
-function* sampleInputs(fields: readonly FieldDef[]): Generator<ResolvedInputs> {
+export function* sampleInputs(fields: readonly FieldDef[]): Generator<ResolvedInputs> {
   const options = fields.map(sampleValues);
   const make = (pick: number[]): ResolvedInputs => {
     const r: ResolvedInputs = {};
@@ -128,7 +129,7 @@ export function buildCatalog(doc: unknown, source = 'catalog'): Catalog {
   // A relative workflow path is relative to the catalog file.
   const dir = path.dirname(path.resolve(source));
   const readJson = (file: string) => JSON.parse(readFileSync(path.resolve(dir, file), 'utf8')) as unknown;
-  const { models, problems } = checkCatalogDocument(doc, readJson);
+  const { models, problems } = checkCatalogDocument(doc, readJson, filesUnder(dir));
   const compiled: CompiledModel[] = [];
   for (const def of models) {
     let backendCel: BackendCel;

@@ -4,6 +4,7 @@
 import type { FieldDef, FieldType, ModelDef, ModelOutput } from './catalog.ts';
 import { checkBackend } from './catalog-backend.ts';
 import { compileFieldCheck } from './inputs.ts';
+import { checkExamples, noFindFile, type FindFile } from './catalog-examples.ts';
 
 type Raw = Record<string, unknown>;
 type Report = (message: string) => void;
@@ -20,8 +21,9 @@ const RESERVED = new Set(('inputs true false null in as break const continue els
   + 'package namespace return var void while int uint double bool string bytes list map null_type type dyn '
   + 'optional google').split(' '));
 const KINDS = ['video', 'image', 'text'];
-const MODEL_KEYS = ['id', 'name', 'kind', 'description', 'output', 'fields', 'price', 'backend', 'timeLimitSeconds', 'maxAttempts', 'concurrency'];
-const FIELD_KEYS = ['name', 'type', 'required', 'default', 'description'];
+const MODEL_KEYS = ['id', 'name', 'kind', 'description', 'output', 'fields', 'price', 'backend', 'timeLimitSeconds', 'maxAttempts', 'concurrency',
+  'openai', 'examples'];
+const FIELD_KEYS = ['name', 'type', 'required', 'default', 'label', 'description'];
 const TYPE_KEYS: Record<FieldType, string[]> = {
   text: ['maxLength'], url: ['media'], number: ['minimum', 'maximum', 'integer'], toggle: [], enum: ['values'],
 };
@@ -99,6 +101,10 @@ function checkField(raw: unknown, index: number, where: string, report: Report):
   const required = raw.required ?? false;
   if (typeof required !== 'boolean') bad('required must be true or false');
   const def: FieldDef = { name: String(name), type: fieldType, required: required === true, default: null };
+  if (raw.label !== undefined) {
+    if (isText(raw.label) && raw.label.length <= 100) def.label = raw.label;
+    else bad('label must be a non-empty string of at most 100 characters');
+  }
   if (raw.description !== undefined) {
     if (isText(raw.description)) def.description = raw.description;
     else bad('description must be a non-empty string');
@@ -119,7 +125,7 @@ function checkField(raw: unknown, index: number, where: string, report: Report):
 }
 
 /** One model: its ModelDef when sound, else undefined with every problem reported. */
-function checkModel(raw: unknown, index: number, seen: Set<string>, report: Report, readJson: ReadJson): ModelDef | undefined {
+function checkModel(raw: unknown, index: number, seen: Set<string>, report: Report, files: { readJson: ReadJson; findFile: FindFile }): ModelDef | undefined {
   const label = isObject(raw) && typeof raw.id === 'string' ? `model "${raw.id}"` : `model #${index + 1}`;
   let problems = 0;
   const bad: Report = (m) => { problems++; report(`${label}: ${m}`); };
@@ -144,22 +150,48 @@ function checkModel(raw: unknown, index: number, seen: Set<string>, report: Repo
       else fields.push(def);
     });
   }
-  const backend = checkBackend(raw.backend, bad, readJson);
+  const backend = checkBackend(raw.backend, bad, files.readJson);
   if (backend && output && backend.driver === 'openai' && output.type !== 'text') bad('the openai driver answers with text: the model needs output {type: text}');
   if (backend && output && backend.driver === 'comfyui' && output.type !== 'file') bad('the comfyui driver renders files: the model needs output {type: file, contentType}');
   for (const k of ['timeLimitSeconds', 'maxAttempts'] as const) if (!isPositiveInt(raw[k])) bad(`${k} must be a positive integer`);
   if (raw.concurrency !== undefined && raw.concurrency !== null && !isPositiveInt(raw.concurrency)) bad('concurrency must be a positive integer (renders at once, cluster-wide)');
+  const openai = checkOpenAi(raw, fields, bad);
+  const examples = output && problems === 0 ? checkExamples(raw.examples, fields, output, files.findFile, bad) : [];
   if (problems > 0 || !output || !backend) return undefined;
   return {
     id: id as string, name: raw.name as string, kind: raw.kind as ModelDef['kind'], description: raw.description as string,
     output, fields, price: raw.price as string, backend,
     timeLimitSeconds: raw.timeLimitSeconds as number, maxAttempts: raw.maxAttempts as number,
     ...(typeof raw.concurrency === 'number' ? { concurrency: raw.concurrency } : {}),
+    ...(openai ? { openai } : {}),
+    ...(examples.length > 0 ? { examples } : {}),
   };
 }
 
+/**
+ * `openai: { input: <field> }`: where the last user message of an OpenAI-style chat request goes. Every
+ * text model has it (docs/api.md "OpenAI-compatible endpoints"); it names a text field, and every other
+ * required field needs a default-free way in, so none may be required.
+ */
+function checkOpenAi(raw: Raw, fields: FieldDef[], bad: Report): { input: string } | undefined {
+  const o = raw.openai;
+  if (o === undefined || o === null) {
+    if (raw.kind === 'text') bad('a text model needs openai: { input: <text field> } (where a chat message goes)');
+    return undefined;
+  }
+  if (raw.kind !== 'text') return void bad('openai: only text models are offered through /openai/v1');
+  if (!isObject(o)) return void bad('openai must be a mapping { input: <text field> }');
+  unknownKeys(o, ['input'], bad, 'openai key');
+  const field = fields.find((f) => f.name === o.input);
+  if (typeof o.input !== 'string' || !field) return void bad('openai.input must name one of the model\'s fields');
+  if (field.type !== 'text') return void bad(`openai.input: field "${field.name}" is not a text field`);
+  const other = fields.find((f) => f.required && f.name !== field.name);
+  if (other) return void bad(`openai.input: field "${other.name}" is required, but a chat request can only fill "${field.name}"`);
+  return { input: field.name };
+}
+
 /** Every sound model in file order, and a line per problem (empty when the document is a valid catalog). */
-export function checkCatalogDocument(doc: unknown, readJson: ReadJson = noFiles): { models: ModelDef[]; problems: string[] } {
+export function checkCatalogDocument(doc: unknown, readJson: ReadJson = noFiles, findFile: FindFile = noFindFile): { models: ModelDef[]; problems: string[] } {
   const problems: string[] = [];
   const models: ModelDef[] = [];
   if (!isObject(doc)) return { models, problems: ['catalog: must be a mapping with a `models` list'] };
@@ -170,7 +202,7 @@ export function checkCatalogDocument(doc: unknown, readJson: ReadJson = noFiles)
   }
   const seen = new Set<string>();
   doc.models.forEach((raw, i) => {
-    const model = checkModel(raw, i, seen, (m) => problems.push(m), readJson);
+    const model = checkModel(raw, i, seen, (m) => problems.push(m), { readJson, findFile });
     if (model) models.push(model);
   });
   return { models, problems };

@@ -10,6 +10,8 @@ export interface FieldDef {
   type: FieldType;
   required: boolean;
   default: InputValue | null;
+  /** What people read in the studio's form; else the name with _ as spaces and a capital first letter. */
+  label?: string;
   description?: string;
   media?: 'image';
   values?: (string | number)[];
@@ -20,6 +22,15 @@ export interface FieldDef {
 }
 
 export type ModelOutput = { type: 'file'; contentType: string } | { type: 'text' };
+
+/** One of a model's examples (catalog-examples.ts): its inputs as written, image inputs and output as files. */
+export interface ModelExample {
+  title?: string;
+  inputs: Record<string, InputValue>;
+  /** Image inputs given as files beside the catalog, by field name. */
+  files: Record<string, { file: string; contentType: string }>;
+  output: { file: string; contentType: string } | { text: string };
+}
 
 /** A CEL expression per name, over the resolved inputs (the same environment as `price`). */
 export type CelMap = Record<string, string>;
@@ -58,4 +69,11 @@ export interface ModelDef {
   maxAttempts: number;
   /** Renders of this model running at once across the whole cluster (e.g. what a GPU server takes); unset = no limit. */
   concurrency?: number;
+  /**
+   * How a chat request of /openai/v1 becomes this text model's inputs (required on text models): the
+   * last user message's text goes to the text field `input`; the other fields take their defaults.
+   */
+  openai?: { input: string };
+  /** Inputs to try, with what they make (shown in the studio); empty when the catalog lists none. */
+  examples?: ModelExample[];
 }

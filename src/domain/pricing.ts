@@ -1,4 +1,4 @@
-// Prices resolved inputs with the model's CEL expression (ARCHITECTURE.md "Prices"): a safe, side-effect
+// Prices resolved inputs with the model's CEL expression (docs/backends.md, docs/api.md): a safe, side-effect
 // free language, parsed and type-checked once at catalog load. The same resolved inputs always give the
 // same price, so the quote, POST /generations and the studio agree.
 //

@@ -6,13 +6,14 @@ import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import { sendError } from '../web/error-handler.ts';
+import { NoRequestLog } from './access-log.ts';
 import { registerOps } from './ops.ts';
 import { MAX_HEADER_BYTES, clientErrorHandler, newRequestId } from './server.ts';
 
 export function buildOpsServer(ctx: Ctx, log: Logger): FastifyInstance {
   const app = Fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
-    disableRequestLogging: true, // probes every few seconds would drown the render logs
+    logController: new NoRequestLog(),
     // the same protocol limits as the API: malformed or oversized requests get the contract's body
     http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
     clientErrorHandler,

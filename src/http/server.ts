@@ -3,17 +3,19 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import { parseJsonBody } from './body.ts';
 import { sendError } from '../web/error-handler.ts';
-import { AccessLog } from './access-log.ts';
+import { AccessLog, type AccessWriter } from './access-log.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 import { registerOpenApi } from './openapi/routes.ts';
+import { registerOpenAi } from './openai/index.ts';
+import { registerStripeWebhook } from './routes/webhooks-stripe.ts';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
@@ -57,11 +59,19 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
 /** A sibling of the API registered beside it by the composition root (the studio), in a scope of its own. */
 export type Sibling = (scope: FastifyInstance) => Promise<void>;
 
-export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = []): FastifyInstance {
+/** The API's own prefixes: an unknown address there is the API's JSON 404, never a page. */
+const API_PATH = /^\/(admin\/)?v1(\/|$)/;
+
+/**
+ * `access`: where access lines go directly (src/cli/logger.ts); without it, through `log`.
+ * `pageNotFound`: the answer to an unknown address outside the API's prefixes (the studio's 404 page).
+ */
+export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], access: AccessWriter | null = null,
+  pageNotFound?: (req: FastifyRequest, reply: FastifyReply) => unknown): FastifyInstance {
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
-    logController: AccessLog.for(log),
+    logController: new AccessLog(access),
     bodyLimit: ctx.config.bodyLimitBytes,
     // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every second.
     http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
@@ -132,12 +142,20 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = []): Fa
     done();
   });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
+  // Unknown addresses: the API's JSON under its prefixes, else the siblings' page (the studio's 404).
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    if (pageNotFound && !API_PATH.test(path)) return pageNotFound(req, reply);
+    return sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${path.slice(0, 200)}.`));
+  });
 
   registerOps(app, ctx);
   registerOpenApi(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
+  app.register(async (openai) => registerOpenAi(openai, ctx), { prefix: '/openai/v1' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
+  // Stripe's signed events, with a raw-body parser of their own (docs/billing.md).
+  app.register(async (stripe) => registerStripeWebhook(stripe, ctx));
   // Siblings such as the studio's pages at `/`, each in a scope of its own (the studio's cookies, forms
   // and CSRF never reach the API).
   for (const sibling of siblings) app.register(sibling);

@@ -15,7 +15,7 @@ import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhook-endpoints.ts';
 
 /** Records the key on the request and sets the RateLimit headers; the 429 when over the limit. */
-function admit(req: FastifyRequest, reply: FastifyReply, key: KeyRecord, d: LimitDecision): ApiError | undefined {
+export function admit(req: FastifyRequest, reply: FastifyReply, key: KeyRecord, d: LimitDecision): ApiError | undefined {
   req.apiKey = key;
   reply.header('ratelimit-policy', `"default";q=${d.limit};w=60`);
   reply.header('ratelimit', `"default";r=${d.remaining};t=${d.resetSeconds}`);

@@ -14,14 +14,20 @@ import { deleteUploadRows, lockGoneUploads } from '../db/uploads.ts';
 import { pruneDeliveries } from '../db/webhook-deliveries.ts';
 import { pruneIdempotencyKeys } from '../db/idempotency-keys.ts';
 import { pruneWindows } from '../db/rate-windows.ts';
+import { pruneEndedSessions } from '../db/studio-sessions.ts';
+import { pruneEndedTokens } from '../db/studio-tokens.ts';
+import { pruneAttempts } from '../db/studio-attempts.ts';
 import type { Storage } from '../storage/storage.ts';
+import { removeOrphans } from './orphans.ts';
 import type { Refunder } from './types.ts';
 
 const IDEMPOTENCY_KEEP_HOURS = 25;
+const ORPHAN_SWEEP_EVERY_MS = 10 * 60_000;
 
 export class Janitor {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private lastOrphanSweep = 0;
 
   private db: Db;
   private storage: Storage;
@@ -87,6 +93,17 @@ export class Janitor {
       });
       await this.expireOutputs();
       await this.removeUploads();
+      // Listing the store is the costly part (S3 lists are billed): every ORPHAN_SWEEP_EVERY_MS only.
+      if (Date.now() - this.lastOrphanSweep >= ORPHAN_SWEEP_EVERY_MS) {
+        this.lastOrphanSweep = Date.now();
+        const orphans = await removeOrphans(this.db, this.storage);
+        if (orphans.length > 0) this.log.info({ count: orphans.length }, 'removed stored files no row names');
+      }
+      // Studio rows that can no longer be used: ended sessions and spent links a day on, attempt
+      // counts whose windows no longer count (the longest window is an hour: sign-ups).
+      await pruneEndedSessions(this.db);
+      await pruneEndedTokens(this.db);
+      await pruneAttempts(this.db, 3600);
       // Finished webhook deliveries are kept 30 days for the deliveries list, then pruned.
       await pruneDeliveries(this.db);
       await pruneIdempotencyKeys(this.db, IDEMPOTENCY_KEEP_HOURS);

@@ -28,12 +28,17 @@ import {
 } from '../db/generations-attempt.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
+import type { LiveText } from './live-text.ts';
+import { generationMessages } from '../db/generation-messages.ts';
 
 export const LEASE_SECONDS = 15;
 const HEARTBEAT_MS = 4_000;
 const POLL_MS = 1_000;
 
 interface Running { job: ClaimedJob; abort: AbortController; reason: 'cancelled' | 'shutdown' | 'timeout' | null }
+
+const textTooLarge = (limit: number) =>
+  new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${limit} bytes.`, false);
 
 const attemptKey = (job: ClaimedJob) => `${job.id}-${job.lease.attempt}`;
 
@@ -61,6 +66,10 @@ export interface WorkerOptions {
   outputRetentionSeconds?: number;
   /** Models rendered by pools of servers, with this process's view of each server's health (pool-claim.ts). */
   pools?: Map<string, PoolState>;
+  /** Where chat renders publish their text as it streams (/openai/v1 streams of this process read it). */
+  liveText?: LiveText;
+  /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
+  textOutputLimitBytes?: number;
 }
 
 export class Worker {
@@ -164,13 +173,20 @@ export class Worker {
       }
       log.info('render started');
       const t0 = performance.now();
+      // A chat server's render made from a chat request is sent that conversation (migrations/016).
+      const messages = model.backend.driver === 'openai' ? await generationMessages(this.o.db, job.id) : null;
+      const live = this.o.liveText;
       const out = await this.guarded(state, model, this.o.backendFor(model).run(job.inputs, {
         signal: state.abort.signal, get workDir() { return scratch.path(); }, timeLimitSeconds: model.timeLimitSeconds, progress: progress.report,
         attemptId: key, readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
         ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
+        ...(messages ? { messages } : {}), ...(live ? { textPiece: (p: string) => live.publish(job.id, key, p) } : {}),
       })).finally(() => this.o.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000));
       if (state.abort.signal.aborted) return;
-      if (await this.succeed(job, out)) this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
+      if (await this.succeed(job, out)) {
+        this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
+        if (out.kind === 'text') live?.succeeded(job.id, out.text);
+      }
       log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
     } catch (e) {
       if (state.reason === 'cancelled') { log.info('render cancelled'); return; }
@@ -179,6 +195,7 @@ export class Worker {
     } finally {
       clearInterval(heartbeat);
       progress.stop();
+      this.o.liveText?.end(job.id, key);
       this.running.delete(key);
       this.fill(); // the next job's claim need not wait for this one's clean-up
       await scratch.remove();
@@ -211,6 +228,9 @@ export class Worker {
   /** Records the output; false when the generation left `queued` meanwhile (cancelled) and the output was dropped. */
   private async succeed(job: ClaimedJob, out: Awaited<ReturnType<ModelBackend['run']>>): Promise<boolean> {
     if (out.kind === 'text') {
+      // Drivers stop reading past the limit; this also holds for renderers that made the text here.
+      const limit = this.o.textOutputLimitBytes ?? 1024 * 1024;
+      if (out.text.length > limit || Buffer.byteLength(out.text) > limit) throw textTooLarge(limit);
       const recorded = await succeedWithText(this.o.db, job.id, job.lease, out.text);
       if (!recorded) this.o.log.info({ generationId: job.id }, 'render finished after it was cancelled; output dropped');
       return recorded;

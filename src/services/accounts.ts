@@ -2,19 +2,25 @@
 // ledger.ts (every balance change goes through it).
 import { ApiError } from '../domain/errors.ts';
 import type { Db, Queryable } from '../db/pool.ts';
-import { newId } from '../domain/ids.ts';
-import { accountById, insertAccount, type AccountRow } from '../db/accounts.ts';
+import { isId, newId } from '../domain/ids.ts';
+import { accountById, accountRowByEmail, insertAccount, pageAccounts, type AccountRow } from '../db/accounts.ts';
 import { spentToday } from '../db/key-day-usage.ts';
 import { spendOf } from '../db/generations.ts';
 import { credit, history, type LedgerEntry } from './ledger.ts';
-import type { Page } from './paging.ts';
+import { decodeCursor, encodeCursor, type Page } from './paging.ts';
+import { inviteLink, resetLink } from './invites.ts';
 
 export { MAX_BALANCE_CENTS, type LedgerEntry } from './ledger.ts';
 
-export interface AccountView { id: string; email: string; name: string | null; balanceCents: number; createdAt: string }
+export interface AccountView {
+  id: string; email: string; name: string | null; balanceCents: number; createdAt: string;
+  /** Owed after a reversal found too little (docs/billing.md); present only when above 0. */
+  shortfallCents?: number;
+}
 
 const view = (r: AccountRow): AccountView => ({
   id: r.id, email: r.email, name: r.name ?? null, balanceCents: r.balance_cents, createdAt: r.created_at.toISOString(),
+  ...(r.shortfall_cents ? { shortfallCents: r.shortfall_cents } : {}),
 });
 
 export async function createAccount(db: Db, email: string, name: string | null): Promise<AccountView> {
@@ -45,6 +51,13 @@ export class Accounts {
 
   get(id: string) { return getAccount(this.db, id); }
 
+  list(opts: { query?: string; email?: string; limit: number; cursor: string | null }) { return listAccounts(this.db, opts); }
+
+  /** A one-time link to set a first password (creates the account); links start with `publicUrl`. */
+  invite(publicUrl: string, email: string, name: string | null) { return inviteLink(this.db, publicUrl, email, name); }
+
+  resetLink(publicUrl: string, email: string) { return resetLink(this.db, publicUrl, email); }
+
   credit(id: string, amountCents: number, reason: string | null) { return credit(this.db, id, amountCents, reason); }
 
   ledger(id: string, limit: number, cursor: string | null): Promise<Page<LedgerEntry>> {
@@ -60,4 +73,25 @@ export class Accounts {
     const v = (r: { label: string; renders: number; spent: number }) => ({ label: r.label, renders: r.renders, spentCents: r.spent });
     return { byKey: s.byKey.map(v), byModel: s.byModel.map(v) };
   }
+}
+
+/** An account named by its id or its email (the operator's `--account`). */
+export async function resolveAccount(db: Queryable, idOrEmail: string): Promise<AccountView> {
+  if (isId('acct', idOrEmail)) return getAccount(db, idOrEmail);
+  const row = idOrEmail.includes('@') ? await accountRowByEmail(db, idOrEmail) : null;
+  if (!row) throw new ApiError('ACCOUNT_NOT_FOUND', `No account with the id or email ${idOrEmail}.`);
+  return view(row);
+}
+
+/** Accounts newest first: all, the one with this exact email, or those matching `query` (part of an email, or an id). */
+export async function listAccounts(db: Queryable, opts: { query?: string; email?: string; limit: number; cursor: string | null }): Promise<Page<AccountView>> {
+  if (opts.email !== undefined) {
+    const row = await accountRowByEmail(db, opts.email);
+    return { data: row ? [view(row)] : [], nextCursor: null };
+  }
+  const rows = await pageAccounts(db, {
+    text: opts.query || null, beforeId: opts.cursor === null ? null : decodeCursor(opts.cursor), limit: opts.limit + 1,
+  });
+  const data = rows.slice(0, opts.limit).map(view);
+  return { data, nextCursor: rows.length > opts.limit ? encodeCursor(data[data.length - 1].id) : null };
 }

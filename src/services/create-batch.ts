@@ -5,11 +5,13 @@
 // next batch's round trip and WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
 // whole (the database is away) fails each of its creates with that error, having written nothing.
 import type { Db } from '../db/pool.ts';
-import { createGenerations, QUEUE_POSITION_CAP } from '../db/generations.ts';
+import { createGenerations, createGenerationWithMessages, QUEUE_POSITION_CAP } from '../db/generations.ts';
 
 export interface CreateItem {
   id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
   modelId: string; inputs: Record<string, unknown>; cost: number; deadlineSeconds: number; dailyCapCents: number | null;
+  /** A test key's create (migrations/014); `short`: refused as for a short balance. */
+  mode?: 'live' | 'test'; short?: boolean;
 }
 
 export interface CreateOutcome {
@@ -20,6 +22,13 @@ export interface CreateOutcome {
   /** Its queue position when created (outcome 'created'). */
   queue_position?: number | null;
 }
+
+/** An item as rendergate_create_generations reads it. */
+const row = (x: CreateItem, i: number) => ({
+  i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
+  hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
+  deadline_s: x.deadlineSeconds, cap: x.dailyCapCents, mode: x.mode ?? 'live', short: x.short ?? false,
+});
 
 interface Waiting { item: CreateItem; resolve: (o: CreateOutcome) => void; reject: (e: unknown) => void }
 
@@ -50,14 +59,35 @@ export class CreateBatcher {
     }
   }
 
+  /**
+   * One create whose chat messages (migrations/016) are written in the same statement, so that they
+   * exist as soon as the render can be claimed: one round trip, as a batch of one.
+   */
+  async submitWithMessages(item: CreateItem, messages: unknown[]): Promise<CreateOutcome> {
+    const rows = await createGenerationWithMessages<CreateOutcome>(this.db, JSON.stringify([row(item, 0)]), this.timeZone,
+      [item.modelId], JSON.stringify(messages));
+    return rows[0];
+  }
+
+  /**
+   * The batch's one statement. A deadlock (PostgreSQL chose this batch as its victim: everything it did
+   * was rolled back) is not an answer for its creates: the batch is sent again, a few times.
+   */
+  private async query(items: ReturnType<typeof row>[]) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await createGenerations<CreateOutcome & { idx: number }>(this.db, JSON.stringify(items), this.timeZone,
+          items.map((x) => x.model_id));
+      } catch (e) {
+        if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
+      }
+    }
+  }
+
   private async run(batch: Waiting[]): Promise<void> {
-    const items = batch.map(({ item: x }, i) => ({
-      i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
-      hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
-      deadline_s: x.deadlineSeconds, cap: x.dailyCapCents,
-    }));
+    const items = batch.map(({ item }, i) => row(item, i));
     try {
-      const rows = await createGenerations<CreateOutcome & { idx: number }>(this.db, JSON.stringify(items), this.timeZone, items.map((x) => x.model_id));
+      const rows = await this.query(items);
       // Renders of the same model created earlier in this batch are ahead too.
       const created = rows.filter((r) => r.outcome === 'created')
         .sort((x, y) => (x.generation_id! < y.generation_id! ? -1 : 1));

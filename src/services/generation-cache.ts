@@ -18,6 +18,8 @@ import type { GenerationRow } from './generation-view.ts';
 export interface CachedGeneration {
   row: GenerationRow;
   accountId: string;
+  /** Its key mode: test renders are seen by test keys only (absent: live). */
+  mode?: 'live' | 'test';
   /** The generation's public JSON, serialised once. */
   json: string;
   /**

@@ -5,6 +5,8 @@ export type GenerationRow = Record<string, unknown> & {
   text_output: string | null; error_code: string | null; error_message: string | null;
   created_at: Date; started_at: Date | null; completed_at: Date | null;
   progress?: number | null; expires_at?: Date | null; content_removed_at?: Date | null;
+  /** 'live' or 'test' (migrations/014); a row read without it is live. */
+  mode?: string;
   /** Computed by the read (QUEUE_POSITION), not stored. */
   queue_position?: number | null;
 };
@@ -28,6 +30,7 @@ export function generationView(r: GenerationRow, publicUrl: string): Record<stri
   v.progress = r.status === 'succeeded' ? 1 : r.status === 'queued' && r.started_at ? (r.progress ?? null) : null;
   v.queuePosition = r.status === 'queued' && !r.started_at ? (r.queue_position ?? null) : null;
   v.expiresAt = r.status === 'succeeded' && r.content_key ? iso(r.expires_at) : null;
+  if (r.mode === 'test') v.mode = 'test'; // live renders carry no mode: their shape is unchanged
   return v;
 }
 

@@ -12,6 +12,8 @@ export interface Link { accountId: string; email: string; purpose: Purpose; link
 
 export async function inviteLink(db: Db, publicUrl: string, email: string, name: string | null = null): Promise<Link> {
   if (!EMAIL.test(email) || email.length > 254) throw new ApiError('INVALID_INPUT', 'email: not an email address.', [{ field: 'email', message: 'not an email address' }]);
+  // The same bound as the admin API's account name.
+  if (name !== null && name.length > 200) throw new ApiError('INVALID_INPUT', 'name: at most 200 characters.', [{ field: 'name', message: 'at most 200 characters' }]);
   return transaction(db, async (tx) => {
     await insertAccount(tx, newId('acct'), email, name);
     const account = (await accountByEmail(tx, email))!;

@@ -1,9 +1,11 @@
 // API keys: created with a CSPRNG, stored only as a SHA-256 hash, looked up per request through a
 // short-lived cache so that a revocation reaches every node within the cache's lifetime (< 1 s).
 import crypto from 'node:crypto';
-import { ApiError } from '../domain/errors.ts';
-import type { Db } from '../db/pool.ts';
-import { accountOfKey, insertKey, keyByHash, keysWithUse, revokeKeyRow, revokeOwnKey } from '../db/api-keys.ts';
+import { ApiError, invalidInput } from '../domain/errors.ts';
+import { transaction, type Db, type Queryable } from '../db/pool.ts';
+import {
+  accountOfKey, insertKey, keyByHash, keysWithUse, lockAndCountLiveKeys, revokeKeyRow, revokeOwnKey,
+} from '../db/api-keys.ts';
 import { newId } from '../domain/ids.ts';
 import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from './unknown-keys.ts';
 
@@ -32,31 +34,58 @@ export interface KeyRecord {
   dailyCapCents: number | null;
   rateLimitPerMinute: number;
   revokedAt: Date | null;
+  /** A test key's renders move no money and are made by the service itself (docs/api.md "Test keys"). */
+  mode: KeyMode;
 }
+
+export type KeyMode = 'live' | 'test';
 
 export interface NewKey {
   name?: string;
   dailyCapCents?: number | null;
   rateLimitPerMinute?: number;
+  /** `test` keys render nothing billable (docs/api.md "Test keys"). */
+  mode?: KeyMode;
 }
 
-export async function createKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
+export async function createKey(db: Queryable, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
   // 32 random bytes give 43-44 base58 characters; pad so the length never drops below 32.
   let body = base58(crypto.randomBytes(32));
   while (body.length < 43) body = '1' + body;
-  const key = `${prefix}live_${body}`;
-  const start = key.slice(0, `${prefix}live_`.length + 4);
+  const mode = opts.mode ?? 'live';
+  const key = `${prefix}${mode}_${body}`;
+  const start = key.slice(0, `${prefix}${mode}_`.length + 4);
   const id = newId('key');
   const r = await insertKey(db, {
     id, accountId, name: opts.name ?? 'default', hash: hashKey(key), start,
-    dailyCapCents: opts.dailyCapCents ?? null, rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate,
+    dailyCapCents: opts.dailyCapCents ?? null, rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate, mode,
   });
   if (!r) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   return {
     id: r.id, key, start: r.start, name: r.name,
     dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute,
-    createdAt: r.created_at.toISOString(),
+    mode: r.mode, createdAt: r.created_at.toISOString(),
   };
+}
+
+/** The bounds on a key its account's owner creates (the admin API sets any rate and any number). */
+export interface OwnerBounds { maxRateLimitPerMinute: number; maxLiveKeys: number }
+
+/**
+ * A key created by its account's owner: a rate limit it chooses is at most the operator's ceiling (400 naming
+ * `rateLimitPerMinute`), and at most `maxLiveKeys` live keys per account, counted under a lock.
+ */
+export async function createOwnerKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey, b: OwnerBounds) {
+  const rate = opts.rateLimitPerMinute; // none chosen: the operator's default, whatever the ceiling
+  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= b.maxRateLimitPerMinute)) {
+    throw invalidInput([{ field: 'rateLimitPerMinute', message: `must be a whole number from 1 to ${b.maxRateLimitPerMinute}` }]);
+  }
+  return transaction(db, async (tx) => {
+    if (await lockAndCountLiveKeys(tx, accountId) >= b.maxLiveKeys) {
+      throw invalidInput([{ field: 'name', message: `an account has at most ${b.maxLiveKeys} live keys; revoke one first` }]);
+    }
+    return createKey(tx, prefix, defaultRate, accountId, opts);
+  });
 }
 
 export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; revokedAt: string }> {
@@ -67,7 +96,7 @@ export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; re
 
 export interface KeyUse {
   id: string; name: string; start: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
-  dailyCapCents: number | null; rateLimitPerMinute: number; spentTodayCents: number;
+  dailyCapCents: number | null; rateLimitPerMinute: number; spentTodayCents: number; mode: KeyMode;
 }
 
 /** The account's keys with their use, newest first (last use to the minute). */
@@ -75,6 +104,7 @@ export async function listKeys(db: Db, accountId: string, timeZone: string): Pro
   return (await keysWithUse(db, accountId, timeZone)).map((r) => ({
     id: r.id, name: r.name, start: r.start, createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
     dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, spentTodayCents: r.spent_today,
+    mode: r.mode,
   }));
 }
 
@@ -83,6 +113,11 @@ export class ApiKeys {
   constructor(private db: Db, private prefix: string, private defaultRate: number) {}
 
   create(accountId: string, opts: NewKey) { return createKey(this.db, this.prefix, this.defaultRate, accountId, opts); }
+
+  /** A key its account's owner creates, within the bounds (createOwnerKey). */
+  createOwn(accountId: string, opts: NewKey, bounds: OwnerBounds) {
+    return createOwnerKey(this.db, this.prefix, this.defaultRate, accountId, opts, bounds);
+  }
 
   revoke(keyId: string) { return revokeKey(this.db, keyId); }
 
@@ -108,7 +143,7 @@ export class KeyResolver {
   private unknownKeys = new UnknownKeyLimiter();
 
   constructor(private db: Db, prefix: string, private ttlMs = 500) {
-    this.keyRe = new RegExp(`^${prefix}live_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
+    this.keyRe = new RegExp(`^${prefix}(?:live|test)_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
   }
 
   /**
@@ -156,6 +191,7 @@ export class KeyResolver {
     return {
       id: r.id, accountId: r.account_id, name: r.name, start: r.start, createdAt: r.created_at,
       dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, revokedAt: r.revoked_at,
+      mode: r.mode,
     };
   }
 }

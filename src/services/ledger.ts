@@ -7,15 +7,20 @@
 //   refund  a queued render cancelled, failed or past its deadline, or a succeeded one refunded by the
 //           operator (refund()): one guarded transition, the unique (generation_id, kind) index makes a
 //           second refund impossible;
-//   credit  the operator adds money (credit()).
+//   credit  the operator adds money (credit()), or a Stripe top-up (creditIn(): services/stripe-events.ts);
+//           a credit pays off the account's shortfall first;
+//   reversal a top-up refunded or disputed at Stripe (reverseIn()): what the balance holds, the rest
+//           recorded as the account's shortfall (docs/billing.md).
+// Renders of test keys (migrations/014) move no money: their charge is never taken, their refund gives
+// back only the key's day.
 // A new kind (a top-up, a reversal) is one more function here, beside these: its guarded balance
 // statement in db/accounts.ts, its entry through db/ledger.ts insertEntry (and its kind in LedgerKind and
 // the column's CHECK, by a new migration).
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
-import { accountById, addToBalance, returnToBalance } from '../db/accounts.ts';
-import { entriesOf, insertEntry } from '../db/ledger.ts';
+import { accountById, returnToBalance } from '../db/accounts.ts';
+import { creditAccount, entriesOf, insertEntry, reverseAccount, type ReversalResult } from '../db/ledger.ts';
 import { takeBack } from '../db/key-day-usage.ts';
 import { refundTransition, type RefundReason } from '../db/generations-attempt.ts';
 import type { Lease } from '../db/lease.ts';
@@ -42,29 +47,39 @@ export async function refund(tx: Tx, id: string, from: 'queued' | 'succeeded', r
   lease?: Lease): Promise<number | null> {
   const g = await refundTransition(tx, id, from, reason, lease);
   if (!g) return null;
+  const live = g.mode !== 'test'; // a test render was never charged: only its key's day is given back
   if (g.cost_cents > 0) {
     // The balance before the day usage, the order a batch of creates takes these rows in
     // (migrations/006): no deadlock between them.
-    await returnToBalance(tx, g.account_id, g.cost_cents);
+    if (live) await returnToBalance(tx, g.account_id, g.cost_cents);
     if (g.key_id && g.usage_day) await takeBack(tx, g.key_id, g.usage_day, g.cost_cents);
-    await insertEntry(tx, { id: newId('led'), accountId: g.account_id, kind: 'refund', amountCents: g.cost_cents, generationId: id });
+    if (live) await insertEntry(tx, { id: newId('led'), accountId: g.account_id, kind: 'refund', amountCents: g.cost_cents, generationId: id });
   }
-  return g.cost_cents;
+  return live ? g.cost_cents : 0;
 }
 
 /** Credit: the operator adds `amountCents`; the balance stays a safe integer (migrations/007 too). */
 export async function credit(db: Db, accountId: string, amountCents: number, reason: string | null) {
-  return transaction(db, async (tx) => {
-    const balanceCents = await addToBalance(tx, accountId, amountCents, MAX_BALANCE_CENTS);
-    if (balanceCents === null) {
-      if (!await accountById(tx, accountId)) throw noAccount(accountId);
-      throw new ApiError('INVALID_INPUT', `The credit would take the balance past ${MAX_BALANCE_CENTS} cents.`,
-        [{ field: 'amountCents', message: `would take the balance past ${MAX_BALANCE_CENTS}` }]);
-    }
-    const entryId = newId('led');
-    await insertEntry(tx, { id: entryId, accountId, kind: 'credit', amountCents, reason });
-    return { entryId, balanceCents };
-  });
+  return transaction(db, (tx) => creditIn(tx, { accountId, amountCents, reason }));
+}
+
+export interface Credited { entryId: string; balanceCents: number }
+
+/** A credit inside `tx` (a shortfall is paid first); ACCOUNT_NOT_FOUND, or INVALID_INPUT past the largest balance. */
+export async function creditIn(tx: Tx, o: { accountId: string; amountCents: number; reason: string | null;
+  entryId?: string }): Promise<Credited> {
+  const r = await creditAccount(tx, o);
+  if (r.ok) return { entryId: r.entryId, balanceCents: r.balanceCents };
+  if (r.reason === 'no_account') throw noAccount(o.accountId);
+  throw new ApiError('INVALID_INPUT', `The credit would take the balance past ${MAX_BALANCE_CENTS} cents.`,
+    [{ field: 'amountCents', message: `would take the balance past ${MAX_BALANCE_CENTS}` }]);
+}
+
+/** Reversal inside `tx`: takes what the balance holds, the rest recorded as the account's shortfall. */
+export async function reverseIn(tx: Tx, o: { accountId: string; amountCents: number; reason: string }): Promise<ReversalResult> {
+  const r = await reverseAccount(tx, o);
+  if (!r) throw noAccount(o.accountId);
+  return r;
 }
 
 /** The account's entries, newest first, a page at a time. */
@@ -89,9 +104,12 @@ export class Ledger {
     this.batcher = new CreateBatcher(db, timeZone);
   }
 
-  /** Charge: the create of a render, batched with the creates arriving meanwhile (create-batch.ts). */
-  charge(item: CreateItem): Promise<CreateOutcome> {
-    return this.batcher.submit(item);
+  /**
+   * Charge: the create of a render, batched with the creates arriving meanwhile (create-batch.ts); one
+   * with a chat request's messages (/openai/v1) goes alone, its messages written in the same statement.
+   */
+  charge(item: CreateItem, messages?: unknown[]): Promise<CreateOutcome> {
+    return messages ? this.batcher.submitWithMessages(item, messages) : this.batcher.submit(item);
   }
 
   refund(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, lease?: Lease): Promise<number | null> {

@@ -1,9 +1,11 @@
 // One-time links: an invitation to set a first password, or a password reset. The link carries 32 random
 // bytes; the table keeps their SHA-256. Using one marks it used in the same guarded statement that
-// checks it, so a link works once, even when clicked twice at the same moment.
+// checks it, so a link works once, even when clicked twice at the same moment. Links void each other:
+// issuing one voids the account's earlier unused links; using one, or changing the password, voids all
+// (voided links are marked used). An invitation never replaces a password set after it was issued.
 import crypto from 'node:crypto';
 import type { Db, Queryable } from '../db/pool.ts';
-import { insertToken, liveTokenAccount, useTokenRow } from '../db/studio-tokens.ts';
+import { insertToken, liveTokenAccount, useTokenRow, voidTokensOf } from '../db/studio-tokens.ts';
 
 export type Purpose = 'invite' | 'reset';
 export const TOKEN_TTL_S: Record<Purpose, number> = { invite: 7 * 24 * 3600, reset: 3600 };
@@ -14,6 +16,11 @@ export async function issueToken(db: Queryable, accountId: string, purpose: Purp
   const token = crypto.randomBytes(32).toString('base64url');
   await insertToken(db, sha(token), accountId, purpose, ttlSeconds);
   return token;
+}
+
+/** Voids every unused link of the account (a link was used, or the password changed). */
+export async function voidLinks(db: Queryable, accountId: string): Promise<void> {
+  await voidTokensOf(db, accountId);
 }
 
 /** The account of a live, unused link (without using it): for showing the form. */

@@ -6,7 +6,7 @@ import { transaction, type Db } from '../db/pool.ts';
 import { insertAccount } from '../db/accounts.ts';
 import { insertPassword, passwordOf, passwordOfEmail, upsertPassword } from '../db/studio-passwords.ts';
 import { revokeSessionsOf } from '../db/studio-sessions.ts';
-import { useToken, type Purpose } from './one-time-links.ts';
+import { useToken, voidLinks, type Purpose } from './one-time-links.ts';
 import { newId } from '../domain/ids.ts';
 
 const OPTIONS = { algorithm: 2 as Algorithm /* Argon2id */, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
@@ -32,9 +32,18 @@ export async function checkPassword(db: Db, email: string, password: string): Pr
   return r && ok ? (r.id) : null;
 }
 
+/** A new password; every unused link of the account is voided with it. */
 export async function setPassword(db: Db, accountId: string, password: string): Promise<void> {
   const h = await hashPassword(password);
-  await upsertPassword(db, accountId, h);
+  await transaction(db, async (tx) => {
+    await upsertPassword(tx, accountId, h);
+    await voidLinks(tx, accountId);
+  });
+}
+
+/** One argon2 verification that checks nothing: answers that must not differ in time spend it too. */
+export async function spendVerification(password: string): Promise<void> {
+  await verify(await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
 }
 
 /** Self sign-up: a new account with its password, or null when the email is taken. */
@@ -63,6 +72,7 @@ export async function setPasswordWithLink(db: Db, token: string, purpose: Purpos
     if (id) {
       await upsertPassword(tx, id, h);
       await revokeSessionsOf(tx, id);
+      await voidLinks(tx, id); // every other link of the account
     }
     return id;
   });

@@ -1,9 +1,14 @@
 // Studio sessions, stored server-side: the cookie holds 32 random bytes, the table only their SHA-256, so
 // a leaked table gives no usable cookie. A session ends at sign-out (revoked_at, effective at once: every
 // request reads the row), after IDLE of inactivity, or ABSOLUTE after it was created, whichever is first.
+// An account keeps at most `perAccount` live sessions (a new one ends the oldest). An operator console
+// session (no account) is bound to the admin token it was opened with: a hash of the token is stored
+// with it, and it opens the console only while the server's token has the same hash.
 import crypto from 'node:crypto';
 import type { Db } from '../db/pool.ts';
-import { insertSession, liveSession, revokeSession, revokeSessionsOf, touchSession } from '../db/studio-sessions.ts';
+import {
+  insertSession, liveSession, revokeSession, revokeSessionsBeyond, revokeSessionsOf, touchSession,
+} from '../db/studio-sessions.ts';
 
 export const IDLE_MS = 2 * 60 * 60 * 1000;        // 2 h without a request
 export const ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000; // 7 days whatever the activity
@@ -14,13 +19,24 @@ const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
 export interface Session { accountId: string | null; email: string | null; balanceCents: number; lastSeenAt: Date }
 
-export class Sessions {
-  constructor(private db: Db) {}
+/** What a console session is bound to: a hash of the admin token (never the token's plain SHA-256). */
+export const consoleBinding = (adminToken: string) => sha(`rendergate console session\n${adminToken}`);
 
-  /** A new session; the returned id goes in the cookie and nowhere else. */
+export class Sessions {
+  private console: Buffer;
+  private perAccount: number;
+
+  constructor(private db: Db, o: { adminToken: string; perAccount: number }) {
+    this.console = consoleBinding(o.adminToken);
+    this.perAccount = o.perAccount;
+  }
+
+  /** A new session (null: the operator's console); the returned id goes in the cookie and nowhere else. */
   async create(accountId: string | null): Promise<string> {
     const id = crypto.randomBytes(32).toString('base64url');
-    await insertSession(this.db, sha(id), accountId, ABSOLUTE_MS / 1000);
+    await insertSession(this.db, sha(id), accountId, ABSOLUTE_MS / 1000, accountId === null ? this.console : null);
+    // The oldest live sessions beyond the bound end (sessions of the console count together).
+    await revokeSessionsBeyond(this.db, accountId, this.perAccount);
     return id;
   }
 
@@ -29,7 +45,8 @@ export class Sessions {
     if (!id || id.length > 100) return null;
     const r = await liveSession(this.db, sha(id), IDLE_MS / 1000);
     if (!r || (kind === 'admin') !== (r.account_id === null)) return null;
-    if (Date.now() - (r.last_seen_at).getTime() > TOUCH_MS) {
+    if (kind === 'admin' && !(r.admin_token_hash && r.admin_token_hash.equals(this.console))) return null;
+    if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) {
       await touchSession(this.db, sha(id));
     }
     return { accountId: r.account_id, email: r.email, balanceCents: r.balance_cents ?? 0, lastSeenAt: r.last_seen_at };

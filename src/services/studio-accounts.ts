@@ -1,19 +1,21 @@
-// What the studio's pages do with accounts, passwords, one-time links and the sign-in throttle, bound
+// What the studio's pages do with accounts, passwords, one-time links and the attempt limits, bound
 // to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
-// invites.ts, signin-throttle.ts hold the rules).
+// invites.ts, attempt-limits.ts hold the rules).
 import type { Db } from '../db/pool.ts';
 import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
 import { inviteLink, resetLink } from './invites.ts';
 import { issueToken, linkFor, peekToken, type Purpose } from './one-time-links.ts';
 import { checkPassword, currentPasswordOk, setPassword, setPasswordWithLink, signUp } from './passwords.ts';
-import { recordFailure, throttled, type ThrottleKind } from './signin-throttle.ts';
+import { attempt, succeeded, type Door } from './attempt-limits.ts';
 
 export class StudioAccounts {
   constructor(private db: Db, private publicUrl: string) {}
 
-  throttled(ip: string, email: string, kind: ThrottleKind = '') { return throttled(this.db, ip, email, kind); }
+  /** Counts an attempt at a door before it is checked, or refuses it (attempt-limits.ts). */
+  attempt(door: Door) { return attempt(this.db, door); }
 
-  recordFailure(ip: string, email: string, kind: ThrottleKind = '') { return recordFailure(this.db, ip, email, kind); }
+  /** The attempt was right (password, token): it does not count. */
+  succeeded(door: Door) { return succeeded(this.db, door); }
 
   checkPassword(email: string, password: string) { return checkPassword(this.db, email, password); }
 

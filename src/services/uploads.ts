@@ -10,7 +10,8 @@ import sharp from 'sharp';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import {
-  deleteUploadRows, insertUpload, keptUpload, keptUploadIds, keptUploads, markUploadDeleted, type UploadRow,
+  deleteUploadRows, keptUpload, keptUploadIds, keptUploads, markUploadDeleted, type UploadRow,
+  fits, insertWithinQuota, uploadUsage, type UploadUsage,
 } from '../db/uploads.ts';
 import type { CompiledModel } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
@@ -39,27 +40,59 @@ export class Uploads {
     };
   }
 
-  /** Stores an image of `contentType` (its media type, parameters allowed) for the account. */
+  /** The 409 of an upload that would take the account past its quota. */
+  private overQuota(u: UploadUsage): ApiError {
+    const q = { quotaBytes: this.config.uploadQuotaBytes, quotaCount: this.config.uploadQuotaCount };
+    return new ApiError('UPLOAD_QUOTA_EXCEEDED',
+      `This upload would take the account past its quota (${u.usedBytes} of ${q.quotaBytes} bytes, ` +
+      `${u.count} of ${q.quotaCount} uploads held); delete uploads (GET /v1/uploads lists them) or wait until they expire.`,
+      [{ usedBytes: u.usedBytes, quotaBytes: q.quotaBytes, count: u.count, quotaCount: q.quotaCount }]);
+  }
+
+  /**
+   * Stores an image of `contentType` (its media type, parameters allowed) for the account, within the
+   * account's upload quota: checked before the work (to refuse early) and again, under the account's
+   * lock, by the statement that records it (so parallel uploads cannot pass it together).
+   */
   async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
     const format = UPLOAD_TYPES[type];
     if (!format) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the image as ${Object.keys(UPLOAD_TYPES).join(', ')}.`);
     if (!Buffer.isBuffer(body) || body.length === 0) throw invalidInput([{ field: 'body', message: 'is empty; send the image bytes' }]);
+    const quota = { bytes: this.config.uploadQuotaBytes, count: this.config.uploadQuotaCount };
+    const before = await uploadUsage(this.db, accountId);
+    if (!fits(before, body.length, quota)) throw this.overQuota(before);
     const { width, height } = await this.decode(body, format, type);
     const id = newId('upl');
     const key = `uploads/${id}`;
-    const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'rendergate-upload-'));
+    // The row is written only once the file is stored; a file whose row could not be written goes.
+    let tmp: string | null = null;
     try {
+      tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'rendergate-upload-'));
       const file = path.join(tmp, 'image');
       await fsp.writeFile(file, body);
       await this.storage.put(key, file, type);
+    } catch (e) {
+      throw storageFailure(e);
     } finally {
-      await fsp.rm(tmp, { recursive: true, force: true });
+      if (tmp) await fsp.rm(tmp, { recursive: true, force: true });
     }
-    return this.view(await insertUpload(this.db, {
-      id, accountId, key, contentType: type, sizeBytes: body.length, width, height,
-      retentionSeconds: this.config.uploadRetentionSeconds,
-    }));
+    let made: Awaited<ReturnType<typeof insertWithinQuota>>;
+    try {
+      made = await insertWithinQuota(this.db, {
+        id, accountId, key, contentType: type, sizeBytes: body.length, width, height,
+        retentionSeconds: this.config.uploadRetentionSeconds,
+      }, quota);
+    } catch (e) {
+      await this.storage.delete(key).catch(() => undefined);
+      throw e;
+    }
+    if ('refused' in made) {
+      // Another upload of the account took the room meanwhile: this file has no row and goes now.
+      await this.storage.delete(key).catch(() => undefined);
+      throw this.overQuota(made.refused);
+    }
+    return this.view(made.row);
   }
 
   /** Decodes the whole image (not just its header), as the renderers will, within their pixel limit. */
@@ -146,4 +179,20 @@ export class Uploads {
     }
     if (problems.length > 0) throw invalidInput(problems);
   }
+}
+
+const FULL = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/**
+ * A storage failure as the client sees it (docs/api.md "Abuse limits", "Faults"): a full disk or quota
+ * is 507 INSUFFICIENT_STORAGE, anything else (read-only, I/O error, a bucket away) 503; both with
+ * Retry-After, and nothing stored.
+ */
+export function storageFailure(e: unknown): ApiError {
+  const code = (e as NodeJS.ErrnoException)?.code ?? '';
+  const name = (e as { name?: string })?.name ?? '';
+  if (FULL.has(code) || name === 'EntityTooLarge' || name === 'QuotaExceeded') {
+    return new ApiError('INSUFFICIENT_STORAGE', 'The storage is full; the upload was not stored. Retry later.', undefined, { 'retry-after': '60' });
+  }
+  return new ApiError('SERVICE_UNAVAILABLE', 'The storage is unavailable; the upload was not stored. Retry shortly.', undefined, { 'retry-after': '5' });
 }

@@ -12,6 +12,7 @@ import { ApiError, invalidInput, type FieldProblem } from '../domain/errors.ts';
 import { isId, newId } from '../domain/ids.ts';
 import { compileFieldCheck } from '../domain/inputs.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
+import { resendDelivery } from '../db/webhook-deliveries-resend.ts';
 
 export const EVENT_TYPES = ['generation.started', 'generation.succeeded', 'generation.failed', 'generation.refunded'] as const;
 export const MAX_ENDPOINTS = 10;
@@ -19,12 +20,12 @@ export const MAX_ENDPOINTS = 10;
 const checkUrl = compileFieldCheck({ name: 'url', type: 'url', required: true, default: null });
 const notFound = () => new ApiError('WEBHOOK_ENDPOINT_NOT_FOUND', 'No such webhook endpoint.');
 
-function view(r: EndpointRow, withSecret: boolean) {
-  const v: Record<string, unknown> = { id: r.id, url: r.url, events: r.events };
-  if (withSecret) v.secret = r.secret;
-  v.enabled = r.enabled;
-  v.createdAt = r.created_at.toISOString();
-  return v;
+export interface EndpointView { id: string; url: string; events: string[]; secret?: string; enabled: boolean; createdAt: string }
+
+function view(r: EndpointRow, withSecret: boolean): EndpointView {
+  // the secret (when shown) before `enabled`: the answer's field order
+  return { id: r.id, url: r.url, events: r.events, ...(withSecret ? { secret: r.secret } : {}),
+    enabled: r.enabled, createdAt: r.created_at.toISOString() };
 }
 
 /** `{ url, events? }`, every bad field named. */
@@ -77,11 +78,11 @@ export class WebhookEndpoints {
     return view(await this.row(accountId, id), true);
   }
 
-  async list(accountId: string, q: { limit: number; cursor: string | null }): Promise<Page<Record<string, unknown>>> {
+  async list(accountId: string, q: { limit: number; cursor: string | null }): Promise<Page<EndpointView>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await liveEndpoints(this.db, accountId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => view(r, false));
-    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };
+    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
   }
 
   /** Deleted endpoints get no new events; their pending deliveries end failed when next attempted. */
@@ -97,9 +98,20 @@ export class WebhookEndpoints {
     const rows = await deliveriesOf(this.db, endpointId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => ({
       id: r.id, eventId: r.event_id, type: r.type, generationId: r.generation_id, attempts: r.attempts, status: r.status,
-      lastResponseStatus: r.last_response_status, createdAt: r.created_at.toISOString(),
+      lastResponseStatus: r.last_response_status, lastError: r.last_error, createdAt: r.created_at.toISOString(),
       nextAttemptAt: r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
     }));
     return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
+  }
+
+  /**
+   * One more attempt of a delivery, now (the studio's Resend): the same webhook-id and body. A delivery
+   * being sent at this moment is left to that attempt: the answer says so.
+   */
+  async resend(accountId: string, deliveryId: string): Promise<'queued' | 'in-flight'> {
+    if (!isId('msg', deliveryId)) throw new ApiError('NOT_FOUND', 'No such webhook delivery.');
+    const outcome = await resendDelivery(this.db, accountId, deliveryId);
+    if (outcome === 'not-found') throw new ApiError('NOT_FOUND', 'No such webhook delivery.');
+    return outcome;
   }
 }

@@ -6,7 +6,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
-import type { Storage, StoredObject } from './storage.ts';
+import type { ListedObject, Storage, StoredObject } from './storage.ts';
 
 export class FileStorage implements Storage {
   constructor(private root: string) {
@@ -49,6 +49,23 @@ export class FileStorage implements Storage {
 
   async delete(key: string): Promise<void> {
     await fsp.rm(this.pathOf(key), { force: true });
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    const dir = this.pathOf(prefix.replace(/\/+$/, ''));
+    let entries: fs.Dirent[];
+    try {
+      entries = await fsp.readdir(dir, { recursive: true, withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    for (const entry of entries) {
+      if (!entry.isFile()) continue;
+      const file = path.join(entry.parentPath, entry.name);
+      const stat = await fsp.stat(file).catch(() => null); // removed meanwhile
+      if (stat) yield { key: path.relative(this.root, file).split(path.sep).join('/'), modifiedAt: stat.mtime };
+    }
   }
 
   async check(): Promise<void> {

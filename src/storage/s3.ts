@@ -5,11 +5,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import {
-  AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client,
+  AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { Storage, StoredObject } from './storage.ts';
+import type { ListedObject, Storage, StoredObject } from './storage.ts';
 
 const PART_SIZE = 8 * 1024 * 1024;
 const QUEUE_SIZE = 4;
@@ -121,6 +121,20 @@ export class S3Storage implements Storage {
   async delete(key: string): Promise<void> {
     // S3 answers 204 for a missing key too, so deleting twice is fine.
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    const strip = this.prefix ? this.prefix.length + 1 : 0;
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({
+        Bucket: this.bucket, Prefix: this.prefix ? `${this.prefix}/${prefix}` : prefix, ContinuationToken,
+      }));
+      for (const o of page.Contents ?? []) {
+        if (o.Key && o.LastModified) yield { key: o.Key.slice(strip), modifiedAt: o.LastModified };
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
   }
 
   async check(): Promise<void> {

@@ -16,4 +16,8 @@ export interface Storage {
   delete(key: string): Promise<void>;
   /** Throws when the storage cannot be written (for readiness checks). */
   check(): Promise<void>;
+  /** Every stored object whose key starts with `prefix` (e.g. `generations/`), with when it was written. */
+  list(prefix: string): AsyncIterable<ListedObject>;
 }
+
+export interface ListedObject { key: string; modifiedAt: Date }

@@ -21,4 +21,6 @@ export function registerAssets(app: FastifyInstance) {
     if (req.headers['if-none-match'] === f.etag) return reply.code(304).send();
     return reply.type(f.type).send(f.body);
   });
+  // Browsers ask for /favicon.ico on pages without an icon link (a PDF, an image opened alone).
+  app.get('/favicon.ico', (_req, reply) => reply.redirect('/assets/favicon.svg', 301));
 }

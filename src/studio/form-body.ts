@@ -11,3 +11,9 @@ export function field(body: unknown, name: string): string | undefined {
 export function localPath(next: string | undefined): string {
   return next && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) && next.length < 500 ? next : '/';
 }
+
+/** Every value of a repeated name (checkboxes), in order; empty when absent. */
+export function fields(body: unknown, name: string): string[] {
+  const v = (body && typeof body === 'object' ? (body as FormBody)[name] : undefined);
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}

@@ -3,14 +3,14 @@
 // keeps refusing form bodies and never reads a cookie. Pages are rendered on the server from escaping
 // templates; a little script (assets/studio.js) adds the live price and live status, and every page works
 // without it.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import csrf from '@fastify/csrf-protection';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import { sendError } from '../web/error-handler.ts';
-import { type StudioCtx, type StudioServices } from './types.ts';
+import { SESSION_COOKIE, type StudioCtx, type StudioServices } from './types.ts';
 import { registerAssets } from './assets.ts';
 import { page, SECURITY_HEADERS } from './view.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
@@ -20,7 +20,10 @@ import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
+import { registerCreditRoutes } from './routes/credit.ts';
 import { smtpMailer } from './mail.ts';
+import { modelCards } from './presenters.ts';
 
 /** The origins allowed to post to the studio: the public URL's, and the one the request itself was sent to. */
 function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
@@ -36,9 +39,23 @@ function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
   return sent === own || sent === self;
 }
 
+/**
+ * The studio's 404 page for any other unknown address, signed in or not (with the header when signed in),
+ * never the API's JSON. It answers from the root's not-found handler, outside the studio's scope: the
+ * session cookie is read here, and the page carries no form that needs a CSRF token.
+ */
+function notFoundPage(ctx: StudioCtx) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const id = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]*)`).exec(req.headers.cookie ?? '')?.[1];
+    req.studio = await ctx.sessions.find(id, 'account');
+    reply.headers(SECURITY_HEADERS);
+    return page(reply.code(404), 'error', req, { title: 'Page not found', message: 'There is no page at this address. It may have moved, or the link may be mistyped.' });
+  };
+}
+
 export async function registerStudio(app: FastifyInstance, base: Ctx, services: StudioServices) {
   const mailer = base.config.smtpUrl ? smtpMailer(base.config.smtpUrl, base.config.mailFrom) : null;
-  const ctx: StudioCtx = { ...base, ...services, secure: base.config.publicUrl.startsWith('https:'), mailer };
+  const ctx: StudioCtx = { ...base, ...services, secure: base.config.publicUrl.startsWith('https:'), mailer, cards: modelCards(base.catalog) };
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(csrf, {
@@ -46,11 +63,13 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: ctx.secure },
   });
   app.decorateRequest('studio', null);
+  app.decorateRequest('topupsOn', false);
 
   app.addHook('onRequest', (req, reply, done) => {
     // An asterisk or absolute-form target is no page: the API's own 400.
     if (req.url[0] !== '/') { sendError(req, reply, new ApiError('INVALID_REQUEST', 'The request target must be a path.')); return; }
     reply.headers(SECURITY_HEADERS);
+    req.topupsOn = ctx.topups !== null; // the layout's Add credit
     done();
   });
   // Every state-changing request: from our own origin (another site, or another port of this host, is
@@ -65,8 +84,11 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
     if (err.code?.startsWith('FST_CSRF')) return page(reply.code(403), 'error', req, { title: 'Refused', message: 'This form has expired or was not sent from this site. Go back, reload the page and try again.' });
     const e = err instanceof ApiError ? err : null;
     if (!e) req.log.error({ err }, 'studio error');
+    if (e?.headers) reply.headers(e.headers);
     const status = e?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
-    return page(reply.code(status), 'error', req, { title: status >= 500 ? 'Something went wrong' : 'Not possible', message: e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged.' : 'The request could not be handled.') });
+    const title = status >= 500 ? 'Something went wrong' : status === 404 ? 'Not found' : status === 429 ? 'Too many requests' : 'Not possible';
+    const message = e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged. Try again in a moment.' : 'The request could not be handled.');
+    return page(reply.code(status), 'error', req, { title, message, status, admin: req.url.startsWith('/admin') });
   });
 
   registerAssets(app);
@@ -77,4 +99,7 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   registerUsageRoutes(app, ctx);
   registerAdminConsole(app, ctx);
   registerUploadRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
+  registerCreditRoutes(app, ctx);
+  return notFoundPage(ctx);
 }

@@ -2,30 +2,44 @@
 // cookies, and the hook that requires a signed-in account. Its own module, so that the routes and the
 // plugin that registers them do not import each other.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import type { Session, Sessions } from '../services/sessions.ts';
 import type { StudioAccounts } from '../services/studio-accounts.ts';
+import type { History } from '../services/history.ts';
 import type { Mailer } from './mail.ts';
+import type { ModelCard } from './presenters.ts';
 
 /** The services only the studio uses, built by the composition root. */
-export interface StudioServices { sessions: Sessions; studioAccounts: StudioAccounts }
+export interface StudioServices { sessions: Sessions; studioAccounts: StudioAccounts; history: History }
 
-export interface StudioCtx extends Ctx, StudioServices { secure: boolean; mailer: Mailer | null }
+export interface StudioCtx extends Ctx, StudioServices { secure: boolean; mailer: Mailer | null; cards: Map<string, ModelCard> }
 
 declare module 'fastify' {
-  interface FastifyRequest { studio: Session | null }
+  interface FastifyRequest { studio: Session | null; topupsOn: boolean }
 }
 
 export const SESSION_COOKIE = 'rg_session';
 export const ADMIN_COOKIE = 'rg_admin';
 
-/** preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. */
+/**
+ * preHandler of pages for signed-in people: the session, or a redirect to the sign-in page. Every
+ * request of a session counts against its account's per-minute limit, in the same limiter as keys
+ * (RENDERGATE_RATE_LIMIT_PER_MINUTE per account); past it, 429 with a page that says so.
+ */
 export function signedIn(ctx: StudioCtx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
     if (!req.studio) {
       if (req.method === 'GET') return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
       return reply.redirect('/signin', 303);
+    }
+    const limit = ctx.config.defaultRateLimitPerMinute;
+    const d = await ctx.limits.consume(req.studio.accountId!, limit);
+    if (!d.allowed) {
+      throw new ApiError('RATE_LIMITED',
+        `This account made more than ${limit} requests in a minute. Wait ${d.resetSeconds} seconds and try again.`,
+        undefined, { 'retry-after': String(d.resetSeconds) });
     }
   };
 }

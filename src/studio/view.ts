@@ -29,8 +29,9 @@ export interface PageData { title: string; [k: string]: unknown }
 
 /** Renders a full page (its template inside the layout) as the reply. Pages are private: never cached. */
 export function page(reply: FastifyReply, template: string, req: FastifyRequest, data: PageData, layout = 'layout') {
-  const csrf = reply.generateCsrf();
-  const it = { ...data, csrf, session: req.studio, euros, when, layout, path: req.url.split('?')[0] };
+  // Outside the studio's scope (the root's 404) there is no CSRF plugin: such a page has no forms.
+  const csrf = typeof reply.generateCsrf === 'function' ? reply.generateCsrf() : '';
+  const it = { ...data, csrf, session: req.studio, euros, when, layout, path: req.url.split('?')[0], topupsOn: req.topupsOn };
   const html = eta.render(template, it);
   return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }

@@ -24,11 +24,16 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return start <= end && start < size ? { start, end } : null;
 }
 
+/** An entity tag without its weakness indicator: what the weak comparison compares. */
+const weakTag = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);
+
 export async function sendContent(req: FastifyRequest, reply: FastifyReply, storage: Storage,
   c: { key: string; contentType: string; bytes: number; etag: string }) {
   reply.header('etag', c.etag).header('accept-ranges', 'bytes').header('cache-control', 'private, max-age=0, must-revalidate');
+  // RFC 9110 13.1.2: If-None-Match compares weakly, so `W/"x"` matches the stored `"x"`.
   const inm = req.headers['if-none-match'];
-  if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === c.etag || t.trim() === '*')) {
+  const opaque = weakTag(c.etag);
+  if (typeof inm === 'string' && inm.split(',').some((t) => t.trim() === '*' || weakTag(t.trim()) === opaque)) {
     return reply.code(304).send();
   }
   const ifRange = req.headers['if-range'];

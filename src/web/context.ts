@@ -12,6 +12,9 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { Uploads } from '../services/uploads.ts';
 import type { WebhookEndpoints } from '../services/webhook-endpoints.ts';
 import type { BackendHealth } from '../backends/health.ts';
+import type { ChatCompletions } from '../services/chat.ts';
+import type { Topups } from '../services/topups.ts';
+import type { Billing } from '../services/billing.ts';
 
 export interface Ctx {
   config: Config;
@@ -28,10 +31,16 @@ export interface Ctx {
   metrics: Metrics;
   uploads: Uploads;
   webhooks: WebhookEndpoints;
+  /** /openai/v1's chat completions, over `generations`. */
+  chat: ChatCompletions;
   /** What /readyz and /metrics read from the database. */
   ops: OpsProbe;
   /** The model servers' health as this process's probes see it (processes that render only). */
   backendHealth?: BackendHealth;
+  /** Stripe Checkout top-ups (docs/billing.md); null when Stripe is not configured. */
+  topups: Topups | null;
+  /** The console's view of billing: shortfalls and Stripe events. */
+  billing: Billing;
 }
 
 declare module 'fastify' {

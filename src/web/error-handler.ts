@@ -8,7 +8,7 @@ export function isUnavailable(e: unknown): boolean {
   const err = e as { code?: string; message?: string } | null;
   if (!err) return false;
   const code = err.code ?? '';
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004']
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '57014', '53300', '08000', '08003', '08006', '08001', '08004']
     .includes(code) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting up|shutting down)/i.test(err.message ?? '');
 }
 
@@ -44,11 +44,23 @@ export function toApiError(e: unknown): ApiError {
   return mapped ?? new ApiError('INTERNAL_ERROR', 'An internal error occurred; it has been logged.');
 }
 
+/**
+ * The RFC 6750 challenge of a 401: the realm, and `error="invalid_token"` when a credential was sent
+ * (none when it was missing, as section 3.1 says).
+ */
+function bearerChallenge(req: FastifyRequest, code: string): string {
+  const realm = code === 'ADMIN_TOKEN_INVALID' ? 'rendergate-admin' : 'rendergate';
+  if (!req.headers.authorization) return `Bearer realm="${realm}"`;
+  const why = code === 'API_KEY_REVOKED' ? 'The key was revoked.' : code === 'ADMIN_TOKEN_INVALID' ? 'Not the admin token.' : 'Unknown or malformed key.';
+  return `Bearer realm="${realm}", error="invalid_token", error_description="${why}"`;
+}
+
 export function sendError(req: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply {
   const err = toApiError(e);
   if (err.code === 'INTERNAL_ERROR') req.log.error({ err: e }, 'unhandled error');
   else if (err.code === 'SERVICE_UNAVAILABLE') req.log.warn({ err: e }, 'dependency unavailable');
   if (err.headers) reply.headers(err.headers);
+  if (err.status === 401) reply.header('www-authenticate', bearerChallenge(req, err.code));
   const body: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details) body.details = err.details;
   body.requestId = req.id;

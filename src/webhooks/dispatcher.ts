@@ -9,15 +9,24 @@ import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/pool.ts';
 import { Listener } from '../db/listener.ts';
-import { claimDeliveries, recordAttempt, type ClaimedDelivery as Claimed } from '../db/webhook-deliveries.ts';
-import { disableEndpoint } from '../db/webhook-endpoints.ts';
 import { WEBHOOKS_CHANNEL } from '../db/channels.ts';
 import { anyAddressPolicy, publicAddressPolicy } from '../net/address-guard.ts';
 import { guardedPost, type PostOutcome } from './post.ts';
+import { claimDeliveries, recordAttempt, type ClaimedDelivery } from '../db/webhook-deliveries.ts';
+import { disableEndpoint, noteEndpointOutcome } from '../db/webhook-endpoints.ts';
 
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 const LEASE_SECONDS = 30;
 const POLL_MS = 1_000;
+/** Attempts in flight at once, per dispatcher process (each holds one socket for at most 15 s). */
+export const DISPATCH_SLOTS = 64;
+/** Attempts in flight at once, cluster-wide, to one endpoint and for one account. */
+export const PER_ENDPOINT_IN_FLIGHT = 2;
+export const PER_ACCOUNT_IN_FLIGHT = 4;
+/** An endpoint failing this many attempts in a row is paused 60 s, doubling per failure, at most 1 h. */
+export const PAUSE_AFTER_FAILURES = 5;
+const PAUSE_SECONDS = 60;
+const MAX_PAUSE_SECONDS = 3600;
 
 export interface DispatcherOptions {
   db: Db;
@@ -28,7 +37,11 @@ export interface DispatcherOptions {
   /** The Generation JSON of a stored row snapshot (the services' view, given by the composition root). */
   view: (snapshot: Record<string, unknown>) => Record<string, unknown>;
   concurrency?: number;
+  perEndpoint?: number;
+  perAccount?: number;
 }
+
+type Claimed = ClaimedDelivery;
 
 export class WebhookDispatcher {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
@@ -41,7 +54,7 @@ export class WebhookDispatcher {
   private concurrency: number;
 
   constructor(private o: DispatcherOptions) {
-    this.concurrency = o.concurrency ?? 16;
+    this.concurrency = o.concurrency ?? DISPATCH_SLOTS;
     this.listener = new Listener(o.databaseUrl, [WEBHOOKS_CHANNEL], () => this.fill(), () => this.fill(), (m) => o.log.warn(m));
   }
 
@@ -69,7 +82,10 @@ export class WebhookDispatcher {
           this.again = false;
           const free = this.concurrency - this.inFlight.size;
           if (free <= 0) break;
-          const rows = await claimDeliveries(this.o.db, this.owner, free, LEASE_SECONDS);
+          const rows = await claimDeliveries(this.o.db, {
+            owner: this.owner, max: free, leaseSeconds: LEASE_SECONDS,
+            perEndpoint: this.o.perEndpoint ?? PER_ENDPOINT_IN_FLIGHT, perAccount: this.o.perAccount ?? PER_ACCOUNT_IN_FLIGHT,
+          });
           for (const d of rows) {
             const p: Promise<void> = this.deliver(d).catch((e) => this.o.log.warn({ err: e, deliveryId: d.id }, 'webhook delivery could not be recorded'))
               .finally(() => { this.inFlight.delete(p); this.fill(); });
@@ -87,10 +103,12 @@ export class WebhookDispatcher {
 
   private async deliver(d: Claimed): Promise<void> {
     if (!d.live) {
-      await this.record(d, 'failed', null, d.attempts);
+      await this.record(d, 'failed', null, d.attempts, 'the endpoint was disabled or deleted');
       return;
     }
-    const body = JSON.stringify({ type: d.type, timestamp: d.created_at.toISOString(), data: this.o.view(d.snapshot) });
+    // livemode: false for the renders of test keys (the snapshot's mode, migrations/014), as Stripe marks its events.
+    const body = JSON.stringify({ type: d.type, timestamp: d.created_at.toISOString(), livemode: d.snapshot.mode !== 'test',
+      data: this.o.view(d.snapshot) });
     const now = new Date();
     // Standard Webhooks, signed by its own package: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">.
     const signature = new Webhook(d.secret).sign(d.id, now, body);
@@ -99,25 +117,31 @@ export class WebhookDispatcher {
     }, { policy: this.o.allowPrivateUrls ? anyAddressPolicy : publicAddressPolicy, timeoutMs: ATTEMPT_TIMEOUT_MS });
     const attempts = d.attempts + 1;
     const status = 'status' in outcome ? outcome.status : null;
-    if (status !== null && status >= 200 && status < 300) {
-      await this.record(d, 'delivered', status, attempts);
+    const ok = status !== null && status >= 200 && status < 300;
+    const error = 'error' in outcome ? outcome.error : ok ? null : `HTTP ${status}`;
+    await noteEndpointOutcome(this.o.db, {
+      endpointId: d.endpoint_id, ok, pauseAfter: PAUSE_AFTER_FAILURES, pauseSeconds: PAUSE_SECONDS, maxPauseSeconds: MAX_PAUSE_SECONDS,
+    });
+    if (ok) {
+      await this.record(d, 'delivered', status, attempts, null);
     } else if (status === 410) {
       // The receiver says the endpoint is gone for good: stop sending it anything.
       await disableEndpoint(this.o.db, d.endpoint_id);
-      await this.record(d, 'failed', status, attempts);
+      await this.record(d, 'failed', status, attempts, error);
       this.o.log.info({ endpointId: d.endpoint_id }, 'webhook endpoint answered 410 and was disabled');
     } else if (attempts > this.o.retrySeconds.length) {
-      await this.record(d, 'failed', status, attempts);
+      await this.record(d, 'failed', status, attempts, error);
     } else {
-      await this.record(d, 'pending', status, attempts, this.o.retrySeconds[attempts - 1]);
-      if ('error' in outcome) this.o.log.debug({ deliveryId: d.id, error: outcome.error }, 'webhook attempt failed');
+      await this.record(d, 'pending', status, attempts, error, this.o.retrySeconds[attempts - 1]);
+      this.o.log.debug({ deliveryId: d.id, error }, 'webhook attempt failed');
     }
   }
 
   /** The attempt's result, only while this worker still holds the delivery at the attempt it claimed. */
-  private async record(d: Claimed, status: 'pending' | 'delivered' | 'failed', response: number | null, attempts: number, retryIn?: number) {
+  private async record(d: Claimed, status: 'pending' | 'delivered' | 'failed', response: number | null,
+    attempts: number, error: string | null, retryIn?: number) {
     await recordAttempt(this.o.db, {
-      id: d.id, owner: this.owner, status, response, attempts, retryIn: retryIn ?? 0, claimedAttempts: d.attempts,
+      id: d.id, owner: this.owner, claimedAttempts: d.attempts, status, response, error, attempts, retryInSeconds: retryIn,
     });
   }
 }

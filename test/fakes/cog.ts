@@ -10,9 +10,11 @@
 // - `GET /openapi.json` → the schema, with the model's inputs under `components.schemas.Input`.
 // - file outputs are `data:<mime>;base64,…` (or URLs when the server runs with `--upload-url`).
 // What a prediction does is chosen by the test through `behaviour`, one per prediction in order.
+// Asynchronous predictions, the idempotent PUT and webhooks: test/fakes/cog-async.ts.
 import crypto from 'node:crypto';
 import type http from 'node:http';
 import { listen, readBody, send, sleep } from './http-util.ts';
+import { create as createAsync, type AsyncCog, type AsyncDeps, type State } from './cog-async.ts';
 
 export type CogBehaviour =
   | { kind: 'ok'; ms?: number }
@@ -21,7 +23,7 @@ export type CogBehaviour =
   | { kind: 'hang' } | { kind: 'die'; afterMs?: number }
   | { kind: 'malformed' } | { kind: 'wrong-type' } | { kind: 'url'; ms?: number };
 
-export interface CogFake {
+export interface CogFake extends AsyncCog {
   base: string;
   /** The bytes every successful prediction answers with, and their type. */
   output: Buffer;
@@ -54,13 +56,26 @@ export const COG_INPUT_SCHEMA = {
 };
 
 export async function cogFake(opts: { output?: Buffer; contentType?: string; delayMs?: number } = {}): Promise<CogFake> {
-  const live = new Map<string, { cancel: () => void }>();
+  const live = new Map<string, { cancel: () => void; state?: State }>();
   const fake = {
     output: opts.output ?? crypto.randomBytes(4096), contentType: opts.contentType ?? 'video/mp4', status: 'READY',
     script: [] as CogBehaviour[], textOutput: null as string[] | null,
     predictions: [] as CogFake['predictions'], cancels: [] as string[], disconnected: [] as string[],
     inFlight: 0, maxInFlight: 0, delayMs: opts.delayMs ?? 50,
+    steps: 10, gate: Infinity, stepMs: 5, webhookIntervalMs: 500, loseWebhooks: false,
+    webhooks: [] as AsyncCog['webhooks'], runs: new Map<string, number>(),
   } as CogFake;
+  const asyncDeps: AsyncDeps = {
+    cog: fake, live,
+    record: (id, input) => { fake.predictions.push({ id, input: input as Record<string, unknown>, outcome: 'async', startedAt: performance.now() }); },
+    finish: async (state, cancelled) => {
+      const b = fake.script.shift() ?? { kind: 'ok' };
+      if (cancelled) return { ...state, status: 'canceled' };
+      if (b.kind === 'fail') return { ...state, status: 'failed', error: b.error ?? 'CUDA out of memory' };
+      const output = fake.textOutput ?? `data:${fake.contentType};base64,${fake.output.toString('base64')}`;
+      return { ...state, status: 'succeeded', output, metrics: { predict_time: (fake.steps * fake.stepMs) / 1000 } };
+    },
+  };
 
   const prediction = (id: string, input: unknown, extra: Record<string, unknown>) => ({
     id, input, created_at: new Date().toISOString(), logs: ' 50%|█████     | 5/10 [00:01<00:01]\n100%|██████████| 10/10 [00:02<00:00]\n',
@@ -106,6 +121,11 @@ export async function cogFake(opts: { output?: Buffer; contentType?: string; del
   const { base, close } = await listen((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const cancel = /^\/predictions\/([^/]+)\/cancel$/.exec(url.pathname);
+    const put = /^\/predictions\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'PUT' && put) return void createAsync(asyncDeps, req, res, decodeURIComponent(put[1])).catch(() => res.destroy());
+    if (req.method === 'POST' && url.pathname === '/predictions' && req.headers.prefer === 'respond-async') {
+      return void createAsync(asyncDeps, req, res, null).catch(() => res.destroy());
+    }
     if (req.method === 'POST' && url.pathname === '/predictions') return void predict(req, res).catch(() => res.destroy());
     if (req.method === 'POST' && cancel) {
       const id = decodeURIComponent(cancel[1]);

@@ -19,6 +19,10 @@ export interface ChatFake {
   /** Requests whose client closed the stream before its end. */
   aborted: number;
   healthy: boolean;
+  /** When set, the last piece waits for it: a test releases the stream's end when it chooses. */
+  hold: Promise<void> | null;
+  /** Date.now() when each stream sent its first piece and when it ended (`data: [DONE]` written). */
+  streams: { firstPieceAt: number; endedAt?: number }[];
   close: () => Promise<void>;
 }
 
@@ -26,6 +30,7 @@ export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake
   const fake = {
     apiKey: opts.apiKey ?? 'sk-test-secret-0123', pieces: ['Shot 1: ', 'a wide ', 'view.\n', 'Shot 2: ', 'a close-up.'], pieceMs: 5,
     script: [] as ChatBehaviour[], requests: [] as ChatFake['requests'], aborted: 0, healthy: true,
+    hold: null, streams: [] as ChatFake['streams'],
   } as ChatFake;
   const chunk = (content: string) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 
@@ -41,8 +46,11 @@ export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (b.kind === 'malformed') return res.end('data: {"choices": [\n\n');
     if (b.kind === 'error-event') return res.end(`data: ${JSON.stringify({ error: { message: 'prompt too long', code: 400 } })}\n\n`);
+    const timing: ChatFake['streams'][number] = { firstPieceAt: Date.now() };
+    fake.streams.push(timing);
     for (const [i, piece] of fake.pieces.entries()) {
       if (closed) return;
+      if (i === fake.pieces.length - 1 && fake.hold) await fake.hold;
       res.write(chunk(piece));
       if (b.kind === 'die' && i === 1) return void req.socket.destroy();
       await sleep(fake.pieceMs);
@@ -50,6 +58,7 @@ export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake
     if (b.kind === 'hang') { while (!closed) await sleep(20); return; }
     res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
     res.end('data: [DONE]\n\n');
+    timing.endedAt = Date.now();
   }
 
   const { base, close } = await listen((req, res) => {

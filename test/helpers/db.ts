@@ -37,7 +37,8 @@ export async function emptyDatabase(): Promise<{ url: string; drop: () => Promis
 /** A new, migrated database on the test run's PostgreSQL, with a pool on it; `drop` ends both. */
 export async function freshDatabase(): Promise<{ db: Db; url: string; drop: () => Promise<void> }> {
   const empty = await emptyDatabase();
-  const db = createPool(empty.url);
+  // the test's own queries and migrations, never a request's
+  const db = createPool(empty.url, 20, { long: true });
   await migrate(db);
   return {
     db,

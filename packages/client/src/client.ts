@@ -44,6 +44,8 @@ export class Rendergate {
     create(bytes: Blob | ArrayBuffer | Uint8Array, contentType: 'image/png' | 'image/jpeg' | 'image/webp'): Promise<Upload>;
     get(id: string): Promise<Response>;
     delete(id: string): Promise<Deleted>;
+    /** The account's live uploads (not deleted, not expired), newest first. */
+    list(): PagedList<Upload>;
   };
   readonly webhookEndpoints: {
     create(body: WebhookEndpointCreate): Promise<WebhookEndpoint>;
@@ -73,6 +75,7 @@ export class Rendergate {
         body: bytes instanceof Blob ? bytes : new Blob([bytes as BlobPart]), headers: { 'content-type': contentType } }),
       get: (uploadId) => t.send({ method: 'GET', path: id('/v1/uploads', uploadId), idempotent: true }),
       delete: (uploadId) => t.json<Deleted>({ method: 'DELETE', path: id('/v1/uploads', uploadId), idempotent: true }),
+      list: () => paged((cursor) => t.json<Page<Upload>>({ method: 'GET', path: '/v1/uploads', query: { cursor }, idempotent: true })),
     };
     this.webhookEndpoints = {
       create: (body) => t.json<WebhookEndpoint>({ method: 'POST', path: '/v1/webhook-endpoints', json: body, idempotent: false }),

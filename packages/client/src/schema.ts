@@ -165,9 +165,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The account's live uploads (not deleted, not expired), newest first. */
+        get: operations["listUploads"];
         put?: never;
-        /** Upload an image to use as a `url` input. */
+        /**
+         * Upload an image to use as a `url` input.
+         * @description Live uploads of an account (not deleted, not expired) are bounded in bytes and number; past either, 409 `UPLOAD_QUOTA_EXCEEDED` with the usage and the quota in `details`.
+         */
         post: operations["createUpload"];
         delete?: never;
         options?: never;
@@ -229,6 +233,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's events for Checkout top-ups (only when Stripe is configured; else 404).
+         * @description Verified with the `Stripe-Signature` header over the raw body (300 s tolerance). A paid `checkout.session.completed` or `checkout.session.async_payment_succeeded` credits `amount_total` once per session; `charge.refunded` and `charge.dispute.created` of a top-up take it back (ledger kind `reversal`); other events change nothing. Answered only once the change is committed. See docs/billing.md.
+         */
+        post: operations["receiveStripeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints/{id}/deliveries": {
         parameters: {
             query?: never;
@@ -240,6 +264,60 @@ export interface paths {
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The catalog's text models, as OpenAI's model list. */
+        get: operations["openaiListModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/models/{vendor}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One text model. */
+        get: operations["openaiGetModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A render of a text model, priced and charged like POST /v1/generations, answered when final (within 60 s).
+         * @description An `Idempotency-Key` is honoured (one is made when absent): send one per request and keep it across retries to be charged once.
+         */
+        post: operations["openaiCreateChatCompletion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -395,6 +473,11 @@ export interface components {
                 dailyCapCents: number | null;
                 spentTodayCents: number;
                 rateLimitPerMinute: number;
+                /**
+                 * @description A test key (`rg_test_…`) renders for free, with results made by the service itself.
+                 * @enum {unknown}
+                 */
+                mode: "live" | "test";
             };
         };
         Quote: {
@@ -451,6 +534,11 @@ export interface components {
             startedAt: string | null;
             /** Format: date-time */
             completedAt: string | null;
+            /**
+             * @description Present on renders of test keys only: nothing was charged; `costCents` is the price it would cost.
+             * @constant
+             */
+            mode?: "test";
         };
         /** @description A page, newest first. Pass `nextCursor` as `cursor` for the next one; null on the last page. */
         GenerationList: {
@@ -520,6 +608,11 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             nextCursor: string | null;
         };
+        /** @description A page, newest first. Pass `nextCursor` as `cursor` for the next one; null on the last page. */
+        UploadList: {
+            data: components["schemas"]["Upload"][];
+            nextCursor: string | null;
+        };
         WebhookDelivery: {
             id: string;
             eventId: string;
@@ -529,6 +622,8 @@ export interface components {
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed";
             lastResponseStatus: number | null;
+            /** @description One sentence on the last failed attempt ("HTTP 500", "no answer within 15 s", "address refused: 127.0.0.1 is a loopback address"); null when none failed. */
+            lastError: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -544,6 +639,8 @@ export interface components {
             type: components["schemas"]["EventType"];
             /** Format: date-time */
             timestamp: string;
+            /** @description false for the renders of test keys. */
+            livemode: boolean;
             data: components["schemas"]["Generation"];
         };
         /** Inputs of rendergate/start-end-to-video */
@@ -552,12 +649,12 @@ export interface components {
             prompt: string;
             /**
              * Format: uri
-             * @description Address of the first frame (http or https).
+             * @description The first frame: a PNG, JPEG or WebP image.
              */
             image: string;
             /**
              * Format: uri
-             * @description Address of the last frame (http or https).
+             * @description The last frame: a PNG, JPEG or WebP image.
              */
             last_image: string;
             /**
@@ -591,7 +688,7 @@ export interface components {
             prompt: string;
             /**
              * Format: uri
-             * @description Address of the still image (http or https).
+             * @description The still image to animate: a PNG, JPEG or WebP image.
              */
             image: string;
             /** @description What the video should avoid. */
@@ -640,16 +737,22 @@ export interface components {
             /** Format: date-time */
             resetsAt: string;
         };
+        UploadQuotaProblem: {
+            usedBytes: number;
+            quotaBytes: number;
+            count: number;
+            quotaCount: number;
+        };
         StatusProblem: {
             status: components["schemas"]["GenerationStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every error. `message` is one human sentence; `code` is from the closed list. */
         Error: {
             code: components["schemas"]["ErrorCode"];
             message: string;
-            details?: (components["schemas"]["FieldProblem"] | components["schemas"]["BalanceProblem"] | components["schemas"]["DailyCapProblem"] | components["schemas"]["StatusProblem"])[];
+            details?: (components["schemas"]["FieldProblem"] | components["schemas"]["BalanceProblem"] | components["schemas"]["DailyCapProblem"] | components["schemas"]["StatusProblem"] | components["schemas"]["UploadQuotaProblem"])[];
             requestId: string;
         };
         Error400: {
@@ -674,7 +777,7 @@ export interface components {
         } & components["schemas"]["Error"];
         Error409: {
             /** @enum {unknown} */
-            code?: "API_KEY_DAILY_CAP" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "IDEMPOTENCY_KEY_IN_USE" | "WEBHOOK_ENDPOINT_LIMIT";
+            code?: "API_KEY_DAILY_CAP" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "IDEMPOTENCY_KEY_IN_USE" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT";
         } & components["schemas"]["Error"];
         Error410: {
             /** @enum {unknown} */
@@ -712,6 +815,75 @@ export interface components {
             /** @enum {unknown} */
             code?: "SERVICE_UNAVAILABLE";
         } & components["schemas"]["Error"];
+        Error507: {
+            /** @enum {unknown} */
+            code?: "INSUFFICIENT_STORAGE";
+        } & components["schemas"]["Error"];
+        /** @description OpenAI's error body; `code` is the v1 error code. */
+        OpenAIError: {
+            error: {
+                message: string;
+                /** @example invalid_request_error */
+                type: string;
+                /** @example messages */
+                param: string | null;
+                /** @example INVALID_INPUT */
+                code: string;
+            };
+        };
+        OpenAIModel: {
+            id: string;
+            /** @constant */
+            object: "model";
+            created: number;
+            owned_by: string;
+        };
+        OpenAIModelList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["OpenAIModel"][];
+        };
+        ChatMessage: {
+            /** @enum {unknown} */
+            role: "system" | "developer" | "user" | "assistant";
+            content?: string | {
+                /** @constant */
+                type: "text";
+                text: string;
+            }[] | null;
+        };
+        /** @description OpenAI's chat request. The last user message's text becomes the model's `openai.input` field; a `driver: openai` model gets the messages as they are. Other OpenAI parameters are accepted and not used; `n` > 1, tools and images are refused (400 naming the parameter). */
+        ChatCompletionRequest: {
+            /** @example rendergate/shot-list */
+            model: string;
+            messages: components["schemas"]["ChatMessage"][];
+            stream?: boolean | null;
+            max_tokens?: number | null;
+            /** @constant */
+            n?: 1;
+        };
+        ChatCompletion: {
+            /** @description The generation's id (`/v1/generations/{id}`). */
+            id: string;
+            /** @constant */
+            object: "chat.completion";
+            created: number;
+            model: string;
+            choices: {
+                /** @constant */
+                index: 0;
+                /** @constant */
+                finish_reason: "stop";
+                logprobs?: null;
+                message: {
+                    /** @constant */
+                    role: "assistant";
+                    /** @description The generation's `textOutput`. */
+                    content: string;
+                    refusal?: null;
+                };
+            }[];
+        };
     };
     responses: {
         /** @description The request is malformed or a value is invalid. Codes: `IDEMPOTENCY_KEY_REQUIRED`, `INVALID_INPUT`, `INVALID_REQUEST`. */
@@ -730,6 +902,8 @@ export interface components {
         Error401: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description RFC 6750: `Bearer realm="rendergate"`, with `error="invalid_token"` when a key was sent. */
+                "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
             content: {
@@ -772,7 +946,7 @@ export interface components {
                 "application/json": components["schemas"]["Error408"];
             };
         };
-        /** @description The request conflicts with the current state. Codes: `API_KEY_DAILY_CAP`, `GENERATION_NOT_CANCELLABLE`, `GENERATION_NOT_READY`, `GENERATION_NOT_REFUNDABLE`, `IDEMPOTENCY_KEY_IN_USE`, `WEBHOOK_ENDPOINT_LIMIT`. */
+        /** @description The request conflicts with the current state. Codes: `API_KEY_DAILY_CAP`, `GENERATION_NOT_CANCELLABLE`, `GENERATION_NOT_READY`, `GENERATION_NOT_REFUNDABLE`, `IDEMPOTENCY_KEY_IN_USE`, `UPLOAD_QUOTA_EXCEEDED`, `WEBHOOK_ENDPOINT_LIMIT`. */
         Error409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -896,6 +1070,160 @@ export interface components {
                 "application/json": components["schemas"]["Error503"];
             };
         };
+        /** @description The storage is full; nothing was stored. Retry later. Codes: `INSUFFICIENT_STORAGE`. */
+        Error507: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error507"];
+            };
+        };
+        /** @description The request is malformed or names a parameter the model cannot take (`param`). */
+        OpenAIError400: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description No valid API key. */
+        OpenAIError401: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The balance is below the price (`INSUFFICIENT_BALANCE`). */
+        OpenAIError402: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description No such model (`MODEL_NOT_FOUND`) or route. */
+        OpenAIError404: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The render was not final within 60 s (send the same Idempotency-Key again to keep waiting). */
+        OpenAIError408: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description Daily cap reached, or the Idempotency-Key is in use. */
+        OpenAIError409: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The body is over the limit. */
+        OpenAIError413: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The body is not JSON. */
+        OpenAIError415: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The Idempotency-Key was used before with a different body. */
+        OpenAIError422: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description Too many requests on this key. */
+        OpenAIError429: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The render failed (`code` is the generation's error code; refunded) or a bug. */
+        OpenAIError500: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The database is unreachable. */
+        OpenAIError503: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
     };
     parameters: {
         limit: number;
@@ -904,7 +1232,7 @@ export interface components {
         /** @description Replaying the same key with the same body returns the original answer and charges nothing. Kept ≥ 24 h per account. */
         "Idempotency-Key": string;
         /**
-         * @description `wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240).
+         * @description `wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240; other preferences are ignored).
          * @example wait=30
          */
         Prefer: string;
@@ -1124,7 +1452,7 @@ export interface operations {
                 /** @description Replaying the same key with the same body returns the original answer and charges nothing. Kept ≥ 24 h per account. */
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
                 /**
-                 * @description `wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240).
+                 * @description `wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240; other preferences are ignored).
                  * @example wait=30
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -1174,7 +1502,7 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description `wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240).
+                 * @description `wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240; other preferences are ignored).
                  * @example wait=30
                  */
                 Prefer?: components["parameters"]["Prefer"];
@@ -1349,6 +1677,40 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    listUploads: {
+        parameters: {
+            query?: {
+                limit?: components["parameters"]["limit"];
+                /** @description The previous page's `nextCursor`. */
+                cursor?: components["parameters"]["cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of uploads. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadList"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     createUpload: {
         parameters: {
             query?: never;
@@ -1381,12 +1743,14 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             408: components["responses"]["Error408"];
+            409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
+            507: components["responses"]["Error507"];
         };
     };
     getUpload: {
@@ -1512,6 +1876,8 @@ export interface operations {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description The endpoint's URL. */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1598,6 +1964,42 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "Stripe-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Received; `outcome` says what it did. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        received: true;
+                        /** @enum {unknown} */
+                        outcome: "credited" | "duplicate" | "ignored" | "refused" | "reversed";
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -1633,6 +2035,109 @@ export interface operations {
             431: components["responses"]["Error431"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
+        };
+    };
+    openaiListModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The text models. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIModelList"];
+                };
+            };
+            400: components["responses"]["OpenAIError400"];
+            401: components["responses"]["OpenAIError401"];
+            429: components["responses"]["OpenAIError429"];
+            500: components["responses"]["OpenAIError500"];
+            503: components["responses"]["OpenAIError503"];
+        };
+    };
+    openaiGetModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vendor: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAIModel"];
+                };
+            };
+            400: components["responses"]["OpenAIError400"];
+            401: components["responses"]["OpenAIError401"];
+            404: components["responses"]["OpenAIError404"];
+            429: components["responses"]["OpenAIError429"];
+            500: components["responses"]["OpenAIError500"];
+            503: components["responses"]["OpenAIError503"];
+        };
+    };
+    openaiCreateChatCompletion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description As on POST /v1/generations; optional here. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatCompletionRequest"];
+            };
+        };
+        responses: {
+            /** @description The completion (or, with `stream: true`, its chunks). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatCompletion"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["OpenAIError400"];
+            401: components["responses"]["OpenAIError401"];
+            402: components["responses"]["OpenAIError402"];
+            404: components["responses"]["OpenAIError404"];
+            408: components["responses"]["OpenAIError408"];
+            409: components["responses"]["OpenAIError409"];
+            413: components["responses"]["OpenAIError413"];
+            415: components["responses"]["OpenAIError415"];
+            422: components["responses"]["OpenAIError422"];
+            429: components["responses"]["OpenAIError429"];
+            500: components["responses"]["OpenAIError500"];
+            503: components["responses"]["OpenAIError503"];
         };
     };
     "event.generation.started": {

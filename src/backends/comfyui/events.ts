@@ -9,10 +9,11 @@ import { textOf } from '../shared/driver.ts';
 export type PromptEnd = { kind: 'done' } | { kind: 'error'; message: string } | { kind: 'interrupted' } | { kind: 'disconnected' };
 
 /** Opens the websocket; resolves once it is open (so no event of a prompt queued after it is missed). */
+/** Frames are bounded (`maxPayload`, 8 MiB: progress JSON and preview images); a larger one closes the socket. */
 export function openSocket(base: string, clientId: string, signal: AbortSignal, timeoutMs: number): Promise<WebSocket> {
   const url = `${base.replace(/^http/, 'ws')}/ws?clientId=${encodeURIComponent(clientId)}`;
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { handshakeTimeout: timeoutMs, maxPayload: 64 * 1024 * 1024 });
+    const ws = new WebSocket(url, { handshakeTimeout: timeoutMs, maxPayload: 8 * 1024 * 1024 });
     const onAbort = () => { ws.terminate(); reject(new Error('aborted')); };
     signal.addEventListener('abort', onAbort, { once: true });
     ws.once('open', () => { signal.removeEventListener('abort', onAbort); resolve(ws); });

@@ -12,7 +12,7 @@ import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
 import { call, errorFor, malformed, networkError, readJson, withRetries, type CallOptions } from '../shared/http.ts';
 import { saveOutput } from '../shared/output.ts';
-import { serverOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { serverOf, timeLeft, originOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 import { followPrompt, openSocket, type PromptEnd } from './events.ts';
 import { bindWorkflow } from './workflow.ts';
 
@@ -28,7 +28,7 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
   async function history(base: string, id: string, o: CallOptions): Promise<History[string] | null> {
     const res = await call(`${base}/history/${encodeURIComponent(id)}`, {}, o);
     if (!res.ok) throw await errorFor(res, o);
-    const h = await readJson(res, o) as History;
+    const h = await readJson(res, o, 8 * 1024 * 1024) as History; // one prompt's history: small
     return h?.[id] ?? null;
   }
 
@@ -103,6 +103,7 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
         const q = new URLSearchParams({ filename: file.filename, subfolder: file.subfolder ?? '', type: file.type ?? 'output' });
         return await saveOutput(`${base}/view?${q}`, {
           workDir: ctx.workDir, contentType: model.def.output.type === 'file' ? model.def.output.contentType : '', limitBytes: deps.outputLimitBytes,
+          origin: originOf(base), allowPrivate: deps.allowPrivateUrls,
           signal: ctx.signal, timeoutMs: timeLeft(until), redact, what: 'ComfyUI output',
         });
       } catch (e) {

@@ -9,10 +9,10 @@
 // reports progress 0, then the tqdm progress of its logs.
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderOutput } from '../types.ts';
-import { call, errorFor, malformed, readJson, withRetries, type CallOptions } from '../shared/http.ts';
+import { call, errorFor, malformed, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
 import { inlineUploads, saveOutput, tqdmProgress } from '../shared/output.ts';
 import { firstUrl, pollJson } from '../shared/poll.ts';
-import { textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { originOf, textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
 interface Status { status?: string; queue_position?: number; logs?: { message?: string }[] | null; error?: unknown }
 
@@ -26,6 +26,8 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
   const redact = (t: string) => deps.secrets.redact(t);
   const [owner, name] = b.app.split('/');
   const requests = `${b.baseUrl}/${owner}/${name}/requests`;
+  // Answers carry at most the output text (and logs); larger ones are not read.
+  const jsonLimit = textAnswerLimit(deps.textLimitBytes);
 
   return {
     async run(inputs, ctx): Promise<RenderOutput> {
@@ -44,11 +46,11 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
         const submitted = await withRetries(async () => {
           const res = await call(`${b.baseUrl}/${b.driver === 'fal' ? b.app : ''}`, { method: 'POST', headers, body: JSON.stringify(input) }, o);
           if (!res.ok) throw await errorFor(res, o);
-          return await readJson(res, o) as { request_id?: unknown };
+          return await readJson(res, o, jsonLimit) as { request_id?: unknown };
         }, { signal: ctx.signal, tries: 3, until, only: ['BACKEND_BUSY'] });
         if (typeof submitted?.request_id !== 'string') throw malformed('fal submit', 'no request_id');
         id = submitted.request_id;
-        const status = await pollJson<Status>(`${requests}/${encodeURIComponent(id)}/status?logs=1`, headers, { ...o, intervalMs: POLL_MS, until }, (s) => {
+        const status = await pollJson<Status>(`${requests}/${encodeURIComponent(id)}/status?logs=1`, headers, { ...o, intervalMs: POLL_MS, until, limitBytes: jsonLimit }, (s) => {
           if (s?.status === 'IN_PROGRESS' && Array.isArray(s.logs)) {
             const p = tqdmProgress(s.logs.map((l) => l?.message ?? '').join('\n'));
             if (p !== null) ctx.progress(Math.min(0.99, p));
@@ -62,16 +64,17 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
           // A result that is an error for the input (422 with `detail`) is the model's refusal: final.
           throw err.code === 'MODEL_INPUT_REJECTED' ? new RenderError('MODEL_FAILED', err.message, false) : err;
         }
-        const result = await readJson(res, o);
+        const result = await readJson(res, o, jsonLimit);
         if (model.def.output.type === 'text') {
           const text = (result as { output?: unknown; text?: unknown })?.output ?? (result as { text?: unknown })?.text;
           if (typeof text !== 'string') throw malformed('fal result', 'a text model answered without text');
-          return { kind: 'text', text };
+          return textOutput(text, deps.textLimitBytes);
         }
         const file = firstUrl(result);
         if (!file) throw malformed('fal result', 'no file in it');
         return await saveOutput(file, {
           workDir: ctx.workDir, contentType: model.def.output.contentType, limitBytes: deps.outputLimitBytes,
+          origin: originOf(b.baseUrl), allowPrivate: deps.allowPrivateUrls,
           signal: ctx.signal, timeoutMs: Math.max(1, until - Date.now()), redact, what: 'fal output',
         });
       } catch (e) {

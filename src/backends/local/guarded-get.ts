@@ -75,7 +75,7 @@ export async function guardedGet(start: URL, opts: GuardedGetOptions): Promise<{
   }
 }
 
-async function pickAddress(url: URL, opts: GuardedGetOptions): Promise<ResolvedAddress> {
+export async function pickAddress(url: URL, opts: Pick<GuardedGetOptions, 'policy' | 'signal' | 'resolve'>): Promise<ResolvedAddress> {
   const host = bareHost(url);
   const family = isIP(host);
   let addresses: ResolvedAddress[];
@@ -107,12 +107,12 @@ async function pickAddress(url: URL, opts: GuardedGetOptions): Promise<ResolvedA
   return addresses[0];
 }
 
-function bareHost(url: URL): string {
+export function bareHost(url: URL): string {
   const h = url.hostname;
   return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
 }
 
-function pinnedLookup(target: ResolvedAddress): LookupFunction {
+export function pinnedLookup(target: ResolvedAddress): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);

@@ -1,12 +1,16 @@
-// The entry of the text model's worker threads (text-pool.ts). A worker thread starts without the
+// The entry of the text model's worker threads (text-pool.ts). Built (`npm run build`: dist/), its
+// siblings are JavaScript and load as they are. From the sources, a worker thread starts without the
 // parent's module hooks when the parent runs under a test runner, so it registers tsx itself to load
-// the TypeScript sources (as bin/rendergate.mjs does). Errors cross the thread boundary as plain data:
-// a structured clone would keep a RenderError's message but lose its code and retryable flag.
-import { register } from 'tsx/esm/api';
+// the TypeScript (as bin/rendergate.mjs does). Errors cross the thread boundary as plain data: a
+// structured clone would keep a RenderError's message but lose its code and retryable flag.
+import fs from 'node:fs';
+import { URL } from 'node:url';
 
-register();
-const { shotListText } = await import('./text-shot-list.ts');
-const { RenderError } = await import('../types.ts');
+const built = fs.existsSync(new URL('./text-shot-list.js', import.meta.url));
+if (!built) (await import('tsx/esm/api')).register();
+const ext = built ? 'js' : 'ts';
+const { shotListText } = await import(`./text-shot-list.${ext}`);
+const { RenderError } = await import(`../types.${ext}`);
 
 export default function run(inputs) {
   try {

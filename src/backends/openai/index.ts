@@ -7,11 +7,11 @@ import { createParser } from 'eventsource-parser';
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
-import { call, errorFor, malformed, networkError, readJson, withRetries, type CallOptions } from '../shared/http.ts';
+import {
+  call, errorFor, malformed, networkError, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions,
+} from '../shared/http.ts';
 import { serverOf, textOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
-// The most text one answer may carry: far above any model's context, far below a worker's memory.
-const MAX_TEXT = 4 * 1024 * 1024;
 
 export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
   const b = model.def.backend;
@@ -21,10 +21,11 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
   const redact = (t: string) => deps.secrets.redact(t);
   const cel = model.backendCel;
 
-  function body(inputs: ResolvedInputs): Record<string, unknown> {
-    const contents = cel.messages!.evaluate(inputs);
+  // A chat request's own conversation (/openai/v1) goes as it is; otherwise the catalog's messages.
+  function body(inputs: ResolvedInputs, chat: RenderContext['messages']): Record<string, unknown> {
     const params = cel.params?.evaluate(inputs) ?? {};
-    const messages = b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') })) : [];
+    const contents = chat ? {} : cel.messages!.evaluate(inputs);
+    const messages = chat ?? (b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') })) : []);
     return { ...params, model: b.driver === 'openai' ? b.model : '', messages, stream: true };
   }
 
@@ -33,6 +34,8 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
     let done = false;
     let failure: RenderError | null = null;
     let pieces = 0;
+    let bytes = 0;
+    const tooLarge = () => new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${deps.textLimitBytes} bytes.`, false);
     const parser = createParser({
       onEvent(ev) {
         if (done || failure) return;
@@ -48,15 +51,23 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         const piece = chunk.choices?.[0]?.delta?.content;
         if (typeof piece === 'string' && piece !== '') {
           text += piece;
-          if (text.length > MAX_TEXT) failure = new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
+          ctx.textPiece?.(piece);
+          bytes += Buffer.byteLength(piece);
+          if (bytes > deps.textLimitBytes) failure = tooLarge();
           if (maxTokens) ctx.progress(Math.min(0.99, ++pieces / maxTokens));
         }
       },
     });
     const decoder = new TextDecoder();
+    // The stream's own bytes are bounded too: events that carry no text (or a line that never ends)
+    // cannot make this read go on growing the parser's buffer.
+    let streamed = 0;
+    const streamLimit = textAnswerLimit(deps.textLimitBytes) * 4;
     try {
-      for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
-        parser.feed(decoder.decode(bytes, { stream: true }));
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        streamed += chunk.byteLength;
+        if (streamed > streamLimit) { failure ??= tooLarge(); break; }
+        parser.feed(decoder.decode(chunk, { stream: true }));
         if (done || failure) break;
       }
     } catch (e) {
@@ -64,9 +75,8 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
       if (!ctx.signal.aborted && Date.now() >= until - 50) throw new RenderError('BACKEND_TIMEOUT', 'The model server did not finish its answer in time.', true);
       throw networkError(e, o);
     }
-    // Set by the parser's callback, which the compiler's narrowing does not follow.
-    const failed = failure as RenderError | null;
-    if (failed) throw failed;
+    // Set by the parser's callback or the read loop above.
+    if (failure) throw failure;
     if (!done) throw malformed('chat completion', 'the stream ended before [DONE]');
     return text;
   }
@@ -75,7 +85,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
     async run(inputs, ctx): Promise<RenderOutput> {
       const base = serverOf(b.urls, ctx);
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
-      const payload = body(inputs);
+      const payload = body(inputs, ctx.messages);
       const maxTokens = typeof payload.max_tokens === 'number' ? payload.max_tokens : null;
       const o: CallOptions = { signal: ctx.signal, timeoutMs: timeLeft(until), redact, what: 'chat completion' };
       const t0 = performance.now();
@@ -87,11 +97,12 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         }, { signal: ctx.signal, tries: 4, until });
         // A server that ignores `stream` answers with one JSON completion.
         if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-          const j = await readJson(res, o) as { choices?: { message?: { content?: unknown } }[] };
+          const j = await readJson(res, o, textAnswerLimit(deps.textLimitBytes)) as { choices?: { message?: { content?: unknown } }[] };
           const content = j?.choices?.[0]?.message?.content;
           if (typeof content !== 'string') throw malformed('chat completion', 'no choices[0].message.content');
-          if (content.length > MAX_TEXT) throw new RenderError('OUTPUT_TOO_LARGE', 'The model server\'s answer is too long.', false);
-          return { kind: 'text', text: content };
+          const out = textOutput(content, deps.textLimitBytes);
+          ctx.textPiece?.(content);
+          return out;
         }
         return { kind: 'text', text: await readStream(res, ctx, o, maxTokens, until) };
       } catch (e) {

@@ -9,10 +9,10 @@
 // bill a second prediction; the worker's retry of the attempt covers it instead.
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderOutput } from '../types.ts';
-import { call, errorFor, malformed, readJson, withRetries, type CallOptions } from '../shared/http.ts';
+import { call, errorFor, malformed, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
 import { inlineUploads, saveOutput, tqdmProgress } from '../shared/output.ts';
 import { firstUrl, pollJson } from '../shared/poll.ts';
-import { textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { originOf, textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
 interface Prediction { id?: string; status?: string; output?: unknown; error?: unknown; logs?: string }
 
@@ -26,6 +26,8 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const redact = (t: string) => deps.secrets.redact(t);
   const api = `${b.baseUrl}/v1`;
+  // Answers carry at most the output text (and logs); larger ones are not read.
+  const jsonLimit = textAnswerLimit(deps.textLimitBytes);
 
   return {
     async run(inputs, ctx): Promise<RenderOutput> {
@@ -47,12 +49,12 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
         const created = await withRetries(async () => {
           const res = await call(url, { method: 'POST', headers, body: JSON.stringify(body) }, o);
           if (!res.ok) throw await errorFor(res, o);
-          return await readJson(res, o) as Prediction;
+          return await readJson(res, o, jsonLimit) as Prediction;
         }, { signal: ctx.signal, tries: 3, until, only: ['BACKEND_BUSY'] });
         if (typeof created?.id !== 'string') throw malformed('Replicate prediction', 'no id');
         id = created.id;
         const p = TERMINAL.includes(String(created.status)) ? created : await pollJson<Prediction>(`${api}/predictions/${encodeURIComponent(id)}`, headers,
-          { ...o, intervalMs: POLL_MS, until }, (x) => {
+          { ...o, intervalMs: POLL_MS, until, limitBytes: jsonLimit }, (x) => {
             const progress = typeof x?.logs === 'string' ? tqdmProgress(x.logs) : null;
             if (progress !== null) ctx.progress(Math.min(0.99, progress));
             return TERMINAL.includes(String(x?.status));
@@ -60,14 +62,15 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
         if (p.status === 'failed') throw new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(p.error ?? 'no reason given')).slice(0, 300)}`, false);
         if (p.status !== 'succeeded') throw new RenderError('BACKEND_CANCELLED', `Replicate ended the prediction (${p.status}).`, true);
         if (model.def.output.type === 'text') {
-          if (typeof p.output === 'string') return { kind: 'text', text: p.output };
-          if (Array.isArray(p.output) && p.output.every((x) => typeof x === 'string')) return { kind: 'text', text: p.output.join('') };
+          if (typeof p.output === 'string') return textOutput(p.output, deps.textLimitBytes);
+          if (Array.isArray(p.output) && p.output.every((x) => typeof x === 'string')) return textOutput(p.output.join(''), deps.textLimitBytes);
           throw malformed('Replicate prediction', 'a text model answered without text');
         }
         const file = firstUrl(p.output);
         if (!file) throw malformed('Replicate prediction', 'no file in its output');
         return await saveOutput(file, {
           workDir: ctx.workDir, contentType: model.def.output.contentType, limitBytes: deps.outputLimitBytes,
+          origin: originOf(b.baseUrl), allowPrivate: deps.allowPrivateUrls,
           signal: ctx.signal, timeoutMs: Math.max(1, until - Date.now()), redact, what: 'Replicate output',
         });
       } catch (e) {

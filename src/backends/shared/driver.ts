@@ -4,11 +4,18 @@ import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { Secrets } from '../secrets.ts';
 import type { ModelBackend, RenderContext } from '../types.ts';
+import type { CogReceiver } from '../cog/receiver.ts';
 
 export interface DriverDeps {
   secrets: Secrets;
   outputLimitBytes: number;
+  /** The most text a text model may answer (UTF-8 bytes); answers are read only this far (and some). */
+  textLimitBytes: number;
+  /** RENDERGATE_ALLOW_PRIVATE_URLS, for result addresses off the model server's own origin. */
+  allowPrivateUrls: boolean;
   metrics: Metrics;
+  /** Asynchronous Cog predictions with live progress (RENDERGATE_WORKER_CALLBACK_URL); unset: synchronous. */
+  cogAsync?: { receiver: CogReceiver; pollMs: number };
 }
 
 export interface RemoteBackend extends ModelBackend {
@@ -34,4 +41,13 @@ export function textOf(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return v.toString();
   if (v === undefined) return '';
   return JSON.stringify(v) ?? '';
+}
+
+/** The origin of a server's base address (`http://host:port`), whose result files are its own. */
+export function originOf(base: string): string | null {
+  try {
+    return new URL(base).origin;
+  } catch {
+    return null;
+  }
 }

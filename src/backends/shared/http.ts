@@ -22,16 +22,79 @@ export function retryAfter(header: string | null): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
-/** An error body's own message, short, for a generation's error. */
+/** Bytes of an error answer read at most: enough for any message, never a whole page or file. */
+export const ERROR_BODY_BYTES = 64 * 1024;
+/** Characters of a backend's message a client may see (after redaction, one sentence). */
+const MESSAGE_CHARS = 200;
+
+/**
+ * An error answer's own message, as one redacted sentence: the `detail`, `error` or `message` of a JSON
+ * body (never the body itself: an HTML page or a dump is not shown). Secrets are removed from the whole
+ * text read before it is cut, so a secret that straddles the cut cannot show its first half.
+ */
 export async function describeBody(res: Response, redact: (t: string) => string): Promise<string> {
-  const text = await res.text().catch(() => '');
-  let msg = text;
+  const bytes = await readBounded(res, ERROR_BODY_BYTES, null).catch(() => Buffer.alloc(0));
+  return sentenceOf(bytes.toString('utf8'), redact);
+}
+
+/** One redacted sentence of a JSON error body's message; '' when the body has none. */
+export function sentenceOf(text: string, redact: (t: string) => string): string {
+  let msg: string;
   try {
     const j = JSON.parse(text) as Record<string, unknown>;
-    const detail = j.detail ?? j.error ?? j.message;
-    msg = typeof detail === 'string' ? detail : JSON.stringify(detail ?? j);
-  } catch { /* not JSON: the text itself */ }
-  return redact(msg.replace(/\s+/g, ' ').trim().slice(0, 300));
+    const detail = j?.detail ?? j?.error ?? j?.message;
+    if (detail === undefined || detail === null) return '';
+    const inner = typeof detail === 'object' && detail !== null && !Array.isArray(detail)
+      ? (detail as Record<string, unknown>).message ?? (detail as Record<string, unknown>).msg : undefined;
+    msg = typeof detail === 'string' ? detail : typeof inner === 'string' ? inner : JSON.stringify(detail);
+  } catch {
+    return ''; // not JSON: a page, a trace or a dump, never shown
+  }
+  const clean = redact(msg).replace(/\s+/g, ' ').trim();
+  const first = /^.*?[.!?](?=\s|$)/.exec(clean)?.[0] ?? clean;
+  return first.length > MESSAGE_CHARS ? `${first.slice(0, MESSAGE_CHARS - 1)}…` : first;
+}
+
+/**
+ * The body, read at most `limit` bytes: past it reading stops, the connection is dropped and
+ * `tooLarge` (or a plain error when null) is thrown. Nothing past the limit is ever buffered.
+ */
+export async function readBounded(res: Response, limit: number, o: CallOptions | null,
+  tooLarge?: (bytes: number) => RenderError): Promise<Buffer> {
+  const fail = (bytes: number) => tooLarge?.(bytes) ?? new Error(`answer larger than ${limit} bytes`);
+  const len = Number(res.headers.get('content-length') ?? 0);
+  if (len > limit) { await res.body?.cancel().catch(() => undefined); throw fail(len); }
+  if (!res.body) return Buffer.alloc(0);
+  const reader = res.body.getReader();
+  const chunks: Buffer[] = [];
+  let seen = 0;
+  for (;;) {
+    let step: ReadableStreamReadResult<Uint8Array>;
+    try {
+      step = await reader.read();
+    } catch (e) {
+      throw o ? networkError(e, o) : e;
+    }
+    if (step.done) break;
+    seen += step.value.byteLength;
+    if (seen > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw fail(seen);
+    }
+    chunks.push(Buffer.from(step.value.buffer, step.value.byteOffset, step.value.byteLength));
+  }
+  return Buffer.concat(chunks, seen);
+}
+
+/** The bytes a JSON answer carrying a text output may take: the text, escaped, and its envelope. */
+export const textAnswerLimit = (textLimitBytes: number) => 2 * textLimitBytes + 1024 * 1024;
+
+/** A text model's output, refused past the limit (UTF-8 bytes). */
+export function textOutput(text: string, limitBytes: number): { kind: 'text'; text: string } {
+  if (text.length > limitBytes || Buffer.byteLength(text) > limitBytes) {
+    throw new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${limitBytes} bytes.`, false);
+  }
+  return { kind: 'text', text };
 }
 
 /** The RenderError for an unsuccessful answer; `busy` lists statuses that mean "full, try later". */
@@ -63,26 +126,18 @@ export function networkError(e: unknown, o: CallOptions, timeout?: AbortSignal):
   return new RenderError('BACKEND_UNREACHABLE', `The model server could not be reached (${o.what}: ${o.redact(String(cause))}).`, true);
 }
 
-/** JSON of a successful answer; a body that is not JSON is a malformed answer (retryable). */
+/** JSON of a successful answer, read at most `limitBytes`; a body that is not JSON is malformed (retryable). */
 export async function readJson(res: Response, o: CallOptions, limitBytes = 64 * 1024 * 1024): Promise<unknown> {
-  const len = Number(res.headers.get('content-length') ?? 0);
-  if (len > limitBytes) { await res.body?.cancel(); throw tooLargeAnswer(o, len); }
-  let text: string;
+  const bytes = await readBounded(res, limitBytes, o, (n) => tooLargeAnswer(o, n));
   try {
-    text = await res.text();
-  } catch (e) {
-    throw networkError(e, o);
-  }
-  if (text.length > limitBytes) throw tooLargeAnswer(o, text.length);
-  try {
-    return JSON.parse(text);
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     throw malformed(o.what, 'not JSON');
   }
 }
 
 const tooLargeAnswer = (o: CallOptions, bytes: number) =>
-  new RenderError('OUTPUT_TOO_LARGE', `The model server's answer is too large (${o.what}: ${bytes} bytes).`, false);
+  new RenderError('OUTPUT_TOO_LARGE', `The model server's answer is too large (${o.what}: over ${bytes} bytes).`, false);
 
 export const malformed = (what: string, why: string) =>
   new RenderError('BACKEND_BAD_RESPONSE', `The model server sent a malformed answer (${what}: ${why}).`, true);

@@ -2,21 +2,25 @@
 // streamed with a size limit and checked against the model's declared output type (docs/backends.md
 // "What every driver shares": a file of another type fails the render, refunded). Results come as
 // `data:` URLs (Cog's default) or as http(s) addresses (Cog with --upload-url, ComfyUI /view, Replicate,
-// fal). Operators configure their model servers, so result addresses are not held to the address
-// rules that guard client-given image URLs.
-import { createWriteStream } from 'node:fs';
+// fal). An address on the model server's own origin is fetched as it is; any other goes through the
+// address guard of client-given image URLs, redirect by redirect (result-fetch.ts).
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { writeFile } from 'node:fs/promises';
 import { RenderError, type RenderOutput } from '../types.ts';
-import { call, errorFor, networkError, type CallOptions } from './http.ts';
+import type { CallOptions } from './http.ts';
+import { fetchResult } from './result-fetch.ts';
+import type { AddressPolicy } from '../../net/address-guard.ts';
 
 export interface OutputOptions extends CallOptions {
   workDir: string;
   contentType: string;
   limitBytes: number;
-  headers?: Record<string, string>;
+  /** The model server's own origin: its result addresses are fetched as they are (result-fetch.ts). */
+  origin: string | null;
+  /** RENDERGATE_ALLOW_PRIVATE_URLS: result addresses elsewhere may be private too. */
+  allowPrivate: boolean;
+  /** Test seam: the address policy when private addresses are not allowed. */
+  policy?: AddressPolicy;
 }
 
 const baseType = (t: string | null) => (t ?? '').split(';')[0].trim().toLowerCase();
@@ -45,21 +49,16 @@ export async function saveOutput(source: string, o: OutputOptions): Promise<Extr
     return { kind: 'file', path: file, contentType: o.contentType };
   }
   if (!/^https?:\/\//i.test(source)) throw new RenderError('BACKEND_BAD_RESPONSE', 'The model server named its result with neither a data: nor an http(s) URL.', true);
-  const res = await call(source, { headers: o.headers }, o);
-  if (!res.ok) throw await errorFor(res, { ...o, what: `${o.what} result download` });
-  checkType(res.headers.get('content-type') ?? '', o);
-  if (Number(res.headers.get('content-length') ?? 0) > o.limitBytes) { await res.body?.cancel(); throw tooLarge(o); }
-  let seen = 0;
-  const limit = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      seen += chunk.length;
-      done(seen > o.limitBytes ? tooLarge(o) : null, chunk);
-    },
-  });
+  const timeout = AbortSignal.timeout(o.timeoutMs);
   try {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), limit, createWriteStream(file));
+    await fetchResult(source, {
+      file, limitBytes: o.limitBytes, signal: AbortSignal.any([o.signal, timeout]), origin: o.origin,
+      allowPrivate: o.allowPrivate, checkType: (t) => checkType(t, o), tooLarge: () => tooLarge(o),
+      what: `${o.what} result download`, ...(o.policy ? { policy: o.policy } : {}),
+    });
   } catch (e) {
-    throw e instanceof RenderError ? e : networkError(e, { ...o, what: `${o.what} result download` });
+    if (timeout.aborted && !o.signal.aborted) throw new RenderError('BACKEND_TIMEOUT', `The model server did not send its result in time (${o.what}).`, true);
+    throw e;
   }
   return { kind: 'file', path: file, contentType: o.contentType };
 }

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RenderError } from '../types.ts';
 import { call, errorFor, readJson, type CallOptions } from './http.ts';
 
-export async function pollJson<T>(url: string, headers: Record<string, string>, o: CallOptions & { intervalMs: number; until: number },
+export async function pollJson<T>(url: string, headers: Record<string, string>, o: CallOptions & { intervalMs: number; until: number; limitBytes?: number },
   done: (body: T) => boolean): Promise<T> {
   let lastError: RenderError | null = null;
   for (;;) {
@@ -13,7 +13,7 @@ export async function pollJson<T>(url: string, headers: Record<string, string>, 
     try {
       const res = await call(url, { headers }, { ...o, timeoutMs: Math.min(30_000, Math.max(1, o.until - Date.now())) });
       if (!res.ok) throw await errorFor(res, o);
-      const body = await readJson(res, o) as T;
+      const body = await readJson(res, o, o.limitBytes) as T;
       if (done(body)) return body;
       lastError = null;
     } catch (e) {

@@ -48,6 +48,17 @@ export class Fields {
     return v;
   }
 
+  /** One of `values` exactly; absent (or null) → undefined. */
+  oneOf<T extends string>(name: string, values: readonly T[]): T | undefined {
+    const v = this.body[name];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
+      this.problems.push({ field: name, message: `must be one of ${values.map((x) => `"${x}"`).join(', ')}` });
+      return undefined;
+    }
+    return v as T;
+  }
+
   done(): void {
     if (this.problems.length > 0) throw invalidInput(this.problems);
   }

@@ -9,6 +9,8 @@ import { queryParam } from '../body.ts';
 import { objectBody } from '../../domain/body.ts';
 import type { Ctx } from '../../web/context.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
+import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
+import { VERSION } from '../../domain/version.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -34,6 +36,39 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     return reply.code(201).send(await ctx.accounts.create(email!, name ?? null));
   });
 
+  const doc = JSON.stringify(buildAdminOpenApiDocument(ctx.config.publicUrl));
+  app.get('/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(doc));
+
+  // Newest first; `email` finds one account by its exact email, `query` by part of one (or an id).
+  app.get('/accounts', async (req) => {
+    const limit = parseLimit(queryParam(req.query, 'limit'));
+    const cursor = queryParam(req.query, 'cursor');
+    const email = queryParam(req.query, 'email');
+    const query = queryParam(req.query, 'query');
+    if ((query?.length ?? 0) > 254 || (email?.length ?? 0) > 254) {
+      throw new ApiError('INVALID_INPUT', 'query and email: at most 254 characters.', [{ field: email ? 'email' : 'query', message: 'too long' }]);
+    }
+    return ctx.accounts.list({ limit, cursor: cursor ?? null, email, query });
+  });
+
+  // What the operator's tools need to know about this server: the links it makes start with publicUrl.
+  app.get('/server', async () => ({ version: VERSION, publicUrl: ctx.config.publicUrl }));
+
+  app.post('/invites', async (req, reply) => {
+    const f = new Fields(objectBody(req.body), ['email', 'name']);
+    const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
+    const name = f.string('name', { max: 200 });
+    f.done();
+    return reply.code(201).send(await ctx.accounts.invite(ctx.config.publicUrl, email!, name ?? null));
+  });
+
+  app.post('/reset-links', async (req, reply) => {
+    const f = new Fields(objectBody(req.body), ['email']);
+    const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
+    f.done();
+    return reply.code(201).send(await ctx.accounts.resetLink(ctx.config.publicUrl, email!));
+  });
+
   app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => ctx.accounts.get(accountId(req.params.id)));
 
   app.post<{ Params: { id: string } }>('/accounts/:id/credits', async (req, reply) => {
@@ -48,12 +83,13 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
     const id = accountId(req.params.id);
     // No body at all means no options; a JSON null is a body that is not an object.
-    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), ['name', 'dailyCapCents', 'rateLimitPerMinute']);
+    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), ['name', 'dailyCapCents', 'rateLimitPerMinute', 'mode']);
     const name = f.string('name', { max: 200 });
     const cap = f.int('dailyCapCents', { min: 0, max: MAX_CENTS, nullable: true });
     const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
+    const mode = f.oneOf('mode', ['live', 'test'] as const);
     f.done();
-    const key = await ctx.apiKeys.create(id, { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined });
+    const key = await ctx.apiKeys.create(id, { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined, mode });
     return reply.code(201).send(key);
   });
 

@@ -6,6 +6,15 @@ import { inputSchemaOf } from '../../domain/input-schema.ts';
 import { errorComponents } from './errors.ts';
 import { paths } from './paths.ts';
 import { EVENT_TYPES, resourceSchemas } from './schemas.ts';
+import { openAiErrorResponses, openAiPaths, openAiSchemas } from './openai.ts';
+
+// RFC 7240 `Prefer`: comma-separated preferences, each `token [= word] *( ; [token [= word]] )`.
+const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+const WORD = String.raw`(?:${TOKEN}|"(?:[^"\\]|\\.)*")`;
+const SP = '[ \\t]*';
+const PREFERENCE = `${TOKEN}(?:${SP}=${SP}${WORD})?(?:${SP};${SP}(?:${TOKEN}(?:${SP}=${SP}${WORD})?)?)*`;
+// Empty list elements are allowed, as RFC 9110 5.6.1 asks recipients to accept.
+export const PREFER_PATTERN = `^(?:${SP},)*${SP}${PREFERENCE}(?:${SP},(?:${SP}${PREFERENCE})?)*${SP}$`;
 
 /** The component name of a model's inputs schema (component names allow `[A-Za-z0-9._-]`). */
 export const inputsComponent = (modelId: string) => `Inputs.${modelId.replace(/[^A-Za-z0-9._-]/g, '.')}`;
@@ -18,6 +27,14 @@ and \`cursor\` (the previous page's \`nextCursor\`), newest first.
 
 Authenticate with \`Authorization: Bearer <key>\`. Every authenticated answer (not 401) carries
 \`RateLimit-Policy\` and \`RateLimit\`; a 429 adds \`Retry-After\`.`;
+
+const TAGS = [
+  ['Account', 'The account and key making the request.'], ['Models', 'The catalog.'],
+  ['Generations', 'Renders: priced, charged, queued, read, cancelled.'], ['Uploads', 'Images to use as inputs.'],
+  ['Webhooks', 'Endpoints that receive generation events.'], ['Reference', 'This document.'],
+  ['Billing', 'Top-ups through Stripe Checkout (Stripe calls it, not clients).'],
+  ['OpenAI', 'OpenAI\'s chat API over the catalog\'s text models (`/openai/v1`), for OpenAI\'s SDKs and tools built on them.'],
+].map(([name, description]) => ({ name, description }));
 
 export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, version = '1.0.0') {
   const errors = errorComponents();
@@ -41,23 +58,22 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
   return {
     openapi: '3.1.0',
     info: { title: 'Rendergate API', version, description: DESCRIPTION },
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }],
-    tags: ['Account', 'Models', 'Generations', 'Uploads', 'Webhooks', 'Reference'].map((name) => ({ name })),
-    paths: paths(),
+    tags: TAGS,
+    paths: { ...paths(), ...openAiPaths() },
     webhooks: Object.fromEntries(EVENT_TYPES.map((t) => [t, event(t)])),
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `rg_live_…`.' } },
-      schemas: { ...resourceSchemas, RenderRequest: renderRequest, ...inputs, ...errors.schemas },
-      responses: errors.responses,
+      schemas: { ...resourceSchemas, RenderRequest: renderRequest, ...inputs, ...errors.schemas, ...openAiSchemas },
+      responses: { ...errors.responses, ...openAiErrorResponses },
       parameters: {
         limit: { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
         cursor: { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The previous page\'s `nextCursor`.' },
         'Idempotency-Key': { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
           description: 'Replaying the same key with the same body returns the original answer and charges nothing. Kept ≥ 24 h per account.' },
-        Prefer: { name: 'Prefer', in: 'header', schema: { type: 'string', pattern: '^wait=\\d+$' }, example: 'wait=30',
-          description: '`wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240).' },
+        Prefer: { name: 'Prefer', in: 'header', schema: { type: 'string', pattern: PREFER_PATTERN }, example: 'wait=30',
+          description: '`wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240; other preferences are ignored).' },
       },
       headers: {
         'X-Request-Id': { required: true, schema: { type: 'string' }, description: 'Echoed when the client sent one of ≤ 128 safe characters.' },

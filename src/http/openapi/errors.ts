@@ -23,6 +23,7 @@ const STATUS_TEXT: Record<number, string> = {
   431: 'The request headers are over the limit.',
   500: 'A bug; logged with the request id.',
   503: 'The database or storage is unreachable; retry after Retry-After seconds.',
+  507: 'The storage is full; nothing was stored. Retry later.',
 };
 
 /** `components.schemas` for the error bodies and their details, and `components.responses` per status. */
@@ -36,6 +37,8 @@ export function errorComponents() {
       properties: { costCents: { type: 'integer' }, balanceCents: { type: 'integer' } } },
     DailyCapProblem: { type: 'object', required: ['capCents', 'spentTodayCents', 'costCents', 'resetsAt'], additionalProperties: false,
       properties: { capCents: { type: 'integer' }, spentTodayCents: { type: 'integer' }, costCents: { type: 'integer' }, resetsAt: { type: 'string', format: 'date-time' } } },
+    UploadQuotaProblem: { type: 'object', required: ['usedBytes', 'quotaBytes', 'count', 'quotaCount'], additionalProperties: false,
+      properties: { usedBytes: { type: 'integer' }, quotaBytes: { type: 'integer' }, count: { type: 'integer' }, quotaCount: { type: 'integer' } } },
     StatusProblem: { type: 'object', required: ['status'], additionalProperties: false,
       properties: { status: { $ref: '#/components/schemas/GenerationStatus' } } },
     ErrorCode: { type: 'string', enum: Object.keys(allErrorCodes()).sort() },
@@ -45,7 +48,7 @@ export function errorComponents() {
       properties: {
         code: { $ref: '#/components/schemas/ErrorCode' },
         message: { type: 'string' },
-        details: { type: 'array', items: { anyOf: ['FieldProblem', 'BalanceProblem', 'DailyCapProblem', 'StatusProblem'].map((n) => ({ $ref: `#/components/schemas/${n}` })) } },
+        details: { type: 'array', items: { anyOf: ['FieldProblem', 'BalanceProblem', 'DailyCapProblem', 'StatusProblem', 'UploadQuotaProblem'].map((n) => ({ $ref: `#/components/schemas/${n}` })) } },
         requestId: { type: 'string' },
       },
     },
@@ -57,6 +60,10 @@ export function errorComponents() {
     const headers: Record<string, unknown> = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
     if (status === 429 || status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === 416) headers['Content-Range'] = { description: '`bytes */<size>`', schema: { type: 'string', pattern: '^bytes \\*/\\d+$' } };
+    if (status === 401) {
+      headers['WWW-Authenticate'] = { required: true, description: 'RFC 6750: `Bearer realm="rendergate"`, with `error="invalid_token"` when a key was sent.',
+        schema: { type: 'string', pattern: '^Bearer realm=' } };
+    }
     if (status !== 401) {
       headers.RateLimit = { $ref: '#/components/headers/RateLimit' };
       headers['RateLimit-Policy'] = { $ref: '#/components/headers/RateLimit-Policy' };

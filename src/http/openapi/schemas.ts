@@ -42,8 +42,9 @@ export const resourceSchemas: Record<string, unknown> = {
   ModelList: page('Model'),
   Me: obj(['accountId', 'balanceCents', 'currency', 'key'], {
     accountId: str, balanceCents: int, currency: { const: 'EUR' },
-    key: obj(['id', 'name', 'start', 'createdAt', 'dailyCapCents', 'spentTodayCents', 'rateLimitPerMinute'], {
+    key: obj(['id', 'name', 'start', 'createdAt', 'dailyCapCents', 'spentTodayCents', 'rateLimitPerMinute', 'mode'], {
       id: str, name: nullable(str), start: str, createdAt: time, dailyCapCents: nullable(int), spentTodayCents: int, rateLimitPerMinute: int,
+      mode: { enum: ['live', 'test'], description: 'A test key (`rg_test_…`) renders for free, with results made by the service itself.' },
     }),
   }),
   Quote: obj(['modelId', 'inputs', 'costCents', 'currency'], {
@@ -69,6 +70,7 @@ export const resourceSchemas: Record<string, unknown> = {
     queuePosition: { type: ['integer', 'null'], minimum: 1, description: 'While waiting to start: 1 = next of its model; null once started or final.' },
     expiresAt: { ...nullable(time), description: 'When its file will be removed; null if kept forever or no file.' },
     createdAt: time, startedAt: nullable(time), completedAt: nullable(time),
+    mode: { const: 'test', description: 'Present on renders of test keys only: nothing was charged; `costCents` is the price it would cost.' },
   }),
   GenerationList: page('Generation'),
   RenderRequest: { description: 'A model and its inputs (one variant per model of the catalog).' },
@@ -93,12 +95,17 @@ export const resourceSchemas: Record<string, unknown> = {
     createdAt: time,
   }),
   WebhookEndpointList: page('WebhookEndpoint'),
-  WebhookDelivery: obj(['id', 'eventId', 'type', 'generationId', 'attempts', 'status', 'lastResponseStatus', 'createdAt', 'nextAttemptAt'], {
+  UploadList: page('Upload'),
+  WebhookDelivery: obj(['id', 'eventId', 'type', 'generationId', 'attempts', 'status', 'lastResponseStatus', 'lastError',
+    'createdAt', 'nextAttemptAt'], {
     id: str, eventId: str, type: ref('EventType'), generationId: str, attempts: int,
     status: { enum: ['pending', 'delivered', 'failed'] },
-    lastResponseStatus: nullable(int), createdAt: time, nextAttemptAt: nullable(time),
+    lastResponseStatus: nullable(int),
+    lastError: { ...nullable(str), description: 'One sentence on the last failed attempt ("HTTP 500", "no answer within 15 s", "address refused: 127.0.0.1 is a loopback address"); null when none failed.' },
+    createdAt: time, nextAttemptAt: nullable(time),
   }),
   WebhookDeliveryList: page('WebhookDelivery'),
-  WebhookEvent: obj(['type', 'timestamp', 'data'], { type: ref('EventType'), timestamp: time, data: ref('Generation') },
+  WebhookEvent: obj(['type', 'timestamp', 'livemode', 'data'], { type: ref('EventType'), timestamp: time,
+    livemode: { type: 'boolean', description: 'false for the renders of test keys.' }, data: ref('Generation') },
     'Sent as the POST body, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).'),
 };

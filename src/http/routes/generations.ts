@@ -7,6 +7,7 @@ import type { Ctx } from '../../web/context.ts';
 import { sendContent } from '../../web/content.ts';
 import { preferWait } from '../../services/waiters.ts';
 import type { FastifyReply } from 'fastify';
+import { idempotencyKeyOf } from '../../web/idempotency-key.ts';
 
 /** An AbortSignal that fires when the client's connection closes before the answer is sent. */
 function closedSignal(reply: FastifyReply): AbortSignal {
@@ -15,7 +16,6 @@ function closedSignal(reply: FastifyReply): AbortSignal {
   return ac.signal;
 }
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const STATUSES = ['queued', 'succeeded', 'failed', 'refunded'];
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -23,22 +23,22 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
   // The contract's order: auth and rate limit (onRequest, v1.ts), then the Idempotency-Key, then the body.
   // Checked before the body is parsed, so a missing key is the answer whatever the body's type or syntax.
   const requireIdempotencyKey: preParsingHookHandler = (req, _reply, payload, done) => {
-    const idem = req.headers['idempotency-key'];
-    if (typeof idem !== 'string' || !IDEMPOTENCY_KEY.test(idem)) {
+    if (idempotencyKeyOf(req.headers['idempotency-key']) === undefined) {
       done(new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 1 to 255 printable ASCII characters (e.g. a UUID).'));
       return;
     }
     done(null, payload);
   };
   app.post('/generations', { preParsing: requireIdempotencyKey }, async (req, reply) => {
-    const idem = req.headers['idempotency-key'] as string;
+    const idem = idempotencyKeyOf(req.headers['idempotency-key'])!;
     const created = await ctx.generations.create(req.apiKey, req.body, idem);
     reply.header('location', created.location);
     if (created.replayed) reply.header('idempotent-replayed', 'true');
     const wait = preferWait(req.headers.prefer);
     if (wait === undefined) return reply.code(202).send(created.body);
     // Held: the answer is the state when the render is final or the wait is over (a replay's too).
-    const held = await ctx.generations.waitJson(req.apiKey.accountId, created.body.id as string, wait, closedSignal(reply));
+    const held = await ctx.generations.waitJson(req.apiKey.accountId, created.body.id as string, wait, closedSignal(reply),
+      req.apiKey.mode);
     if (held.applied) reply.header('preference-applied', `wait=${wait}`);
     return reply.code(202).type(JSON_TYPE).send(held.json);
   });
@@ -51,7 +51,8 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     if (status !== null && !STATUSES.includes(status)) problems.push({ field: 'status', message: `must be one of ${STATUSES.join(', ')}` });
     if (modelId !== null && (modelId.length > 200 || !ctx.catalog.get(modelId))) problems.push({ field: 'modelId', message: 'not a model in the catalog' });
     if (problems.length) throw new ApiError('INVALID_INPUT', `${problems[0].field}: ${problems[0].message}.`, problems);
-    return ctx.generations.list(req.apiKey.accountId, { limit, cursor: queryParam(req.query, 'cursor') ?? null, status, modelId });
+    return ctx.generations.list(req.apiKey.accountId,
+      { limit, cursor: queryParam(req.query, 'cursor') ?? null, status, modelId, mode: req.apiKey.mode });
   });
 
   // A poll of a generation in this process's cache is answered without a promise (nor the reply
@@ -60,26 +61,28 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     if (req.headers.prefer !== undefined) {
       const wait = preferWait(req.headers.prefer);
       if (wait !== undefined) {
-        return ctx.generations.waitJson(req.apiKey.accountId, req.params.id, wait, closedSignal(reply)).then((held) => {
+        return ctx.generations.waitJson(req.apiKey.accountId, req.params.id, wait, closedSignal(reply), req.apiKey.mode).then((held) => {
           if (held.applied) reply.header('preference-applied', `wait=${wait}`);
           return reply.type(JSON_TYPE).send(held.json);
         });
       }
     }
-    const json = ctx.generations.cachedJson(req.apiKey.accountId, req.params.id);
+    const json = ctx.generations.cachedJson(req.apiKey.accountId, req.params.id, req.apiKey.mode);
     if (json !== undefined) {
       reply.type(JSON_TYPE).send(json);
       return undefined;
     }
-    return ctx.generations.getJson(req.apiKey.accountId, req.params.id).then((body) => reply.type(JSON_TYPE).send(body));
+    return ctx.generations.getJson(req.apiKey.accountId, req.params.id, req.apiKey.mode).then((body) => reply.type(JSON_TYPE).send(body));
   });
 
   app.get<{ Params: { id: string } }>('/generations/:id/content', async (req, reply) => {
-    const c = await ctx.generations.content(req.apiKey.accountId, req.params.id);
+    const c = await ctx.generations.content(req.apiKey.accountId, req.params.id, req.apiKey.mode);
     return sendContent(req, reply, ctx.storage, c);
   });
 
-  app.post<{ Params: { id: string } }>('/generations/:id/cancel', async (req) => ctx.generations.cancel(req.apiKey.accountId, req.params.id));
+  app.post<{ Params: { id: string } }>('/generations/:id/cancel', async (req) =>
+    ctx.generations.cancel(req.apiKey.accountId, req.params.id, req.apiKey.mode));
 
-  app.delete<{ Params: { id: string } }>('/generations/:id', async (req) => ctx.generations.delete(req.apiKey.accountId, req.params.id));
+  app.delete<{ Params: { id: string } }>('/generations/:id', async (req) =>
+    ctx.generations.delete(req.apiKey.accountId, req.params.id, req.apiKey.mode));
 }

@@ -13,6 +13,7 @@ export function registerMe(app: FastifyInstance, ctx: Ctx) {
       key: {
         id: key.id, name: key.name, start: key.start, createdAt: key.createdAt.toISOString(),
         dailyCapCents: key.dailyCapCents, spentTodayCents: usage.spent, rateLimitPerMinute: key.rateLimitPerMinute,
+        mode: key.mode,
       },
     };
   });

@@ -2,13 +2,24 @@
 // read back and deleted by the owning account.
 import type { FastifyInstance } from 'fastify';
 import { UPLOAD_TYPES } from '../../services/uploads.ts';
+import { parseLimit } from '../../services/paging.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { queryParam } from '../body.ts';
 import type { Ctx } from '../../web/context.ts';
+import { sendError } from '../../web/error-handler.ts';
 
 export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
   // A plugin of its own: the image parsers exist only here, so no other route accepts an image body.
   app.register(async (up) => {
     up.addContentTypeParser(Object.keys(UPLOAD_TYPES), { parseAs: 'buffer', bodyLimit: ctx.config.uploadLimitBytes },
       (_req, body, done) => done(null, body));
+    // A body of another type is refused naming the types this route takes (not JSON, as elsewhere).
+    up.setErrorHandler((err: Error & { code?: string }, req, reply) => sendError(req, reply,
+      err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the image as ${Object.keys(UPLOAD_TYPES).join(', ')}.`) : err));
+
+    up.get('/uploads', async (req) => ctx.uploads.list(req.apiKey.accountId,
+      { limit: parseLimit(queryParam(req.query, 'limit')), cursor: queryParam(req.query, 'cursor') ?? null }));
 
     up.post('/uploads', { bodyLimit: ctx.config.uploadLimitBytes }, async (req, reply) => {
       const made = await ctx.uploads.create(req.apiKey.accountId, req.headers['content-type'], req.body as Buffer | undefined);

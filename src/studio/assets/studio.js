@@ -4,6 +4,19 @@
 'use strict';
 (function () {
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  document.documentElement.classList.add('js');
+
+  // The header's menu on a phone: one button opens and closes it.
+  const toggle = document.querySelector('.menu-toggle');
+  const menu = document.getElementById('site-menu');
+  if (toggle && menu) {
+    toggle.hidden = false;
+    toggle.addEventListener('click', () => {
+      const open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', String(open));
+      menu.classList.toggle('open', open);
+    });
+  }
 
   // Live price: the server's quote (the API's own code) for the form as it is now.
   for (const form of $$('form.render-form')) {
@@ -69,12 +82,17 @@
     });
   }
 
-  // Queued renders: fetch their row until it is final.
+  // Queued renders: fetch their row until it is final, less often as it waits (every request counts
+  // against the account's per-minute limit), and after Retry-After when the limit is reached.
   const follow = (li) => {
+    let delay = 1000;
     const tick = async () => {
       if (!li.isConnected) return;
+      let wait = delay;
+      delay = Math.min(delay * 1.5, 5000);
       try {
         const res = await fetch(li.dataset.row, { credentials: 'same-origin' });
+        if (res.status === 429) wait = Math.max(wait, 1000 * (Number(res.headers.get('retry-after')) || 5));
         if (res.ok) {
           const balance = document.querySelector('#balance strong');
           const cents = Number(res.headers.get('x-balance-cents'));
@@ -93,9 +111,9 @@
           if (li.dataset.status !== 'queued') return;
         }
       } catch { /* try again */ }
-      setTimeout(tick, 1000);
+      setTimeout(tick, wait);
     };
-    setTimeout(tick, 1000);
+    setTimeout(tick, delay);
   };
   const wire = (root) => {
     for (const form of $$('form[data-confirm]', root)) {

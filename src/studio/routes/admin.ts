@@ -10,6 +10,7 @@ import { ADMIN_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field } from '../form-body.ts';
 import { parseEuros } from './keys.ts';
+import { ledgerLabel } from '../../services/billing.ts';
 
 type IdParams = { Params: { id: string } };
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
@@ -29,16 +30,28 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   app.get<{ Querystring: { q?: string } }>('/admin', async (req, reply) => {
     if (!await signedIn(req)) return adminPage(req, reply, 'admin-signin', { title: 'Operator sign-in' });
     const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 200) : '';
-    return adminPage(req, reply, 'admin-accounts', { title: 'Accounts', q, accounts: await ctx.studioAccounts.search(q) });
+    return adminPage(req, reply, 'admin-accounts', { title: 'Accounts', q, accounts: await ctx.studioAccounts.search(q),
+      owing: await ctx.billing.shortfalls() });
+  });
+
+  // Stripe's events as received (docs/billing.md), with what each did.
+  app.get('/admin/stripe', pre, async (req, reply) => {
+    return adminPage(req, reply, 'admin-stripe', { title: 'Stripe events', events: await ctx.billing.stripeEvents({ limit: 200 }) });
   });
 
   app.post('/admin/signin', async (req, reply) => {
     const token = field(req.body, 'token') ?? '';
-    if (await ctx.studioAccounts.throttled(req.ip, 'admin')) return adminPage(req, reply.code(429), 'admin-signin', { title: 'Operator sign-in', error: 'Too many attempts. Wait a quarter of an hour.' });
+    // Throttled per address only: wrong tokens from one address never lock the operator out elsewhere.
+    const door = { kind: 'console' as const, ip: req.ip };
+    const taken = await ctx.studioAccounts.attempt(door);
+    if (!taken.ok) {
+      return adminPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)), 'admin-signin',
+        { title: 'Operator sign-in', error: 'Too many wrong tokens from this address. Wait a quarter of an hour.' });
+    }
     if (!crypto.timingSafeEqual(sha(token), expected) || ctx.adminToken === '') {
-      await ctx.studioAccounts.recordFailure(req.ip, 'admin');
       return adminPage(req, reply.code(401), 'admin-signin', { title: 'Operator sign-in', error: 'That is not the admin token.' });
     }
+    await ctx.studioAccounts.succeeded(door);
     reply.setCookie(ADMIN_COOKIE, await ctx.sessions.create(null), cookie);
     return reply.redirect('/admin', 303);
   });
@@ -58,12 +71,14 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   const accountPage = async (req: FastifyRequest<IdParams>, reply: FastifyReply, id: string, extra: Record<string, unknown> = {}) => {
     const account = await ctx.accounts.get(accountId(id));
     const cursor = typeof (req.query as { cursor?: unknown })?.cursor === 'string' ? (req.query as { cursor: string }).cursor : null;
-    const [keys, ledger, gens] = await Promise.all([
+    const [keys, ledger, gens, stripe] = await Promise.all([
       ctx.apiKeys.list(id, ctx.config.dayTimeZone),
       ctx.accounts.ledger(id, 25, cursor),
       ctx.generations.list(id, { limit: 20, cursor: null, status: null, modelId: null }),
+      ctx.billing.stripeEvents({ limit: 20, accountId: id }),
     ]);
-    return adminPage(req, reply, 'admin-account', { title: account.email, account, keys, ledger: ledger.data, nextCursor: ledger.nextCursor, generations: gens.data, ...extra });
+    return adminPage(req, reply, 'admin-account', { title: account.email, account, keys, ledger: ledger.data, nextCursor: ledger.nextCursor,
+      generations: gens.data, stripe, ledgerLabel, ...extra });
   };
 
   app.get<IdParams>('/admin/accounts/:id', pre, async (req, reply) => accountPage(req, reply, req.params.id));
@@ -81,8 +96,10 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     const rateRaw = (field(req.body, 'rateLimit') ?? '').trim();
     const rate = rateRaw === '' ? undefined : Number(rateRaw);
     if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= 1_000_000)) throw new ApiError('INVALID_INPUT', 'Rate limit: a whole number from 1 to 1000000.');
+    const mode = field(req.body, 'mode') ?? 'live';
+    if (mode !== 'live' && mode !== 'test') throw new ApiError('INVALID_INPUT', 'Mode: Live or Test.');
     const created = await ctx.apiKeys.create(accountId(req.params.id),
-      { name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined, dailyCapCents: cap, rateLimitPerMinute: rate });
+      { name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined, dailyCapCents: cap, rateLimitPerMinute: rate, mode });
     return accountPage(req, reply.code(201), req.params.id, { createdKey: created });
   });
 

@@ -4,7 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
-import { EMAIL, MIN_PASSWORD, passwordProblem } from '../../services/passwords.ts';
+import crypto from 'node:crypto';
+import { EMAIL, MIN_PASSWORD, passwordProblem, spendVerification } from '../../services/passwords.ts';
 import type { Purpose } from '../../services/one-time-links.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
@@ -17,7 +18,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     page(reply, 'signin', req, { title: 'Sign in', signupOpen: ctx.config.signupOpen, canReset: ctx.mailer !== null, ...extra });
 
   app.get('/', { preHandler: signedIn(ctx) }, async (req, reply) =>
-    page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models }));
+    page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models, cards: ctx.cards }));
 
   app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => {
     if (await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account')) return reply.redirect(localPath(req.query.next), 303);
@@ -28,14 +29,16 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     const password = field(req.body, 'password') ?? '';
     const next = localPath(field(req.body, 'next'));
-    if (await ctx.studioAccounts.throttled(req.ip, email)) {
-      return signinPage(req, reply.code(429), { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
+    // Counted before the password is checked, so parallel tries count one each; a right one is given back.
+    const door = { kind: 'signin' as const, ip: req.ip, email };
+    const taken = await ctx.studioAccounts.attempt(door);
+    if (!taken.ok) {
+      return signinPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)),
+        { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
     }
     const accountId = await ctx.studioAccounts.checkPassword(email, password);
-    if (!accountId) {
-      await ctx.studioAccounts.recordFailure(req.ip, email);
-      return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
-    }
+    if (!accountId) return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
+    await ctx.studioAccounts.succeeded(door);
     return startSession(reply, accountId, next);
   });
 
@@ -52,9 +55,38 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!EMAIL.test(email) || email.length > 254) return again('Enter a valid email address.');
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    const accountId = await ctx.studioAccounts.signUp(email, password);
-    if (!accountId) return again('This email cannot be used for a new account. Sign in instead, or reset the password.');
-    return startSession(reply, accountId);
+    const perAddress = await ctx.studioAccounts.attempt({ kind: 'signup', ip: req.ip, perHour: ctx.config.signupsPerHour });
+    if (!perAddress.ok) {
+      return page(reply.code(429).header('retry-after', String(perAddress.retryAfterS)), 'signup', req,
+        { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many accounts were created from this address. Try again in an hour.' });
+    }
+    // A sign-up with an email that has an account is a sign-in from the outside: counted like one, and
+    // answered like a new account (303 to the studio with a session cookie) whatever the email.
+    const door = { kind: 'signin' as const, ip: req.ip, email };
+    const taken = await ctx.studioAccounts.attempt(door);
+    if (!taken.ok) {
+      return page(reply.code(429).header('retry-after', String(taken.retryAfterS)), 'signup', req,
+        { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many attempts with this email. Wait a quarter of an hour and try again.' });
+    }
+    const created = await ctx.studioAccounts.signUp(email, password);
+    if (created) {
+      await spendVerification(password); // the same work as for a taken email: the time tells nothing
+      await ctx.studioAccounts.succeeded(door);
+      return startSession(reply, created);
+    }
+    const owner = await ctx.studioAccounts.checkPassword(email, password);
+    if (owner) {
+      await ctx.studioAccounts.succeeded(door);
+      return startSession(reply, owner);
+    }
+    // A wrong password for a taken email: no session (the cookie opens nothing; the studio then asks
+    // to sign in), and the owner hears of it where mail is set up.
+    reply.setCookie(SESSION_COOKIE, crypto.randomBytes(32).toString('base64url'), sessionCookie(ctx));
+    // Not awaited: the mail server's time must not tell this answer from a new account's.
+    void ctx.mailer?.send(email, 'Someone tried to create a Rendergate account with your email',
+      `Someone tried to create a Rendergate account with this email, which already has one.\n\nIf it was you, sign in at ${ctx.config.publicUrl}/signin, or reset your password there.\n`)
+      .catch((e) => req.log.warn({ err: e }, 'sign-up notice not sent'));
+    return reply.redirect('/', 303);
   });
 
   app.post('/signout', async (req, reply) => {
@@ -78,7 +110,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    await ctx.studioAccounts.setPassword(accountOf(req), password);
+    await ctx.studioAccounts.setPassword(accountOf(req), password); // voids every unused link too
     // Every other session ends; this one is replaced by a new one.
     await ctx.sessions.revokeAll(accountOf(req));
     const id = await ctx.sessions.create(accountOf(req));
@@ -104,6 +136,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       if (problem) {
         return page(reply.code(400), 'set-password', req, { title, valid: true, email: '', min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}`, error: problem });
       }
+      // Sets the password, spends the link, ends every session and voids every other link, in one go.
       const accountId = await ctx.studioAccounts.setPasswordWithLink(req.params.token, purpose, password);
       if (!accountId) return page(reply.code(410), 'set-password', req, { title, valid: false, min: MIN_PASSWORD, action: '' });
       return startSession(reply, accountId);
@@ -119,8 +152,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     // The same answer whether or not the email has an account, and the throttle counts every request.
-    if (!await ctx.studioAccounts.throttled(req.ip, email, 'reset-')) {
-      await ctx.studioAccounts.recordFailure(req.ip, email, 'reset-');
+    if ((await ctx.studioAccounts.attempt({ kind: 'reset', ip: req.ip, email })).ok) {
       const reset = await ctx.studioAccounts.resetLinkFor(email);
       if (reset) {
         await ctx.mailer.send(reset.email, 'Reset your Rendergate password',

@@ -6,6 +6,8 @@ import { sendContent } from '../../web/content.ts';
 import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { fragment, page } from '../view.ts';
 import { apiSnippets } from '../snippets.ts';
+import { HISTORY_STATUSES } from '../../services/history.ts';
+import { plainError, timings } from '../presenters.ts';
 
 type IdParams = { Params: { id: string } };
 const PAGE = 20;
@@ -14,26 +16,37 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
   const one = async (req: FastifyRequest<IdParams>) => JSON.parse(await ctx.generations.getJson(accountOf(req), req.params.id)) as Record<string, unknown>;
 
-  app.get<{ Querystring: { cursor?: string; created?: string } }>('/history', pre, async (req, reply) => {
-    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : null;
+  type HistoryQuery = { Querystring: { cursor?: string; created?: string; model?: string; status?: string } };
+  app.get<HistoryQuery>('/history', pre, async (req, reply) => {
+    const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : null;
+    // Filters: a model of the catalog and a status, else none (an unknown value shows everything).
+    const modelId = typeof req.query.model === 'string' && ctx.catalog.get(req.query.model) ? req.query.model : null;
+    const status = (HISTORY_STATUSES as readonly string[]).includes(req.query.status ?? '') ? req.query.status! : null;
     let list;
     try {
-      list = await ctx.generations.list(accountOf(req), { limit: PAGE, cursor, status: null, modelId: null });
+      list = await ctx.history.list(accountOf(req), { limit: PAGE, cursor, status, modelId });
     } catch (e) {
       if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/history', 303);
       throw e;
     }
-    return page(reply, 'history', req, { title: 'History', items: list.data, nextCursor: list.nextCursor, created: req.query.created ?? null, models: ctx.catalog });
+    const more = list.nextCursor === null ? null
+      : `/history?${new URLSearchParams({ ...(modelId ? { model: modelId } : {}), ...(status ? { status } : {}), cursor: list.nextCursor })}`;
+    return page(reply, 'history', req, {
+      title: 'History', items: list.data, more, created: req.query.created ?? null, models: ctx.catalog,
+      filter: { modelId, status }, statuses: HISTORY_STATUSES, plainError,
+    });
   });
 
   // One row, for the script that follows a queued render until it is final.
   // The balance rides along, so that the header follows a refund.
   app.get<IdParams>('/history/:id/row', pre, async (req, reply) =>
-    fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row', { g: await one(req), csrf: reply.generateCsrf(), models: ctx.catalog }));
+    fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row',
+      { g: { ...await one(req), source: await ctx.history.source(accountOf(req), req.params.id) }, csrf: reply.generateCsrf(), models: ctx.catalog, plainError }));
 
   app.get<IdParams>('/history/:id', pre, async (req, reply) => {
-    const g = await one(req);
-    return page(reply, 'generation', req, { title: `Generation ${g.id as string}`, g, models: ctx.catalog,
+    const g: Record<string, unknown> = { ...await one(req), source: await ctx.history.source(accountOf(req), req.params.id) };
+    return page(reply, 'generation', req, { title: `Generation ${g.id as string}`, g, models: ctx.catalog, plainError,
+      card: ctx.cards.get(g.modelId as string), times: timings(g),
       snippets: apiSnippets(ctx.config.publicUrl, g.modelId as string, g.inputs as Record<string, unknown>) });
   });
 

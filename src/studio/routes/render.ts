@@ -12,11 +12,19 @@ import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { euros, page } from '../view.ts';
 import { field } from '../form-body.ts';
 import { fieldErrors, formFields, formInputs, formValues } from '../model-form.ts';
+import { registerExampleRoutes } from './examples.ts';
 
 type ModelParams = { Params: { vendor: string; name: string } };
 const IDEM = /^[0-9a-f-]{36}$/;
 /** How long a second submit of the same form waits for the first one to commit. */
 const IN_USE_WAIT_MS = 10_000;
+
+/** The balance refusal with money written as everywhere in the studio. */
+function shortOf(e: ApiError): string {
+  const d = (e.details?.[0] ?? {}) as { costCents?: number; balanceCents?: number };
+  if (typeof d.costCents !== 'number' || typeof d.balanceCents !== 'number') return `${e.message} Ask the operator for credit.`;
+  return `This render costs ${euros(d.costCents)} and the balance is ${euros(d.balanceCents)}. Ask the operator for credit.`;
+}
 
 export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const modelOf = (req: FastifyRequest<ModelParams>): CompiledModel => {
@@ -36,16 +44,20 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
     }
   };
   const modelPage = async (req: FastifyRequest, reply: FastifyReply, model: CompiledModel,
-    o: { values?: Record<string, string>; errors?: Record<string, string>; error?: string; idem?: string } = {}) => {
+    o: { values?: Record<string, string>; errors?: Record<string, string>; error?: string; notice?: string; idem?: string } = {}) => {
     const defaults = Object.fromEntries(model.def.fields.filter((f) => f.default !== null).map((f) => [f.name, String(f.default)]));
-    const price = (await quote(accountOf(req), model, o.values ?? defaults)).costCents;
+    const values = o.values ?? defaults;
+    // A required field still empty (every page's first view): no price yet, and no error built to say so.
+    const incomplete = model.def.fields.some((f) => f.required && !(values[f.name] ?? '').trim());
+    const price = incomplete ? null : (await quote(accountOf(req), model, values)).costCents;
     return page(reply, 'model', req, {
-      title: model.def.name, model: model.def, fields: formFields(model.def, o.values ?? null, o.errors ?? {}),
-      price, error: o.error, idem: o.idem ?? crypto.randomUUID(), uploadPrefix: `${ctx.config.publicUrl}/v1/uploads/`,
+      title: model.def.name, model: model.def, card: ctx.cards.get(model.id), fields: formFields(model.def, o.values ?? null, o.errors ?? {}),
+      price, error: o.error, notice: o.notice, idem: o.idem ?? crypto.randomUUID(), uploadPrefix: `${ctx.config.publicUrl}/v1/uploads/`,
     });
   };
 
   app.get<ModelParams>('/models/:vendor/:name', { preHandler: signedIn(ctx) }, async (req, reply) => modelPage(req, reply, modelOf(req)));
+  registerExampleRoutes(app, ctx, { modelOf, modelPage });
 
   // The live price as the form changes: the same quote code as POST /v1/quote.
   app.post<ModelParams>('/models/:vendor/:name/quote', { preHandler: signedIn(ctx) }, async (req, reply) => {
@@ -69,7 +81,7 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
         // The same form sent twice at once: the second waits for the first, then is its replay.
         if (e.code === 'IDEMPOTENCY_KEY_IN_USE' && Date.now() < until) { await new Promise((r) => setTimeout(r, 100)); continue; }
         if (e.code === 'INVALID_INPUT') return modelPage(req, reply.code(400), model, { values, errors: fieldErrors(e.details), error: 'Some fields need attention.', idem });
-        if (e.code === 'INSUFFICIENT_BALANCE') return modelPage(req, reply.code(402), model, { values, error: `${e.message} Ask the operator for credit.`, idem });
+        if (e.code === 'INSUFFICIENT_BALANCE') return modelPage(req, reply.code(402), model, { values, error: shortOf(e), idem });
         if (e.code === 'IDEMPOTENCY_KEY_REUSED') return modelPage(req, reply.code(409), model, { values, error: 'This form was already used for another render. Check History, then press Render again to make a new one.' });
         throw e;
       }

@@ -9,8 +9,13 @@ import { page } from '../view.ts';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
 
-/** A CSV cell: quoted, and a leading = + - @ neutralised so a spreadsheet never runs it as a formula. */
+/**
+ * A CSV cell. A number is written bare, so a spreadsheet reads it as a number (it cannot be a formula);
+ * text is quoted, and a leading = + - @ neutralised so a spreadsheet never runs it as a formula.
+ */
 const cell = (v: unknown) => {
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v === 'string' && /^-?\d+\.\d{2}$/.test(v)) return v; // an amount in euros, from toFixed(2)
   let s = v === undefined || v === null ? ''
     : typeof v === 'string' ? v
       : v instanceof Date || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? v.toString()

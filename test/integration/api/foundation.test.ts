@@ -71,8 +71,11 @@ describe('errors', () => {
     expect([text.status, text.json.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     const big = await api.call('POST', '/v1/quote', { key: a.key, body: JSON.stringify({ modelId: 'x', inputs: { prompt: 'a'.repeat(1_100_000) } }) });
     expect([big.status, big.json.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
-    const nf = await api.call('GET', '/nowhere');
+    const nf = await api.call('GET', '/v1/nowhere', { key: a.key });
     expect([nf.status, nf.json.code]).toEqual([404, 'NOT_FOUND']);
+    // Outside the API's prefixes an unknown address is the studio's 404 page, never JSON.
+    const page = await fetch(`${svc.base}/nowhere`);
+    expect([page.status, page.headers.get('content-type')]).toEqual([404, 'text/html; charset=utf-8']);
     const echoed = await api.call('GET', '/v1/me', { key: a.key, headers: { 'x-request-id': 'abc-123' } });
     expect(echoed.headers.get('x-request-id')).toBe('abc-123');
     const unsafe = await api.call('GET', '/v1/me', { key: a.key, headers: { 'x-request-id': 'a b"<>' } });

@@ -92,6 +92,9 @@ it('content: ETag and If-None-Match, single ranges, suffix ranges, and ranges it
   expect(etag.slice(1, -1)).toBe(crypto.createHash('sha256').update(bytes).digest('base64url'));
   expect((await get({ 'if-none-match': etag })).status).toBe(304);
   expect((await get({ 'if-none-match': '"other"' })).status).toBe(200);
+  // RFC 9110 13.1.2: If-None-Match compares weakly.
+  expect((await get({ 'if-none-match': `"other", W/${etag}` })).status).toBe(304);
+  expect((await get({ 'if-none-match': 'W/"other"' })).status).toBe(200);
   const mid = await get({ range: 'bytes=100-199' });
   expect([mid.status, mid.headers.get('content-range'), mid.headers.get('content-length')]).toEqual([206, `bytes 100-199/${bytes.length}`, '100']);
   expect(Buffer.from(await mid.arrayBuffer())).toEqual(bytes.subarray(100, 200));

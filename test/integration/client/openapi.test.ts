@@ -45,10 +45,12 @@ describe('GET /v1/openapi.json', () => {
     expect(ops.sort()).toEqual([
       'DELETE /v1/generations/{id}', 'DELETE /v1/uploads/{id}', 'DELETE /v1/webhook-endpoints/{id}',
       'GET /v1/generations', 'GET /v1/generations/{id}', 'GET /v1/generations/{id}/content', 'GET /v1/me', 'GET /v1/models',
-      'GET /v1/models/detail', 'GET /v1/openapi.json', 'GET /v1/uploads/{id}', 'GET /v1/webhook-endpoints',
+      'GET /v1/models/detail', 'GET /v1/openapi.json', 'GET /v1/uploads', 'GET /v1/uploads/{id}', 'GET /v1/webhook-endpoints',
       'GET /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/deliveries',
       'POST /v1/generations', 'POST /v1/generations/{id}/cancel', 'POST /v1/quote', 'POST /v1/uploads', 'POST /v1/webhook-endpoints',
-    ]);
+      'GET /openai/v1/models', 'GET /openai/v1/models/{vendor}/{name}', 'POST /openai/v1/chat/completions',
+      'POST /webhooks/stripe',
+    ].sort());
     // docs/api.md, the reference in the repository, names every code and every path of the document.
     const md = fs.readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
     for (const code of Object.keys(allErrorCodes())) expect(md, code).toContain('`' + code + '`');

@@ -47,9 +47,11 @@ describe('uploads', () => {
     const back = await rg.uploads.get(u.id);
     expect(back.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await back.arrayBuffer()).equals(bytes)).toBe(true);
+    expect((await rg.uploads.list().toArray()).map((x) => x.id)).toEqual([u.id]);
     const g = await rg.run(VIDEO, { prompt: 'a slow push-in', image: u.url });
     expect(g.status).toBe('succeeded');
     expect(await rg.uploads.delete(u.id)).toEqual({ id: u.id, deleted: true });
+    expect(await rg.uploads.list().toArray()).toEqual([]);
     expect(await caught(rg.uploads.get(u.id))).toMatchObject({ status: 404, code: 'UPLOAD_NOT_FOUND' });
     expect(await caught(rg.uploads.create(new TextEncoder().encode('not an image'), 'image/png'))).toMatchObject({ status: 400, code: 'INVALID_INPUT' });
     expect(await caught(rg.uploads.create(bytes, 'text/plain' as never))).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });

@@ -86,7 +86,7 @@ describe('headers and query strings', () => {
   it('junk query strings on the new lists are 200 or 400 naming limit or cursor', async () => {
     const q = fc.oneof(fc.constantFrom('?limit=0', '?limit=101', '?limit=x', '?cursor=x', '?cursor=', '?limit=5&limit=6', '?a=%ZZ', ''),
       fc.tuple(fc.constantFrom('limit', 'cursor', 'x'), oddString(10)).map(([k, v]) => `?${k}=${encode(v)}`));
-    await check('list queries', fc.tuple(fc.constantFrom('/v1/webhook-endpoints', `/v1/webhook-endpoints/{e}/deliveries`), q), async ([p, s]) => {
+    await check('list queries', fc.tuple(fc.constantFrom('/v1/webhook-endpoints', `/v1/webhook-endpoints/{e}/deliveries`, '/v1/uploads'), q), async ([p, s]) => {
       const a = await sendChecked(h.svc.base, { method: 'GET', path: p.replace('{e}', endpointId) + s, headers: pub() }, [200, 400]);
       if (a.status === 400 && JSON.parse(a.text).code === 'INVALID_INPUT') {
         for (const d of JSON.parse(a.text).details) expect(['limit', 'cursor']).toContain(d.field);

@@ -32,6 +32,7 @@ models:
       - { name: text, type: text, required: true, maxLength: 100 }
     price: "3"
     backend: { driver: local, renderer: blocker }
+    openai: { input: text }
     timeLimitSeconds: 30
     maxAttempts: 2
   - id: rendergate/shot-list
@@ -43,6 +44,7 @@ models:
       - { name: text, type: text, required: true, maxLength: 20000 }
     price: "1"
     backend: { driver: local, renderer: shot-list }
+    openai: { input: text }
     timeLimitSeconds: 30
     maxAttempts: 3
 `);

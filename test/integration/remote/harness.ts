@@ -35,7 +35,7 @@ export function textModel(id: string, backend: Record<string, unknown>, extra: R
   return {
     id, name: id, kind: 'text', description: 'A remote text model.', output: { type: 'text' },
     fields: [{ name: 'text', type: 'text', required: true, maxLength: 2000 }, { name: 'max_items', type: 'number', integer: true, minimum: 1, maximum: 20, default: 5 }],
-    price: '3', backend, timeLimitSeconds: 20, maxAttempts: 3, ...extra,
+    price: '3', backend, timeLimitSeconds: 20, maxAttempts: 3, openai: { input: 'text' }, ...extra,
   };
 }
 

@@ -143,6 +143,18 @@ describe.each(drivers)('%s', { timeout: 20_000 }, (name, make) => {
     await d.storage.delete('generations/d.mp4');
   });
 
+  it('lists the objects under a prefix with when they were written (the orphan sweep reads it)', async () => {
+    const before = Date.now() - 5_000;
+    for (const key of ['listed/x/one.bin', 'listed/x/two.bin', 'listed/y.bin', 'other/z.bin']) await d.storage.put(key, files.small, 'application/octet-stream');
+    const listed: { key: string; modifiedAt: Date }[] = [];
+    for await (const o of d.storage.list('listed/')) listed.push(o);
+    expect(listed.map((o) => o.key).sort()).toEqual(['listed/x/one.bin', 'listed/x/two.bin', 'listed/y.bin']);
+    for (const o of listed) expect(o.modifiedAt.getTime()).toBeGreaterThan(before);
+    const none: unknown[] = [];
+    for await (const o of d.storage.list('nothing-here/')) none.push(o);
+    expect(none).toEqual([]);
+  });
+
   it('refuses keys that could escape their root', async () => {
     for (const key of ['../x', 'generations/../../etc/passwd', 'a b', 'a\\b', '', 'x'.repeat(201)]) {
       await expect(d.storage.put(key, files.small, 'video/mp4')).rejects.toThrow(/bad storage key/);

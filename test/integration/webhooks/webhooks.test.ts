@@ -72,13 +72,13 @@ describe('delivery', () => {
     expect(mine.map((x) => x.body.type).sort()).toEqual(['generation.started', 'generation.succeeded']);
     expect(mine.every((x) => x.verified)).toBe(true);
     const final = (await f.api.call('GET', `/v1/generations/${g.json.id}`, { key: a.key })).json;
-    expect(mine.find((x) => x.body.type === 'generation.succeeded')!.body).toEqual({ type: 'generation.succeeded', timestamp: expect.any(String), data: final });
+    expect(mine.find((x) => x.body.type === 'generation.succeeded')!.body).toEqual({ type: 'generation.succeeded', timestamp: expect.any(String), livemode: true, data: final });
     expect(Math.abs(Number(mine[0].timestamp) - Date.now() / 1000)).toBeLessThan(60);
     await settled(a.key, all.id, 'delivered');
     const ds = await deliveries(a.key, all.id);
     expect(ds).toHaveLength(2);
     expect(ds[0]).toEqual({ id: expect.stringMatching(/^msg_/), eventId: expect.stringMatching(/^evt_/), type: expect.any(String), generationId: g.json.id,
-      attempts: 1, status: 'delivered', lastResponseStatus: 204, createdAt: expect.any(String), nextAttemptAt: null });
+      attempts: 1, status: 'delivered', lastResponseStatus: 204, lastError: null, createdAt: expect.any(String), nextAttemptAt: null });
     expect(new Set(ds.map((d: any) => d.id))).toEqual(new Set(mine.map((x) => x.id)));
     // the refunds-only endpoint heard nothing until a refund: a cancel
     expect(rx.received.filter((x) => x.path === '/ok-refunds')).toHaveLength(0);
@@ -101,10 +101,10 @@ describe('delivery', () => {
     expect(new Set(attempts.map((x) => x.id)).size).toBe(1);
     expect(new Set(attempts.map((x) => JSON.stringify(x.body))).size).toBe(1); // the same body every time
     expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(900); // after the retry delay (1 s here)
-    expect((await settled(a.key, flaky.id, 'delivered'))[0]).toMatchObject({ attempts: 3, status: 'delivered', lastResponseStatus: 200, nextAttemptAt: null });
+    expect((await settled(a.key, flaky.id, 'delivered'))[0]).toMatchObject({ attempts: 3, status: 'delivered', lastResponseStatus: 200, lastError: 'HTTP 500', nextAttemptAt: null });
     // 1 attempt + 3 retries, then failed
     await waitFor('the webhooks', () => rx.received.filter((x) => x.path === '/fail-99' && x.body.data.id === g.json.id).length === 4);
-    expect((await settled(a.key, never.id, 'failed'))[0]).toMatchObject({ attempts: 4, lastResponseStatus: 500, nextAttemptAt: null });
+    expect((await settled(a.key, never.id, 'failed'))[0]).toMatchObject({ attempts: 4, lastResponseStatus: 500, lastError: 'HTTP 500', nextAttemptAt: null });
   });
 
   it('410 disables the endpoint: no later event is sent to it', async () => {
@@ -114,7 +114,7 @@ describe('delivery', () => {
     await waitFor('the webhooks', () => rx.received.some((x) => x.path === '/gone'));
     await waitFor('the endpoint disabled', async () =>
       !(await f.api.call('GET', `/v1/webhook-endpoints/${gone.id}`, { key: a.key })).json.enabled, { intervalMs: 50 });
-    expect((await deliveries(a.key, gone.id))[0]).toMatchObject({ status: 'failed', attempts: 1, lastResponseStatus: 410 });
+    expect((await deliveries(a.key, gone.id))[0]).toMatchObject({ status: 'failed', attempts: 1, lastResponseStatus: 410, lastError: 'HTTP 410' });
     const before = rx.received.filter((x) => x.path === '/gone').length;
     // A second endpoint of the account, still enabled, is the witness: the event that would have gone
     // to /gone as well has been sent once it reaches /witness.
@@ -128,13 +128,15 @@ describe('delivery', () => {
 
   it('a receiver that hangs is given up on after 15 s and the delivery retried with the same webhook-id', async () => {
     const a = await f.api.account(100_000);
-    await endpoint(a.key, '/hang-first', ['generation.succeeded']);
+    const hang = await endpoint(a.key, '/hang-first', ['generation.succeeded']);
     const g = await create(a.key);
     await waitFor('the webhooks', () => rx.received.filter((x) => x.path === '/hang-first' && x.body.data.id === g.json.id).length === 2, { timeoutMs: 40_000 });
     const [first, second] = rx.received.filter((x) => x.path === '/hang-first' && x.body.data.id === g.json.id);
     expect(second.id).toBe(first.id);
     expect(second.at - first.at).toBeGreaterThanOrEqual(15_000);
     expect(rx.maxConcurrentPerId()).toBe(1);
+    expect((await settled(a.key, hang.id, 'delivered'))[0])
+      .toMatchObject({ attempts: 2, lastResponseStatus: 200, lastError: 'no answer within 15 s' });
   }, 60_000);
 });
 
@@ -157,7 +159,8 @@ describe('targets on private networks', () => {
       const data: any[] = (await api.call('GET', `/v1/webhook-endpoints/${e.id}/deliveries`, { key: a.key })).json.data;
       return data[0]?.status === 'failed' && data;
     }, { intervalMs: 100 });
-    expect(ds[0]).toMatchObject({ attempts: 2, lastResponseStatus: null, nextAttemptAt: null });
+    expect(ds[0]).toMatchObject({ attempts: 2, lastResponseStatus: null, nextAttemptAt: null,
+      lastError: 'address refused: 127.0.0.1 is a loopback address' });
     expect(rx.received.filter((x) => x.path === '/private')).toHaveLength(0);
   });
 });

@@ -42,7 +42,8 @@ describe('http helpers', () => {
 
 describe('data-URL results', () => {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-out-'));
-  const o = { workDir, contentType: 'video/mp4', limitBytes: 1000, signal: new AbortController().signal, timeoutMs: 1000, redact: (t: string) => t, what: 'test' };
+  const o = { workDir, contentType: 'video/mp4', limitBytes: 1000, signal: new AbortController().signal, timeoutMs: 1000, redact: (t: string) => t, what: 'test',
+    origin: null, allowPrivate: false };
   it('writes the bytes of a base64 data URL of the right type', async () => {
     const bytes = Buffer.from('0123456789');
     const out = await saveOutput(`data:video/mp4;base64,${bytes.toString('base64')}`, o);

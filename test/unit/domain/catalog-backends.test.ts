@@ -11,7 +11,8 @@ import { loadModels, problemsOf, rawModel, writeTemp } from './catalog-fixtures.
 import { stringify } from 'yaml';
 import { loadCatalog } from '../../../src/domain/catalog-load.ts';
 
-const text = (backend: unknown) => rawModel({ kind: 'text', output: { type: 'text' }, backend });
+const text = (backend: unknown) => rawModel({ kind: 'text', output: { type: 'text' }, backend, openai: { input: 'prompt' },
+  fields: [...rawModel().fields, { name: 'prompt', type: 'text', maxLength: 100 }] });
 
 describe('catalog backends', () => {
   it('accepts each driver and keeps its settings', () => {

@@ -1,0 +1,93 @@
+// POST /openai/v1/chat/completions: a render of a catalog text model, answered as OpenAI's
+// `chat.completion` when it is final, or with `stream: true` as `chat.completion.chunk` server-sent
+// events ending in `data: [DONE]`. The answer's `id` is the generation's id: the same render is at
+// /v1/generations/{id}, with its charge.
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ApiError } from '../../domain/errors.ts';
+import { idempotencyKeyOf } from '../../web/idempotency-key.ts';
+import type { ChatStarted, FinalGeneration } from '../../services/chat.ts';
+import type { Ctx } from '../../web/context.ts';
+import { openAiErrorBody } from './errors.ts';
+
+/** An AbortSignal that fires when the client's connection closes before the answer is sent. */
+function closedSignal(reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.once('close', () => ac.abort());
+  return ac.signal;
+}
+
+/** Why a final generation has no text, as an ApiError-like triple for OpenAI's error body. */
+function failure(g: FinalGeneration): { status: number; code: string; message: string } {
+  if (g.status === 'queued') {
+    return { status: 408, code: 'REQUEST_TIMEOUT', message: `The render ${g.id} was not final within 60 s; send the request again with the same Idempotency-Key to keep waiting, or poll /v1/generations/${g.id}.` };
+  }
+  const code = g.error?.code ?? 'RENDER_FAILED';
+  return { status: 500, code, message: `The render ${g.id} ${g.status === 'refunded' ? 'was refunded' : 'failed'} (${code}): ${g.error?.message ?? 'no reason given'}` };
+}
+
+function completion(s: ChatStarted, g: FinalGeneration) {
+  return {
+    id: s.id, object: 'chat.completion', created: s.created, model: s.request.model.id,
+    choices: [{ index: 0, message: { role: 'assistant', content: g.textOutput ?? '', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+  };
+}
+
+export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
+  app.post('/chat/completions', async (req, reply) => {
+    const sent = req.headers['idempotency-key'];
+    const idem = idempotencyKeyOf(sent);
+    if (sent !== undefined && idem === undefined) {
+      throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'An Idempotency-Key must be 1 to 255 printable ASCII characters (e.g. a UUID).');
+    }
+    const started = await ctx.chat.start(req.apiKey, req.body, idem);
+    if (started.replayed) reply.header('idempotent-replayed', 'true');
+    const closed = closedSignal(reply);
+    if (started.request.stream) return stream(ctx, reply, started, req.apiKey.accountId, closed);
+    const g = await ctx.chat.final(req.apiKey.accountId, started.id, closed, started.mode);
+    if (g.status !== 'succeeded') {
+      const f = failure(g);
+      return reply.code(f.status).type('application/json; charset=utf-8').send(openAiErrorBody(f.status, f.code, f.message));
+    }
+    return reply.type('application/json; charset=utf-8').send(completion(started, g));
+  });
+}
+
+/**
+ * The answer as server-sent events: the text as the backend streams it when its render runs in this
+ * process (LiveText), and whatever of the final text was not sent yet once the generation is final.
+ */
+function stream(ctx: Ctx, reply: FastifyReply, s: ChatStarted, accountId: string, closed: AbortSignal) {
+  const out = new PassThrough();
+  const base = { id: s.id, object: 'chat.completion.chunk', created: s.created, model: s.request.model.id };
+  const event = (data: unknown) => out.write(`data: ${JSON.stringify(data)}\n\n`);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    event({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  chunk({ role: 'assistant', content: '' });
+  let streamed = '';
+  const stop = ctx.chat.follow(s.id, (piece) => {
+    streamed += piece;
+    chunk({ content: piece });
+  });
+  void ctx.chat.final(accountId, s.id, closed, s.mode).then((g) => {
+    stop();
+    if (g.status !== 'succeeded') {
+      const f = failure(g);
+      event(openAiErrorBody(f.status, f.code, f.message));
+    } else {
+      const text = g.textOutput ?? '';
+      // The final text is the stored one: what the live pieces did not carry goes now. (A render
+      // retried after it had streamed part of an answer cannot take those pieces back.)
+      if (text.startsWith(streamed) && text.length > streamed.length) chunk({ content: text.slice(streamed.length) });
+      chunk({}, 'stop');
+    }
+    out.end('data: [DONE]\n\n');
+  }, (e: unknown) => {
+    stop();
+    reply.log.error({ err: e }, 'chat stream failed');
+    event(openAiErrorBody(503, 'SERVICE_UNAVAILABLE', 'The service is briefly unavailable; retry shortly.'));
+    out.end();
+  });
+  return reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
+    .type('text/event-stream; charset=utf-8').send(out);
+}

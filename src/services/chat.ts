@@ -1,0 +1,92 @@
+// Chat completions (/openai/v1): a thin translation onto the generations service. A chat request is a
+// render of a catalog text model, created exactly as `POST /v1/generations` creates one (same key,
+// price, charge, daily cap, idempotency, test keys) and answered when it is final, through the same
+// waiter as `Prefer: wait`. A model whose backend is itself a chat server is sent the conversation as
+// it is, and its text is followed as the backend streams it (LiveText).
+import crypto from 'node:crypto';
+import type { Catalog, CompiledModel } from '../domain/catalog-load.ts';
+import { chatModels, parseChatRequest, type ChatRequest } from '../domain/chat.ts';
+import type { LiveText } from '../queue/live-text.ts';
+import type { Generations, Payer } from './generations.ts';
+import type { KeyMode } from './keys.ts';
+
+/**
+ * The longest a chat answer waits for its render (docs/api.md "OpenAI-compatible endpoints": answered
+ * when final, within 60 s).
+ */
+export const CHAT_WAIT_SECONDS = 60;
+
+export interface ChatStarted {
+  request: ChatRequest;
+  id: string;
+  /** Unix seconds of the generation's creation. */
+  created: number;
+  replayed: boolean;
+  /** The key's mode: a test key's render is read back as a test generation. */
+  mode: KeyMode;
+}
+
+/** The generation as the public API shows it, as far as a chat answer needs it. */
+export interface FinalGeneration {
+  id: string;
+  status: 'queued' | 'succeeded' | 'failed' | 'refunded';
+  textOutput?: string;
+  error?: { code: string; message: string };
+}
+
+export class ChatCompletions {
+  constructor(private catalog: Catalog, private generations: Generations, private live?: LiveText) {}
+
+  /** The models offered: the catalog's text models. */
+  models(): CompiledModel[] {
+    return chatModels(this.catalog);
+  }
+
+  /**
+   * Creates the render of a chat request: `idempotencyKey` as the client sent it, or one made here (a
+   * request without one is never a replay).
+   */
+  async start(key: Payer, body: unknown, idempotencyKey: string | undefined): Promise<ChatStarted> {
+    const request = parseChatRequest(this.catalog, body);
+    const messages = request.model.def.backend.driver === 'openai' ? request.messages : undefined;
+    const created = await this.generations.create(key, request.render, idempotencyKey ?? `chat-${crypto.randomUUID()}`,
+      messages ? { messages } : {});
+    const id = created.body.id as string;
+    return { request, id, created: Math.floor(Date.parse(created.body.createdAt as string) / 1000), replayed: created.replayed,
+      mode: key.mode ?? 'live' };
+  }
+
+  /**
+   * The generation once final, or as it is after CHAT_WAIT_SECONDS (or when `closed` fires): through the
+   * `Prefer: wait` waiter, or sooner when this process's worker rendered it and says it succeeded.
+   */
+  async final(accountId: string, id: string, closed: AbortSignal, mode: KeyMode = 'live'): Promise<FinalGeneration> {
+    const stop = new AbortController();
+    let unsubscribe = () => {};
+    const rendered = new Promise<FinalGeneration>((resolve) => {
+      if (this.live) {
+        unsubscribe = this.live.subscribe(id, { done: (text) => {
+          this.generations.forget(id); // so that a poll right after this answer sees it succeeded
+          resolve({ id, status: 'succeeded', textOutput: text });
+        } });
+      }
+    });
+    const waited = this.generations.waitJson(accountId, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]), mode)
+      .then((held) => JSON.parse(held.json) as FinalGeneration);
+    try {
+      return await Promise.race([rendered, waited]);
+    } finally {
+      unsubscribe();
+      stop.abort();
+      waited.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Follows the text of generation `id` as a backend of this process streams it: `onText` gets the
+   * text so far, then each piece. Returns the function that stops following.
+   */
+  follow(id: string, onText: (piece: string) => void): () => void {
+    return this.live ? this.live.subscribe(id, { piece: onText }) : () => {};
+  }
+}

@@ -1,0 +1,65 @@
+// Webhooks of the signed-in account: add an endpoint (its signing secret is shown once, in that answer),
+// delete one, and the recent deliveries of each with status, attempts and the last error, with Resend.
+// The same WebhookEndpoints service as /v1/webhook-endpoints: same checks, same limits, same rows.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../domain/errors.ts';
+import { EVENT_TYPES } from '../../services/webhook-endpoints.ts';
+import { accountOf, signedIn, type StudioCtx } from '../types.ts';
+import { page } from '../view.ts';
+import { field, fields } from '../form-body.ts';
+
+/** A delivery as this page shows it. `lastError` comes with the deliveries' last-error column. */
+export interface WebhookDeliveryView {
+  id: string; type: string; generationId: string; status: string; attempts: number;
+  lastResponseStatus: number | null; createdAt: string; nextAttemptAt: string | null;
+  lastError?: string | null;
+}
+
+const RECENT = 10;
+
+export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
+  const pre = { preHandler: signedIn(ctx) };
+  const webhooksPage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) => {
+    const accountId = accountOf(req);
+    const endpoints = (await ctx.webhooks.list(accountId, { limit: 10, cursor: null })).data;
+    const withDeliveries = await Promise.all(endpoints.map(async (e) => ({
+      ...e, deliveries: (await ctx.webhooks.deliveries(accountId, e.id, { limit: RECENT, cursor: null })).data as unknown as WebhookDeliveryView[],
+    })));
+    return page(reply, 'webhooks', req, { title: 'Webhooks', endpoints: withDeliveries, eventTypes: EVENT_TYPES, errors: {}, values: {}, ...extra });
+  };
+
+  app.get('/webhooks', pre, async (req, reply) => webhooksPage(req, reply));
+
+  app.post('/webhooks', pre, async (req, reply) => {
+    const url = (field(req.body, 'url') ?? '').trim();
+    const events = fields(req.body, 'events');
+    try {
+      const created = await ctx.webhooks.create(accountOf(req), { url, ...(events.length ? { events } : {}) });
+      // The one time the secret is shown; the page is never cached (page() sets no-store).
+      return webhooksPage(req, reply.code(201), { created });
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      if (e.code === 'INVALID_INPUT') {
+        const errors: Record<string, string> = {};
+        for (const d of (e.details ?? []) as { field?: string; message?: string }[]) {
+          if (d.field === 'url' || d.field === 'events') errors[d.field] ??= `${d.field === 'url' ? 'The address' : 'Events'} ${d.message ?? 'is invalid'}.`;
+        }
+        return webhooksPage(req, reply.code(400), { errors, values: { url } });
+      }
+      if (e.code === 'WEBHOOK_ENDPOINT_LIMIT') return webhooksPage(req, reply.code(409), { errors: { url: e.message }, values: { url } });
+      throw e;
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/webhooks/:id/delete', pre, async (req, reply) => {
+    await ctx.webhooks.delete(accountOf(req), req.params.id);
+    return reply.redirect('/webhooks', 303);
+  });
+
+  app.post<{ Params: { id: string } }>('/webhooks/deliveries/:id/resend', pre, async (req, reply) => {
+    const outcome = await ctx.webhooks.resend(accountOf(req), req.params.id);
+    return webhooksPage(req, reply, {
+      notice: outcome === 'queued' ? 'The delivery is being sent again now.' : 'This delivery is being sent at this moment; its result appears shortly.',
+    });
+  });
+}
