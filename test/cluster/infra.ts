@@ -41,6 +41,8 @@ export async function startS3(dir: string, bucket: string): Promise<S3Server> {
 export function writeCatalog(file: string, concurrency: Record<string, number>, extra: Record<string, unknown>[] = []): string {
   const doc = parseDocument(fs.readFileSync(DEFAULT_CATALOG_PATH, 'utf8'));
   const models = [...doc.toJS().models, ...extra] as Array<Record<string, unknown>>;
+  // Examples name files beside the catalog file, which this copy (written to `file`) has not.
+  for (const m of models) delete m.examples;
   for (const m of models) if (concurrency[m.id as string]) m.concurrency = concurrency[m.id as string];
   for (const id of Object.keys(concurrency)) if (!models.some((m) => m.id === id)) throw new Error(`no model ${id} in the catalog`);
   doc.set('models', models);

@@ -132,9 +132,11 @@ it('every operation, through Prism\'s validating proxy, matches the document', a
   expect((await call('POST', '/openai/v1/chat/completions', { key, json: { ...chat, n: 2 }, op: 'openaiCreateChatCompletion', invalid: true })).status).toBe(400);
   expect((await call('GET', '/openai/v1/models', { op: 'openaiListModels', invalid: true })).status).toBe(401);
 
-  // Every operation of the document was driven.
+  // Every operation of the document was driven, but Stripe's: its route exists only when Stripe is
+  // configured (this service has none), and billing/topups.test.ts drives it against a Stripe fake.
   const doc = await (await fetch(`${f.svc.base}/v1/openapi.json`)).json();
-  const ops = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId));
+  const ops = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId))
+    .filter((id) => id !== 'receiveStripeEvent');
   expect([...seen].sort()).toEqual(ops.sort());
   expect(violations.join('\n')).toBe('');
 }, 180_000);

@@ -47,7 +47,7 @@ export function textModel(id: string, backend: Record<string, unknown>, extra: R
 export const WITNESS_MODEL = {
   id: 't/witness', name: 't/witness', kind: 'text', description: 'A local model.', output: { type: 'text' },
   fields: [{ name: 'text', type: 'text', required: true, maxLength: 2000 }], price: '1',
-  backend: { driver: 'local', renderer: 'shot-list' }, timeLimitSeconds: 30, maxAttempts: 1,
+  backend: { driver: 'local', renderer: 'shot-list' }, openai: { input: 'text' }, timeLimitSeconds: 30, maxAttempts: 1,
 };
 
 /**
