@@ -25,7 +25,7 @@ beforeAll(async () => {
   const model = {
     id: 't/cog-text', name: 'Cog text', kind: 'text', description: 'A remote text model.', output: { type: 'text' },
     fields: [{ name: 'text', type: 'text', required: true, maxLength: 2000 }],
-    price: '3', backend: { driver: 'cog', url: cog.base }, timeLimitSeconds: 60, maxAttempts: 1,
+    price: '3', backend: { driver: 'cog', url: cog.base }, openai: { input: 'text' }, timeLimitSeconds: 60, maxAttempts: 1,
   };
   fs.writeFileSync(path.join(dir, 'catalog.yaml'), stringify({ models: [model] }));
   dbh = await freshDatabase();

@@ -7,6 +7,7 @@ import { freshDatabase } from '../../helpers/db.ts';
 import { client, startTestService } from '../../helpers/service.ts';
 import { PGBOUNCER, startPgBouncer } from '../../helpers/pgbouncer.ts';
 import { checkDatabaseServer, DatabaseRefused } from '../../../src/db/server-check.ts';
+import { DB_WAIT } from '../../../src/db/pool.ts';
 
 describe('the database server check', () => {
   it('accepts the test run\'s server and refuses one older than the oldest supported', async () => {
@@ -39,7 +40,7 @@ describe.skipIf(!PGBOUNCER)('through PgBouncer', () => {
         expect((await api.waitFinal(a.key, made.json.id)).status).toBe('succeeded');
         // statement_timeout reached the session (it is set after connect, not as a startup parameter)
         const { rows } = await svc.running.infra.db.query('SHOW statement_timeout');
-        expect(rows[0].statement_timeout).toBe('15s');
+        expect(rows[0].statement_timeout).toBe(`${DB_WAIT.queryMs}ms`);
       } finally {
         await svc.stop();
       }
