@@ -100,14 +100,14 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const ids = await Promise.all(Array.from({ length: n }, async () => {
       const r = await call(svc.base, 'POST', '/v1/generations', { key: acct.key, body: { modelId: 'bench/pool', inputs: { prompt: 'pool' } }, headers: { 'idempotency-key': nextIdempotencyKey() } });
       if (r.status !== 202) throw new Error(`create -> ${r.status} ${r.text}`);
-      return r.json.id as string;
+      return r.json.id;
     }));
     await Promise.all(ids.map((id) => waitSucceeded(svc, acct.key, id, t0, 25)));
     const total = performance.now() - t0;
     const overlapped = pool.map((p) => p.maxInFlight);
     // Dispatch latency: how long a server sat idle between the end of one render and the next one's start.
     const gaps = pool.flatMap((p) => p.predictions.slice(1).map((x, i) => x.startedAt - (p.predictions[i].endedAt ?? x.startedAt)));
-    ctx.log(`  backends pool: ${n} renders in ${total.toFixed(0)} ms, direct ${ideal.toFixed(0)} ms; max at once per server ${overlapped}; idle gaps ${gaps.map((g) => g.toFixed(0)).join(',')} ms`);
+    ctx.log(`  backends pool: ${n} renders in ${total.toFixed(0)} ms, direct ${ideal.toFixed(0)} ms; max at once per server ${overlapped.join(',')}; idle gaps ${gaps.map((g) => g.toFixed(0)).join(',')} ms`);
     results.push({
       scenario: 'backends', variant: `pool of 2 Cog, ${n} renders`, concurrency: n, rps: round((n / total) * 1000, 1), p50: round(total, 1), p99: null,
       baseline: { name: 'direct to both', ms: round(ideal, 1) }, ratio: round(total / ideal, 3), target: '1 per server', pass: overlapped.every((m) => m === 1),

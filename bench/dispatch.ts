@@ -39,7 +39,7 @@ const SHOT_LIST = { modelId: 'rendergate/shot-list', inputs: { text: 'A lighthou
 async function waitDrained(db: pg.Client, timeoutMs: number): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`);
+    const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`);
     if (rows[0].n === 0) return true;
     if (Date.now() > until) return false;
     await new Promise((r) => setTimeout(r, 100));
@@ -110,12 +110,12 @@ async function notifyFloor(url: string, rate: number, durationS: number): Promis
       const wait = due - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       await writer.query('BEGIN');
-      const { rows: [{ id }] } = await writer.query(`INSERT INTO bench_notify (note) VALUES ('job') RETURNING id::text`);
+      const { rows: [{ id }] } = await writer.query<{ id: string }>(`INSERT INTO bench_notify (note) VALUES ('job') RETURNING id::text`);
       await writer.query(`SELECT pg_notify('bench_notify', $1)`, [id]);
       await writer.query('COMMIT');
     }
     await new Promise((r) => setTimeout(r, 200));
-    const { rows } = await writer.query(
+    const { rows } = await writer.query<{ id: string; commit_ms: number }>(
       `SELECT id::text, extract(epoch FROM pg_xact_commit_timestamp(xmin))::float8 * 1000 AS commit_ms FROM bench_notify WHERE id = ANY($1::bigint[])`,
       [[...received.keys()]]);
     await writer.query('TRUNCATE bench_notify');
@@ -168,12 +168,12 @@ async function measure(ctx: BenchContext, pgd: BenchPostgres, url: string, db: p
       const [r, drained] = await profiled(ctx, svc.child, `dispatch-${rate}`,
         async () => { const res = await creates(rate, ctx.durationS); return [res, await waitDrained(db, 60_000)] as const; }, pgd);
       const starts = await svc.child.call<Array<[string, number]>>({ type: 'starts' });
-      const { rows } = await db.query(
+      const { rows } = await db.query<{ id: string; commit_ms: number; claimed_ms: number }>(
         `SELECT i.generation_id AS id, extract(epoch FROM pg_xact_commit_timestamp(i.xmin))::float8 * 1000 AS commit_ms,
                 extract(epoch FROM g.started_at)::float8 * 1000 AS claimed_ms
          FROM idempotency_keys i JOIN generations g ON g.id = i.generation_id WHERE i.generation_id = ANY($1)`, [starts.map(([id]) => id)]);
-      const commitOf = new Map(rows.map((x) => [x.id as string, x.commit_ms as number]));
-      const claimOf = new Map(rows.map((x) => [x.id as string, x.claimed_ms as number]));
+      const commitOf = new Map(rows.map((x) => [x.id, x.commit_ms]));
+      const claimOf = new Map(rows.map((x) => [x.id, x.claimed_ms]));
       const lat = starts.filter(([id]) => commitOf.has(id)).map(([id, at]) => at - commitOf.get(id)!);
       // Where the time goes: commit → the claim's UPDATE (started_at = its clock_timestamp()): the
       // wake-up, the listener, fill() and the claim's ranking; claim → run(): the claim's own commit,
@@ -213,7 +213,7 @@ async function measure(ctx: BenchContext, pgd: BenchPostgres, url: string, db: p
   const worker = await startRendergate(ctx, url, { role: 'worker', instantShotList: true, env: { RENDERGATE_WORKER_CONCURRENCY: String(concurrency) } });
   try {
     await db.query('BEGIN');
-    const { rows: [{ t }] } = await db.query('SELECT now()::text AS t'); // text: keeps the microseconds
+    const { rows: [{ t }] } = await db.query<{ t: string }>('SELECT now()::text AS t'); // text: keeps the microseconds
     await db.query(
       `INSERT INTO generations (id, account_id, model_id, inputs, cost_cents, deadline_at)
        SELECT 'gen_' || replace(uuidv7()::text, '-', ''), ($1::text[])[1 + i % cardinality($1::text[])], 'rendergate/shot-list',
@@ -222,11 +222,11 @@ async function measure(ctx: BenchContext, pgd: BenchPostgres, url: string, db: p
        FROM generate_series(1, $2::int) i`, [accountIds, jobs]);
     await db.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, 'rendergate/shot-list']);
     await db.query('COMMIT');
-    const { rows: [{ committed }] } = await db.query('SELECT clock_timestamp() AS committed');
+    const { rows: [{ committed }] } = await db.query<{ committed: Date }>('SELECT clock_timestamp() AS committed');
     const drained = await profiled(ctx, worker.child, 'drain', () => waitDrained(db, DRAIN_LIMIT_S * 1000), pgd);
-    const { rows: [{ last, n }] } = await db.query(
+    const { rows: [{ last, n }] } = await db.query<{ last: Date | null; n: number }>(
       `SELECT max(completed_at) AS last, count(*)::int AS n FROM generations WHERE created_at = $1::timestamptz AND status = 'succeeded'`, [t]);
-    const seconds = ((last as Date).getTime() - (committed as Date).getTime()) / 1000;
+    const seconds = (last!.getTime() - committed.getTime()) / 1000;
     const rate = n / seconds;
     ctx.log(`  drain: ${n} of ${jobs} jobs in ${seconds.toFixed(2)} s, ${rate.toFixed(0)} jobs/s (worker concurrency ${concurrency})`);
     results.push({

@@ -54,7 +54,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-bench-render-'));
         try {
           const t0 = performance.now();
-          const out = await backend.run(inputs, { signal: new AbortController().signal, progress: () => {}, workDir, timeLimitSeconds: model.timeLimitSeconds, attemptId: 'bench-1', readUpload: async () => null });
+          const out = await backend.run(inputs, { signal: new AbortController().signal, progress: () => {}, workDir, timeLimitSeconds: model.timeLimitSeconds, attemptId: 'bench-1', readUpload: () => Promise.resolve(null) });
           const ms = performance.now() - t0;
           if (out.kind !== 'file' || !fs.existsSync(out.path)) throw new Error(`${model.id}: direct run gave no file`);
           return ms;

@@ -99,7 +99,7 @@ async function main() {
       try {
         results.push(...await SCENARIOS[name](ctx));
       } catch (e) {
-        log(`${name} failed: ${(e as Error).stack ?? e}`);
+        log(`${name} failed: ${(e as Error).stack ?? String(e)}`);
         results.push({ scenario: name, variant: 'error', concurrency: '-', rps: null, p50: null, p99: null, baseline: null,
           ratio: null, target: '-', pass: false, note: (e as Error).message.split('\n')[0].slice(0, 120) });
       }

@@ -13,9 +13,10 @@ import fs from 'node:fs';
 import sharp from 'sharp';
 import type { BenchContext } from './lib/context.ts';
 import type { Result } from './lib/report.ts';
-import { call, makeAccount, startRendergate, type Service } from './lib/service.ts';
+import { call, makeAccount, startRendergate, type Answer, type Service } from './lib/service.ts';
 import { percentile, round } from './lib/stats.ts';
 import { hostileReceiver } from '../test/helpers/hostile-receiver.ts';
+import { waitFor } from '../test/helpers/wait.ts';
 
 type Receiver = Awaited<ReturnType<typeof hostileReceiver>>;
 interface Side { render: number[]; delivery: number[]; poll: number[]; uploads: number; signins: number; hostileRenders: number }
@@ -39,7 +40,7 @@ function procStats(pid: number): { fds: number; rssMb: number; kinds: string } {
 async function endpoint(base: string, key: string, url: string): Promise<string> {
   const r = await call(base, 'POST', '/v1/webhook-endpoints', { key, body: { url } });
   if (r.status !== 201) throw new Error(`endpoint -> ${r.status} ${r.text}`);
-  return r.json.id as string;
+  return r.json.id;
 }
 
 /** The well-behaved account's loop: create, poll to the end, wait for its webhook. */
@@ -48,7 +49,7 @@ async function wellBehaved(svc: Service, key: string, rx: Receiver, until: numbe
     const t0 = performance.now();
     const g = await call(svc.base, 'POST', '/v1/generations', { key, body: TEXT, headers: { 'idempotency-key': crypto.randomUUID() } });
     if (g.status !== 202) throw new Error(`create -> ${g.status} ${g.text}`);
-    let final: any;
+    let final: Answer;
     for (;;) {
       const p0 = performance.now();
       const r = await call(svc.base, 'GET', `/v1/generations/${g.json.id}`, { key });
@@ -57,16 +58,16 @@ async function wellBehaved(svc: Service, key: string, rx: Receiver, until: numbe
       await sleep(20);
     }
     side.render.push(performance.now() - t0);
-    await rx.until(() => rx.received.some((x) => x.generationId === g.json.id && x.type === 'generation.succeeded'), 60_000, 'the delivery');
+    await waitFor('the delivery', () => rx.received.some((x) => x.generationId === g.json.id && x.type === 'generation.succeeded'), { timeoutMs: 60_000 });
     const got = rx.received.find((x) => x.generationId === g.json.id && x.type === 'generation.succeeded')!;
-    side.delivery.push(Math.max(0, got.at - Date.parse(final.completedAt)));
+    side.delivery.push(Math.max(0, got.at - Date.parse(final.completedAt ?? '')));
   }
 }
 
 /** The hostile account: renders feeding hanging and dripping endpoints, uploads, wrong passwords. */
 async function hostile(svc: Service, rx: Receiver, until: number, side: Side) {
   const h = await makeAccount(svc.base);
-  const email = (await call(svc.base, 'GET', '/v1/me', { key: h.key })).json?.email as string | undefined;
+  const email = (await call(svc.base, 'GET', '/v1/me', { key: h.key })).json?.email;
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) ids.push(await endpoint(svc.base, h.key, rx.url(`/drip/${i}`)));
   for (let i = 0; i < 4; i++) ids.push(await endpoint(svc.base, h.key, rx.url(`/hang/${i}`)));
@@ -122,7 +123,7 @@ async function runSide(ctx: BenchContext, name: string, withHostile: boolean, se
     const atEnd = procStats(svc.child.pid);
     // drained: every attempt is bounded by 15 s; wait for the receiver's connections to close, then
     // past the database pools' 30 s idle timeout, so connections opened for the load are closed too
-    await rx.until(() => rx.open('drip') === 0 && rx.open('hang') === 0, 60_000, 'attempts drained').catch(() => undefined);
+    await waitFor('attempts drained', () => rx.open('drip') === 0 && rx.open('hang') === 0, { timeoutMs: 60_000 }).catch(() => undefined);
     await sleep(35_000);
     const drained = procStats(svc.child.pid);
     ctx.log(`soak ${name}: ${side.render.length} renders, hostile ${side.hostileRenders} renders, ${side.uploads} uploads, `

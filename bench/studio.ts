@@ -30,7 +30,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const cookie = await signUp(svc.base);
     const accountId = await accountOfCookie(svc.base, cookie);
     await call(svc.base, 'POST', `/admin/v1/accounts/${accountId}/credits`, { key: ADMIN_TOKEN, body: { amountCents: 1_000_000_000 } });
-    const key = (await call(svc.base, 'POST', `/admin/v1/accounts/${accountId}/keys`, { key: ADMIN_TOKEN, body: { rateLimitPerMinute: 1_000_000 } })).json.key as string;
+    const key = (await call(svc.base, 'POST', `/admin/v1/accounts/${accountId}/keys`, { key: ADMIN_TOKEN, body: { rateLimitPerMinute: 1_000_000 } })).json.key;
     for (let i = 0; i < 50; i++) {
       const r = await call(svc.base, 'POST', '/v1/generations', { key, body: IMAGE_TO_VIDEO, headers: { 'idempotency-key': nextIdempotencyKey() } });
       if (r.status !== 202) throw new Error(`create -> ${r.status} ${r.text}`);
@@ -67,5 +67,5 @@ async function accountOfCookie(base: string, cookie: string): Promise<string> {
     body: new URLSearchParams({ _csrf: token, name: 'bench' }),
   });
   const key = /id="new-key" readonly value="([^"]+)"/.exec(await made.text())![1];
-  return (await call(base, 'GET', '/v1/me', { key })).json.accountId as string;
+  return (await call(base, 'GET', '/v1/me', { key })).json.accountId;
 }

@@ -23,7 +23,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, () => makeAccount(svc.base)));
     const live = accounts.map((a) => a.key);
     const test = await Promise.all(accounts.map(async (a) =>
-      (await admin(svc.base, 'POST', `/accounts/${a.accountId}/keys`, { name: 'bench-test', mode: 'test', rateLimitPerMinute: 1_000_000 })).key as string));
+      (await admin(svc.base, 'POST', `/accounts/${a.accountId}/keys`, { name: 'bench-test', mode: 'test', rateLimitPerMinute: 1_000_000 })).key));
     const body = JSON.stringify(IMAGE_TO_VIDEO);
     let turn = 0;
     const creates = (keys: string[]) => (c: number, durationS: number) => load({
@@ -35,7 +35,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const drained = async () => {
       const t0 = performance.now();
       for (;;) {
-        const { rows } = await db.query(`SELECT count(*)::int AS n FROM generations WHERE mode = 'test' AND status = 'queued'`);
+        const { rows } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM generations WHERE mode = 'test' AND status = 'queued'`);
         if (rows[0].n === 0) return (performance.now() - t0) / 1000;
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -18,7 +18,7 @@ interface Measured { ms: number; rssBeforeMb: number; peakRssMb: number }
 function measure(kind: 'prose' | 'worst', bytes: number, repeats: number): Promise<Measured> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--import', 'tsx', CHILD, kind, String(bytes), String(repeats)], { timeout: 120_000 }, (err, stdout) => {
-      if (err) reject(err);
+      if (err) reject(new Error(`the text child failed: ${err.message}`, { cause: err }));
       else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Measured);
     });
   });

@@ -29,7 +29,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     let raw = '';
     req.setEncoding('utf8').on('data', (d) => { raw += d; }).on('end', () => {
       const at = performance.now();
-      try { arrivals.set(JSON.parse(raw).data?.id ?? '', at); } catch { /* the baseline's body */ }
+      try { arrivals.set((JSON.parse(raw) as { data?: { id?: string } }).data?.id ?? '', at); } catch { /* the baseline's body */ }
       res.writeHead(204).end();
       waiter?.();
     });

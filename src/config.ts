@@ -32,7 +32,7 @@ export interface Config {
   fetchTimeoutMs: number;
   /** When set, /metrics answers only with `Authorization: Bearer <this token>`. */
   metricsToken: string | null;
-  /** Uploads (CONTRACT.md "Uploads"), retention, `Prefer: wait` and webhooks. */
+  /** Uploads (docs/api.md "Uploads"), retention, `Prefer: wait` and webhooks. */
   uploadLimitBytes: number;
   uploadRetentionSeconds: number;
   /** 0 = outputs are kept forever. */

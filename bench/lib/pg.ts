@@ -22,7 +22,7 @@ export class BenchPostgres {
 
   urlOf(db: string): string { return this.url.replace(/\/postgres$/, `/${db}`); }
 
-  async query<T = any>(sql: string, params: unknown[] = [], db = 'postgres'): Promise<T[]> {
+  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = [], db = 'postgres'): Promise<T[]> {
     const c = new pg.Client({ connectionString: this.urlOf(db) });
     await c.connect();
     try {
@@ -56,7 +56,7 @@ export class BenchPostgres {
     await this.pgHandle.stop();
     this.pgHandle = await startEmbeddedPostgres(this.dir);
     for (const [name, value] of Object.entries(settings)) {
-      const [row] = await this.query(`SELECT current_setting($1) AS v`, [name]);
+      const [row] = await this.query<{ v: string }>(`SELECT current_setting($1) AS v`, [name]);
       if (row.v !== value) throw new Error(`${name} is ${row.v}, not ${value}`);
     }
   }
@@ -78,7 +78,9 @@ export class BenchPostgres {
 
   /** The statements of the scenario databases that took the most time since the last reset. */
   async topStatements(limit = 10): Promise<StatementStat[]> {
-    const rows = await this.query(
+    const rows = await this.query<{
+      calls: string; total_ms: number; mean_exec_time: number; mean_plan: number; wal_bytes: string; query: string; pct: number;
+    }>(
       `WITH s AS (
          SELECT s.calls, s.total_exec_time + s.total_plan_time AS total_ms, s.mean_exec_time, s.total_plan_time / greatest(s.calls, 1) AS mean_plan,
                 s.wal_bytes, regexp_replace(s.query, '\\s+', ' ', 'g') AS query

@@ -65,11 +65,11 @@ function freePort(): Promise<number> {
 // names the render's scratch directory after the generation (rendergate-<id>-XXXX), which is how the
 // start is matched to its create.
 const instant: ModelBackend = {
-  run: async (_inputs, ctx) => {
+  run: (_inputs, ctx) => {
     const at = wallNow();
     const m = /(gen_[0-9a-f]{32})/.exec(path.basename(ctx.workDir));
     starts.push([m ? m[1] : '?', at]);
-    return { kind: 'text', text: 'ok' };
+    return Promise.resolve({ kind: 'text', text: 'ok' });
   },
 };
 
@@ -118,7 +118,7 @@ async function handle(msg: ChildRequest): Promise<unknown> {
             model_id: msg.modelId, inputs: msg.inputs, cost: msg.cost, deadline_s: 3600, cap: null,
           };
           const t = performance.now();
-          const { rows } = await c.query({ name: 'pgcreate', text: 'SELECT outcome FROM rendergate_create_generations($1, $2)', values: [JSON.stringify([item]), 'UTC'] });
+          const { rows } = await c.query<{ outcome: string }>({ name: 'pgcreate', text: 'SELECT outcome FROM rendergate_create_generations($1, $2)', values: [JSON.stringify([item]), 'UTC'] });
           if (rows[0].outcome !== 'created') throw new Error(`pgcreate: ${rows[0].outcome}`);
           latencies.push(performance.now() - t);
         }
@@ -194,7 +194,7 @@ async function handle(msg: ChildRequest): Promise<unknown> {
 
 process.on('message', (raw) => {
   const { seq, ...msg } = raw as ChildRequest & { seq: number };
-  handle(msg as ChildRequest).then(
+  handle(msg).then(
     (result) => process.send!({ seq, ok: true, result }, () => { if (msg.type === 'stop') process.exit(0); }),
     (e: Error) => process.send!({ seq, ok: false, error: e.stack ?? String(e) }),
   );

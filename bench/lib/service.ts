@@ -29,7 +29,18 @@ export async function startRendergate(ctx: BenchContext, databaseUrl: string, op
   }
 }
 
-export interface Reply { status: number; json: any; text: string }
+/**
+ * The fields of the API's answers the benchmark reads. One type for every answer: each caller checks
+ * the status before it reads a field, so an error body (or none) never reaches those reads.
+ */
+export interface Answer {
+  id: string; key: string; accountId: string; status: string; error?: { code: string; message: string };
+  modelId: string; inputs: Record<string, unknown>; costCents: number; email: string; completedAt: string | null;
+  /** an OpenAI chat completion's (/openai/v1) */
+  choices: { message: { content: string } }[];
+}
+
+export interface Reply { status: number; json: Answer; text: string }
 
 export async function call(base: string, method: string, p: string, o: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...o.headers };
@@ -37,12 +48,12 @@ export async function call(base: string, method: string, p: string, o: { key?: s
   if (o.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(base + p, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
   const text = await res.text();
-  let json: any;
+  let json: unknown;
   try { json = JSON.parse(text); } catch { json = undefined; }
-  return { status: res.status, json, text };
+  return { status: res.status, json: json as Answer, text };
 }
 
-export async function admin(base: string, method: string, p: string, body?: unknown) {
+export async function admin(base: string, method: string, p: string, body?: unknown): Promise<Answer> {
   const r = await call(base, method, '/admin/v1' + p, { key: ADMIN_TOKEN, body });
   if (r.status >= 300) throw new Error(`admin ${method} ${p} -> ${r.status} ${r.text}`);
   return r.json;

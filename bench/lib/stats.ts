@@ -3,7 +3,7 @@
 /** The q-th percentile (0..100) of `samples` by nearest rank; null when there are none. */
 export function percentile(samples: ArrayLike<number>, q: number): number | null {
   if (samples.length === 0) return null;
-  const sorted = Float64Array.from(samples as ArrayLike<number>).sort();
+  const sorted = Float64Array.from(samples).sort();
   const rank = Math.min(sorted.length, Math.max(1, Math.ceil((q / 100) * sorted.length)));
   return sorted[rank - 1];
 }

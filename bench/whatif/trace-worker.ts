@@ -22,6 +22,7 @@ const timed = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, into: number
   const t = performance.now();
   try { return await fn.apply(this, a); } finally { into.push(performance.now() - t); }
 };
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with `this` by the wrapper below
 const claim = timed(Claimer.prototype.claim, claims);
 Claimer.prototype.claim = async function (this: Claimer, wanted: number) {
   const jobs = await claim.call(this, wanted);

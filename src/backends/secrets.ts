@@ -1,4 +1,4 @@
-// `${env:NAME}` in a catalog's backend (CONTRACT.md "Backends in the catalog"): read from the
+// `${env:NAME}` in a catalog's backend (docs/backends.md): read from the
 // environment once, at start. A missing variable stops the start naming it (never its value). The
 // values read are kept so that an error message a model server sends back can be scrubbed of them
 // before it reaches a log, a generation's error or the API.

@@ -20,11 +20,11 @@ export interface RenderContext {
    */
   attemptId: string;
   /**
-   * The bytes of an input image given as an upload `url` of the render's account (CONTRACT.md "Uploads"),
+   * The bytes of an input image given as an upload `url` of the render's account (docs/api.md "Uploads"),
    * read from storage, never over the network; null when `url` is not an upload address. A render whose
    * upload is gone fails permanently (RenderError, not retryable).
    */
-  readUpload(url: string): Promise<{ bytes: Buffer; contentType: string } | null>;
+  readUpload: (url: string) => Promise<{ bytes: Buffer; contentType: string } | null>;
   /** The server of the model's pool this render was given at claim (claim.ts); unset for other backends. */
   backendUrl?: string;
   /**

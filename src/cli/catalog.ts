@@ -90,7 +90,7 @@ export async function importCog(url: string, id: string, out: Out): Promise<numb
   const outSchema = resolveRef(root, (schemas.Output ?? {}) as Schema);
   const fileOutput = outSchema.format === 'uri' || (outSchema.type === 'array' && (outSchema.items as Schema)?.format === 'uri');
   const model = {
-    id, name: String((root.info as Schema)?.title ?? id), kind: fileOutput ? 'video' : 'text', description: 'Describe the model for your clients.',
+    id, name: typeof (root.info as Schema)?.title === 'string' ? (root.info as Schema).title as string : id, kind: fileOutput ? 'video' : 'text', description: 'Describe the model for your clients.',
     output: fileOutput ? { type: 'file', contentType: 'video/mp4' } : { type: 'text' },
     fields, price: '100', backend: { driver: 'cog', url: base }, timeLimitSeconds: 300, maxAttempts: 3,
   };

@@ -25,8 +25,8 @@ export async function accountByEmail(q: Queryable, email: string): Promise<{ id:
 }
 
 export async function balanceOf(q: Queryable, id: string): Promise<number> {
-  const { rows } = await q.query('SELECT balance_cents FROM accounts WHERE id = $1', [id]);
-  return (rows[0]?.balance_cents as number | undefined) ?? 0;
+  const { rows } = await q.query<{ balance_cents: number }>('SELECT balance_cents FROM accounts WHERE id = $1', [id]);
+  return rows[0]?.balance_cents ?? 0;
 }
 
 /**
@@ -34,10 +34,10 @@ export async function balanceOf(q: Queryable, id: string): Promise<number> {
  * the account is missing or the guard refused.
  */
 export async function addToBalance(q: Queryable, id: string, cents: number, max: number): Promise<number | null> {
-  const { rows } = await q.query(
+  const { rows } = await q.query<{ balance_cents: number }>(
     `UPDATE accounts SET balance_cents = balance_cents + $2
      WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`, [id, cents, max]);
-  return (rows[0]?.balance_cents as number | undefined) ?? null;
+  return rows[0]?.balance_cents ?? null;
 }
 
 /** Returns cents to the balance (a refund: the charge it returns was taken from this balance). */
@@ -59,7 +59,7 @@ export interface ShortfallRow { id: string; email: string; balanceCents: number;
 
 /** Accounts that owe money after a reversal found too little: they start no live render until paid. */
 export async function accountsWithShortfall(db: Queryable, limit = 100): Promise<ShortfallRow[]> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<{ id: string; email: string; balance_cents: number; shortfall_cents: number }>(
     `SELECT id, email, balance_cents, shortfall_cents FROM accounts WHERE shortfall_cents > 0
      ORDER BY id DESC LIMIT $1`, [limit]);
   return rows.map((r) => ({ id: r.id, email: r.email, balanceCents: r.balance_cents, shortfallCents: r.shortfall_cents }));
@@ -68,7 +68,8 @@ export async function accountsWithShortfall(db: Queryable, limit = 100): Promise
 /** The account's balance and shortfall; null when there is no such account. */
 export async function balanceAndShortfall(db: Queryable, accountId: string):
   Promise<{ balanceCents: number; shortfallCents: number } | null> {
-  const { rows } = await db.query('SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [accountId]);
+  const { rows } = await db.query<{ balance_cents: number; shortfall_cents: number }>(
+    'SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [accountId]);
   return rows[0] ? { balanceCents: rows[0].balance_cents, shortfallCents: rows[0].shortfall_cents } : null;
 }
 

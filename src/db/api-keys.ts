@@ -51,8 +51,8 @@ export async function keyByHash(q: Queryable, hash: Buffer): Promise<KeyRow | nu
 }
 
 export async function accountOfKey(q: Queryable, keyId: string): Promise<string | null> {
-  const { rows } = await q.query('SELECT account_id FROM api_keys WHERE id = $1', [keyId]);
-  return (rows[0]?.account_id as string | undefined) ?? null;
+  const { rows } = await q.query<{ account_id: string }>('SELECT account_id FROM api_keys WHERE id = $1', [keyId]);
+  return rows[0]?.account_id ?? null;
 }
 
 export interface KeyUseRow extends KeyRow { last_used_at: Date | null; spent_today: number }
@@ -81,8 +81,8 @@ export async function keysWithUse(
  */
 export async function lockAndCountLiveKeys(tx: Queryable, accountId: string): Promise<number> {
   await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('keys:' || $1, 0))", [accountId]);
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL',
     [accountId]);
-  return rows[0].n as number;
+  return rows[0].n;
 }

@@ -37,8 +37,8 @@ export async function dumpDatabase(url: string, dir: string, whileConsistent: ()
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // A large table may take longer than any statement limit of the role or the server.
     await client.query("SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0");
-    const serverVersion = (await client.query('SHOW server_version')).rows[0].server_version as string;
-    const migrations = (await client.query('SELECT name FROM schema_migrations ORDER BY name')).rows.map((r) => r.name as string);
+    const serverVersion = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
+    const migrations = (await client.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).rows.map((r) => r.name);
     const tables = await tablesInLoadOrder(client);
     const dumped: TableDump[] = [];
     for (const t of tables) {
@@ -48,7 +48,7 @@ export async function dumpDatabase(url: string, dir: string, whileConsistent: ()
       await pipeline(copy, fs.createWriteStream(path.join(dir, file)));
       dumped.push({ name: t.name, columns: t.columns, rows: copy.rowCount, file });
     }
-    const sequences = (await client.query(
+    const sequences = (await client.query<{ name: string; value: number | null }>(
       `SELECT sequencename AS name, last_value AS value FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1`)).rows;
     await whileConsistent();
     await client.query('COMMIT');
@@ -60,7 +60,7 @@ export async function dumpDatabase(url: string, dir: string, whileConsistent: ()
 }
 
 async function tablesInLoadOrder(client: pg.Client): Promise<{ name: string; columns: string[] }[]> {
-  const { rows } = await client.query(
+  const { rows } = await client.query<{ name: string; columns: string[]; refs: string[] }>(
     `SELECT c.relname AS name,
             array_agg(a.attname::text ORDER BY a.attnum) AS columns,
             coalesce((SELECT array_agg(DISTINCT r.relname::text) FROM pg_constraint f JOIN pg_class r ON r.oid = f.confrelid
@@ -70,7 +70,7 @@ async function tablesInLoadOrder(client: pg.Client): Promise<{ name: string; col
      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
      WHERE c.relkind = 'r' AND c.relname <> 'schema_migrations'
      GROUP BY c.oid, c.relname ORDER BY c.relname`);
-  const byName = new Map(rows.map((r) => [r.name as string, r as { name: string; columns: string[]; refs: string[] }]));
+  const byName = new Map(rows.map((r) => [r.name, r]));
   const ordered: { name: string; columns: string[] }[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (name: string) => {

@@ -8,7 +8,7 @@ export interface StoredMessage { role: string; content: string }
 
 /** The conversation of a generation; null when it was not made from a chat request. */
 export async function generationMessages(db: Db, generationId: string): Promise<StoredMessage[] | null> {
-  const { rows } = await db.query({ name: 'gen-messages', text: 'SELECT messages FROM generation_messages WHERE generation_id = $1',
+  const { rows } = await db.query<{ messages: StoredMessage[] }>({ name: 'gen-messages', text: 'SELECT messages FROM generation_messages WHERE generation_id = $1',
     values: [generationId] });
-  return (rows[0]?.messages as StoredMessage[] | undefined) ?? null;
+  return rows[0]?.messages ?? null;
 }

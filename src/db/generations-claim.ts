@@ -123,13 +123,11 @@ export async function lockModel(tx: Tx, modelId: string): Promise<void> {
 }
 
 export async function runningOfModel(q: Queryable, modelId: string): Promise<number> {
-  return (await q.query({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] })).rows[0].n as number;
+  return (await q.query<{ n: number }>({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] })).rows[0].n;
 }
 
-export async function runningPerUrl(
-  q: Queryable, modelId: string,
-): Promise<Array<{ backend_url: string; n: number }>> {
-  return (await q.query({ name: 'claim-running-per-url', text: RUNNING_PER_URL, values: [modelId] })).rows;
+export async function runningPerUrl(q: Queryable, modelId: string): Promise<Array<{ backend_url: string; n: number }>> {
+  return (await q.query<{ backend_url: string; n: number }>({ name: 'claim-running-per-url', text: RUNNING_PER_URL, values: [modelId] })).rows;
 }
 
 export async function runningOfAccounts(

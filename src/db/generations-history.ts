@@ -28,7 +28,7 @@ export async function historyRows<R>(db: Queryable, accountId: string,
 
 /** Where one generation of the account came from; null when there is no such generation. */
 export async function generationSource(db: Queryable, accountId: string, id: string): Promise<KeyOfRow | null> {
-  const { rows } = await db.query(
+  const { rows } = await db.query<KeyOfRow>(
     `SELECT g.key_id, k.name AS key_name, k.start AS key_start FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
      WHERE g.id = $1 AND g.account_id = $2`, [id, accountId]);
   return rows[0] ?? null;

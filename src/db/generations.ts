@@ -67,7 +67,7 @@ export async function createGenerationWithMessages<T extends object>(q: Queryabl
  * started nor finished at its creation, read from their times (bounded to the rows created shortly before).
  */
 export async function replayRow(q: Queryable, id: string): Promise<Row> {
-  const { rows } = await q.query({ name: 'gen-replay', text: `
+  const { rows } = await q.query<Row>({ name: 'gen-replay', text: `
     SELECT g.id, g.model_id, g.inputs, g.cost_cents, g.created_at, (SELECT count(*)::int FROM (
         SELECT 1 FROM (SELECT model_id, status, started_at, completed_at FROM generations
                        WHERE id < g.id ORDER BY id DESC LIMIT 100000) w
@@ -80,7 +80,7 @@ export async function replayRow(q: Queryable, id: string): Promise<Row> {
 
 /** A generation not deleted, with its account and queue position. */
 export async function liveGeneration(q: Queryable, id: string): Promise<Row | null> {
-  const { rows } = await q.query({ name: 'gen-get',
+  const { rows } = await q.query<Row>({ name: 'gen-get',
     text: `SELECT ${GENERATION_COLUMNS}, account_id, ${QUEUE_POSITION('g')} FROM generations g
            WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
   return rows[0] ?? null;
@@ -89,7 +89,7 @@ export async function liveGeneration(q: Queryable, id: string): Promise<Row | nu
 export interface ListFilter { after: string | null; status: string | null; modelId: string | null; limit: number; mode?: 'live' | 'test' }
 
 export async function listGenerations(q: Queryable, accountId: string, f: ListFilter): Promise<Row[]> {
-  const { rows } = await q.query(
+  const { rows } = await q.query<Row>(
     `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
      WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
        AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) AND mode = $6
@@ -99,7 +99,7 @@ export async function listGenerations(q: Queryable, accountId: string, f: ListFi
 
 /** The row's public columns (and deleted_at), deleted or not. */
 export async function generationRow(q: Queryable, id: string): Promise<Row | null> {
-  const { rows } = await q.query(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
+  const { rows } = await q.query<Row>(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
   return rows[0] ?? null;
 }
 
@@ -123,8 +123,8 @@ export async function forgetContent(q: Queryable, id: string, key: string): Prom
 
 /** The account of a generation (deleted or not), or null. */
 export async function accountOfGeneration(q: Queryable, id: string): Promise<string | null> {
-  const { rows } = await q.query('SELECT account_id FROM generations WHERE id = $1', [id]);
-  return (rows[0]?.account_id as string | undefined) ?? null;
+  const { rows } = await q.query<{ account_id: string }>('SELECT account_id FROM generations WHERE id = $1', [id]);
+  return rows[0]?.account_id ?? null;
 }
 
 export interface SpendRow { label: string; renders: number; spent: number }
@@ -144,18 +144,18 @@ export async function spendOf(q: Queryable, accountId: string, from: Date, to: D
 
 /** Renders waiting for a worker and running now (the queue gauges). */
 export async function queueCounts(q: Queryable): Promise<{ waiting: number; running: number }> {
-  const { rows } = await q.query({ name: 'metrics-queue', text:
+  const { rows } = await q.query<{ waiting: number; running: number }>({ name: 'metrics-queue', text:
     `SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now())::int AS waiting,
             count(*) FILTER (WHERE lease_until >= now())::int AS running
      FROM generations WHERE status = 'queued'` });
-  return { waiting: rows[0].waiting as number, running: rows[0].running as number };
+  return { waiting: rows[0].waiting, running: rows[0].running };
 }
 
 /** Up to 100 queued renders past their deadline, oldest deadline first. */
 export async function pastDeadline(q: Queryable): Promise<string[]> {
-  const { rows } = await q.query(
+  const { rows } = await q.query<{ id: string }>(
     `SELECT id FROM generations WHERE status = 'queued' AND deadline_at < now() ORDER BY deadline_at LIMIT 100`);
-  return rows.map((r) => r.id as string);
+  return rows.map((r) => r.id);
 }
 
 /** Up to 100 files of deleted or refunded renders, still stored. */
@@ -184,11 +184,11 @@ export async function markContentRemoved(q: Queryable, ids: string[]): Promise<v
 
 /** Marks test renders started (their `generation.started` events); returns those still queued. */
 export async function startTestRenders(tx: Tx, ids: string[]): Promise<Set<string>> {
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{ id: string }>(
     `UPDATE generations SET started_at = clock_timestamp()
      WHERE id = ANY ($1) AND mode = 'test' AND status = 'queued' AND started_at IS NULL AND deleted_at IS NULL
      RETURNING id`, [ids]);
-  return new Set(rows.map((r) => r.id as string));
+  return new Set(rows.map((r) => r.id));
 }
 
 export type TestOutput =
@@ -201,12 +201,12 @@ export async function finishTestRenders(tx: Tx, items: { id: string; out: TestOu
   const rows = items.map(({ id, out }) => (out.kind === 'text'
     ? { id, text: out.text }
     : { id, key: out.key, ct: out.contentType, bytes: out.bytes, etag: out.etag }));
-  const r = await tx.query(
+  const r = await tx.query<{ id: string }>(
     `UPDATE generations g SET status = 'succeeded', completed_at = clock_timestamp(), progress = 1,
        text_output = x.text, content_key = x.key, content_type = x.ct, content_bytes = x.bytes, content_etag = x.etag,
        expires_at = CASE WHEN x.key IS NOT NULL AND $2::int > 0 THEN now() + make_interval(secs => $2::int) END
      FROM json_to_recordset($1) AS x(id text, text text, key text, ct text, bytes bigint, etag text)
      WHERE g.id = x.id AND g.mode = 'test' AND g.status = 'queued' AND g.deleted_at IS NULL
      RETURNING g.id`, [JSON.stringify(rows), retentionSeconds]);
-  return new Set(r.rows.map((x) => x.id as string));
+  return new Set(r.rows.map((x) => x.id));
 }

@@ -43,7 +43,7 @@ const MAX_BALANCE = Number.MAX_SAFE_INTEGER;
 interface Locked { balance: number; shortfall: number }
 
 async function lockAccount(tx: Tx, accountId: string): Promise<Locked | null> {
-  const { rows } = await tx.query(
+  const { rows } = await tx.query<{ balance_cents: number; shortfall_cents: number }>(
     'SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1 FOR UPDATE', [accountId]);
   return rows[0] ? { balance: rows[0].balance_cents, shortfall: rows[0].shortfall_cents } : null;
 }

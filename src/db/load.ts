@@ -37,10 +37,10 @@ export async function publicTables(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query(
+    const { rows } = await client.query<{ relname: string }>(
       `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S') ORDER BY 1`);
-    return rows.map((r) => r.relname as string);
+    return rows.map((r) => r.relname);
   } finally {
     await client.end().catch(() => undefined);
   }

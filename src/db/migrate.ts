@@ -22,7 +22,7 @@ export async function migrate(db: Db, dir = MIGRATIONS_DIR, only?: ReadonlySet<s
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query('SELECT name FROM schema_migrations')).rows.map((r) => r.name as string));
+    const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
     for (const file of files) {
       if (done.has(file)) continue;
       const sql = fs.readFileSync(path.join(dir, file), 'utf8');
@@ -47,7 +47,7 @@ export async function migrate(db: Db, dir = MIGRATIONS_DIR, only?: ReadonlySet<s
 /** Names of migrations on disk that the database has not applied (for readiness checks). */
 export async function pendingMigrations(db: Db, dir = MIGRATIONS_DIR): Promise<string[]> {
   const files = fs.readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f));
-  const { rows } = await db.query('SELECT name FROM schema_migrations');
-  const done = new Set(rows.map((r) => r.name as string));
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations');
+  const done = new Set(rows.map((r) => r.name));
   return files.filter((f) => !done.has(f));
 }

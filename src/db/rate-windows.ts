@@ -16,8 +16,8 @@ RETURNING used, granted`;
  */
 export async function leaseWindow(q: Queryable, keyId: string, window: number, ask: number, limit: number):
   Promise<{ used: number; granted: number }> {
-  const { rows } = await q.query({ name: 'rate-lease', text: LEASE, values: [keyId, window, ask, limit] });
-  return { used: rows[0].used as number, granted: rows[0].granted as number };
+  const { rows } = await q.query<{ used: number; granted: number }>({ name: 'rate-lease', text: LEASE, values: [keyId, window, ask, limit] });
+  return { used: rows[0].used, granted: rows[0].granted };
 }
 
 /**

@@ -19,9 +19,15 @@ export async function recordStripeEvent(q: Queryable, e: StripeEventRecord): Pro
 
 export interface StripeEventRow extends StripeEventRecord { id: string; receivedAt: Date }
 
+interface StripeEventDbRow {
+  id: string; event_id: string; type: string; livemode: boolean; account_id: string | null;
+  session_id: string | null; amount_cents: number | null; outcome: StripeOutcome; detail: string | null;
+  received_at: Date;
+}
+
 /** The newest events first; with `accountId`, that account's only. */
 export async function listStripeEvents(q: Queryable, o: { limit: number; accountId?: string }): Promise<StripeEventRow[]> {
-  const { rows } = await q.query(
+  const { rows } = await q.query<StripeEventDbRow>(
     `SELECT * FROM stripe_events WHERE $1::text IS NULL OR account_id = $1 ORDER BY id DESC LIMIT $2`,
     [o.accountId ?? null, o.limit]);
   return rows.map((r) => ({

@@ -22,19 +22,19 @@ export async function takeAttempt(
   q: Queryable, limits: AttemptLimit[], nowMs = Date.now(),
 ): Promise<Taken> {
   const nowS = Math.floor(nowMs / 1000);
-  const { rows } = await q.query({
+  const { rows } = await q.query<{ refused: number; current_attempts: number }>({
     name: 'studio-attempt-take',
     text: `SELECT refused, current_attempts
            FROM rendergate_take_attempt($1::text[], $2::int[], $3::bigint[], $4)`,
     values: [limits.map((l) => l.scope), limits.map((l) => l.max), limits.map((l) => l.windowS),
       nowS],
   });
-  const refused = rows[0].refused as number;
+  const refused = rows[0].refused;
   if (refused === 0) return { ok: true };
   const l = limits[refused - 1];
   const w = windowOf(nowS, l.windowS);
   // Room comes back when the previous window drops out, or a window later if this one is full.
-  const fullNow = (rows[0].current_attempts as number) >= l.max;
+  const fullNow = rows[0].current_attempts >= l.max;
   const retryAfterS = Math.max(1, w + l.windowS * (fullNow ? 2 : 1) - nowS);
   return { ok: false, scope: l.scope, retryAfterS };
 }

@@ -12,9 +12,8 @@ export async function passwordOfEmail(
 }
 
 export async function passwordOf(q: Queryable, accountId: string): Promise<string | null> {
-  const { rows } = await q.query('SELECT password_hash FROM studio_passwords WHERE account_id = $1',
-    [accountId]);
-  return (rows[0]?.password_hash as string | undefined) ?? null;
+  const { rows } = await q.query<{ password_hash: string }>('SELECT password_hash FROM studio_passwords WHERE account_id = $1', [accountId]);
+  return rows[0]?.password_hash ?? null;
 }
 
 /** Sets (or replaces) the account's password hash. */

@@ -25,22 +25,17 @@ const LIVE = `t.token_hash = $1 AND t.purpose = $2 AND t.used_at IS NULL AND t.e
     SELECT 1 FROM studio_passwords p WHERE p.account_id = t.account_id AND p.updated_at >= t.created_at))`;
 
 /** The account of a live token, without using it. */
-export async function liveTokenAccount(
-  q: Queryable, hash: Buffer, purpose: string,
-): Promise<string | null> {
-  const { rows } = await q.query(`SELECT t.account_id FROM studio_tokens t WHERE ${LIVE}`,
-    [hash, purpose]);
-  return (rows[0]?.account_id as string | undefined) ?? null;
+export async function liveTokenAccount(q: Queryable, hash: Buffer, purpose: string): Promise<string | null> {
+  const { rows } = await q.query<{ account_id: string }>(
+    `SELECT t.account_id FROM studio_tokens t WHERE ${LIVE}`, [hash, purpose]);
+  return rows[0]?.account_id ?? null;
 }
 
 /** Uses a live token (once, in the statement that checks it): its account, or null. */
-export async function useTokenRow(
-  q: Queryable, hash: Buffer, purpose: string,
-): Promise<string | null> {
-  const { rows } = await q.query(
-    `UPDATE studio_tokens t SET used_at = now() WHERE ${LIVE} RETURNING t.account_id`,
-    [hash, purpose]);
-  return (rows[0]?.account_id as string | undefined) ?? null;
+export async function useTokenRow(q: Queryable, hash: Buffer, purpose: string): Promise<string | null> {
+  const { rows } = await q.query<{ account_id: string }>(
+    `UPDATE studio_tokens t SET used_at = now() WHERE ${LIVE} RETURNING t.account_id`, [hash, purpose]);
+  return rows[0]?.account_id ?? null;
 }
 
 export async function pruneEndedTokens(q: Queryable): Promise<void> {

@@ -7,10 +7,15 @@ export interface TopupRow {
   creditEntryId: string; refundedCents: number; disputedCents: number; createdAt: Date;
 }
 
-const view = (r: Record<string, unknown>): TopupRow => ({
-  sessionId: r.session_id as string, accountId: r.account_id as string, amountCents: r.amount_cents as number,
-  paymentIntent: r.payment_intent as string | null, creditEntryId: r.credit_entry_id as string,
-  refundedCents: r.refunded_cents as number, disputedCents: r.disputed_cents as number, createdAt: r.created_at as Date,
+interface TopupDbRow {
+  session_id: string; account_id: string; amount_cents: number; payment_intent: string | null;
+  credit_entry_id: string; refunded_cents: number; disputed_cents: number; created_at: Date;
+}
+
+const view = (r: TopupDbRow): TopupRow => ({
+  sessionId: r.session_id, accountId: r.account_id, amountCents: r.amount_cents,
+  paymentIntent: r.payment_intent, creditEntryId: r.credit_entry_id,
+  refundedCents: r.refunded_cents, disputedCents: r.disputed_cents, createdAt: r.created_at,
 });
 
 /**
@@ -28,7 +33,7 @@ export async function insertTopup(tx: Tx, t: { sessionId: string; accountId: str
 
 /** The top-up paid by this PaymentIntent, locked for a reversal; null when none of ours. */
 export async function lockTopupByPayment(tx: Tx, paymentIntent: string): Promise<TopupRow | null> {
-  const { rows } = await tx.query('SELECT * FROM topups WHERE payment_intent = $1 FOR UPDATE', [paymentIntent]);
+  const { rows } = await tx.query<TopupDbRow>('SELECT * FROM topups WHERE payment_intent = $1 FOR UPDATE', [paymentIntent]);
   return rows[0] ? view(rows[0]) : null;
 }
 
@@ -40,7 +45,7 @@ export async function setReversed(tx: Tx, sessionId: string, r: { refundedCents:
 
 /** The account's top-up of this session, once credited; null before (or when it is another's). */
 export async function topupOf(db: Queryable, accountId: string, sessionId: string): Promise<TopupRow | null> {
-  const { rows } = await db.query('SELECT * FROM topups WHERE session_id = $1 AND account_id = $2', [sessionId, accountId]);
+  const { rows } = await db.query<TopupDbRow>('SELECT * FROM topups WHERE session_id = $1 AND account_id = $2', [sessionId, accountId]);
   return rows[0] ? view(rows[0]) : null;
 }
 

@@ -44,21 +44,19 @@ export async function keptUploadIds(
   q: Queryable, accountId: string, ids: string[],
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const { rows } = await q.query(
+  const { rows } = await q.query<{ id: string }>(
     'SELECT id FROM uploads WHERE id = ANY ($1) AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()',
     [ids, accountId]);
-  return new Set(rows.map((r) => r.id as string));
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Marks a kept upload deleted; its storage key, or null when there was none. */
-export async function markUploadDeleted(
-  q: Queryable, accountId: string, id: string,
-): Promise<string | null> {
-  const { rows } = await q.query(
+export async function markUploadDeleted(q: Queryable, accountId: string, id: string): Promise<string | null> {
+  const { rows } = await q.query<{ storage_key: string }>(
     `UPDATE uploads SET deleted_at = now()
      WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL AND expires_at > now()
      RETURNING storage_key`, [id, accountId]);
-  return (rows[0]?.storage_key as string | undefined) ?? null;
+  return rows[0]?.storage_key ?? null;
 }
 
 export async function deleteUploadRows(q: Queryable, ids: string[]): Promise<void> {
@@ -97,10 +95,10 @@ export interface Quota { bytes: number; count: number }
 
 /** Bytes and number of the account's live (not deleted, not expired) uploads. */
 export async function uploadUsage(q: Queryable, accountId: string): Promise<UploadUsage> {
-  const { rows } = await q.query(
+  const { rows } = await q.query<{ bytes: number; n: number }>(
     `SELECT coalesce(sum(size_bytes), 0)::bigint AS bytes, count(*)::int AS n
      FROM uploads WHERE account_id = $1 AND deleted_at IS NULL AND expires_at > now()`, [accountId]);
-  return { usedBytes: Number(rows[0].bytes), count: rows[0].n as number };
+  return { usedBytes: Number(rows[0].bytes), count: rows[0].n };
 }
 
 /** Whether one more upload of `sizeBytes` stays within the quota. */

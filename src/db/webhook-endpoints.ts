@@ -17,9 +17,8 @@ export interface EndpointRow {
 export async function insertEndpointBelow(tx: Tx, max: number,
   e: { id: string; accountId: string; url: string; events: string[]; secret: string }): Promise<EndpointRow | null> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`webhooks:${e.accountId}`]);
-  const { rows: n } = await tx.query(
-    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL',
-    [e.accountId]);
+  const { rows: n } = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL', [e.accountId]);
   if (n[0].n >= max) return null;
   const { rows } = await tx.query(
     'INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING *',

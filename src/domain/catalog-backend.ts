@@ -1,4 +1,4 @@
-// Structural check of a model's `backend` (CONTRACT.md "Backends in the catalog"), one problem per bad
+// Structural check of a model's `backend` (docs/backends.md), one problem per bad
 // key, so `rendergate catalog check` lists them all. The CEL in `inputs`, `bindings`, `messages` and
 // `params` is compiled by catalog-load.ts; secrets (`${env:NAME}`) are only checked for form here and
 // read from the environment at start (src/backends/secrets.ts).
@@ -143,7 +143,7 @@ function checkDriver(driver: BackendBinding['driver'], raw: Raw, bad: Report, re
       const baseUrl = raw.baseUrl ?? DEFAULT_BASE_URL.replicate;
       if (!isHttpUrl(baseUrl) || hasUserinfo(baseUrl)) bad('backend.baseUrl must be an http(s) address without credentials');
       const inputs = checkCelMap(raw.inputs, 'inputs', bad);
-      return { driver, model: raw.model as string, ...(raw.version ? { version: raw.version as string } : {}), apiToken: apiToken ?? '', baseUrl: String(baseUrl).replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
+      return { driver, model: raw.model as string, ...(raw.version ? { version: raw.version as string } : {}), apiToken: apiToken ?? '', baseUrl: (typeof baseUrl === 'string' ? baseUrl : '').replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
     }
     case 'fal': {
       if (!isText(raw.app) || !/^[^/\s]+\/[^\s]+$/.test(raw.app)) bad('backend.app must be owner/app (e.g. fal-ai/some-model)');
@@ -151,7 +151,7 @@ function checkDriver(driver: BackendBinding['driver'], raw: Raw, bad: Report, re
       const baseUrl = raw.baseUrl ?? DEFAULT_BASE_URL.fal;
       if (!isHttpUrl(baseUrl) || hasUserinfo(baseUrl)) bad('backend.baseUrl must be an http(s) address without credentials');
       const inputs = checkCelMap(raw.inputs, 'inputs', bad);
-      return { driver, app: raw.app as string, apiKey: apiKey ?? '', baseUrl: String(baseUrl).replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
+      return { driver, app: raw.app as string, apiKey: apiKey ?? '', baseUrl: (typeof baseUrl === 'string' ? baseUrl : '').replace(/\/+$/, ''), ...(inputs ? { inputs } : {}) };
     }
   }
 }

@@ -69,7 +69,7 @@ function sampleValues(f: FieldDef): (InputValue | undefined)[] {
   else if (f.type === 'url') vals.push(SAMPLE_URL);
   else if (f.type === 'text') vals.push(f.required ? 'x' : '', 'x'.repeat(Math.min(f.maxLength ?? MAX_TEXT_SAMPLE, MAX_TEXT_SAMPLE)));
   else if (f.minimum === undefined && f.maximum === undefined) vals.push(0, 1);
-  else if (f.maximum === undefined) vals.push(f.minimum!, f.minimum! + 1); // stay on the allowed side
+  else if (f.maximum === undefined) vals.push(f.minimum, f.minimum! + 1); // stay on the allowed side
   else if (f.minimum === undefined) vals.push(f.maximum, f.maximum - 1);
   else if (f.integer && f.maximum - f.minimum <= MAX_INTEGER_SPAN) {
     for (let v = f.minimum; v <= f.maximum; v++) vals.push(v);
@@ -128,7 +128,7 @@ function samplePrice(def: ModelDef, price: PriceProgram): string[] {
 export function buildCatalog(doc: unknown, source = 'catalog'): Catalog {
   // A relative workflow path is relative to the catalog file.
   const dir = path.dirname(path.resolve(source));
-  const readJson = (file: string) => JSON.parse(readFileSync(path.resolve(dir, file), 'utf8'));
+  const readJson = (file: string) => JSON.parse(readFileSync(path.resolve(dir, file), 'utf8')) as unknown;
   const { models, problems } = checkCatalogDocument(doc, readJson, filesUnder(dir));
   const compiled: CompiledModel[] = [];
   for (const def of models) {

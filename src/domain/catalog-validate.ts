@@ -61,7 +61,7 @@ function checkTypeKeys(raw: Raw, def: FieldDef, bad: Report): void {
     const same = Array.isArray(values) && values.length > 0
       && (values.every((v) => typeof v === 'string') || values.every((v) => typeof v === 'number' && Number.isFinite(v)));
     if (!same) return bad('values must be a non-empty list of strings, or of numbers (not mixed)');
-    const dup = values.find((v, i) => values.indexOf(v) !== i);
+    const dup: unknown = (values as unknown[]).find((v, i) => (values as unknown[]).indexOf(v) !== i);
     if (dup !== undefined) bad(`values lists ${JSON.stringify(dup)} twice`);
     def.values = values as (string | number)[];
   } else if (def.type === 'number') {

@@ -39,7 +39,7 @@ export type CelMap = Record<string, string>;
 export interface ServerPool { urls: string[]; concurrencyPerUrl: number }
 
 /**
- * Who renders a model (CONTRACT.md "Backends in the catalog"). `local` names a built-in renderer in
+ * Who renders a model (docs/backends.md). `local` names a built-in renderer in
  * src/backends/local; the others are thin clients of a model server's own protocol (src/backends/<driver>).
  * Secrets are kept as written (`${env:NAME}`) here and resolved from the environment at start.
  */

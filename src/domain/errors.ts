@@ -1,4 +1,4 @@
-// The one closed list of error codes (CONTRACT.md "Errors"), each mapped to its HTTP status here and
+// The one closed list of error codes (docs/api.md "Errors"), each mapped to its HTTP status here and
 // nowhere else. Handlers throw ApiError; the HTTP error handler turns it into the body.
 
 export const ERROR_STATUS = {

@@ -15,7 +15,7 @@ function fieldSchema(f: FieldDef): JsonSchema {
       if (f.maxLength !== undefined) s.maxLength = f.maxLength;
       break;
     case 'url':
-      // Form only (CONTRACT "Inputs"): an absolute http(s) address; whether it can be fetched is known at render time.
+      // Form only (docs/api.md "Inputs"): an absolute http(s) address; whether it can be fetched is known at render time.
       s.type = 'string';
       s.format = 'uri';
       s.pattern = '^[hH][tT][tT][pP][sS]?://';

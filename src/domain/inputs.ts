@@ -1,4 +1,4 @@
-// Checks a request's inputs against a model's fields and applies defaults (CONTRACT.md "Inputs").
+// Checks a request's inputs against a model's fields and applies defaults (docs/api.md "Inputs").
 // Each field gets a checker closure built once when the catalog loads; a request only runs them. They
 // are hand-rolled rather than an ajv schema so every bad field gets exactly one short, exact message.
 import type { FieldDef, InputValue, ResolvedInputs } from './catalog.ts';

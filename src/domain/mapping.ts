@@ -1,5 +1,5 @@
-// CEL expressions that turn a model's resolved inputs into what its backend expects (CONTRACT.md
-// "Backends in the catalog": `inputs`, ComfyUI `bindings`, OpenAI `messages` and `params`). They live in
+// CEL expressions that turn a model's resolved inputs into what its backend expects (docs/backends.md
+// "What every driver shares": `inputs`, ComfyUI `bindings`, OpenAI `messages` and `params`). They live in
 // the environment of `price` (pricing.ts: the same variables, types and limits), are parsed and
 // type-checked once at catalog load, and only run per render. Results become plain JSON: CEL ints
 // (BigInt) become numbers, CEL maps objects.
@@ -74,7 +74,7 @@ export function toJson(v: unknown): unknown {
   }
   if (Array.isArray(v)) return v.map(toJson);
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), toJson(x)]));
-  if (typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
+  if (typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJson(x)]));
   }
   throw new MappingError(`yields a value JSON cannot carry (${typeof v})`);

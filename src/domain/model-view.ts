@@ -1,4 +1,4 @@
-// The public face of a model (CONTRACT.md "Models"): what GET /v1/models and /models/detail answer.
+// The public face of a model (docs/api.md "Models"): what GET /v1/models and /models/detail answer.
 // Built key by key from the definition, so price expressions, backends and limits never leak, and a
 // key that does not apply to a field (values on a number, ...) is left out rather than sent as null.
 import type { FieldDef, ModelDef, ModelOutput } from './catalog.ts';
@@ -30,7 +30,7 @@ function toPublicField(f: FieldDef): PublicField {
   return out;
 }
 
-/** The CONTRACT `Model` object of a catalog model. */
+/** The `Model` object (docs/api.md "Models") of a catalog model. */
 export function toPublicModel(model: ModelDef | CompiledModel): PublicModel {
   const def = defOf(model);
   const output: ModelOutput = def.output.type === 'file'

@@ -1,4 +1,4 @@
-// Prices resolved inputs with the model's CEL expression (ARCHITECTURE.md "Prices"): a safe, side-effect
+// Prices resolved inputs with the model's CEL expression (docs/backends.md, docs/api.md): a safe, side-effect
 // free language, parsed and type-checked once at catalog load. The same resolved inputs always give the
 // same price, so the quote, POST /generations and the studio agree.
 //
@@ -111,7 +111,7 @@ function same(v: InputValue): unknown {
 }
 
 function toBigInt(v: InputValue): unknown {
-  return BigInt(v as number);
+  return BigInt(v);
 }
 
 /** Only an integer is a price: a double, even 45.0, means the expression is wrong, not "round it". */

@@ -85,8 +85,10 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
     routerOptions: { maxParamLength: MAX_URL_BYTES },
     // A URL the router cannot decode (bad percent-encoding) or a longer parameter never reaches a route or
     // its hooks; it still gets the contract's body (Fastify's own is another shape).
-    frameworkErrors: (err, req, reply) =>
-      sendError(req, reply.header('x-request-id', req.id), err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? urlTooLong() : err),
+    // sendError sends the reply; its return value (the reply, a thenable) has nothing to wait for.
+    frameworkErrors: (err, req, reply) => {
+      void sendError(req, reply.header('x-request-id', req.id), err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? urlTooLong() : err);
+    },
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId: (req) => {

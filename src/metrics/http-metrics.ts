@@ -32,7 +32,7 @@ export class HttpMetrics {
   observe(route: string, method: string, status: number, seconds: number): void {
     const key = `${method} ${status} ${route}`;
     let s = this.series.get(key);
-    if (!s) this.series.set(key, s = { route, method, status, count: 0, buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0 });
+    if (!s) this.series.set(key, s = { route, method, status, count: 0, buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0 });
     s.count++;
     s.sum += seconds;
     let i = 0;
@@ -50,8 +50,8 @@ export class HttpMetrics {
     for (const s of this.series.values()) {
       const key = `${s.method} ${s.route}`;
       let m = merged.get(key);
-      if (!m) merged.set(key, m = { route: s.route, method: s.method, buckets: new Array(BUCKETS.length + 1).fill(0), sum: 0, count: 0 });
-      s.buckets.forEach((n, i) => { m!.buckets[i] += n; });
+      if (!m) merged.set(key, m = { route: s.route, method: s.method, buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0, count: 0 });
+      s.buckets.forEach((n, i) => { m.buckets[i] += n; });
       m.sum += s.sum;
       m.count += s.count;
     }

@@ -65,7 +65,7 @@ export class Claimer {
   constructor(o: ClaimerOptions) {
     ({ db: this.db, limits: this.limits, owner: this.owner, leaseSeconds: this.leaseSeconds } = o);
     this.accountLimit = o.accountLimit ?? null;
-    this.pools = o.pools ?? new Map();
+    this.pools = o.pools ?? new Map<string, PoolState>();
     this.limitsJson = JSON.stringify(Object.fromEntries(this.limits));
   }
 

@@ -1,8 +1,9 @@
 // Periodic housekeeping, safe to run in every worker process at once (each step is guarded):
 // renders stuck past their deadline end failed and refunded; files of deleted or refunded renders are
 // removed; files of succeeded renders past their expires_at, and uploads expired or deleted, are removed
-// (each once, on whichever node locks it first); idempotency records older than 24 h and stale
-// rate-limit windows and webhook deliveries finished over 30 days ago are pruned.
+// (each once, on whichever node locks it first); idempotency records older than 25 h (docs/api.md
+// promises at least 24 h; the hour more is margin) and stale rate-limit windows and webhook deliveries
+// finished over 30 days ago are pruned.
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { unlessBackingUp } from '../db/backup-lock.ts';

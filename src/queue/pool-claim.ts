@@ -1,4 +1,4 @@
-// Which server of a model's pool a render goes to (CONTRACT.md "Backends in the catalog": `urls`, each
+// Which server of a model's pool a render goes to (docs/backends.md "Pools and health": `urls`, each
 // taking `concurrencyPerUrl` renders at once). Decided at claim, under the model's advisory lock (the
 // lock claim.ts takes for model limits), from the renders of the model running on each server across
 // the whole cluster: the healthy server with the fewest, if it has room. A render keeps its server in

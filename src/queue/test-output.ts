@@ -39,7 +39,7 @@ export function testDuration(inputs: ResolvedInputs): number {
 
 /** The text answer of a test render of a text model. */
 export function testText(def: ModelDef, inputs: ResolvedInputs): string {
-  const given = [inputs.text, inputs.prompt].find((v) => typeof v === 'string') as string | undefined;
+  const given = [inputs.text, inputs.prompt].find((v): v is string => typeof v === 'string');
   const echo = given ? ` Input: ${given.slice(0, 200)}${given.length > 200 ? '…' : ''}` : '';
   return `[test] ${def.id} would answer here; nothing was rendered or charged.${echo}`;
 }

@@ -1,4 +1,4 @@
-// RenderContext.readUpload for the worker: an image input given as an upload `url` (CONTRACT.md
+// RenderContext.readUpload for the worker: an image input given as an upload `url` (docs/api.md
 // "Uploads") is read from storage, never fetched over the network, and only when the upload belongs to
 // the render's account and is still kept. A gone upload fails the render for good (refunded).
 import type { Readable } from 'node:stream';

@@ -31,7 +31,7 @@ export function addressKey(ip: string): string {
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
   const groups = ip.includes('::')
-    ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+    ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 

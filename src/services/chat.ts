@@ -10,7 +10,10 @@ import type { LiveText } from '../queue/live-text.ts';
 import type { Generations, Payer } from './generations.ts';
 import type { KeyMode } from './keys.ts';
 
-/** The longest a chat answer waits for its render (CONTRACT: "answered when final, within 60 s"). */
+/**
+ * The longest a chat answer waits for its render (docs/api.md "OpenAI-compatible endpoints": answered
+ * when final, within 60 s).
+ */
 export const CHAT_WAIT_SECONDS = 60;
 
 export interface ChatStarted {

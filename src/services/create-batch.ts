@@ -57,7 +57,8 @@ export class CreateBatcher {
     while (this.inFlight < MAX_IN_FLIGHT && this.waiting.length > 0) {
       const batch = this.waiting.splice(0, MAX_BATCH);
       this.inFlight++;
-      this.run(batch).finally(() => { this.inFlight--; this.send(); });
+      // Nobody waits for the batch as a whole: run() settles each item's own promise, which its caller awaits.
+      void this.run(batch).finally(() => { this.inFlight--; this.send(); });
     }
   }
 
@@ -79,7 +80,7 @@ export class CreateBatcher {
     for (let attempt = 1; ; attempt++) {
       try {
         return await createGenerations<CreateOutcome & { idx: number }>(this.db, JSON.stringify(items), this.timeZone,
-          items.map((x) => x.model_id as string));
+          items.map((x) => x.model_id));
       } catch (e) {
         if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
       }

@@ -1,4 +1,4 @@
-// The public shape of a generation (CONTRACT.md "Generations" and "Generation: new fields"), built from its row.
+// The public shape of a generation (docs/api.md "Generations"), built from its row.
 export type GenerationRow = Record<string, unknown> & {
   id: string; model_id: string; inputs: Record<string, unknown>; status: string;
   cost_cents: number; refunded_cents: number; content_key: string | null; content_type: string | null;
@@ -39,7 +39,7 @@ export function generationView(r: GenerationRow, publicUrl: string): Record<stri
  * Events are sent at a start or a final status, where the queue position is null by definition.
  */
 export function snapshotView(snap: Record<string, unknown>, publicUrl: string): Record<string, unknown> {
-  const date = (k: string) => (typeof snap[k] === 'string' ? new Date(snap[k] as string) : null);
+  const date = (k: string) => (typeof snap[k] === 'string' ? new Date(snap[k]) : null);
   return generationView({
     ...(snap as GenerationRow), created_at: date('created_at')!, started_at: date('started_at'), completed_at: date('completed_at'),
     expires_at: date('expires_at'), content_removed_at: date('content_removed_at'), queue_position: null,

@@ -248,7 +248,7 @@ export class Generations {
   }
 
   /**
-   * Cancels a render (CONTRACT.md "Cancel"): a queued one, waiting or running, becomes refunded with its
+   * Cancels a render (docs/api.md "Cancel"): a queued one, waiting or running, becomes refunded with its
    * charge returned, in the same guarded transition DELETE uses, and whichever worker runs it is told to
    * stop. A refunded one is answered unchanged; a succeeded or failed one is 409.
    */

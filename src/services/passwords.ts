@@ -29,7 +29,7 @@ export const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>".]{1,63}$/;
 export async function checkPassword(db: Db, email: string, password: string): Promise<string | null> {
   const r = await passwordOfEmail(db, email);
   const ok = await verify(r?.password_hash ?? await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
-  return r && ok ? (r.id as string) : null;
+  return r && ok ? (r.id) : null;
 }
 
 /** A new password; every unused link of the account is voided with it. */

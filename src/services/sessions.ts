@@ -46,7 +46,7 @@ export class Sessions {
     const r = await liveSession(this.db, sha(id), IDLE_MS / 1000);
     if (!r || (kind === 'admin') !== (r.account_id === null)) return null;
     if (kind === 'admin' && !(r.admin_token_hash && r.admin_token_hash.equals(this.console))) return null;
-    if (Date.now() - (r.last_seen_at as Date).getTime() > TOUCH_MS) {
+    if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) {
       await touchSession(this.db, sha(id));
     }
     return { accountId: r.account_id, email: r.email, balanceCents: r.balance_cents ?? 0, lastSeenAt: r.last_seen_at };

@@ -1,4 +1,4 @@
-// Uploaded images (CONTRACT.md "Uploads"): checked by decoding them, stored through Storage, owned by an
+// Uploaded images (docs/api.md "Uploads"): checked by decoding them, stored through Storage, owned by an
 // account and kept until they expire. An upload's `url` used as a render input is checked here at quote
 // and create, and read from storage by the worker (src/queue/upload-reader.ts), never over the network.
 import { unlessBackingUp } from '../db/backup-lock.ts';

@@ -1,4 +1,4 @@
-// Requests held by `Prefer: wait` (CONTRACT.md "Waiting instead of polling"), by generation id. They are
+// Requests held by `Prefer: wait` (docs/api.md "Waiting instead of polling"), by generation id. They are
 // woken by the change notifications the generation cache already hears (one LISTEN connection per
 // process, migrations/005 and 008), never by a polling loop. Bounded: past `max` held requests, a new
 // one is answered at once, as without the header.

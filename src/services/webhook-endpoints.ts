@@ -1,4 +1,4 @@
-// Webhook endpoints of an account and their deliveries (CONTRACT.md "Webhooks"). Events are written by
+// Webhook endpoints of an account and their deliveries (docs/api.md "Webhooks"). Events are written by
 // a trigger in the same transaction as the change (migrations/009); the workers deliver them
 // (src/webhooks/dispatcher.ts). This is the account's view of both.
 import crypto from 'node:crypto';
@@ -20,12 +20,12 @@ export const MAX_ENDPOINTS = 10;
 const checkUrl = compileFieldCheck({ name: 'url', type: 'url', required: true, default: null });
 const notFound = () => new ApiError('WEBHOOK_ENDPOINT_NOT_FOUND', 'No such webhook endpoint.');
 
-function view(r: EndpointRow, withSecret: boolean) {
-  const v: Record<string, unknown> = { id: r.id, url: r.url, events: r.events };
-  if (withSecret) v.secret = r.secret;
-  v.enabled = r.enabled;
-  v.createdAt = r.created_at.toISOString();
-  return v;
+export interface EndpointView { id: string; url: string; events: string[]; secret?: string; enabled: boolean; createdAt: string }
+
+function view(r: EndpointRow, withSecret: boolean): EndpointView {
+  // the secret (when shown) before `enabled`: the answer's field order
+  return { id: r.id, url: r.url, events: r.events, ...(withSecret ? { secret: r.secret } : {}),
+    enabled: r.enabled, createdAt: r.created_at.toISOString() };
 }
 
 /** `{ url, events? }`, every bad field named. */
@@ -78,11 +78,11 @@ export class WebhookEndpoints {
     return view(await this.row(accountId, id), true);
   }
 
-  async list(accountId: string, q: { limit: number; cursor: string | null }): Promise<Page<Record<string, unknown>>> {
+  async list(accountId: string, q: { limit: number; cursor: string | null }): Promise<Page<EndpointView>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await liveEndpoints(this.db, accountId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => view(r, false));
-    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };
+    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
   }
 
   /** Deleted endpoints get no new events; their pending deliveries end failed when next attempted. */
@@ -101,7 +101,7 @@ export class WebhookEndpoints {
       lastResponseStatus: r.last_response_status, lastError: r.last_error, createdAt: r.created_at.toISOString(),
       nextAttemptAt: r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
     }));
-    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null };
+    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
   }
 
   /**

@@ -1,7 +1,7 @@
 // Every error leaves the service as the contract's body, mapped in this one place. A handler throws;
 // it never builds an error body itself.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../domain/errors.ts';
+import { ApiError, ERROR_STATUS } from '../domain/errors.ts';
 
 /** Errors that mean the database (or another dependency) is unreachable, not that we have a bug. */
 export function isUnavailable(e: unknown): boolean {
@@ -64,5 +64,5 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, e: unknown):
   const body: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details) body.details = err.details;
   body.requestId = req.id;
-  return reply.code(ERROR_STATUS[err.code as ErrorCode]).type('application/json; charset=utf-8').send(body);
+  return reply.code(ERROR_STATUS[err.code]).type('application/json; charset=utf-8').send(body);
 }

@@ -17,7 +17,8 @@ import { checkInvariants } from '../helpers/invariants.ts';
 import { awayFromMinuteEdge } from '../helpers/minute.ts';
 import { ADMIN } from '../helpers/service.ts';
 import { startProcess, startS3, writeCatalog, type Proc, type S3Server } from './infra.ts';
-import { cluster, runPool, sampleRunning, sleep, until, type Answer } from './load.ts';
+import { cluster, runPool, sampleRunning, sleep, type Answer } from './load.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { cogFake, type CogFake } from '../fakes/cog.ts';
 
 const TEXT = 'rendergate/shot-list'; // limited to one render at a time, cluster-wide, by the test's catalog
@@ -37,7 +38,7 @@ let env: Record<string, string> = {};
 const apis: Proc[] = [];
 let sampler: Awaited<ReturnType<typeof sampleRunning>> | null = null;
 const workers: Proc[] = [];
-const call = cluster(() => apis.map((a) => a.base!));
+const call = cluster(() => apis.map((a) => a.base));
 const timings: string[] = [];
 let t0 = Date.now();
 const phase = (name: string) => { timings.push(`${name} ${((Date.now() - t0) / 1000).toFixed(1)}s`); t0 = Date.now(); };
@@ -118,10 +119,10 @@ const textBody = (i: number, extra: Record<string, unknown> = {}) => ({
 });
 
 async function allFinal(accountIds: string[], timeoutMs: number) {
-  await until('every generation final', async () => {
+  await waitFor('every generation final', async () => {
     const { rows } = await db!.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued' AND account_id = ANY($1)`, [accountIds]);
     return rows[0].n === 0;
-  }, timeoutMs, 200);
+  }, { timeoutMs, intervalMs: 200 });
 }
 
 it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restart, limits, fairness, money', async () => {
@@ -140,7 +141,7 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   const aStarts = fair.rows.filter((r) => r.account_id === A.id).map((r) => (r.started_at as Date).getTime());
   const bStarts = fair.rows.filter((r) => r.account_id === B.id).map((r) => (r.started_at as Date).getTime());
   const bRanks = fair.rows.flatMap((r, rank) => (r.account_id === B.id ? [rank] : []));
-  expect(Math.max(...bStarts), `B's renders started at ranks ${bRanks} of ${fair.rows.length}`).toBeLessThan(aStarts[aStarts.length - 20]);
+  expect(Math.max(...bStarts), `B's renders started at ranks ${bRanks.join(',')} of ${fair.rows.length}`).toBeLessThan(aStarts[aStarts.length - 20]);
   phase('fairness backlog rendered');
 
   // ---- The load: videos through S3 (two of them held on their input image so that they are
@@ -177,13 +178,13 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   // same port, and SIGKILL a worker whose render is waiting on its held image; its supervisor starts a
   // new worker.
   const chaos = (async () => {
-    await until('both held renders fetching their image', async () => heldPaths.every((p) => (img!.hits[p] ?? 0) > 0), 30_000, 20);
+    await waitFor('both held renders fetching their image', () => heldPaths.every((p) => (img!.hits[p] ?? 0) > 0), { timeoutMs: 30_000, intervalMs: 20 });
     const { rows } = await db!.query(`SELECT lease_owner FROM generations WHERE id = ANY($1) AND lease_owner IS NOT NULL`, [heldIds]);
     const holders = rows.map((r) => Number((r.lease_owner as string).split(':')[1]));
     const victim = workers.find((w) => holders.includes(w.pid));
-    expect(victim, `a worker holds a held render (owners ${holders})`).toBeDefined();
+    expect(victim, `a worker holds a held render (owners ${holders.join(',')})`).toBeDefined();
     const restart = (async () => {
-      await until('a quarter of the load sent', async () => done >= jobs.length / 4, 60_000, 10);
+      await waitFor('a quarter of the load sent', () => done >= jobs.length / 4, { timeoutMs: 60_000, intervalMs: 10 });
       const port = apis[1].port;
       phase(`api ${apis[1].pid} stopping at ${done}/${jobs.length} requests`);
       expect(await apis[1].kill('SIGTERM')).toBe(0);
@@ -191,7 +192,7 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
       restarted();
       phase(`api restarted at ${done}/${jobs.length} requests`);
     })();
-    await until('half of the load sent', async () => done >= jobs.length / 2, 60_000, 10);
+    await waitFor('half of the load sent', () => done >= jobs.length / 2, { timeoutMs: 60_000, intervalMs: 10 });
     await victim!.kill('SIGKILL');
     phase(`worker ${victim!.pid} killed at ${done}/${jobs.length} requests`);
     heldPaths.forEach((p) => img!.release(p));
@@ -240,10 +241,10 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
 
   // Cancelling through an API stops the render on whichever worker runs it (LISTEN/NOTIFY).
   const doomed = (await create(0, B.key, video(99, img!.url('/held/cancel.png')), 'cancel-0')).json.id as string;
-  await until('the doomed render fetching its image', async () => (img!.hits['/held/cancel.png'] ?? 0) > 0, 30_000, 20);
+  await waitFor('the doomed render fetching its image', () => (img!.hits['/held/cancel.png'] ?? 0) > 0, { timeoutMs: 30_000, intervalMs: 20 });
   expect((await call(1, 'DELETE', `/v1/generations/${doomed}`, { key: B.key })).json).toEqual({ id: doomed, deleted: true });
-  await until('the worker stopping the cancelled render', async () => workers.some((w) =>
-    new RegExp(`"generationId":"${doomed}"[^\n]*"msg":"render cancelled"`).test(w.output())), 10_000, 50);
+  await waitFor('the worker stopping the cancelled render', () => workers.some((w) =>
+    new RegExp(`"generationId":"${doomed}"[^\n]*"msg":"render cancelled"`).test(w.output())), { timeoutMs: 10_000, intervalMs: 50 });
   expect((await db!.query(`SELECT status, lease_owner FROM generations WHERE id = $1`, [doomed])).rows).toEqual([{ status: 'refunded', lease_owner: null }]);
   phase('limits, caps, revocation, cancellation checked');
 
@@ -251,13 +252,13 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   // its lease lapses.
   // Clients poll until nothing of theirs is queued, through both APIs.
   for (const [n, acct] of [L, C].entries()) {
-    await until('every generation final', async () => {
+    await waitFor('every generation final', async () => {
       const r = await call(n, 'GET', '/v1/generations?status=queued&limit=1', { key: acct.key });
       return r.status === 200 && r.json.data.length === 0;
-    }, 300_000, 250); // generous: on a 2-core machine shared with the rest of the suite this took up to 2 min
+    }, { timeoutMs: 300_000, intervalMs: 250 }); // generous: on a 2-core machine shared with the rest of the suite this took up to 2 min
   }
   expect((await db!.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`)).rows[0].n).toBe(0);
-  const { max, samples, busy } = await sampler!.stop();
+  const { max, samples, busy } = await sampler.stop();
   phase('all final');
 
   // Idempotency: each key gave one generation, whichever API answered and however often it was sent.

@@ -11,6 +11,7 @@ import S3rver from 's3rver';
 import { parseDocument } from 'yaml';
 import { DEFAULT_CATALOG_PATH } from '../../src/domain/catalog-load.ts';
 import { freePort } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -40,6 +41,8 @@ export async function startS3(dir: string, bucket: string): Promise<S3Server> {
 export function writeCatalog(file: string, concurrency: Record<string, number>, extra: Record<string, unknown>[] = []): string {
   const doc = parseDocument(fs.readFileSync(DEFAULT_CATALOG_PATH, 'utf8'));
   const models = [...doc.toJS().models, ...extra] as Array<Record<string, unknown>>;
+  // Examples name files beside the catalog file, which this copy (written to `file`) has not.
+  for (const m of models) delete m.examples;
   for (const m of models) if (concurrency[m.id as string]) m.concurrency = concurrency[m.id as string];
   for (const id of Object.keys(concurrency)) if (!models.some((m) => m.id === id)) throw new Error(`no model ${id} in the catalog`);
   doc.set('models', models);
@@ -76,16 +79,20 @@ export async function startProcess(role: 'api' | 'worker', env: Record<string, s
     env: { ...process.env, ...env, RENDERGATE_ROLE: role, HOST: '127.0.0.1', PORT: String(p), RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${p}` },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  proc.stdout!.on('data', (d) => { out += d; });
-  proc.stderr!.on('data', (d) => { out += d; });
+  proc.stdout.on('data', (d) => { out += d; });
+  proc.stderr.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const base = `http://127.0.0.1:${p}`;
-  for (const until = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${role} exited at start: ${out}`);
-    if (Date.now() > until) { proc.kill('SIGKILL'); throw new Error(`${role} did not get ready: ${out}`); }
-    const ready = (role === 'api' || out.includes('rendergate is running')) && await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
-    if (ready) break;
+  const ready = waitFor(`${role} to get ready`, async () =>
+    (role === 'api' || out.includes('rendergate is running')) && await fetch(`${base}/healthz`).then((r) => r.ok, () => false), { intervalMs: 100 });
+  const died = exited.then(() => { throw new Error(`${role} exited at start: ${out}`); });
+  try {
+    await Promise.race([ready, died]);
+  } catch (e) {
+    proc.kill('SIGKILL');
+    throw new Error(`${role} did not get ready: ${out}`, { cause: e });
   }
+  died.catch(() => { /* an exit after the start is the test's to see, through `exited` */ });
   const alive = () => proc.exitCode === null && proc.signalCode === null;
   return {
     role, pid: proc.pid!, base, port: p, output: () => out, exited, alive,

@@ -53,14 +53,6 @@ export async function runPool<T, R>(items: T[], concurrency: number, fn: (item: 
   return out;
 }
 
-export async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs = 100): Promise<T> {
-  for (const end = Date.now() + timeoutMs; ; await sleep(everyMs)) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-  }
-}
-
 /**
  * Counts, every few milliseconds, the renders of `modelId` holding a live lease (running, as the
  * claimer counts them), on a connection of its own; `stop()` returns the samples' maximum and count.
@@ -73,7 +65,7 @@ export async function sampleRunning(url: string, modelId: string, everyMs = 5) {
   let max = 0;
   let samples = 0;
   let busy = 0;
-  let failure: unknown = null;
+  let failure: Error | null = null;
   const loop = (async () => {
     while (!stopped && failure === null) {
       const { rows } = await c.query(
@@ -83,7 +75,7 @@ export async function sampleRunning(url: string, modelId: string, everyMs = 5) {
       samples++;
       await sleep(everyMs);
     }
-  })().catch((e) => { failure = e; });
+  })().catch((e: unknown) => { failure = e instanceof Error ? e : new Error(String(e)); });
   return {
     stop: async () => {
       stopped = true;

@@ -24,7 +24,7 @@ const TEXT = { modelId: 'rendergate/shot-list', inputs: { text: 'A cyclist cross
 async function json(base: string, method: string, p: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status >= 300) throw new Error(`${method} ${p} -> ${res.status} ${await res.text()}`);
-  return res.json() as Promise<any>;
+  return res.json();
 }
 
 interface Shot { rps: number; p50: number; p99: number; non2xx: number; errors: number }

@@ -17,6 +17,7 @@ import { checkInvariants } from '../helpers/invariants.ts';
 import { imageServer } from '../helpers/images.ts';
 import { ADMIN, client } from '../helpers/service.ts';
 import { spawnService, type Spawned } from '../helpers/spawned.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -76,7 +77,7 @@ it('a backup taken under load restores into a new data dir that adds up and serv
         await new Promise((res) => setTimeout(res, 50));
       }
     })();
-    while (n < 103) await new Promise((res) => setTimeout(res, 20)); // the load is under way before the backup starts
+    await waitFor('the load under way before the backup starts', () => n >= 103);
     const { stdout } = await cli(['backup', '--out', archive], source);
     loading = false;
     await load;

@@ -11,6 +11,7 @@ import { imageServer } from '../helpers/images.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
 import { ADMIN, client } from '../helpers/service.ts';
 import { embeddedUrl, spawnService, type Spawned } from '../helpers/spawned.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-crash-'));
 fs.chmodSync(dir, 0o755);
@@ -37,9 +38,7 @@ it('SIGKILL mid-render, restart on the same data dir: every render ends, money i
     for (let i = 0; i < 4; i++) ids.push((await create('rendergate/image-to-video', { prompt: `q${i}`, image: img.url('/a.png') })).json.id);
     for (let i = 0; i < 4; i++) ids.push((await create('rendergate/shot-list', { text: `Sentence ${i}. Another sentence here.` })).json.id);
     // wait until renders are running (held ones are mid-fetch), then kill without warning
-    for (const until = Date.now() + 20_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
-      if ((img.hits['/held/0.png'] ?? 0) + (img.hits['/held/1.png'] ?? 0) >= 2) break;
-    }
+    await waitFor('two renders fetching their held image', () => (img.hits['/held/0.png'] ?? 0) + (img.hits['/held/1.png'] ?? 0) >= 2, { intervalMs: 50 });
     current.proc.kill('SIGKILL');
     await current.exited;
 
@@ -47,14 +46,14 @@ it('SIGKILL mid-render, restart on the same data dir: every render ends, money i
     for (let i = 0; i < 4; i++) img.release(`/held/${i}.png`);
     const api2 = client(current.base);
     const final: Record<string, string> = {};
-    for (const until = Date.now() + 120_000; Object.keys(final).length < ids.length && Date.now() < until; await new Promise((r) => setTimeout(r, 250))) {
+    await waitFor('every render final', async () => {
       for (const id of ids) {
         if (final[id]) continue;
         const r = await api2.call('GET', `/v1/generations/${id}`, { key: a.key });
         if (r.json.status !== 'queued') final[id] = r.json.status;
       }
-    }
-    expect(Object.keys(final)).toHaveLength(ids.length);
+      return Object.keys(final).length === ids.length;
+    }, { timeoutMs: 120_000, intervalMs: 250 });
     expect(Object.values(final).every((s) => s === 'succeeded')).toBe(true);
     for (const id of ids.slice(0, 8)) {
       const f = await fetch(`${current.base}/v1/generations/${id}/content`, { headers: { authorization: `Bearer ${a.key}` } });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.ts';
 import { client, freePort, startTestService, type TestService } from '../helpers/service.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-dbfreeze-'));
 fs.chmodSync(dir, 0o755);
@@ -68,9 +69,9 @@ it('every request that needs the frozen database answers 503 with Retry-After wi
 
   for (const pid of frozen) process.kill(pid, 'SIGCONT');
   frozen = [];
-  for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 200))) {
+  await waitFor('serving again', async () => {
     const r = await create();
-    if (r.status === 202) break;
-    if (Date.now() > end) throw new Error(`not serving again: ${r.status} ${r.text}`);
-  }
+    expect(r.status, r.text).toBe(202);
+    return true;
+  }, { timeoutMs: 30_000, intervalMs: 200 });
 }, 120_000);

@@ -12,7 +12,7 @@ import { checkInvariants } from '../helpers/invariants.ts';
 import { ADMIN, client } from '../helpers/service.ts';
 import { embeddedUrl, spawnService, type Spawned } from '../helpers/spawned.ts';
 import { cogFake } from '../fakes/cog.ts';
-import { until } from '../fakes/http-util.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-remote-crash-'));
 fs.chmodSync(dir, 0o755);
@@ -39,11 +39,11 @@ it('SIGKILL during a Cog prediction: re-run as a new prediction after restart, c
     cog.script.push({ kind: 'hang' });
     const r = await api.call('POST', '/v1/generations', { key: a.key, body: { modelId: 't/cog', inputs: { prompt: 'crash' } }, headers: { 'idempotency-key': crypto.randomUUID() } });
     const id = r.json.id as string;
-    await until(() => cog.predictions.some((p) => p.id === `${id}-1`), 30_000, 'the first prediction');
+    await waitFor('the first prediction', () => cog.predictions.some((p) => p.id === `${id}-1`), { timeoutMs: 30_000 });
     current.proc.kill('SIGKILL');
     await current.exited;
     // The connection of the synchronous prediction closed with the process: Cog cancels it.
-    await until(() => cog.disconnected.includes(`${id}-1`), 10_000, 'the disconnect');
+    await waitFor('the disconnect', () => cog.disconnected.includes(`${id}-1`), { timeoutMs: 10_000 });
 
     current = await spawnService(env);
     const api2 = client(current.base);

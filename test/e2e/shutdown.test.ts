@@ -9,6 +9,7 @@ import { afterAll, expect, it } from 'vitest';
 import { imageServer } from '../helpers/images.ts';
 import { ADMIN, client } from '../helpers/service.ts';
 import { spawnService, type Spawned } from '../helpers/spawned.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-term-'));
 fs.chmodSync(dir, 0o755);
@@ -33,14 +34,13 @@ it('SIGTERM drains: in-grace render completes, the other is handed back and runs
     });
     const quick = (await create('/held/quick.png')).json.id;
     const slow = (await create('/held/slow.png')).json.id;
-    for (const until = Date.now() + 10_000; Date.now() < until && !(img.hits['/held/quick.png'] && img.hits['/held/slow.png']);) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor('both renders fetching their image', () => img.hits['/held/quick.png'] && img.hits['/held/slow.png'], { intervalMs: 50 });
     const t0 = Date.now();
     current.proc.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    // no longer accepting connections
-    await expect(fetch(`${current.base}/healthz`)).rejects.toThrow();
+    // no longer accepting connections, while the quick render (still held) keeps the process alive
+    const { base } = current;
+    await waitFor('the listener closed', () => fetch(`${base}/healthz`).then(() => false, () => true));
+    expect(current.proc.exitCode).toBeNull();
     img.release('/held/quick.png');
     expect(await current.exited).toBe(0);
     // The slow render is held until after the restart: without the hand-back the process would never
@@ -54,14 +54,8 @@ it('SIGTERM drains: in-grace render completes, the other is handed back and runs
     const api2 = client(current.base);
     expect(fs.readFileSync(path.join(dataDir, 'postgres', 'server.log'), 'utf8')).not.toMatch(/not properly shut down/);
     img.release('/held/slow.png');
-    const status = async (id: string) => {
-      // a generous overall wait: a render on a machine busy with the suite's other files can take a while
-      for (const until = Date.now() + 120_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-        const g = (await api2.call('GET', `/v1/generations/${id}`, { key: a.key })).json;
-        if (g.status !== 'queued') return g;
-      }
-      throw new Error('still queued');
-    };
+    // a generous overall wait: a render on a machine busy with the suite's other files can take a while
+    const status = (id: string) => api2.waitFinal(a.key, id, 120_000);
     const q = await status(quick);
     expect(q.status).toBe('succeeded');
     expect(new Date(q.completedAt).getTime()).toBeLessThan(Date.now() - 500); // finished before the restart

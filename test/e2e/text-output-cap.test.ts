@@ -13,6 +13,7 @@ import { cogFake, type CogFake } from '../fakes/cog.ts';
 import { freshDatabase } from '../helpers/db.ts';
 import { ADMIN, client } from '../helpers/service.ts';
 import { spawnService, type Spawned } from '../helpers/spawned.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let cog: CogFake;
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   const model = {
     id: 't/cog-text', name: 'Cog text', kind: 'text', description: 'A remote text model.', output: { type: 'text' },
     fields: [{ name: 'text', type: 'text', required: true, maxLength: 2000 }],
-    price: '3', backend: { driver: 'cog', url: cog.base }, timeLimitSeconds: 60, maxAttempts: 1,
+    price: '3', backend: { driver: 'cog', url: cog.base }, openai: { input: 'text' }, timeLimitSeconds: 60, maxAttempts: 1,
   };
   fs.writeFileSync(path.join(dir, 'catalog.yaml'), stringify({ models: [model] }));
   dbh = await freshDatabase();
@@ -60,9 +61,7 @@ it('a 60 MB Cog text output fails OUTPUT_TOO_LARGE, refunded, unread; another ac
     headers: { 'idempotency-key': crypto.randomUUID() } });
   expect(g.status).toBe(202);
   // B asks who it is while A's prediction is in flight at the fake (which sleeps delayMs, then sends)
-  for (const end = Date.now() + 30_000; !cog.predictions.some((p) => p.id.startsWith(g.json.id)); await new Promise((r) => setTimeout(r, 20))) {
-    if (Date.now() > end) throw new Error('the prediction did not arrive');
-  }
+  await waitFor('the prediction at the fake', () => cog.predictions.some((p) => p.id.startsWith(g.json.id)));
   let answeredInFlight = 0; // answers between the prediction's arrival and the render's end
   const done = api.waitFinal(a.key, g.json.id, 60_000);
   let final: any = null;
@@ -71,7 +70,7 @@ it('a 60 MB Cog text output fails OUTPUT_TOO_LARGE, refunded, unread; another ac
     const me = await api.call('GET', '/v1/me', { key: b.key });
     expect(me.status).toBe(200);
     answeredInFlight++;
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 10)); // pacing of B's requests, not a wait for an event
   }
   const end = await done;
   expect(answeredInFlight).toBeGreaterThan(0);

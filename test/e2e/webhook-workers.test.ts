@@ -12,6 +12,7 @@ import { ADMIN, client, startTestService, type TestService } from '../helpers/se
 import { spawnService, type Spawned } from '../helpers/spawned.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let api: TestService;
@@ -50,7 +51,7 @@ it('two workers deliver every event, never one attempt twice at once; a SIGKILLe
     key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text: `Take ${i}. The tide turns. A gull lands.` } }, headers: { 'idempotency-key': crypto.randomUUID() },
   });
   const ids = (await Promise.all(Array.from({ length: 20 }, (_, i) => create(i)))).map((r) => r.json.id as string);
-  await rx.until((r) => ids.every((id) => ['generation.started', 'generation.succeeded'].every((t) => r.some((x) => x.body.data.id === id && x.body.type === t))), 90_000);
+  await waitFor('the webhooks', () => ids.every((id) => ['generation.started', 'generation.succeeded'].every((t) => rx.received.some((x) => x.body.data.id === id && x.body.type === t))), { timeoutMs: 90_000 });
   expect(rx.received.every((x) => x.verified)).toBe(true);
   expect(rx.maxConcurrentPerId()).toBe(1);
   const { rows: per } = await dbh.db.query(
@@ -61,23 +62,22 @@ it('two workers deliver every event, never one attempt twice at once; a SIGKILLe
   const hang = (await c.call('POST', '/v1/webhook-endpoints', { key: a.key, body: { url: rx.url('/hang-first'), events: ['generation.succeeded'] } })).json;
   rx.secret('/hang-first', hang.secret);
   const g = (await create(99)).json.id as string;
-  await rx.until((r) => r.some((x) => x.path === '/hang-first' && x.body.data.id === g));
+  await waitFor('the webhooks', () => rx.received.some((x) => x.path === '/hang-first' && x.body.data.id === g));
   const { rows: [held] } = await dbh.db.query(`SELECT id, lease_owner FROM webhook_deliveries WHERE endpoint_id = $1`, [hang.id]);
   const pid = Number(String(held.lease_owner).split(':')[1]);
   const victim = workers.find((w) => w.proc.pid === pid)!;
   expect(victim).toBeDefined();
   victim.proc.kill('SIGKILL');
   await victim.exited;
-  await rx.until((r) => r.filter((x) => x.path === '/hang-first').length === 2, 90_000);
+  await waitFor('the webhooks', () => rx.received.filter((x) => x.path === '/hang-first').length === 2, { timeoutMs: 90_000 });
   const [first, second] = rx.received.filter((x) => x.path === '/hang-first');
   expect([first.id, second.id]).toEqual([held.id, held.id]);
   expect(second.verified).toBe(true);
-  for (const end = Date.now() + 30_000; ; await new Promise((r) => setTimeout(r, 100))) {
-    const { rows: [d] } = await dbh.db.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [held.id]);
-    // the killed worker's attempt was never recorded: the survivor's is the first
-    if (d.status === 'delivered') { expect(d.attempts).toBe(1); break; }
-    if (Date.now() > end) throw new Error('not recorded');
-  }
+  const d = await waitFor('the delivery recorded', async () => {
+    const { rows: [x] } = await dbh.db.query('SELECT status, attempts FROM webhook_deliveries WHERE id = $1', [held.id]);
+    return x.status === 'delivered' && x;
+  }, { intervalMs: 100 });
+  expect(d.attempts).toBe(1); // the killed worker's attempt was never recorded: the survivor's is the first
   expect(rx.maxConcurrentPerId()).toBe(1);
   await checkInvariants(dbh.db);
 }, 240_000);

@@ -26,9 +26,3 @@ export function send(res: http.ServerResponse, status: number, body: unknown, he
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Resolves when `pred` holds, checking every 20 ms; rejects after `ms`. */
-export async function until(pred: () => boolean | Promise<boolean>, ms = 30_000, what = 'condition'): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(20)) if (await pred()) return;
-  throw new Error(`timed out waiting for ${what}`);
-}

@@ -1,4 +1,4 @@
-// The money invariants every scenario ends with (ARCHITECTURE.md "Money"). Each query returns the rows
+// The money invariants every scenario ends with (docs/architecture.md "Money"). Each query returns the rows
 // that break a rule; all must be empty.
 import { expect } from 'vitest';
 import type { Queryable } from '../../src/db/pool.ts';

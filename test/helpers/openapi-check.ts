@@ -20,7 +20,7 @@ export class OpenApiChecker {
 
   constructor(readonly doc: Doc) {
     addFormats(this.#ajv);
-    this.#ajv.addSchema(doc as object, 'doc');
+    this.#ajv.addSchema(doc, 'doc');
     for (const [template, item] of Object.entries(doc.paths)) {
       const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
       for (const method of Object.keys(item)) this.#routes.push({ method, re, template });

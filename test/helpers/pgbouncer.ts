@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './service.ts';
+import { waitFor } from './wait.ts';
 
 export const PGBOUNCER = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((p) => fs.existsSync(p)) ?? null;
 
@@ -37,17 +38,15 @@ pidfile = ${dir}/pgbouncer.pid
   const ids = process.getuid?.() === 0
     ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) }
     : {};
-  if (ids.uid !== undefined) fs.chownSync(dir, ids.uid, ids.gid!);
+  if (ids.uid !== undefined) fs.chownSync(dir, ids.uid, ids.gid);
   const proc: ChildProcess = spawn(PGBOUNCER, [path.join(dir, 'pgbouncer.ini')], { ...ids, stdio: 'ignore' });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-  for (const until = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 100))) {
-    if (proc.exitCode !== null) throw new Error(`pgbouncer exited: ${fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8')}`);
-    if (Date.now() > until) throw new Error('pgbouncer did not listen');
-    const up = await new Promise<boolean>((r) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); r(true); }).on('error', () => r(false));
-    });
-    if (up) break;
-  }
+  const connects = () => new Promise<boolean>((r) => {
+    const s = net.connect(port, '127.0.0.1', () => { s.destroy(); r(true); }).on('error', () => r(false));
+  });
+  const state = await waitFor('pgbouncer to listen', async () =>
+    (proc.exitCode !== null ? 'exited' : (await connects()) && 'up'), { timeoutMs: 20_000, intervalMs: 100 });
+  if (state === 'exited') throw new Error(`pgbouncer exited: ${fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8')}`);
   const url = new URL(serverUrl);
   url.host = `127.0.0.1:${port}`;
   return {

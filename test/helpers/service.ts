@@ -9,6 +9,7 @@ import { startService, type Running } from '../../src/app.ts';
 import type { ModelBackend } from '../../src/backends/types.ts';
 import type { Role } from '../../src/config.ts';
 import { checkerFor } from './openapi-check.ts';
+import { waitFor } from './wait.ts';
 
 export const ADMIN = 'test-admin-token-0123456789abcdef';
 
@@ -78,12 +79,11 @@ export function client(base: string) {
   };
   /** Polls a generation until it leaves `queued`; null once it is gone (deleted). */
   const waitFinal = async (key: string, id: string, ms = 60_000): Promise<any> => {
-    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+    const final = await waitFor(`generation ${id} to leave queued`, async () => {
       const r = await call('GET', `/v1/generations/${id}`, { key });
-      if (r.status === 404) return null;
-      if (r.json.status !== 'queued') return r.json;
-    }
-    throw new Error(`generation ${id} still queued after ${ms} ms`);
+      return r.status === 404 ? { gone: true as const } : r.json.status !== 'queued' && { json: r.json };
+    }, { timeoutMs: ms, intervalMs: 100 });
+    return 'gone' in final ? null : final.json;
   };
   return { call, admin, account, waitFinal };
 }

@@ -1,7 +1,8 @@
 // A webhook receiver outside our product, as a customer runs one: it verifies each request with the
 // `standardwebhooks` package (standard-webhooks/standard-webhooks, libraries/javascript), as its README
 // shows, and answers per path: /ok 204, /fail-N 500 for the first N attempts of each webhook-id then 200,
-// /hang-first holds the first attempt of each id open and never answers it (200 afterwards), /gone 410.
+// /hang-first holds the first attempt of each id open and never answers it (200 afterwards), /gone 410,
+// any other path 200.
 // It records every request and how many attempts of one webhook-id were ever in flight at once.
 import http from 'node:http';
 import { Webhook } from 'standardwebhooks';
@@ -15,7 +16,6 @@ export async function webhookReceiver() {
   const inFlight = new Map<string, number>();
   let maxConcurrentPerId = 0;
   const hung: http.ServerResponse[] = [];
-  const listeners: Array<() => void> = [];
   const server = http.createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8').on('data', (d) => { raw += d; }).on('end', () => {
@@ -36,7 +36,6 @@ export async function webhookReceiver() {
         }
       } catch { /* recorded as not verified */ }
       received.push({ path, id, timestamp: String(req.headers['webhook-timestamp']), body: JSON.parse(raw), verified, at: Date.now() });
-      listeners.splice(0).forEach((f) => f());
       const fail = /^\/fail-(\d+)$/.exec(path);
       if (path === '/gone') res.writeHead(410).end();
       else if (fail && n <= Number(fail[1])) res.writeHead(500).end('no');
@@ -46,16 +45,8 @@ export async function webhookReceiver() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  /** Resolves once `check` holds over what was received (re-checked on every request). */
-  const until = async (check: (r: Received[]) => boolean, ms = 60_000) => {
-    const end = Date.now() + ms;
-    while (!check(received)) {
-      if (Date.now() > end) throw new Error(`webhooks not received: ${JSON.stringify(received.map((r) => [r.path, r.body.type]))}`);
-      await new Promise<void>((r) => { listeners.push(r); setTimeout(r, 200); });
-    }
-  };
   return {
-    base, received, until,
+    base, received,
     url: (path: string) => base + path,
     secret: (path: string, secret: string) => secrets.set(path, secret),
     maxConcurrentPerId: () => maxConcurrentPerId,

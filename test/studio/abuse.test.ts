@@ -8,6 +8,7 @@ import { serviceFixture } from '../helpers/fixture.ts';
 import { ADMIN, startTestService, type TestService } from '../helpers/service.ts';
 import { PASSWORD, uniqueEmail } from './helpers.ts';
 import { StudioSession } from './http-session.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '0' } });
 /** A second node on the same database with tighter limits and another admin token. */
@@ -153,7 +154,7 @@ describe('sign-up', () => {
       await s.get('/signup');
       expect((await s.post('/signup', { email: fresh, password: PASSWORD })).status).toBe(303);
       expect((await s.post('/signup', { email: taken, password: 'not the owner password' })).status).toBe(303);
-      for (const until = Date.now() + 30_000; mails.length === 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+      await waitFor('the mail', () => mails.length > 0, { timeoutMs: 30_000, intervalMs: 100 });
       expect(mails.map((m) => m.to)).toEqual([taken]);
       expect(mails[0].body).toContain('Someone tried to create a Rendergate account');
     } finally {

@@ -14,7 +14,8 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
-import { accountIdOf, eventually, signUp } from './helpers.ts';
+import { accountIdOf, signUp } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2', RENDERGATE_WEBHOOK_RETRY_SECONDS: '1,1' } });
@@ -75,7 +76,7 @@ describe('the studio people choose', () => {
     // The example: its output plays from our origin; Try this fills the form (the images become uploads).
     const example = page.getByRole('article').filter({ hasText: 'Day turns to dusk' });
     const video = example.locator('video');
-    await eventually(async () => expect(await video.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(1), 20_000);
+    await waitFor('the example video loaded', async () => { expect(await video.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(1); return true; }, { timeoutMs: 20_000, intervalMs: 200 });
     expect(await video.evaluate((v: HTMLVideoElement) => v.duration)).toBeCloseTo(3, 0);
     await example.getByRole('button', { name: /Try this/ }).click();
     await page.getByText('The form holds the example').waitFor();
@@ -83,7 +84,7 @@ describe('the studio people choose', () => {
     expect(await page.getByLabel('First frame', { exact: true }).inputValue()).toMatch(/\/v1\/uploads\/upl_/);
     expect(await page.getByLabel('Resolution', { exact: true }).inputValue()).toBe('540p');
     await page.locator('img.preview').first().waitFor({ state: 'visible' });
-    await eventually(async () => expect(await page.locator('#price').textContent()).toBe('€0.20'));
+    await waitFor('the example price', async () => { expect(await page.locator('#price').textContent()).toBe('€0.20'); return true; }, { intervalMs: 200 });
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
     await page.locator('video').first().waitFor({ timeout: 120_000 });
@@ -162,30 +163,32 @@ describe('the studio people choose', () => {
     expect(await page.content()).not.toContain(secret);
     const made = await f.api.call('POST', '/v1/generations', { key, headers: { 'idempotency-key': 'choose-3' },
       body: { modelId: 'rendergate/shot-list', inputs: { text: 'For the webhook.' } } });
-    await hooks.until((r) => r.some((x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id));
-    await eventually(async () => {
+    await waitFor('the webhook', () => hooks.received.some((x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id));
+    await waitFor('the delivery shown delivered', async () => {
       await page.goto('/webhooks');
       expect(await page.getByRole('row').filter({ hasText: 'generation.succeeded' }).getByRole('cell').first().textContent()).toMatch(/^delivered/);
-    }, 20_000);
+      return true;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
     const row = page.getByRole('row').filter({ hasText: 'generation.succeeded' });
     expect(await row.locator('td[data-label=Attempts]').textContent()).toBe('1');
     await row.getByRole('button', { name: /Resend/ }).click();
     await page.getByText('The delivery is being sent again now.').waitFor();
-    await hooks.until((r) => r.filter((x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id).length === 2);
+    await waitFor('the resent webhook', () => hooks.received.filter((x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id).length === 2);
     const sent = hooks.received.filter((x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id);
     expect(sent[1].id).toBe(sent[0].id); // the same webhook-id: the receiver can tell it is the same event
     expect(sent.every((x) => x.verified)).toBe(true);
-    await eventually(async () => {
+    await waitFor('the second attempt shown', async () => {
       await page.goto('/webhooks');
       expect(await page.getByRole('row').filter({ hasText: 'generation.succeeded' }).locator('td[data-label=Attempts]').textContent()).toBe('2');
-    }, 20_000);
+      return true;
+    }, { timeoutMs: 20_000, intervalMs: 200 });
     // Delete: another endpoint goes, the first stays (and shows on the later pages and screenshots).
     await page.getByLabel('Endpoint address').fill(hooks.url('/gone'));
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.goto('/webhooks');
     expect(await page.getByRole('article').count()).toBe(2);
     await page.getByRole('button', { name: `Delete ${hooks.url('/gone')}` }).click();
-    await eventually(async () => expect(await page.getByRole('article').count()).toBe(1));
+    await waitFor('the endpoint deleted', async () => { expect(await page.getByRole('article').count()).toBe(1); return true; }, { intervalMs: 200 });
     await page.getByRole('heading', { name: hooks.url('/ok') }).waitFor();
     await context.close();
   });
@@ -226,7 +229,7 @@ describe('the studio people choose', () => {
       await page.locator('rapi-doc').waitFor();
       await page.getByRole('navigation', { name: 'API sections' }).getByRole('link', { name: 'Generations' }).click();
       // RapiDoc scrolls its section into view (then names the operation in view in the address).
-      await eventually(async () => expect((await page.locator('[id="tag--Generations"]').boundingBox())!.y).toBeLessThan(200), 10_000);
+      await waitFor('the section scrolled into view', async () => { expect((await page.locator('[id="tag--Generations"]').boundingBox())!.y).toBeLessThan(200); return true; }, { timeoutMs: 10_000, intervalMs: 200 });
       expect(foreign).toEqual([]);
       expect(errors).toEqual([]);
       const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);

@@ -22,19 +22,6 @@ export async function signIn(page: Page, email: string, password = PASSWORD) {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** Waits (generously) until `fn` holds, checking again after each failure. */
-export async function eventually<T>(fn: () => Promise<T>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (Date.now() > until) throw e;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
 export async function accountIdOf(db: { query: (q: string, v: unknown[]) => Promise<{ rows: { id: string }[] }> }, email: string) {
   const { rows } = await db.query('SELECT id FROM accounts WHERE lower(email) = lower($1)', [email]);
   expect(rows).toHaveLength(1);

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { ADMIN } from '../helpers/service.ts';
 import { awayFromMinuteEdge } from '../helpers/minute.ts';
-import { accountIdOf, eventually, PASSWORD, uniqueEmail } from './helpers.ts';
+import { accountIdOf, PASSWORD, uniqueEmail } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 import { StudioSession } from './http-session.ts';
 import { issueToken } from '../../src/services/one-time-links.ts';
 import { inviteLink } from '../../src/services/invites.ts';
@@ -192,11 +193,11 @@ describe('smaller', () => {
     const { key } = await f.api.account(0);
     await f.dbh.db.query('UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1', [crypto.createHash('sha256').update(key).digest()]);
     // Revocation reaches the key cache within a second.
-    const revoked = await eventually(async () => {
+    const revoked = await waitFor('the key refused as revoked', async () => {
       const r = await f.api.call('GET', '/v1/models', { key });
       expect(r.json.code).toBe('API_KEY_REVOKED');
       return r;
-    }, 10_000);
+    }, { timeoutMs: 10_000, intervalMs: 200 });
     expect(revoked.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
   });
 });

@@ -1,5 +1,5 @@
 // Qualities people notice: the first page is small and served by us alone (no CDN), every page works by
-// keyboard and fits a phone's width. (choose.test.ts takes the README's screenshots.)
+// keyboard and fits a phone's width. (choose.test.ts takes docs/studio.md's screenshots.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { serviceFixture } from '../helpers/fixture.ts';

@@ -9,10 +9,11 @@ import type { Browser } from 'playwright-core';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { startTestService } from '../helpers/service.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
-import { accountIdOf, eventually, PASSWORD, signUp, uniqueEmail } from './helpers.ts';
+import { accountIdOf, PASSWORD, signUp, uniqueEmail } from './helpers.ts';
 import { StudioSession } from './http-session.ts';
 import { issueToken } from '../../src/services/one-time-links.ts';
 import { inviteLink } from '../../src/services/invites.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
 let browser: Browser;
@@ -213,7 +214,7 @@ describe('studio security', () => {
 
     const accountId = await accountIdOf(f.dbh.db, email);
     const expiring = await issueToken(f.dbh.db, accountId, 'reset', 1);
-    await eventually(async () => expect((await s.get(`/reset/${expiring}`)).status).toBe(410), 10_000);
+    await waitFor('the link to expire', async () => { expect((await s.get(`/reset/${expiring}`)).status).toBe(410); return true; }, { timeoutMs: 10_000, intervalMs: 200 });
     expect((await s.post(`/reset/${expiring}`, { password: 'a new password' })).status).toBe(410);
     // an invite link is not a reset link
     const inv2 = await issueToken(f.dbh.db, accountId, 'invite');

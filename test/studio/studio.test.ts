@@ -1,12 +1,14 @@
 // The studio in a real headless Chromium, driven as a person would: every element found by its role or
-// label (the names CONTRACT.md "Studio" fixes). One browser for the file, a fresh profile per test.
+// label (the names the pages in src/studio/views give them). One browser for the file, a fresh profile
+// per test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import sharp from 'sharp';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
-import { accountIdOf, eventually, PASSWORD, signIn, signUp } from './helpers.ts';
+import { accountIdOf, PASSWORD, signIn, signUp } from './helpers.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
 let browser: Browser;
@@ -20,7 +22,7 @@ describe('studio accounts', () => {
   it('signs up, signs out, refuses a wrong password, signs in, changes the password', async () => {
     const { context, page } = await freshPage(browser, f.svc.base);
     const email = await signUp(page);
-    await expect(page.getByText('Balance')).toBeTruthy();
+    await page.getByText('Balance').first().waitFor({ state: 'visible' }); // throws if it never shows
     expect(await page.locator('#balance').textContent()).toContain('€0.00');
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
@@ -54,7 +56,7 @@ describe('studio renders', () => {
     const quoted = (await f.api.call('POST', '/v1/quote', { key: (await f.api.account(0)).key,
       body: { modelId: 'rendergate/shot-list', inputs: { text: 'A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.', max_items: 12 } } })).json.costCents;
     await page.getByLabel('Most items', { exact: true }).fill('12');
-    await eventually(async () => expect(await price.textContent()).toBe(`€${(quoted / 100).toFixed(2)}`));
+    await waitFor('the quoted price', async () => { expect(await price.textContent()).toBe(`€${(quoted / 100).toFixed(2)}`); return true; }, { intervalMs: 200 });
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
     const row = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Shot list' }) });
@@ -116,7 +118,7 @@ describe('studio renders', () => {
     await held.getByText('refunded').first().waitFor();
     // The header's balance follows the refund without a reload.
     const { rows } = await f.dbh.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [await accountIdOf(f.dbh.db, email)]);
-    await eventually(async () => expect(await page.locator('#balance strong').textContent()).toBe(`€${(rows[0].balance_cents / 100).toFixed(2)}`), 10_000);
+    await waitFor('the new balance', async () => { expect(await page.locator('#balance strong').textContent()).toBe(`€${(rows[0].balance_cents / 100).toFixed(2)}`); return true; }, { timeoutMs: 10_000, intervalMs: 200 });
     await checkInvariants(f.dbh.db);
     await context.close();
   });
@@ -165,15 +167,16 @@ describe('studio API keys and usage', () => {
     await page.goto('/keys');
     await keyRow.getByRole('button', { name: 'Revoke' }).click();
     await keyRow.getByText('revoked').waitFor();
-    await eventually(async () => expect((await f.api.call('GET', '/v1/me', { key })).json.code).toBe('API_KEY_REVOKED'), 5_000);
+    await waitFor('the key to be refused', async () => { expect((await f.api.call('GET', '/v1/me', { key })).json.code).toBe('API_KEY_REVOKED'); return true; }, { timeoutMs: 5_000, intervalMs: 200 });
 
     await page.getByRole('link', { name: 'Usage' }).click();
     const ledger = page.getByRole('table', { name: /Credits, charges and refunds/ });
     expect(await ledger.getByRole('row').count()).toBe(4); // header, the credit, two charges
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
-    const text = await new Promise<string>((resolve, reject) => csv.createReadStream().then((s) => {
-      let out = ''; s.on('data', (d) => { out += d; }); s.on('end', () => resolve(out)); s.on('error', reject);
-    }, reject));
+    const stream = await csv.createReadStream();
+    const text = await new Promise<string>((resolve, reject) => {
+      let out = ''; stream.on('data', (d) => { out += String(d); }); stream.on('end', () => resolve(out)); stream.on('error', reject);
+    });
     const lines = text.trim().split('\r\n');
     expect(lines[0]).toBe('id,createdAt,kind,amountCents,amountEur,generationId,reason');
     expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['"charge"', '"charge"', '"credit"']);
@@ -195,9 +198,9 @@ describe('studio uploads', () => {
     await page.getByText('does not decode as image/png').waitFor();
     const png = await sharp({ create: { width: 320, height: 180, channels: 3, background: { r: 30, g: 160, b: 90 } } }).png().toBuffer();
     await page.getByLabel('Upload a file for Image').setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: png });
-    await eventually(async () => expect(await page.getByLabel('Image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)));
+    await waitFor('the upload URL in the field', async () => { expect(await page.getByLabel('Image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)); return true; }, { intervalMs: 200 });
     const preview = page.getByRole('img', { name: 'Preview of Image' });
-    await eventually(async () => expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320));
+    await waitFor('the preview to load', async () => { expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320); return true; }, { intervalMs: 200 });
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('video').waitFor({ timeout: 90_000 });
     await context.close();

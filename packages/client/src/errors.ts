@@ -44,7 +44,7 @@ export function parseRetryAfter(value: string | null): number | undefined {
 export async function errorFromResponse(res: Response): Promise<RendergateError> {
   let body: Partial<{ code: string; message: string; details: unknown[]; requestId: string }> = {};
   try {
-    body = await res.json();
+    body = (await res.json()) as typeof body;
   } catch {
     // not the contract's body (a proxy's page, say): keep the status
   }

@@ -36,9 +36,12 @@ const MAX_RETRY_AFTER_S = 60;
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    // Rejects with the signal's own reason, whatever the caller aborted with, as fetch() does.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     if (signal?.aborted) { reject(signal.reason); return; }
     const done = () => { signal?.removeEventListener('abort', abort); resolve(); };
     const t = setTimeout(done, ms);
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     const abort = () => { clearTimeout(t); reject(signal!.reason); };
     signal?.addEventListener('abort', abort, { once: true });
   });

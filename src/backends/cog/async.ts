@@ -76,5 +76,5 @@ async function put(o: AsyncOptions, body: string, async: boolean, signal: AbortS
   if (!res.ok) throw await errorFor(res, c, [409, 503]);
   const p = await readJson(res, c, o.limitBytes);
   if (typeof p !== 'object' || p === null || typeof (p as Prediction).status !== 'string') throw malformed('Cog prediction', 'no status');
-  return p as Prediction;
+  return p;
 }

@@ -11,7 +11,7 @@ import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
 import { call, errorFor, malformed, readBounded, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
 import { inlineUploads, saveOutput } from '../shared/output.ts';
-import { serverOf, timeLeft, originOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { originOf, serverOf, textOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import type { Prediction } from './receiver.ts';
 import { predictAsync } from './async.ts';
@@ -41,7 +41,7 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
       // answer is read only as far as its text may go: a 60 MB string stops being read at a few MB.
       const p = await readJson(res, o, answerLimit);
       if (typeof p !== 'object' || p === null || typeof (p as Prediction).status !== 'string') throw malformed('Cog prediction', 'no status');
-      return p as Prediction;
+      return p;
     } finally {
       observe('predict', t0);
     }
@@ -89,7 +89,7 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
         }
         if (p.status === 'failed') {
           deps.metrics.backendErrors.inc({ driver: 'cog', code: 'MODEL_FAILED' });
-          throw new RenderError('MODEL_FAILED', `The model failed: ${redact(String(p.error ?? 'no reason given')).slice(0, 300)}`, false);
+          throw new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(p.error ?? 'no reason given')).slice(0, 300)}`, false);
         }
         if (p.status === 'canceled') throw new RenderError('BACKEND_CANCELLED', 'The model server cancelled the prediction.', true);
         if (p.status !== 'succeeded') throw malformed('Cog prediction', `status ${p.status} in a final answer`);
@@ -107,8 +107,8 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
       // a few bytes of JSON; a larger answer is not read (and not healthy)
       const raw = await readBounded(res, 64 * 1024, null).catch(() => null);
       let body: { status?: unknown } | null = null;
-      try { body = raw ? JSON.parse(raw.toString('utf8')) : null; } catch { /* not JSON: not healthy */ }
-      if (!res.ok || !HEALTHY.includes(String(body?.status))) throw new Error(`status ${String(body?.status ?? res.status)}`);
+      try { body = raw ? JSON.parse(raw.toString('utf8')) as { status?: unknown } | null : null; } catch { /* not JSON: not healthy */ }
+      if (!res.ok || !HEALTHY.includes(textOf(body?.status))) throw new Error(`status ${textOf(body?.status ?? res.status)}`);
     },
   };
 }

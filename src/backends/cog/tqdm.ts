@@ -1,5 +1,5 @@
 // Progress from a Cog prediction's `logs`: Cog models print tqdm bars, which Cog passes on as text
-// (PROTOCOLS: "Progress is not structured: tqdm lines in logs"). tqdm's default format is
+// (Cog has no structured progress: only tqdm lines in the logs). tqdm's default format is
 // `{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}]`, each
 // update ending in `\r` on a terminal or `\n` in a log. The last line with a bar gives the fraction:
 // its `N%|` when it has one, else its `n/total [`.

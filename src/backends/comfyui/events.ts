@@ -4,6 +4,7 @@
 // null, prompt_id }` or `execution_success` when the prompt is done; `execution_error` and
 // `execution_interrupted` when it is not. Binary frames are previews, ignored.
 import WebSocket from 'ws';
+import { textOf } from '../shared/driver.ts';
 
 export type PromptEnd = { kind: 'done' } | { kind: 'error'; message: string } | { kind: 'interrupted' } | { kind: 'disconnected' };
 
@@ -28,7 +29,7 @@ export function followPrompt(ws: WebSocket, promptId: string, progress: (fractio
       if (isBinary) return;
       let msg: { type?: string; data?: Record<string, unknown> };
       try {
-        msg = JSON.parse(raw.toString());
+        msg = JSON.parse((raw as Buffer).toString('utf8')) as typeof msg; // text frames arrive as a Buffer
       } catch {
         return;
       }
@@ -36,7 +37,7 @@ export function followPrompt(ws: WebSocket, promptId: string, progress: (fractio
       if (d.prompt_id !== promptId) return;
       if (msg.type === 'progress' && typeof d.value === 'number' && typeof d.max === 'number' && d.max > 0) progress(Math.min(0.99, d.value / d.max));
       else if ((msg.type === 'executing' && d.node === null) || msg.type === 'execution_success') finish({ kind: 'done' });
-      else if (msg.type === 'execution_error') finish({ kind: 'error', message: String(d.exception_message ?? d.exception_type ?? 'no reason given') });
+      else if (msg.type === 'execution_error') finish({ kind: 'error', message: textOf(d.exception_message ?? d.exception_type ?? 'no reason given') });
       else if (msg.type === 'execution_interrupted') finish({ kind: 'interrupted' });
     });
     ws.once('close', () => finish({ kind: 'disconnected' }));

@@ -12,7 +12,7 @@ import { RenderError, type RenderOutput } from '../types.ts';
 import { call, errorFor, malformed, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
 import { inlineUploads, saveOutput, tqdmProgress } from '../shared/output.ts';
 import { firstUrl, pollJson } from '../shared/poll.ts';
-import { originOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { originOf, textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
 interface Status { status?: string; queue_position?: number; logs?: { message?: string }[] | null; error?: unknown }
 
@@ -57,7 +57,7 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
           }
           return s?.status === 'COMPLETED';
         });
-        if (status.error) throw new RenderError('MODEL_FAILED', `The model failed: ${redact(String(status.error)).slice(0, 300)}`, false);
+        if (status.error) throw new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(status.error)).slice(0, 300)}`, false);
         const res = await call(`${requests}/${encodeURIComponent(id)}`, { headers }, o);
         if (!res.ok) {
           const err = await errorFor(res, { ...o, what: 'fal result' });

@@ -21,6 +21,8 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      // the promise's own rejection, passed on as it is
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
     );
   });

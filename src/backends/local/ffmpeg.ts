@@ -71,12 +71,12 @@ export async function runFfmpeg(run: FfmpegRun): Promise<void> {
     const timer = setTimeout(() => kill(new RenderError('RENDER_TIMEOUT',
       `Encoding took longer than its limit of ${Math.round(run.timeLimitMs / 100) / 10} s.`, true)), run.timeLimitMs);
 
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (text: string) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
       stderrTail = (stderrTail + text).slice(-STDERR_TAIL_BYTES);
     });
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (text: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (text: string) => {
       const lines = (stdoutRest + text).split('\n');
       stdoutRest = lines.pop() ?? '';
       for (const line of lines) {

@@ -5,7 +5,10 @@ import winkNLP, { type ItemSentence, type ItsFunction } from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
 
 const nlp = winkNLP(model);
-const its = nlp.its;
+// wink's its.* helpers are plain functions that its types declare as methods.
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const { pos, type, stopWordFlag, lemma } = nlp.its;
+const its = { pos, type, stopWordFlag, lemma };
 // wink's types do not admit its.lemma as a token function (it needs the model's add-ons, which this model has).
 const lemmaOf = its.lemma as unknown as ItsFunction<string>;
 
@@ -47,10 +50,10 @@ export function analyse(text: string): Sentence[] {
   doc.sentences().each((s: ItemSentence) => {
     if (sentences.length >= MAX_RANKED_SENTENCES) return; // the rest of a pathological text is not read
     const tokens = s.tokens();
-    const words = tokens.out() as string[];
-    const pos = tokens.out(its.pos) as string[];
-    const lemmas = (tokens.out(lemmaOf) as string[]).map((l) => l.toLowerCase());
-    const types = tokens.out(its.type) as string[];
+    const words = tokens.out();
+    const pos = tokens.out(its.pos);
+    const lemmas = tokens.out(lemmaOf).map((l) => l.toLowerCase());
+    const types = tokens.out(its.type);
     const stop = tokens.out(its.stopWordFlag) as boolean[];
     const usable = (i: number) => types[i] === 'word' && !stop[i] && lemmas[i].length > 1;
 
@@ -78,7 +81,7 @@ export function analyse(text: string): Sentence[] {
       else closeRun(i);
     }
     closeRun(words.length);
-    const sentenceText = (s.out() as string).replace(/\s+/g, ' ').trim();
+    const sentenceText = s.out().replace(/\s+/g, ' ').trim();
     if (sentenceText && types.some((t) => t === 'word')) {
       sentences.push({ index: sentences.length, text: sentenceText, terms, phrases, wordCount: types.filter((t) => t === 'word').length });
     }

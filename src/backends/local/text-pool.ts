@@ -33,7 +33,7 @@ function thePool(): Piscina {
 export async function shotListOffThread(inputs: ResolvedInputs, signal: AbortSignal): Promise<string> {
   let answer: Answer;
   try {
-    answer = await thePool().run(inputs, { signal });
+    answer = (await thePool().run(inputs, { signal })) as Answer;
   } catch (e) {
     if (signal.aborted) throw abortError(signal);
     if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {

@@ -10,7 +10,7 @@ import { RenderError, type RenderContext, type RenderOutput } from '../types.ts'
 import {
   call, errorFor, malformed, networkError, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions,
 } from '../shared/http.ts';
-import { serverOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { serverOf, textOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
 
 export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
@@ -25,7 +25,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
   function body(inputs: ResolvedInputs, chat: RenderContext['messages']): Record<string, unknown> {
     const params = cel.params?.evaluate(inputs) ?? {};
     const contents = chat ? {} : cel.messages!.evaluate(inputs);
-    const messages = chat ?? (b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: String(contents[String(i)] ?? '') })) : []);
+    const messages = chat ?? (b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') })) : []);
     return { ...params, model: b.driver === 'openai' ? b.model : '', messages, stream: true };
   }
 
@@ -42,12 +42,12 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         if (ev.data === '[DONE]') { done = true; return; }
         let chunk: { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]; error?: { message?: unknown } };
         try {
-          chunk = JSON.parse(ev.data);
+          chunk = JSON.parse(ev.data) as typeof chunk;
         } catch {
           failure = malformed('chat completion', 'an event that is not JSON');
           return;
         }
-        if (chunk.error) { failure = new RenderError('MODEL_FAILED', `The model failed: ${redact(String(chunk.error.message ?? 'no reason given')).slice(0, 300)}`, false); return; }
+        if (chunk.error) { failure = new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(chunk.error.message ?? 'no reason given')).slice(0, 300)}`, false); return; }
         const piece = chunk.choices?.[0]?.delta?.content;
         if (typeof piece === 'string' && piece !== '') {
           text += piece;
@@ -75,6 +75,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
       if (!ctx.signal.aborted && Date.now() >= until - 50) throw new RenderError('BACKEND_TIMEOUT', 'The model server did not finish its answer in time.', true);
       throw networkError(e, o);
     }
+    // Set by the parser's callback or the read loop above.
     if (failure) throw failure;
     if (!done) throw malformed('chat completion', 'the stream ended before [DONE]');
     return text;

@@ -12,7 +12,7 @@ import { RenderError, type RenderOutput } from '../types.ts';
 import { call, errorFor, malformed, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
 import { inlineUploads, saveOutput, tqdmProgress } from '../shared/output.ts';
 import { firstUrl, pollJson } from '../shared/poll.ts';
-import { originOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { originOf, textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
 interface Prediction { id?: string; status?: string; output?: unknown; error?: unknown; logs?: string }
 
@@ -59,7 +59,7 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
             if (progress !== null) ctx.progress(Math.min(0.99, progress));
             return TERMINAL.includes(String(x?.status));
           });
-        if (p.status === 'failed') throw new RenderError('MODEL_FAILED', `The model failed: ${redact(String(p.error ?? 'no reason given')).slice(0, 300)}`, false);
+        if (p.status === 'failed') throw new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(p.error ?? 'no reason given')).slice(0, 300)}`, false);
         if (p.status !== 'succeeded') throw new RenderError('BACKEND_CANCELLED', `Replicate ended the prediction (${p.status}).`, true);
         if (model.def.output.type === 'text') {
           if (typeof p.output === 'string') return textOutput(p.output, deps.textLimitBytes);

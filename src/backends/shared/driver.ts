@@ -35,6 +35,14 @@ export function timeLeft(until: number): number {
   return Math.max(1, until - Date.now());
 }
 
+/** A value a model server sent (a reason, a status), as text for a message: strings as they are, else JSON. */
+export function textOf(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return v.toString();
+  if (v === undefined) return '';
+  return JSON.stringify(v) ?? '';
+}
+
 /** The origin of a server's base address (`http://host:port`), whose result files are its own. */
 export function originOf(base: string): string | null {
   try {

@@ -1,5 +1,5 @@
-// Requests to model servers, with the failure classes every driver shares (CONTRACT.md "Backends in the
-// catalog"): connection errors, timeouts, 5xx, 429 and "busy" answers are retryable (with the server's
+// Requests to model servers, with the failure classes every driver shares (docs/backends.md "What every
+// driver shares"): connection errors, timeouts, 5xx, 429 and "busy" answers are retryable (with the server's
 // Retry-After when it sent one); other 4xx answers are permanent; a render's abort is never reported as
 // a server failure. Messages carry no request headers and are scrubbed of secrets.
 import { setTimeout as sleep } from 'node:timers/promises';

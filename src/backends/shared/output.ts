@@ -1,6 +1,6 @@
 // A model server's result file into the render's scratch directory (then storage, by the worker),
-// streamed with a size limit and checked against the model's declared output type (CONTRACT.md
-// "Backends in the catalog": a file of another type fails the render, refunded). Results come as
+// streamed with a size limit and checked against the model's declared output type (docs/backends.md
+// "What every driver shares": a file of another type fails the render, refunded). Results come as
 // `data:` URLs (Cog's default) or as http(s) addresses (Cog with --upload-url, ComfyUI /view, Replicate,
 // fal). An address on the model server's own origin is fetched as it is; any other goes through the
 // address guard of client-given image URLs, redirect by redirect (result-fetch.ts).
@@ -64,7 +64,7 @@ export async function saveOutput(source: string, o: OutputOptions): Promise<Extr
 }
 
 /**
- * The input with each upload address of the render's account (CONTRACT.md "Uploads") replaced by its
+ * The input with each upload address of the render's account (docs/api.md "Uploads") replaced by its
  * bytes as a data URL: a remote model server cannot fetch our upload URLs (they need the account's key).
  */
 export async function inlineUploads(input: Record<string, unknown>, readUpload: (url: string) => Promise<{ bytes: Buffer; contentType: string } | null>): Promise<Record<string, unknown>> {

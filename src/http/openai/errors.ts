@@ -3,7 +3,7 @@
 // fault when there is one. OpenAI's SDKs read the status to choose their error class (401
 // AuthenticationError, 404 NotFoundError, 429 RateLimitError …) and `error` for its fields.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts';
+import { ERROR_STATUS } from '../../domain/errors.ts';
 import { toApiError } from '../../web/error-handler.ts';
 
 /** OpenAI's `type` for a status. */
@@ -31,7 +31,7 @@ export function sendOpenAiError(req: FastifyRequest, reply: FastifyReply, e: unk
   if (err.code === 'INTERNAL_ERROR') req.log.error({ err: e }, 'unhandled error');
   else if (err.code === 'SERVICE_UNAVAILABLE') req.log.warn({ err: e }, 'dependency unavailable');
   if (err.headers) reply.headers(err.headers);
-  const status = ERROR_STATUS[err.code as ErrorCode];
+  const status = ERROR_STATUS[err.code];
   return reply.code(status).type('application/json; charset=utf-8')
     .send(openAiErrorBody(status, err.code, err.message, paramOf(err.details)));
 }

@@ -1,4 +1,4 @@
-// The operations of /v1 (CONTRACT.md, both parts). Each lists the statuses it can answer; error
+// The operations of /v1 (docs/api.md). Each lists the statuses it can answer; error
 // statuses share one response per status (errors.ts), so a code moves status in one place only.
 const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string) => ({ 'application/json': { schema: schema(name) } });

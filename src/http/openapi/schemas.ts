@@ -1,4 +1,4 @@
-// The resource schemas of the OpenAPI document (CONTRACT.md), in JSON Schema 2020-12 as OpenAPI 3.1
+// The resource schemas of the OpenAPI document (docs/api.md), in JSON Schema 2020-12 as OpenAPI 3.1
 // takes it. Response objects refuse unknown properties, so a field the server adds without the document
 // (or drops) fails the tests that validate every response against it.
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

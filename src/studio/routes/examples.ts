@@ -58,7 +58,7 @@ export function registerExampleRoutes(app: FastifyInstance, ctx: StudioCtx,
     }
     for (const [name, f] of Object.entries(example.files)) {
       const made = await ctx.uploads.create(accountOf(req), f.contentType, files.get(`${model.id}/${req.params.index}/${name}`)!.body);
-      values[name] = made.url as string;
+      values[name] = made.url;
     }
     return o.modelPage(req, reply, model, { values, notice: `The form holds the example “${example.title ?? 'inputs'}”. Change anything, then press Render.` });
   });

@@ -16,7 +16,10 @@ const CSV_PAGE = 100;
 const cell = (v: unknown) => {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v === 'string' && /^-?\d+\.\d{2}$/.test(v)) return v; // an amount in euros, from toFixed(2)
-  let s = v === undefined || v === null ? '' : String(v);
+  let s = v === undefined || v === null ? ''
+    : typeof v === 'string' ? v
+      : v instanceof Date || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? v.toString()
+        : JSON.stringify(v) ?? '';
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return `"${s.replace(/"/g, '""')}"`;
 };

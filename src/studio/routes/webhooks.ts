@@ -23,7 +23,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const accountId = accountOf(req);
     const endpoints = (await ctx.webhooks.list(accountId, { limit: 10, cursor: null })).data;
     const withDeliveries = await Promise.all(endpoints.map(async (e) => ({
-      ...e, deliveries: (await ctx.webhooks.deliveries(accountId, e.id as string, { limit: RECENT, cursor: null })).data as unknown as WebhookDeliveryView[],
+      ...e, deliveries: (await ctx.webhooks.deliveries(accountId, e.id, { limit: RECENT, cursor: null })).data as unknown as WebhookDeliveryView[],
     })));
     return page(reply, 'webhooks', req, { title: 'Webhooks', endpoints: withDeliveries, eventTypes: EVENT_TYPES, errors: {}, values: {}, ...extra });
   };

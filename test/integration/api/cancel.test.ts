@@ -1,11 +1,13 @@
-// POST /v1/generations/{id}/cancel (CONTRACT.md "Cancel"): a queued render, waiting or running, becomes
+// POST /v1/generations/{id}/cancel (docs/api.md "Cancel"): a queued render, waiting or running, becomes
 // refunded with its charge returned and its running render stopped; refunded answers unchanged;
 // succeeded and failed are 409. Racing a worker's completion and racing DELETE, the money moves once.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { queueDrained } from '../../helpers/db.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { runningFfmpegCount } from '../../../src/backends/local/ffmpeg.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
 const TEXT = 'rendergate/shot-list';
@@ -16,13 +18,7 @@ const create = (key: string, modelId: string, inputs: object) => f.api.call('POS
 const cancel = (key: string, id: string) => f.api.call('POST', `/v1/generations/${id}/cancel`, { key });
 const balance = async (key: string) => (await f.api.call('GET', '/v1/me', { key })).json.balanceCents as number;
 
-async function drain() {
-  for (const until = Date.now() + 90_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-    const { rows } = await f.dbh.db.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`);
-    if (rows[0].n === 0) return;
-  }
-  throw new Error('renders still queued');
-}
+const drain = () => queueDrained(f.dbh.db);
 
 describe('cancel', () => {
   it('a running render is aborted, refunded and kept; a second cancel answers it unchanged; final ones are 409', async () => {
@@ -30,9 +26,7 @@ describe('cancel', () => {
     const g = await create(a.key, 'rendergate/image-to-video', { prompt: 'pan left', image: f.img.url('/held/cancel.png') });
     expect(g.status).toBe(202);
     // running: its worker is fetching the held image
-    for (const until = Date.now() + 20_000; !(f.img.hits['/held/cancel.png'] > 0); await new Promise((r) => setTimeout(r, 20))) {
-      if (Date.now() > until) throw new Error('render never started');
-    }
+    await waitFor('the render to fetch its image', () => f.img.hits['/held/cancel.png'] > 0);
     const started = (await f.api.call('GET', `/v1/generations/${g.json.id}`, { key: a.key })).json;
     expect(started.startedAt).not.toBeNull();
     const c1 = await cancel(a.key, g.json.id);

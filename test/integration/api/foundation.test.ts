@@ -1,11 +1,10 @@
 // Keys, authentication, the error model and the operator API against the real service and database.
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../../../src/db/pool.ts';
 import { migrate } from '../../../src/db/migrate.ts';
-import { freshDatabase } from '../../helpers/db.ts';
+import { emptyDatabase, freshDatabase } from '../../helpers/db.ts';
 import { ADMIN, client, startTestService, type TestService } from '../../helpers/service.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { awayFromMinuteEdge } from '../../helpers/minute.ts';
@@ -154,12 +153,7 @@ describe('rate limits', () => {
 
 describe('migrations', () => {
   it('apply exactly once when several processes start at the same moment', async () => {
-    const base = new pg.Client(dbh.url);
-    await base.connect();
-    const name = `mig_${Date.now()}`;
-    await base.query(`CREATE DATABASE ${name}`);
-    await base.end();
-    const url = dbh.url.replace(/\/[^/]+$/, `/${name}`);
+    const { url, drop } = await emptyDatabase();
     const pools = Array.from({ length: 6 }, () => createPool(url, 2));
     try {
       const applied = await Promise.all(pools.map((p) => migrate(p)));
@@ -168,6 +162,7 @@ describe('migrations', () => {
       expect(rows.every((r) => r.n === 1)).toBe(true);
     } finally {
       await Promise.all(pools.map((p) => p.end()));
+      await drop();
     }
   });
 });

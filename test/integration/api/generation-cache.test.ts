@@ -9,6 +9,7 @@ import { serviceFixture } from '../../helpers/fixture.ts';
 import { startTestService, client } from '../../helpers/service.ts';
 import { GenerationCache, type CachedGeneration } from '../../../src/services/generation-cache.ts';
 import type { GenerationRow } from '../../../src/services/generation-view.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const f = serviceFixture({ role: 'api' });
 
@@ -25,14 +26,10 @@ async function created(key: string) {
 /** How long the service keeps a cached generation without a notification (src/app.ts). */
 const CACHE_LIFETIME_MS = 20_000;
 /** Polls `id` until `check` holds; returns how long that took. */
-async function pollUntil(key: string, id: string, check: (r: { status: number; json: any }) => boolean, ms = 30_000) {
+async function pollUntil(key: string, id: string, check: (r: { status: number; json: any }) => boolean) {
   const t0 = Date.now();
-  for (;;) {
-    const r = await f.api.call('GET', `/v1/generations/${id}`, { key });
-    if (check(r)) return Date.now() - t0;
-    if (Date.now() - t0 > ms) throw new Error(`still ${r.status} ${r.text} after ${ms} ms`);
-    await new Promise((r2) => setTimeout(r2, 5));
-  }
+  await waitFor(`a poll of ${id} to show the change`, async () => check(await f.api.call('GET', `/v1/generations/${id}`, { key })), { intervalMs: 5 });
+  return Date.now() - t0;
 }
 
 /** How many generation reads the service's pool has run (its query method wrapped once). */
@@ -47,7 +44,7 @@ function countReads() {
   };
   (pool as { counted?: boolean }).counted = true;
 }
-const gets = async () => { countReads(); return reads; };
+const gets = () => { countReads(); return Promise.resolve(reads); };
 
 it('repeated polls are answered from memory, and a change made in the database shows at once', async () => {
   const a = await f.api.account(10_000);
@@ -83,6 +80,9 @@ it('a lease renewal sends nothing; a deletion in the database is seen as 404', a
     await f.dbh.db.query(`UPDATE generations SET attempts = attempts + 1 WHERE id = $1`, [id]);
     await f.dbh.db.query(`UPDATE generations SET deleted_at = now() WHERE id = $1`, [id]);
     await pollUntil(a.key, id, (r) => r.status === 404);
+    // The deletion's notification is the later event: one connection's notifications arrive in commit
+    // order, so any the two earlier updates had sent would have come before it.
+    await waitFor('the deletion notified', () => seen.length > 0);
     expect(seen).toEqual([id]);
   } finally {
     await listener.stop();
@@ -127,17 +127,23 @@ it('while its LISTEN connection is down the cache is bypassed, and it comes back
   expect(before).toBeGreaterThan(0);
   for (let i = 0; i < 5; i++) await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
   expect(await gets()).toBe(before); // served from memory
+  /** Whether a poll right after another one still reads the database (the cache is off). */
+  const readsAreNotKept = async () => {
+    await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
+    const n = await gets();
+    await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
+    return (await gets()) > n;
+  };
 
   // Cut the listener, then change the row while it is away: its notification is lost.
   await f.dbh.db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                         WHERE datname = current_database() AND query LIKE 'LISTEN "rendergate_generation_changed"%'`);
-  await new Promise((r) => setTimeout(r, 100));
+  await waitFor('the cache to be bypassed', readsAreNotKept, { intervalMs: 5 });
   await f.dbh.db.query(`UPDATE generations SET status = 'succeeded', text_output = 'x', completed_at = now() WHERE id = $1`, [id]);
   expect((await f.api.call('GET', `/v1/generations/${id}`, { key: a.key })).json.status).toBe('succeeded');
 
-  // Reconnected within about a second: reads are kept again, and changes invalidate them again.
-  await new Promise((r) => setTimeout(r, 1_500));
-  await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
+  // Reconnected by itself (within about a second): reads are kept again, and changes invalidate them again.
+  await waitFor('the cache to keep reads again', async () => !(await readsAreNotKept()), { intervalMs: 100 });
   const again = await gets();
   for (let i = 0; i < 5; i++) await f.api.call('GET', `/v1/generations/${id}`, { key: a.key });
   expect(await gets()).toBe(again);
@@ -161,12 +167,12 @@ it('a read under way when its row changes is not kept, and concurrent reads shar
     expect((await p1)!.json).toBe('old');
     expect((await p2)!.json).toBe('old');
     // Not kept: the next read loads again, and that one is kept.
-    expect((await cache.get('gen_x', async () => { loads++; return entry('new'); }))!.json).toBe('new');
-    expect((await cache.get('gen_x', async () => { loads++; return entry('newer'); }))!.json).toBe('new');
+    expect((await cache.get('gen_x', () => { loads++; return Promise.resolve(entry('new')); }))!.json).toBe('new');
+    expect((await cache.get('gen_x', () => { loads++; return Promise.resolve(entry('newer')); }))!.json).toBe('new');
     expect(loads).toBe(2);
     // Not found is never kept.
-    expect(await cache.get('gen_y', async () => null)).toBeNull();
-    expect((await cache.get('gen_y', async () => entry('made')))!.json).toBe('made');
+    expect(await cache.get('gen_y', () => Promise.resolve(null))).toBeNull();
+    expect((await cache.get('gen_y', () => Promise.resolve(entry('made'))))!.json).toBe('made');
   } finally {
     await cache.stop();
   }
@@ -177,11 +183,11 @@ it('the oldest entries make room when it is full', async () => {
   await cache.start();
   try {
     const entry = (s: string): CachedGeneration => ({ row: {} as GenerationRow, accountId: 'a', json: s });
-    for (const id of ['a', 'b', 'c', 'd']) await cache.get(id, async () => entry(id));
+    for (const id of ['a', 'b', 'c', 'd']) await cache.get(id, () => Promise.resolve(entry(id)));
     let loaded = false;
-    expect((await cache.get('a', async () => { loaded = true; return entry('a2'); }))!.json).toBe('a2');
+    expect((await cache.get('a', () => { loaded = true; return Promise.resolve(entry('a2')); }))!.json).toBe('a2');
     expect(loaded).toBe(true);
-    expect((await cache.get('d', async () => entry('d2')))!.json).toBe('d');
+    expect((await cache.get('d', () => Promise.resolve(entry('d2'))))!.json).toBe('d');
   } finally {
     await cache.stop();
   }

@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ADMIN } from '../../helpers/service.ts';
+import { queueDrained } from '../../helpers/db.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 
@@ -16,13 +17,7 @@ const create = (key: string, modelId: string, inputs: object, idem: string = cry
   f.api.call('POST', '/v1/generations', { key, body: { modelId, inputs }, headers: { 'idempotency-key': idem } });
 const price = async (key: string, modelId: string, inputs: object) =>
   (await f.api.call('POST', '/v1/quote', { key, body: { modelId, inputs } })).json.costCents as number;
-async function drain() {
-  for (const until = Date.now() + 90_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-    const { rows } = await f.dbh.db.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`);
-    if (rows[0].n === 0) return;
-  }
-  throw new Error('renders still queued');
-}
+const drain = () => queueDrained(f.dbh.db);
 
 describe('POST /generations under concurrency', () => {
   it('50 parallel creates on a balance that covers exactly 7: 7 accepted, 43 refused with 402', async () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { awayFromMinuteEdge } from '../../helpers/minute.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const f = serviceFixture();
 
@@ -25,10 +26,8 @@ it('serves /healthz, /readyz and /metrics with the request, render, queue and mo
   expect((await f.api.call('GET', '/v1/me', { key: a.key })).status).toBe(200);
   expect((await f.api.call('GET', '/v1/me', { key: a.key })).status).toBe(429);
   for (const id of [ok.json.id, bad.json.id]) {
-    for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-      const { rows } = await f.dbh.db.query('SELECT status FROM generations WHERE id = $1', [id]);
-      if (rows[0].status !== 'queued') break;
-    }
+    await waitFor(`${id} to finish`, async () =>
+      (await f.dbh.db.query('SELECT status FROM generations WHERE id = $1', [id])).rows[0].status !== 'queued', { intervalMs: 200 });
   }
 
   const text = (await f.api.call('GET', '/metrics')).text;

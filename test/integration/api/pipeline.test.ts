@@ -6,6 +6,7 @@ import { Janitor } from '../../../src/queue/janitor.ts';
 import pino from 'pino';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { refund } from '../../../src/services/ledger.ts';
 
 const f = serviceFixture();
@@ -46,7 +47,8 @@ it('the reconciler fails and refunds a render stuck past its deadline', async ()
   const g = (await f.api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json;
   expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'RENDER_DEADLINE_EXCEEDED', g.costCents]);
   f.img.release(held);
-  await new Promise((s) => setTimeout(s, 1_500)); // the worker's late result must not resurrect it
+  // the worker's late result, once its attempt has ended, must not resurrect it
+  await waitFor('the worker to end its attempt', () => f.svc.running.worker!.attemptsRunning === 0);
   expect((await f.api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json.status).toBe('failed');
   expect((await f.api.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(1_000);
   await checkInvariants(f.dbh.db);
@@ -136,28 +138,19 @@ it('a cached poll shows startedAt as soon as a worker claims the render (the cla
   const busy = [await video(a.key, f.img.url(holds[0])), await video(a.key, f.img.url(holds[1]))];
   const poll = async (id: string) => (await f.api.call('GET', `/v1/generations/${id}`, { key: a.key })).json;
   const started = async (id: string) => (await poll(id)).startedAt;
-  for (const until = Date.now() + 5_000; !(await started(busy[0].json.id)) || !(await started(busy[1].json.id));) {
-    expect(Date.now()).toBeLessThan(until);
-    await new Promise((s) => setTimeout(s, 20));
-  }
+  await waitFor('both renders to start', async () => (await started(busy[0].json.id)) && (await started(busy[1].json.id)));
   const third = await video(a.key, f.img.url('/b.png'));
-  await new Promise((s) => setTimeout(s, 300));
-  expect(await started(third.json.id)).toBeNull(); // queued, and now cached
+  expect(await started(third.json.id)).toBeNull(); // queued (both slots are busy), and now cached
   f.img.release(holds[0]);
   // The event itself: the claim, committed (however long the first render took to free its slot).
-  for (;;) {
-    const { rows } = await f.dbh.db.query('SELECT started_at FROM generations WHERE id = $1', [third.json.id]);
-    if (rows[0].started_at) break;
-    await new Promise((s) => setTimeout(s, 10));
-  }
-  const t0 = Date.now();
-  let g;
+  await waitFor('the claim committed', async () =>
+    (await f.dbh.db.query('SELECT started_at FROM generations WHERE id = $1', [third.json.id])).rows[0].started_at, { intervalMs: 10 });
   // Seen by the cached poll long before the cached copy's 20 s lifetime ends (the claim's notification,
   // not expiry); a bound against that lifetime, so a machine busy with the suite's other files cannot fail it.
-  while (!(g = await poll(third.json.id)).startedAt) {
-    expect(Date.now() - t0).toBeLessThan(10_000);
-    await new Promise((s) => setTimeout(s, 10));
-  }
+  const g = await waitFor('the cached poll to show startedAt', async () => {
+    const x = await poll(third.json.id);
+    return x.startedAt && x;
+  }, { timeoutMs: 10_000, intervalMs: 10 });
   expect(g.status).toBe('queued'); // seen while it renders, not only once it has finished
   f.img.release(holds[1]);
   for (const r of [...busy, third]) await f.api.waitFinal(a.key, r.json.id);

@@ -1,10 +1,11 @@
-// `Prefer: wait=N` (CONTRACT.md "Waiting instead of polling"): a held request is answered when the
+// `Prefer: wait=N` (docs/api.md "Waiting instead of polling"): a held request is answered when the
 // generation becomes final, woken by the change notification (not a polling loop), or when N seconds
 // pass, or released when its client disconnects. 1,000 held requests on one process, memory measured.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const f = serviceFixture({ role: 'api' }); // no worker: the tests finish renders themselves, through the database
 
@@ -16,21 +17,18 @@ const create = (key: string, headers: Record<string, string> = {}) => f.api.call
 const finish = (id: string) => f.dbh.db.query(
   `UPDATE generations SET status = 'succeeded', text_output = 'done', completed_at = now(), started_at = coalesce(started_at, now()) WHERE id = $1`, [id]);
 const held = async () => Number(/^rendergate_held_requests (\d+)$/m.exec(await (await fetch(`${f.svc.base}/metrics`)).text())![1]);
-async function until(check: () => Promise<boolean>, ms = 10_000) {
-  for (const end = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 10))) {
-    if (Date.now() > end) throw new Error('condition not reached');
-  }
-}
+const heldAre = (n: number, timeoutMs?: number) => waitFor(`${n} held requests`, async () => (await held()) === n, { timeoutMs });
 
 it('a held GET is answered when the render becomes final, woken by the change, with Preference-Applied', async () => {
   const a = await f.api.account(10_000);
   const g = await create(a.key);
   const t0 = Date.now();
   const waiting = f.api.call('GET', `/v1/generations/${g.json.id}`, { key: a.key, headers: { prefer: 'wait=60' } });
-  await until(async () => (await held()) === 1);
-  await new Promise((r) => setTimeout(r, 300)); // still held: nothing changed
+  await heldAre(1);
   let answered = false;
   void waiting.then(() => { answered = true; });
+  // still held after a later request's round trip: nothing changed, so nothing answered it
+  expect(await held()).toBe(1);
   expect(answered).toBe(false);
   await finish(g.json.id);
   const changedAt = Date.now();
@@ -66,7 +64,7 @@ it('a create with Prefer: wait is held too, and answers 202 with the current sta
   const a = await f.api.account(10_000);
   const idem = crypto.randomUUID();
   const first = create(a.key, { prefer: 'wait=60', 'idempotency-key': idem });
-  await until(async () => (await held()) === 1);
+  await heldAre(1);
   const { rows } = await f.dbh.db.query('SELECT id FROM generations WHERE account_id = $1', [a.accountId]);
   await finish(rows[0].id);
   const r = await first;
@@ -80,10 +78,10 @@ it('a client that disconnects releases its held request', async () => {
   const g = await create(a.key);
   const ac = new AbortController();
   const p = fetch(`${f.svc.base}/v1/generations/${g.json.id}`, { headers: { authorization: `Bearer ${a.key}`, prefer: 'wait=60' }, signal: ac.signal }).catch(() => 'aborted');
-  await until(async () => (await held()) === 1);
+  await heldAre(1);
   ac.abort();
   expect(await p).toBe('aborted');
-  await until(async () => (await held()) === 0);
+  await heldAre(0);
 });
 
 it('1,000 requests held at once on one process, all answered when the render ends; memory per held request measured', async () => {
@@ -100,7 +98,7 @@ it('1,000 requests held at once on one process, all answered when the render end
     });
     req.on('error', reject);
   }));
-  await until(async () => (await held()) === 1000, 60_000);
+  await heldAre(1000, 60_000);
   const during = process.memoryUsage().heapUsed;
   console.log(`1,000 held requests: heap +${((during - before) / 1024 / 1024).toFixed(1)} MiB in this process (client sockets included)`);
   expect(during - before).toBeLessThan(200 * 1024 * 1024);

@@ -16,6 +16,7 @@ import { imageServer } from '../../helpers/images.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { Janitor } from '../../../src/queue/janitor.ts';
 import { S3Storage } from '../../../src/storage/s3.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { refund } from '../../../src/services/ledger.ts';
 
 let img: Awaited<ReturnType<typeof imageServer>>;
@@ -71,9 +72,8 @@ describe.each([['file', 'file'], ['S3', 's3://outputs/retention']])('retention o
     const { rows: [row] } = await dbh.db.query(
       `UPDATE generations SET expires_at = now() - interval '1 second' WHERE id = $1 RETURNING content_key, expires_at`, [g.json.id]);
     // The API process hears of the change (the trigger's notification) before answering from its cache.
-    for (let seen = ''; seen !== row.expires_at.toISOString(); await new Promise((r) => setTimeout(r, 20))) {
-      seen = (await api.call('GET', `/v1/generations/${g.json.id}`, { key: a.key })).json.expiresAt;
-    }
+    await waitFor('the poll to show the new expiresAt', async () =>
+      (await api.call('GET', `/v1/generations/${g.json.id}`, { key: a.key })).json.expiresAt === row.expires_at.toISOString());
     // Past expiresAt the file is no longer served, even before a janitor has run.
     const early = await api.call('GET', `/v1/generations/${g.json.id}/content`, { key: a.key });
     expect([early.status, early.json.code]).toEqual([410, 'CONTENT_EXPIRED']);
@@ -108,14 +108,14 @@ describe('progress and queue position', () => {
     const queued = [await render(api, a.key, 5), await render(api, a.key, 5)];
     const seen: number[] = [];
     const positions = new Set<string>();
-    for (const end = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 25))) {
-      if (Date.now() > end) throw new Error('render did not finish');
+    const last = await waitFor('the render to finish, sampling as it goes', async () => {
       const g = (await api.call('GET', `/v1/generations/${first.json.id}`, { key: a.key })).json;
       if (g.progress !== null && seen.at(-1) !== g.progress) seen.push(g.progress);
       const q = (await api.call('GET', `/v1/generations/${queued[1].json.id}`, { key: a.key })).json;
       positions.add(`${q.startedAt === null}:${q.queuePosition}`);
-      if (g.status !== 'queued') { expect(g.status).toBe('succeeded'); break; }
-    }
+      return g.status !== 'queued' && g;
+    }, { timeoutMs: 120_000, intervalMs: 25 });
+    expect(last.status).toBe('succeeded');
     expect(seen.at(-1)).toBe(1);
     expect(seen.some((p) => p > 0 && p < 1)).toBe(true);
     expect([...seen].sort((x, y) => x - y)).toEqual(seen); // never backwards

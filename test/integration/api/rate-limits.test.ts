@@ -103,9 +103,9 @@ function counting(target: Db, failing = () => false): { db: Db; queries: () => n
   const db = new Proxy(target, {
     get(t, prop, receiver) {
       if (prop === 'query') {
-        return async (...args: unknown[]) => {
+        return (...args: unknown[]) => {
           n++;
-          if (failing()) throw new Error('connection refused');
+          if (failing()) return Promise.reject(new Error('connection refused'));
           return (t.query as (...a: unknown[]) => unknown)(...args);
         };
       }

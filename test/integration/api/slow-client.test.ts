@@ -23,7 +23,7 @@ function slowClient(head: string, drip: string): Promise<{ answer: string; ms: n
     const sock = net.connect(Number(new URL(svc.base).port), '127.0.0.1', () => sock.write(head));
     const timer = setInterval(() => { if (dripped < drip.length && !sock.destroyed) sock.write(drip[dripped++]); }, 1_000);
     const giveUp = setTimeout(() => sock.destroy(), 20_000);
-    sock.on('data', (d) => { answer += d; });
+    sock.on('data', (d) => { answer += String(d); });
     sock.on('error', () => {});
     sock.on('close', () => { clearInterval(timer); clearTimeout(giveUp); resolve({ answer, ms: Date.now() - t0, dripped }); });
   });

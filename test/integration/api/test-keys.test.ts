@@ -9,6 +9,7 @@ import { freshDatabase } from '../../helpers/db.ts';
 import { ADMIN, client, startTestService, type TestService } from '../../helpers/service.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { webhookReceiver } from '../../helpers/webhook-receiver.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { probe } from '../backends/helpers.ts';
 import OpenAI from 'openai';
 import { DEFAULT_CATALOG_PATH } from '../../../src/domain/catalog-load.ts';
@@ -24,6 +25,8 @@ const holding = new Set<string>();
 beforeAll(async () => {
   // The default catalog plus an image model (its server never answers: a test render never asks it).
   const doc = parse(fs.readFileSync(DEFAULT_CATALOG_PATH, 'utf8'));
+  // Examples name files beside the catalog file, which this copy (in a temporary folder) has not.
+  for (const m of doc.models) delete m.examples;
   doc.models.push({
     id: 'acme/still', name: 'Still', kind: 'image', description: 'An image from a prompt.',
     output: { type: 'file', contentType: 'image/png' },
@@ -244,11 +247,11 @@ describe('test keys', () => {
     const a = await account(0);
     holdNext = true;
     const g = (await create(a.test, i2v())).json;
-    await waitUntil(() => held.has(g.id));
+    await waitFor('the test render held', () => held.has(g.id));
     const c = await api.call('POST', `/v1/generations/${g.id}/cancel`, { key: a.test });
     expect(c.json).toMatchObject({ status: 'refunded', error: { code: 'CANCELLED' }, mode: 'test' });
     held.get(g.id)!();
-    await waitUntil(async () => (await q('SELECT content_key FROM generations WHERE id = $1', [g.id]))[0].content_key === null
+    await waitFor('no file kept', async () => (await q('SELECT content_key FROM generations WHERE id = $1', [g.id]))[0].content_key === null
       && !(await fs.promises.readdir(path.join(svc.dataDir, 'files', 'generations')).catch(() => [])).some((f) => f.startsWith(g.id)));
     expect((await api.call('GET', `/v1/generations/${g.id}`, { key: a.test })).json.status).toBe('refunded');
     expect((await api.call('GET', '/v1/me', { key: a.test })).json.key.spentTodayCents).toBe(0);
@@ -274,7 +277,7 @@ describe('test keys', () => {
       const t = (await create(a.test, text('hello'))).json;
       const l = (await create(a.live, text('hello'))).json;
       await api.call('POST', `/v1/generations/${l.id}/cancel`, { key: a.live }); // no worker here: cancelled while waiting
-      await rx.until((r) => r.filter((x) => x.body.type === 'generation.succeeded' || x.body.type === 'generation.refunded').length >= 2);
+      await waitFor('the two final events', () => rx.received.filter((x) => x.body.type === 'generation.succeeded' || x.body.type === 'generation.refunded').length >= 2);
       const byGen = (id: string) => rx.received.filter((x) => x.body.data.id === id);
       expect(byGen(t.id).map((x) => [x.body.type, x.body.livemode, x.verified])).toEqual(
         expect.arrayContaining([['generation.started', false, true], ['generation.succeeded', false, true]]));
@@ -284,8 +287,3 @@ describe('test keys', () => {
     }
   });
 });
-
-async function waitUntil(pred: () => boolean | Promise<boolean>, ms = 30_000) {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await pred()) return;
-  throw new Error('condition not reached');
-}

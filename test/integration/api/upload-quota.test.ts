@@ -34,7 +34,7 @@ afterAll(async () => { await svc?.stop(); await dbh?.drop(); });
 
 const upload = (key: string, body: Buffer, type = 'image/png') => fetch(`${svc.base}/v1/uploads`, {
   method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: new Uint8Array(body),
-}).then(async (r) => ({ status: r.status, json: await r.json() as any }));
+}).then(async (r) => ({ status: r.status, json: await r.json() }));
 
 const files = () => fs.readdirSync(path.join(svc.dataDir, 'files', 'uploads')).length;
 
@@ -96,7 +96,7 @@ it('counts the studio\'s uploads against the same quota', async () => {
   const studioUpload = () => fetch(`${svc.base}/uploads`, {
     method: 'POST', body: new Uint8Array(small),
     headers: { cookie: s.cookieHeader(), origin: svc.base, 'content-type': 'image/png', 'csrf-token': s.csrf },
-  }).then(async (r) => ({ status: r.status, json: await r.json() as any }));
+  }).then(async (r) => ({ status: r.status, json: await r.json() }));
   const all = await Promise.all(Array.from({ length: COUNT + 3 }, studioUpload));
   expect(all.map((r) => r.status).sort()).toEqual([...Array(COUNT).fill(201), ...Array(3).fill(409)]);
   expect(all.find((r) => r.status === 409)!.json.code).toBe('UPLOAD_QUOTA_EXCEEDED');

@@ -1,4 +1,4 @@
-// Uploads (CONTRACT.md "Uploads") on a server that refuses private addresses, as production runs: an
+// Uploads (docs/api.md "Uploads") on a server that refuses private addresses, as production runs: an
 // upload `url` used as an image input is read from storage by the worker, never fetched, so it renders
 // although the address is on loopback. Another account's, an unknown, a deleted or an expired upload is
 // refused at quote and create naming the field; one gone by the time the render runs fails it, refunded.
@@ -38,7 +38,7 @@ const startWorker = async () => {
 
 const upload = (key: string, body: Buffer, type = 'image/png') => fetch(`${api.base}/v1/uploads`, {
   method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: new Uint8Array(body),
-}).then(async (r) => ({ status: r.status, json: await r.json() as any, headers: r.headers }));
+}).then(async (r) => ({ status: r.status, json: await r.json(), headers: r.headers }));
 const create = (key: string, image: string) => c.call('POST', '/v1/generations', {
   key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'slow push in', image, duration: 5 } },
   headers: { 'idempotency-key': crypto.randomUUID() },

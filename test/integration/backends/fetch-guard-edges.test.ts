@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicAddressPolicy, type AddressPolicy } from '../../../src/net/address-guard.ts';
 import { fetchImage, type FetchImageOptions } from '../../../src/backends/local/fetch-image.ts';
 import { RenderError } from '../../../src/backends/types.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const SECRET = 'token=s3cr3t-do-not-log';
 const BIG = 64 * 1024 * 1024;
@@ -77,10 +78,6 @@ async function failure(url: string, opts: Partial<FetchImageOptions> = {}): Prom
   throw new Error(`fetching ${url} succeeded`);
 }
 
-async function until(cond: () => boolean, ms = 3000): Promise<void> {
-  for (const end = Date.now() + ms; !cond() && Date.now() < end;) await new Promise((r) => setTimeout(r, 10));
-}
-
 // The real policy, except that a non-loopback address it wrongly allowed is refused with a marker, so a
 // broken guard fails these tests without sending anything off this machine.
 const MARK = 'TEST-SAFETY';
@@ -131,7 +128,7 @@ describe('limits cut the connection', () => {
   it.each(['/declared', '/chunked'])('stops %s over maxBytes before the server has sent it all', async (p) => {
     const err = await failure(`http://127.0.0.1:${port}${p}?${SECRET}`, { allowPrivate: true, maxBytes: 256 * 1024 });
     expect(err).toMatchObject({ code: 'INPUT_TOO_LARGE', retryable: false });
-    await until(() => sending[p]?.closed === true);
+    await waitFor('the connection closed', () => sending[p]?.closed === true);
     expect(sending[p]).toMatchObject({ closed: true, finished: false });
     expect(sending[p].sent).toBeLessThan(BIG / 2);
   });
@@ -143,7 +140,7 @@ describe('limits cut the connection', () => {
     expect(err).toMatchObject({ code: 'INPUT_FETCH_TIMEOUT', retryable: true });
     expect(elapsed).toBeGreaterThanOrEqual(950);
     expect(elapsed).toBeLessThan(15_000); // the trickle alone would take 200 s
-    await until(() => sending['/trickle']?.closed === true);
+    await waitFor('the connection closed', () => sending['/trickle']?.closed === true);
     expect(sending['/trickle'].closed).toBe(true);
     expect(sending['/trickle'].sent).toBeGreaterThanOrEqual(3); // it kept sending: no idle gap to time out on
     expect(sending['/trickle'].sent).toBeLessThan(1000);

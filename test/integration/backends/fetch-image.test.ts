@@ -75,9 +75,14 @@ beforeAll(async () => {
     '/svg': (_q, r) => r.writeHead(200, { 'content-type': 'image/svg+xml' })
       .end('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'),
     '/truncated.png': (_q, r) => r.writeHead(200, { 'content-type': 'image/png' }).end(png.subarray(0, Math.floor(png.length / 2))),
-    '/huge-pixels.png': async (q, r) => servePng(await sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#123456' } }).png().toBuffer())(q, r),
-    '/rotated.jpg': async (q, r) => r.writeHead(200, { 'content-type': 'image/jpeg' })
-      .end(await sharp(await testPicture(300, 100, [20, 200, 90])).jpeg().withMetadata({ orientation: 6 }).toBuffer()),
+    // The handlers answer once their picture is made; a failure to make it is the test's, not the server's.
+    '/huge-pixels.png': (q, r) => {
+      void sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#123456' } }).png().toBuffer().then((b) => servePng(b)(q, r));
+    },
+    '/rotated.jpg': (q, r) => {
+      void testPicture(300, 100, [20, 200, 90]).then((p) => sharp(p).jpeg().withMetadata({ orientation: 6 }).toBuffer())
+        .then((b) => r.writeHead(200, { 'content-type': 'image/jpeg' }).end(b));
+    },
     '/gone': (_q, r) => r.writeHead(404).end('no'),
     '/forbidden': (_q, r) => r.writeHead(403).end('no'),
     '/busy': (_q, r) => r.writeHead(503).end('busy'),
@@ -138,14 +143,14 @@ describe('address guard (allowPrivate false)', () => {
   });
 
   it('refuses a host name that resolves to a private address, checking after DNS', async () => {
-    const resolve: Resolver = async () => [{ address: '10.1.2.3', family: 4 }];
+    const resolve: Resolver = () => Promise.resolve([{ address: '10.1.2.3', family: 4 }]);
     const err = await failure('http://innocent.example.test/a.png', { resolve });
     expect(err.code).toBe('INPUT_URL_REFUSED');
     expect(err.message).toMatch(/innocent\.example\.test\/a\.png resolves to a private address/);
   });
 
   it('refuses a name with any private address among its answers', async () => {
-    const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }, { address: '127.0.0.2', family: 4 }];
+    const resolve: Resolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }, { address: '127.0.0.2', family: 4 }]);
     const err = await failure(`http://mixed.example.test:${server.port}/a.png`, { resolve, policy: loopbackIsPublic });
     expect(err.code).toBe('INPUT_URL_REFUSED');
   });
@@ -153,7 +158,7 @@ describe('address guard (allowPrivate false)', () => {
   it('connects to the checked address, not to whatever DNS says later', async () => {
     let calls = 0;
     // First answer passes the check; a rebinding DNS would answer differently on the next lookup.
-    const resolve: Resolver = async () => (calls++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '127.0.0.2', family: 4 }]);
+    const resolve: Resolver = () => Promise.resolve(calls++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '127.0.0.2', family: 4 }]);
     const before = privateServer.hits['/a.png'] ?? 0;
     const img = await fetchImage(`http://images.example.test:${server.port}/host-echo`, { workDir, policy: loopbackIsPublic, resolve });
     expect(img.width).toBe(320);
@@ -169,7 +174,7 @@ describe('address guard (allowPrivate false)', () => {
   });
 
   it('re-resolves and pins named redirect targets', async () => {
-    const resolve: Resolver = async (host) => (host === 'images.example.test' ? [{ address: '127.0.0.1', family: 4 }] : []);
+    const resolve: Resolver = (host) => Promise.resolve(host === 'images.example.test' ? [{ address: '127.0.0.1', family: 4 }] : []);
     const img = await fetchImage(server.url('/to-named'), { workDir, policy: loopbackIsPublic, resolve });
     expect(img.height).toBe(180);
   });
@@ -279,7 +284,7 @@ describe('fetching (loopback counted as public)', () => {
   });
 
   it('fails a host that does not exist permanently', async () => {
-    const resolve: Resolver = async () => { throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' }); };
+    const resolve: Resolver = () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' }));
     expect(await failure('http://nowhere.example.test/a.png', { resolve })).toMatchObject({ code: 'INPUT_NOT_FOUND', retryable: false });
   });
 

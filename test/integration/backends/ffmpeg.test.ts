@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runFfmpeg, runningFfmpegCount } from '../../../src/backends/local/ffmpeg.ts';
 import { RenderError } from '../../../src/backends/types.ts';
 import { makeWorkDir, probe, processesMentioning } from './helpers.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const dirs: string[] = [];
 const work = () => { const d = makeWorkDir('rg-ffmpeg-test-'); dirs.push(d); return d; };
@@ -48,8 +49,7 @@ describe('runFfmpeg', () => {
     const dir = work();
     const controller = new AbortController();
     const started = runFfmpeg({ args: longEncode(path.join(dir, 'out.mp4')), workDir: dir, signal: controller.signal, timeLimitMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 500));
-    expect(processesMentioning(dir).length).toBe(1);
+    await waitFor('ffmpeg to run', () => processesMentioning(dir).length === 1);
     const t0 = Date.now();
     controller.abort();
     const err = await rejection(started);

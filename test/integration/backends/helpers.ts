@@ -62,7 +62,7 @@ export function makeWorkDir(prefix = 'rg-backend-test-'): string {
 }
 
 export function context(workDir: string, over: Partial<RenderContext> = {}): RenderContext {
-  return { signal: new AbortController().signal, progress: () => {}, workDir, timeLimitSeconds: 120, attemptId: 'gen_test-1', readUpload: async () => null, ...over };
+  return { signal: new AbortController().signal, progress: () => {}, workDir, timeLimitSeconds: 120, attemptId: 'gen_test-1', readUpload: () => Promise.resolve(null), ...over };
 }
 
 async function ffprobeBin(): Promise<string> {

@@ -7,6 +7,7 @@ import { ADMIN, client, freePort, startTestService, type TestService } from '../
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { stripeFake, type StripeFake } from '../../fakes/stripe.ts';
 import { StudioSession } from '../../studio/http-session.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let fake: StripeFake;
@@ -228,7 +229,7 @@ describe('the success page and the console', () => {
     const id = await startTopUp(s, 1000);
     const page = s.get(`/credit/success?session_id=${id}`);
     // The page is held on the change notification until the credit commits.
-    await waitUntil(async () => (await fetch(`${svc.base}/metrics`).then((r) => r.text())).includes('rendergate_held_requests 1'));
+    await waitFor('the request held', async () => (await fetch(`${svc.base}/metrics`).then((r) => r.text())).includes('rendergate_held_requests 1'));
     await fake.deliver(completed(id));
     const r = await page;
     expect(r.status).toBe(200);
@@ -306,8 +307,3 @@ describe('without Stripe, or with Stripe away', () => {
     }
   });
 });
-
-async function waitUntil(pred: () => Promise<boolean>, ms = 30_000) {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (await pred()) return;
-  throw new Error('condition not reached');
-}

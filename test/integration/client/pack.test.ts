@@ -17,7 +17,7 @@ const f = serviceFixture();
 let dir: string;
 let tarball: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-pack-'));
   const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: PKG, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const packed = JSON.parse(out.slice(out.indexOf('[')))[0];

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { freePort } from '../../helpers/service.ts';
 import { checkerFor } from '../../helpers/openapi-check.ts';
-import { listen, until } from '../../fakes/http-util.ts';
+import { listen } from '../../fakes/http-util.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const f = serviceFixture();
 let prism: ChildProcess;
@@ -52,7 +53,7 @@ beforeAll(async () => {
   prism = spawn(bin, ['proxy', doc, relay.base, '-p', String(port), '-h', '127.0.0.1', '-v', 'error'], { stdio: ['ignore', 'pipe', 'pipe'] });
   prism.stdout!.on('data', (d: Buffer) => { log += d.toString(); });
   prism.stderr!.on('data', (d: Buffer) => { log += d.toString(); });
-  await until(async () => (await fetch(`${base}/v1/openapi.json`).catch(() => null))?.status === 200, 60_000, `Prism listening (${log})`);
+  await waitFor(`Prism listening (${log})`, async () => (await fetch(`${base}/v1/openapi.json`).catch(() => null))?.status === 200, { timeoutMs: 60_000 });
 }, 90_000);
 
 afterAll(async () => { prism?.kill(); await relay?.close(); });

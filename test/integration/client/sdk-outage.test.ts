@@ -1,31 +1,24 @@
 // The SDK through a database outage: the service answers 503 with Retry-After, the SDK waits as told and
 // retries, and once the database is back its read and its create succeed, the create charged once.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Rendergate } from '../../../packages/client/src/index.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../../src/db/embedded.ts';
 import { createPool } from '../../../src/db/pool.ts';
+import { privatePostgres, type PrivatePostgres } from '../../helpers/db.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { checkedFetch } from '../../helpers/openapi-check.ts';
-import { client, freePort, startTestService, type TestService } from '../../helpers/service.ts';
+import { client, startTestService, type TestService } from '../../helpers/service.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-sdk-outage-'));
-fs.chmodSync(dir, 0o755);
-let pg: EmbeddedPostgres;
-let port: number;
+let pg: PrivatePostgres;
 let svc: TestService;
 
 beforeAll(async () => {
-  port = await freePort();
-  pg = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, port);
+  pg = await privatePostgres();
   svc = await startTestService(pg.url);
 });
 afterAll(async () => {
   await svc?.stop();
-  await pg?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await pg?.destroy();
 });
 
 it('retries 503 answers after Retry-After until the database is back, and the create charges once', async () => {
@@ -38,9 +31,8 @@ it('retries 503 answers after Retry-After until the database is back, and the cr
   await pg.stop();
   const me = rg.me();
   const created = rg.generations.create('rendergate/shot-list', { text: 'During the outage. It was calm.' });
-  for (const until = Date.now() + 20_000; !seen.includes(503) && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
-  expect(seen).toContain(503);
-  pg = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, port);
+  await waitFor('a 503 answer', () => seen.includes(503), { intervalMs: 100 });
+  await pg.start();
   expect((await me).balanceCents).toBeGreaterThan(0);
   const g = await created;
   expect((await rg.generations.wait(g.id)).status).toBe('succeeded');

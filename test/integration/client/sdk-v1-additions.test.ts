@@ -10,6 +10,7 @@ import { serviceFixture } from '../../helpers/fixture.ts';
 import { checkedFetch } from '../../helpers/openapi-check.ts';
 import { freshDatabase } from '../../helpers/db.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const TEXT = 'rendergate/shot-list';
 const VIDEO = 'rendergate/image-to-video';
@@ -23,7 +24,7 @@ async function sdk(cents: number, base = f.svc.base) {
   const checked = checkedFetch(base);
   const rg = new Rendergate({ apiKey: acct.key, baseUrl: base, fetch: async (input, init) => {
     const r = await checked(input, init);
-    requests.push({ method: init?.method ?? 'GET', path: new URL(String(input)).pathname, status: r.status, applied: r.headers.get('preference-applied') });
+    requests.push({ method: init?.method ?? 'GET', path: new URL(input instanceof Request ? input.url : input).pathname, status: r.status, applied: r.headers.get('preference-applied') });
     return r;
   } });
   return { rg, requests, ...acct };
@@ -89,7 +90,10 @@ describe('cancel and waiting', () => {
     const held = `/held/hold-${Date.now()}.png`;
     const g = await rg.generations.create(VIDEO, { prompt: 'x', image: f.img.url(held) });
     const waiting = rg.generations.wait(g.id);
-    setTimeout(() => f.img.release(held), 3_000);
+    // released only once the server holds the SDK's request
+    await waitFor('the wait held by the server', async () =>
+      /^rendergate_held_requests [1-9]/m.test((await f.api.call('GET', '/metrics')).text), { intervalMs: 50 });
+    f.img.release(held);
     expect((await waiting).status).toBe('succeeded');
     const reads = requests.filter((r) => r.method === 'GET' && r.path.endsWith(g.id));
     expect(reads.length).toBeLessThanOrEqual(2);
@@ -139,10 +143,10 @@ describe('webhooks', () => {
     expect(all.every((x) => x.secret === undefined)).toBe(true);
     expect(await caught(rg.webhookEndpoints.create({ url: `${rxBase}/eleventh` }))).toMatchObject({ status: 409, code: 'WEBHOOK_ENDPOINT_LIMIT' });
     const g = await rg.run(TEXT, { text: story });
-    let ds = await rg.webhookEndpoints.deliveries(e.id).toArray();
-    for (const until = Date.now() + 30_000; ds[0]?.status !== 'delivered' && Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
-      ds = await rg.webhookEndpoints.deliveries(e.id).toArray();
-    }
+    const ds = await waitFor('the delivery', async () => {
+      const x = await rg.webhookEndpoints.deliveries(e.id).toArray();
+      return x[0]?.status === 'delivered' && x;
+    }, { intervalMs: 100 });
     expect(ds).toEqual([expect.objectContaining({ type: 'generation.succeeded', generationId: g.id, status: 'delivered', attempts: 1 })]);
     expect(await rg.webhookEndpoints.delete(e.id)).toEqual({ id: e.id, deleted: true });
     expect(await caught(rg.webhookEndpoints.get(e.id))).toMatchObject({ status: 404, code: 'WEBHOOK_ENDPOINT_NOT_FOUND' });
@@ -153,9 +157,8 @@ describe('webhooks', () => {
     const e = await rg.webhookEndpoints.create({ url: `${rxBase}/verify`, events: ['generation.succeeded'] });
     const g = await rg.run(TEXT, { text: story });
     const find = () => got.find((d) => { try { return JSON.parse(d.raw.toString()).data.id === g.id; } catch { return false; } });
-    for (const until = Date.now() + 30_000; !find() && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
-    const d = find()!;
-    const event = await verifyWebhook(d.raw, d.headers as Record<string, string>, e.secret!);
+    const d = await waitFor('the delivery', find, { intervalMs: 100 });
+    const event = await verifyWebhook(d.raw, d.headers, e.secret!);
     expect(event).toMatchObject({ type: 'generation.succeeded', data: { id: g.id, status: 'succeeded' } });
     expect(await caught(verifyWebhook(d.raw.toString().replace('succeeded', 'failed'), d.headers as Record<string, string>, e.secret!))).toMatchObject({ code: 'WEBHOOK_INVALID' });
     expect(await caught(verifyWebhook(d.raw, d.headers as Record<string, string>, e.secret!, { now: Date.now() + 10 * 60_000 }))).toMatchObject({ code: 'WEBHOOK_INVALID' });
@@ -175,7 +178,7 @@ describe('output retention', () => {
   it('content() after expiresAt is CONTENT_EXPIRED', async () => {
     const { rg } = await sdk(500, svc.base);
     const g = await rg.run(VIDEO, { prompt: 'x', image: f.img.url('/a.png') });
-    await new Promise((r) => setTimeout(r, Math.max(0, Date.parse(g.expiresAt!) - Date.now()) + 500));
+    await waitFor('the clock to pass expiresAt', () => Date.now() > Date.parse(g.expiresAt!) + 100, { intervalMs: 100 });
     expect(await caught(rg.generations.content(g.id))).toMatchObject({ status: 410, code: 'CONTENT_EXPIRED' });
   });
 });

@@ -7,6 +7,7 @@ import { serviceFixture } from '../../helpers/fixture.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { checkedFetch } from '../../helpers/openapi-check.ts';
 import { dropProxy } from '../../helpers/drop-proxy.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const TEXT = 'rendergate/shot-list';
 const VIDEO = 'rendergate/image-to-video';
@@ -85,11 +86,14 @@ describe('Rendergate client', () => {
     const timeout = await caught(rg.generations.wait(g.id, { timeoutMs: 1500 }));
     expect(timeout.code).toBe('WAIT_TIMEOUT');
     expect(timeout.generation?.status).toBe('queued');
+    const heldRequests = async () => Number(/^rendergate_held_requests (\d+)$/m.exec((await f.api.call('GET', '/metrics')).text)![1]);
+    await waitFor('the timed-out wait released by the server', async () => (await heldRequests()) === 0, { intervalMs: 50 });
     const states: Generation[] = [];
     const waiting = rg.generations.wait(g.id, { onProgress: (x) => states.push(x) });
     let settled = false;
     void waiting.finally(() => { settled = true; });
-    await new Promise((r) => setTimeout(r, 1000));
+    // the server holds the SDK's request (Prefer: wait): the wait is under way and must not have ended
+    await waitFor('the wait held by the server', async () => (await heldRequests()) > 0, { intervalMs: 50 });
     expect(settled).toBe(false);
     f.img.release(held);
     const final = await waiting;

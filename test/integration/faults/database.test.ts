@@ -1,31 +1,26 @@
 // The database stopped under a running service, then started again by the test: requests answer 503
 // with Retry-After (fast, never 500), workers pause and resume by themselves, nothing accepted is lost.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../../src/db/embedded.ts';
 import { createPool } from '../../../src/db/pool.ts';
+import { privatePostgres, type PrivatePostgres } from '../../helpers/db.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
-import { client, freePort, startTestService, type TestService } from '../../helpers/service.ts';
+import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { imageServer } from '../../helpers/images.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-dbfault-'));
-fs.chmodSync(dir, 0o755);
-let pg: EmbeddedPostgres;
-let port: number;
+let pg: PrivatePostgres;
 let svc: TestService;
+const logged: string[] = [];
 
 beforeAll(async () => {
-  port = await freePort();
-  pg = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, port);
-  svc = await startTestService(pg.url);
+  pg = await privatePostgres();
+  svc = await startTestService(pg.url, { logger: pino({ level: 'warn' }, { write: (line: string) => { logged.push(line); } }) });
 });
 afterAll(async () => {
   await svc?.stop();
-  await pg?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await pg?.destroy();
 });
 
 it('answers 503 while the database is down, and recovers by itself with nothing lost', async () => {
@@ -40,9 +35,7 @@ it('answers 503 while the database is down, and recovers by itself with nothing 
     key: a.key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'p', image: img.url(`/held/${i}.png`) } },
     headers: { 'idempotency-key': crypto.randomUUID() },
   })));
-  for (const until = Date.now() + 10_000; (img.hits['/held/0.png'] ?? 0) + (img.hits['/held/1.png'] ?? 0) < 2 && Date.now() < until;) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor('both held renders fetching their image', () => (img.hits['/held/0.png'] ?? 0) + (img.hits['/held/1.png'] ?? 0) >= 2, { intervalMs: 50 });
   const before = [...held, ...await Promise.all(Array.from({ length: 5 }, (_, i) => create(`Before the outage ${i}. It was calm.`)))];
   expect(before.every((r) => r.status === 202)).toBe(true);
 
@@ -63,32 +56,22 @@ it('answers 503 while the database is down, and recovers by itself with nothing 
   expect(ready.status).toBe(503);
   expect((await api.call('GET', '/healthz')).status).toBe(200);
 
-  await new Promise((r) => setTimeout(r, 1500));
-  pg = await startEmbeddedPostgres(path.join(dir, 'data'), () => {}, port);
+  // Back only once the service has tried to reconnect its LISTEN connections and failed: the worker
+  // and the cache have met the outage too, not only the requests above.
+  await waitFor('a failed reconnect logged', () => logged.some((l) => l.includes('listener reconnect failed')));
+  await pg.start();
   img.release('/held/0.png');
   img.release('/held/1.png');
 
   // the service recovers by itself: the first requests may still meet dead pooled connections
-  let me;
-  for (const until = Date.now() + 15_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-    me = await api.call('GET', '/v1/me', { key: a.key });
-    if (me.status === 200) break;
-  }
-  expect(me?.status).toBe(200);
+  await waitFor('a request to succeed again', async () => (await api.call('GET', '/v1/me', { key: a.key })).status === 200, { intervalMs: 200 });
   const after = await create('After the outage. Work goes on.');
   expect(after.status).toBe(202);
   expect((await api.call('GET', '/readyz')).status).toBe(200);
 
   // every accepted render finishes: the workers resumed without a restart
   const ids = [...before, after].map((r) => r.json.id as string);
-  for (const id of ids) {
-    let g;
-    for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
-      g = (await api.call('GET', `/v1/generations/${id}`, { key: a.key })).json;
-      if (g.status !== 'queued') break;
-    }
-    expect(g.status).toBe('succeeded');
-  }
+  for (const id of ids) expect((await api.waitFinal(a.key, id)).status).toBe('succeeded');
   const db = createPool(pg.url, 2);
   try {
     await checkInvariants(db);

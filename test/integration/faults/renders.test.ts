@@ -7,6 +7,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const f = serviceFixture();
 
@@ -44,16 +45,16 @@ it('ffmpeg killed mid-render: failed and refunded', async () => {
   const a = await f.api.account(10_000);
   const r = await video(a.key, { duration: 10 });
   const id = r.json.id as string;
-  let killed = false;
-  for (const until = Date.now() + 30_000; !killed && Date.now() < until; await new Promise((s) => setTimeout(s, 20))) {
+  await waitFor('ffmpeg to run for the render, then killed', () => {
     let pids: string[] = [];
     try { pids = execFileSync('pgrep', ['-f', `rendergate-${id}`]).toString().trim().split('\n').filter(Boolean); } catch { /* none yet */ }
+    let killed = false;
     for (const pid of pids) {
       const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       if (cmd.includes('ffmpeg')) { process.kill(Number(pid), 'SIGKILL'); killed = true; }
     }
-  }
-  expect(killed).toBe(true);
+    return killed;
+  }, { timeoutMs: 30_000 });
   const g = await f.api.waitFinal(a.key, id);
   expect(g.status).toBe('failed');
   expect(g.refundedCents).toBe(g.costCents);

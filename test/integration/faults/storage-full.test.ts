@@ -53,7 +53,7 @@ it('full: upload 507, render refunded; unwritable: upload 503; no row without it
   const noise = await sharp(crypto.randomBytes(300 * 300 * 3), { raw: { width: 300, height: 300, channels: 3 } }).png().toBuffer();
   const upload = () => fetch(`${svc.base}/v1/uploads`, {
     method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'image/png' }, body: new Uint8Array(noise),
-  }).then(async (r) => ({ status: r.status, json: await r.json() as any, headers: r.headers }));
+  }).then(async (r) => ({ status: r.status, json: await r.json(), headers: r.headers }));
   expect((await upload()).status).toBe(201); // room for one
   // fill the disk to its last byte
   const filler = path.join(files, 'filler');

@@ -265,7 +265,7 @@ describe('valid-looking renders', () => {
 
     const inputsFor = (modelId: string) => fc.record(Object.fromEntries(Object.entries(VALID_INPUTS[modelId]).map(([k, v]) => [k,
       fc.oneof({ weight: 4, arbitrary: fc.constant(v) }, { weight: 1, arbitrary: fc.constant(undefined) },
-        { weight: 1, arbitrary: typeof v === 'number' ? oddNumber : typeof v === 'string' ? oddString(20) : fc.boolean() })])) as Record<string, fc.Arbitrary<unknown>>,
+        { weight: 1, arbitrary: typeof v === 'number' ? oddNumber : typeof v === 'string' ? oddString(20) : fc.boolean() })])),
     { requiredKeys: [] });
     const createCmd = fc.record({
       kind: fc.constant('create' as const), key: fc.constantFrom(...keys),

@@ -116,7 +116,7 @@ export function expectContract(a: Answer, allowed: readonly number[], sent: stri
   }
 }
 
-// --- allowed statuses per endpoint (CONTRACT.md) ------------------------------------------------------
+// --- allowed statuses per endpoint (docs/api.md) ------------------------------------------------------
 
 // 400 covers a malformed request line or body; 413/415 a body of the wrong size or type; 404 an unknown route.
 const BODY = [400, 413, 415];

@@ -7,11 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { expect, inject, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { releaseBackupLock, takeBackupLock } from '../../../src/db/backup-lock.ts';
 import { createPool } from '../../../src/db/pool.ts';
 import { Janitor } from '../../../src/queue/janitor.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
+import { emptyDatabase } from '../../helpers/db.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { refund } from '../../../src/services/ledger.ts';
 
@@ -64,15 +65,12 @@ it('backs up a DATABASE_URL database with its files and restores it into an empt
   const a = await f.api.account(10_000);
   const id = await render(a.key, f.img.url('/b.png'));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-backup-ext-'));
-  const name = `restore_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client(inject('pgUrl'));
-  await admin.connect();
+  const empty = await emptyDatabase();
   try {
     const archive = path.join(dir, 'b.tar.gz');
     await cli(['backup', '--out', archive], { DATABASE_URL: f.dbh.url, RENDERGATE_DATA_DIR: f.svc.dataDir });
 
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = inject('pgUrl').replace(/\/postgres$/, `/${name}`);
+    const url = empty.url;
     const target = path.join(dir, 'restored');
     await cli(['restore', archive], { DATABASE_URL: url, RENDERGATE_DATA_DIR: target });
     // A second restore into the now full database is refused.
@@ -95,8 +93,7 @@ it('backs up a DATABASE_URL database with its files and restores it into an empt
       await db.end();
     }
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await empty.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }, 180_000);

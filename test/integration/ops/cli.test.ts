@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -89,7 +90,7 @@ describe('help and usage', () => {
     expect(r.stdout).toContain('complete -o default -F _rendergate rendergate');
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rg-comp-')), 'c.sh');
     fs.writeFileSync(script, r.stdout + '\nCOMP_WORDS=(rendergate accounts l); COMP_CWORD=2; _rendergate; echo "${COMPREPLY[@]}"\n');
-    const out = await new Promise<string>((resolve, reject) => execFile('bash', [script], (e, o) => (e ? reject(e) : resolve(o))));
+    const { stdout: out } = await promisify(execFile)('bash', [script]);
     expect(out.trim()).toBe('list');
   });
 });

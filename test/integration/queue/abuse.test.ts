@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase } from '../../helpers/db.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let drip: http.Server;
@@ -47,10 +48,10 @@ it('six slow renders of one account leave a worker slot for another account', as
     const slow = await Promise.all(Array.from({ length: 6 }, (_, i) => video(c, abuser.key, i)));
     expect(slow.every((r) => r.status === 202)).toBe(true);
     // wait until the abuser's renders hold what they can
-    for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+    await waitFor('a render of the abuser to start', async () => {
       const { rows } = await dbh.db.query(`SELECT count(*)::int AS n FROM generations WHERE account_id = $1 AND started_at IS NOT NULL`, [abuser.accountId]);
-      if (rows[0].n > 0) break;
-    }
+      return rows[0].n > 0;
+    }, { intervalMs: 50 });
     const text = await c.call('POST', '/v1/generations', {
       key: other.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'A boat leaves the harbour. The sea is calm.' } },
       headers: { 'idempotency-key': crypto.randomUUID() },

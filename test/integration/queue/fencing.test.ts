@@ -12,6 +12,7 @@ import { freshDatabase } from '../../helpers/db.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { holdingProxy, type HoldingProxy } from '../../helpers/tcp-proxy.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const CATALOG = `
 models:
@@ -40,11 +41,6 @@ function gate(bytes: string, open: Promise<void>, started?: () => void): ModelBa
     },
   };
 }
-
-const waitFor = async (what: string, test: () => boolean | Promise<boolean>, ms = 60_000) => {
-  for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 25))) if (await test()) return;
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let proxy: HoldingProxy;

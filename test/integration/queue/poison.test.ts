@@ -16,6 +16,7 @@ import { expect, it } from 'vitest';
 import { RenderError, type ModelBackend } from '../../../src/backends/types.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const BLOCK_MS = 4_000; // past the stall threshold (2 s), short of the lease (15 s)
 
@@ -76,8 +77,8 @@ it('a render that blocks its worker fails after its attempts; renders beside it 
   expect((await f.api.waitFinal(other.key, beside.json.id)).status).toBe('succeeded');
 
   // Once the loop has been blocked, the worker reports it and skips claim rounds until it recovers.
-  for (const until = Date.now() + 60_000; blocks === 0 && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
-  await new Promise((r) => setTimeout(r, 100)); // inside the block: this timer fires only once it is over
+  // The probe runs on the event loop the blocker takes, so it sees `blocks` > 0 only once a block is over.
+  await waitFor('a block', () => blocks > 0);
   const ready = await f.api.call('GET', '/readyz');
   expect([ready.status, ready.json.details[0].eventLoop]).toEqual([503, expect.stringMatching(/^stalled \d+ ms/)]);
   const during = await create(other.key, 'rendergate/shot-list', 'Created while the worker recovers.');
@@ -89,9 +90,6 @@ it('a render that blocks its worker fails after its attempts; renders beside it 
   expect(blocks).toBe(2);
   expect((await f.api.waitFinal(other.key, during.json.id)).status).toBe('succeeded');
   expect(await metric('rendergate_claims_skipped_stalled_total')).toBeGreaterThan(0);
-  for (const until = Date.now() + 60_000; (await f.api.call('GET', '/readyz')).status !== 200;) {
-    expect(Date.now()).toBeLessThan(until);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitFor('ready again', async () => (await f.api.call('GET', '/readyz')).status === 200, { intervalMs: 200 });
   await checkInvariants(f.dbh.db);
 });

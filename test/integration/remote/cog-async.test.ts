@@ -6,7 +6,8 @@
 import { expect, it } from 'vitest';
 import { cogFake, type CogFake } from '../../fakes/cog.ts';
 import { freePort } from '../../helpers/service.ts';
-import { create, download, finalOk, ledgerFor, remoteFixture, until, videoModel } from './harness.ts';
+import { create, download, finalOk, ledgerFor, remoteFixture, videoModel } from './harness.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 let cog: CogFake;
 let port = 0;
@@ -17,7 +18,7 @@ const f = remoteFixture({
     port = await freePort();
   },
   models: () => [videoModel('t/cog', { driver: 'cog', url: cog.base }, { timeLimitSeconds: 30, maxAttempts: 2 })],
-  env: { get RENDERGATE_WORKER_CALLBACK_URL() { return `http://127.0.0.1:${port}/rg`; }, RENDERGATE_COG_POLL_MS: '200' } as Record<string, string>,
+  env: { get RENDERGATE_WORKER_CALLBACK_URL() { return `http://127.0.0.1:${port}/rg`; }, RENDERGATE_COG_POLL_MS: '200' },
   after: async () => { await cog.close(); },
 });
 
@@ -32,7 +33,7 @@ async function poll(id: string, wait?: number) {
 async function reach(id: string, step: number, wait?: number): Promise<number> {
   cog.gate = step;
   let seen = 0;
-  await until(async () => { seen = (await poll(id, wait)).progress ?? 0; return seen >= step / 10 - 1e-9; }, 20_000, `progress ${step / 10}`);
+  await waitFor(`progress ${step / 10}`, async () => { seen = (await poll(id, wait)).progress ?? 0; return seen >= step / 10 - 1e-9; }, { timeoutMs: 20_000 });
   return seen;
 }
 
@@ -47,7 +48,7 @@ it('reports progress from the tqdm logs while it renders, seen by polling and by
   expect((await poll(g.id)).progress).toBe(1);
   expect(Buffer.compare(await download(f, g.id), cog.output)).toBe(0);
   const hooks = () => cog.webhooks.filter((w) => w.id === `${g.id}-1`);
-  await until(() => hooks().some((w) => w.status === 'succeeded' && w.answer === 200), 10_000, 'the completed webhook taken');
+  await waitFor('the completed webhook taken', () => hooks().some((w) => w.status === 'succeeded' && w.answer === 200), { timeoutMs: 10_000 });
   expect(hooks().some((w) => w.status === 'processing' && w.answer === 200)).toBe(true);
   expect(new URL(hooks()[0].url).pathname).toMatch(/^\/rg\/cog-webhooks\/[A-Za-z0-9_-]{43}$/);
   // Cog forgets a prediction as it sends its completed webhook: a poll landing in between runs it again
@@ -78,7 +79,7 @@ it('webhooks lost: progress and the final answer come from polling the predictio
 it('refuses forged webhooks: another address, another prediction, another method, an attempt that ended', async () => {
   cog.gate = 0;
   const g = await create(f, 't/cog', { prompt: 'forged' });
-  await until(() => cog.webhooks.some((w) => w.id === `${g.id}-1`), 10_000, 'the start webhook');
+  await waitFor('the start webhook', () => cog.webhooks.some((w) => w.id === `${g.id}-1`), { timeoutMs: 10_000 });
   const url = cog.webhooks.find((w) => w.id === `${g.id}-1`)!.url;
   const forged = { id: `${g.id}-1`, status: 'succeeded', output: 'data:video/mp4;base64,AAAA', logs: '100%|██████████| 10/10' };
   const postTo = async (u: string, body: unknown, method = 'POST') =>
@@ -101,8 +102,8 @@ it('cancel reaches a running async prediction, which ends canceled; the render i
   await reach(g.id, 1);
   const r = await f.api.call('POST', `/v1/generations/${g.id}/cancel`, { key: f.key });
   expect(r.json.status).toBe('refunded');
-  await until(() => cog.cancels.includes(`${g.id}-1`), 10_000, 'the cancel');
-  await until(() => cog.webhooks.some((w) => w.id === `${g.id}-1` && w.status === 'canceled'), 10_000, 'the canceled webhook');
+  await waitFor('the cancel', () => cog.cancels.includes(`${g.id}-1`), { timeoutMs: 10_000 });
+  await waitFor('the canceled webhook', () => cog.webhooks.some((w) => w.id === `${g.id}-1` && w.status === 'canceled'), { timeoutMs: 10_000 });
   expect(await ledgerFor(f, g.id)).toEqual(['charge', 'refund']);
   cog.gate = Infinity;
 });

@@ -4,7 +4,8 @@
 import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
 import { cogFake, type CogFake } from '../../fakes/cog.ts';
-import { attempts, create, download, finalOk, invariants, ledgerFor, remoteFixture, until, videoModel } from './harness.ts';
+import { attempts, create, download, finalOk, claimRoundPassed, invariants, ledgerFor, remoteFixture, videoModel } from './harness.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 let cog: CogFake;
 let big: CogFake;
@@ -72,7 +73,7 @@ it('a server that hangs is stopped at the time limit and told to cancel; attempt
   expect([done.status, done.refundedCents]).toEqual(['failed', g.costCents]);
   expect(await attempts(f, g.id)).toBe(2);
   // each attempt's own prediction, and each one told to stop (cancel, or the disconnect Cog treats as one)
-  await until(() => [`${g.id}-1`, `${g.id}-2`].every((id) => cog.cancels.includes(id) || cog.disconnected.includes(id)), 10_000, 'cancels');
+  await waitFor('cancels', () => [`${g.id}-1`, `${g.id}-2`].every((id) => cog.cancels.includes(id) || cog.disconnected.includes(id)), { timeoutMs: 10_000 });
   expect(await ledgerFor(f, g.id)).toEqual(['charge', 'refund']);
 });
 
@@ -92,19 +93,19 @@ it('an oversized result fails the render, refunded', async () => {
 it('DELETE of a running render reaches the Cog server as a cancel', async () => {
   cog.script.push({ kind: 'hang' });
   const g = await create(f, 't/cog', { prompt: 'stop me' });
-  await until(() => cog.predictions.some((p) => p.id === `${g.id}-1`), 20_000, 'the prediction');
+  await waitFor('the prediction', () => cog.predictions.some((p) => p.id === `${g.id}-1`), { timeoutMs: 20_000 });
   expect((await f.api.call('DELETE', `/v1/generations/${g.id}`, { key: f.key })).status).toBe(200);
-  await until(() => cog.cancels.includes(`${g.id}-1`), 10_000, 'the cancel');
-  await until(() => cog.inFlight === 0, 10_000, 'the prediction to end');
+  await waitFor('the cancel', () => cog.cancels.includes(`${g.id}-1`), { timeoutMs: 10_000 });
+  await waitFor('the prediction to end', () => cog.inFlight === 0, { timeoutMs: 10_000 });
   await invariants(f);
 });
 
 it('while the server is not ready its renders wait, spending no attempt, and run once it is back', async () => {
   cog.status = 'STARTING';
-  await until(async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.some((b: any) => b.url === cog.base && !b.healthy), 10_000, 'the server to be seen down');
+  await waitFor('the server to be seen down', async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.some((b: any) => b.url === cog.base && !b.healthy), { timeoutMs: 10_000 });
   const before = cog.predictions.length;
   const g = await create(f, 't/cog', { prompt: 'later' });
-  await new Promise((r) => setTimeout(r, 2_500));
+  await claimRoundPassed(f.api, f.key);
   const { rows } = await f.dbh.db.query('SELECT status, attempts, started_at FROM generations WHERE id = $1', [g.id]);
   expect(rows[0]).toMatchObject({ status: 'queued', attempts: 0, started_at: null });
   expect(cog.predictions.length).toBe(before);

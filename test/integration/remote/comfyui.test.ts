@@ -4,7 +4,8 @@
 // of the wrong type.
 import { expect, it } from 'vitest';
 import { comfyFake, type ComfyFake } from '../../fakes/comfyui.ts';
-import { attempts, create, download, finalOk, remoteFixture, until, videoModel } from './harness.ts';
+import { attempts, claimRoundPassed, create, download, finalOk, remoteFixture, videoModel } from './harness.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 let comfy: ComfyFake;
 const WORKFLOW = {
@@ -59,10 +60,10 @@ it('DELETE interrupts the running prompt and removes it from the queue', async (
   comfy.script.push({ kind: 'hang' });
   const n = comfy.prompts.length;
   const g = await create(f, 't/comfy', { prompt: 'endless' });
-  await until(() => comfy.prompts.length > n, 20_000, 'the prompt');
+  await waitFor('the prompt', () => comfy.prompts.length > n, { timeoutMs: 20_000 });
   const id = comfy.prompts.at(-1)!.id;
   expect((await f.api.call('DELETE', `/v1/generations/${g.id}`, { key: f.key })).status).toBe(200);
-  await until(() => comfy.interrupts.includes(id) && comfy.deletes.includes(id), 10_000, 'interrupt and delete');
+  await waitFor('interrupt and delete', () => comfy.interrupts.includes(id) && comfy.deletes.includes(id), { timeoutMs: 10_000 });
 });
 
 it('a prompt that never ends is interrupted at the time limit, refunded', async () => {
@@ -72,15 +73,15 @@ it('a prompt that never ends is interrupted at the time limit, refunded', async 
   const done = await f.api.waitFinal(f.key, g.id, 30_000);
   expect([done.status, done.error.code, done.refundedCents]).toEqual(['failed', 'BACKEND_TIMEOUT', g.costCents]);
   const id = comfy.prompts[n].id;
-  await until(() => comfy.interrupts.includes(id), 10_000, 'the interrupt');
+  await waitFor('the interrupt', () => comfy.interrupts.includes(id), { timeoutMs: 10_000 });
 });
 
 it('while /system_stats fails the renders wait, spending no attempt, then run once it answers', async () => {
   comfy.healthy = false;
-  await until(async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.every((b: any) => !b.healthy), 10_000, 'the server seen down');
+  await waitFor('the server seen down', async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.every((b: any) => !b.healthy), { timeoutMs: 10_000 });
   const n = comfy.prompts.length;
   const g = await create(f, 't/comfy', { prompt: 'later' });
-  await new Promise((r) => setTimeout(r, 2_000));
+  await claimRoundPassed(f.api, f.key);
   expect([await attempts(f, g.id), comfy.prompts.length]).toEqual([0, n]);
   comfy.healthy = true;
   await finalOk(f, g.id);

@@ -9,7 +9,6 @@ import { stringify } from 'yaml';
 import { freshDatabase } from '../../helpers/db.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
-import { until } from '../../fakes/http-util.ts';
 
 export interface RemoteFixture {
   dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -40,6 +39,30 @@ export function textModel(id: string, backend: Record<string, unknown>, extra: R
   };
 }
 
+/**
+ * A local model every remote fixture's catalog also holds (the built-in shot-list renderer). A render of
+ * it is the witness that the worker has run a claim round since earlier renders were queued: see
+ * `claimRoundPassed`.
+ */
+export const WITNESS_MODEL = {
+  id: 't/witness', name: 't/witness', kind: 'text', description: 'A local model.', output: { type: 'text' },
+  fields: [{ name: 'text', type: 'text', required: true, maxLength: 2000 }], price: '1',
+  backend: { driver: 'local', renderer: 'shot-list' }, openai: { input: 'text' }, timeLimitSeconds: 30, maxAttempts: 1,
+};
+
+/**
+ * Resolves once a render of WITNESS_MODEL, created now, has finished: the worker (two slots, idle) has
+ * then run a claim round that saw every render queued before this call, so one it left alone was held
+ * back by the worker, not merely not reached yet. The way a test shows that something did NOT happen.
+ */
+export async function claimRoundPassed(api: ReturnType<typeof client>, key: string): Promise<void> {
+  const r = await api.call('POST', '/v1/generations', {
+    key, body: { modelId: WITNESS_MODEL.id, inputs: { text: 'A gull lands.' } }, headers: { 'idempotency-key': crypto.randomUUID() },
+  });
+  expect(r.status, r.text).toBe(202);
+  expect((await api.waitFinal(key, r.json.id)).status).toBe('succeeded');
+}
+
 /** Starts the service on the catalog `models()` builds once the fakes (started by `before`) are up. */
 export function remoteFixture(setup: { before: () => Promise<void>; models: () => unknown[]; files?: () => Record<string, unknown>; env?: Record<string, string>; after?: () => Promise<void> }): RemoteFixture {
   const f = {} as RemoteFixture;
@@ -47,7 +70,7 @@ export function remoteFixture(setup: { before: () => Promise<void>; models: () =
     await setup.before();
     f.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-remote-'));
     for (const [name, content] of Object.entries(setup.files?.() ?? {})) fs.writeFileSync(path.join(f.dir, name), JSON.stringify(content));
-    fs.writeFileSync(path.join(f.dir, 'catalog.yaml'), stringify({ models: setup.models() }));
+    fs.writeFileSync(path.join(f.dir, 'catalog.yaml'), stringify({ models: [...setup.models(), WITNESS_MODEL] }));
     f.dbh = await freshDatabase();
     f.svc = await startTestService(f.dbh.url, { env: { RENDERGATE_CATALOG: path.join(f.dir, 'catalog.yaml'), RENDERGATE_BACKEND_HEALTH_SECONDS: '1', ...setup.env } });
     f.api = client(f.svc.base);
@@ -90,4 +113,3 @@ export async function ledgerFor(f: RemoteFixture, id: string): Promise<string[]>
 }
 
 export const invariants = (f: RemoteFixture) => checkInvariants(f.dbh.db);
-export { until };

@@ -3,7 +3,8 @@
 import { expect, it } from 'vitest';
 import { falFake, type FalFake } from '../../fakes/fal.ts';
 import { replicateFake, type ReplicateFake } from '../../fakes/replicate.ts';
-import { attempts, create, download, finalOk, ledgerFor, remoteFixture, until, videoModel } from './harness.ts';
+import { attempts, create, download, finalOk, ledgerFor, remoteFixture, videoModel } from './harness.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 let rep: ReplicateFake;
 let fal: FalFake;
@@ -49,14 +50,14 @@ it('Replicate: a prediction that never ends is cancelled at the time limit; DELE
   const done = await f.api.waitFinal(f.key, g.id, 60_000);
   expect([done.status, done.refundedCents]).toEqual(['failed', g.costCents]);
   const ids = rep.created.slice(-2).map((c) => c.id);
-  await until(() => ids.every((id) => rep.cancels.includes(id)), 10_000, 'both cancels');
+  await waitFor('both cancels', () => ids.every((id) => rep.cancels.includes(id)), { timeoutMs: 10_000 });
 
   rep.script.push({ kind: 'hang' });
   const n = rep.created.length;
   const h = await create(f, 't/rep', { prompt: 'delete me' });
-  await until(() => rep.created.length > n, 20_000, 'the prediction');
+  await waitFor('the prediction', () => rep.created.length > n, { timeoutMs: 20_000 });
   expect((await f.api.call('DELETE', `/v1/generations/${h.id}`, { key: f.key })).status).toBe(200);
-  await until(() => rep.cancels.includes(rep.created.at(-1)!.id), 10_000, 'the cancel');
+  await waitFor('the cancel', () => rep.cancels.includes(rep.created.at(-1)!.id), { timeoutMs: 10_000 });
 });
 
 it('fal: submits to the app, polls status on the app without its subpath, stores the result byte for byte', async () => {
@@ -79,9 +80,9 @@ it('fal: a result refused for its input fails at once; DELETE cancels the reques
   fal.script.push({ kind: 'hang' });
   const n = fal.submitted.length;
   const h = await create(f, 't/fal', { prompt: 'stop' });
-  await until(() => fal.submitted.length > n, 20_000, 'the request');
+  await waitFor('the request', () => fal.submitted.length > n, { timeoutMs: 20_000 });
   expect((await f.api.call('DELETE', `/v1/generations/${h.id}`, { key: f.key })).status).toBe(200);
-  await until(() => fal.cancels.includes(fal.submitted.at(-1)!.id), 10_000, 'the cancel');
+  await waitFor('the cancel', () => fal.cancels.includes(fal.submitted.at(-1)!.id), { timeoutMs: 10_000 });
 });
 
 it('Replicate: an output of another type than the model\'s fails the render', async () => {
@@ -104,5 +105,5 @@ it('fal: a throttled submit is retried, charged once; a request that never compl
   expect([done.status, done.refundedCents]).toEqual(['failed', h.costCents]);
   const ids = fal.submitted.slice(n).map((s) => s.id);
   expect(ids).toHaveLength(2);
-  await until(() => ids.every((id) => fal.cancels.includes(id)), 10_000, 'both cancels');
+  await waitFor('both cancels', () => ids.every((id) => fal.cancels.includes(id)), { timeoutMs: 10_000 });
 });

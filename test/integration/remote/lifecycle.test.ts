@@ -17,8 +17,8 @@ import { freshDatabase } from '../../helpers/db.ts';
 import { client, startTestService } from '../../helpers/service.ts';
 import { cogFake, type CogFake } from '../../fakes/cog.ts';
 import { comfyFake, type ComfyFake } from '../../fakes/comfyui.ts';
-import { until } from '../../fakes/http-util.ts';
-import { videoModel } from './harness.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { claimRoundPassed, videoModel, WITNESS_MODEL } from './harness.ts';
 import { refund } from '../../../src/services/ledger.ts';
 
 let cog: CogFake;
@@ -31,6 +31,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'catalog.yaml'), stringify({ models: [
     { ...videoModel('t/cog', { driver: 'cog', url: cog.base }), fields: [{ name: 'prompt', type: 'text', required: true }, { name: 'image', type: 'url', media: 'image' }], price: '10' },
     { ...videoModel('t/comfy', { driver: 'comfyui', url: comfy.base, workflow: 'wf.json', bindings: { '5.inputs.image': 'image' } }), fields: [{ name: 'image', type: 'url', media: 'image', required: true }], price: '10' },
+    WITNESS_MODEL,
   ] }));
 });
 afterAll(async () => { await cog.close(); await comfy.close(); fs.rmSync(dir, { recursive: true, force: true }); });
@@ -40,11 +41,11 @@ it('held back while the server is down, until the deadline: failed and refunded,
   const svc = await startTestService(dbh.url, { env: { RENDERGATE_CATALOG: path.join(dir, 'catalog.yaml'), RENDERGATE_BACKEND_HEALTH_SECONDS: '1' } });
   try {
     cog.status = 'SETUP_FAILED';
-    await until(async () => (await (await fetch(`${svc.base}/readyz`)).json()).backends?.[0]?.healthy === false, 10_000, 'down');
+    await waitFor('down', async () => (await (await fetch(`${svc.base}/readyz`)).json()).backends?.[0]?.healthy === false, { timeoutMs: 10_000 });
     const api = client(svc.base);
     const a = await api.account(1_000);
     const r = await api.call('POST', '/v1/generations', { key: a.key, body: { modelId: 't/cog', inputs: { prompt: 'late' } }, headers: { 'idempotency-key': crypto.randomUUID() } });
-    await new Promise((s) => setTimeout(s, 1_500));
+    await claimRoundPassed(api, a.key); // the worker saw the render and held it back
     await dbh.db.query(`UPDATE generations SET deadline_at = now() - interval '1 second' WHERE id = $1`, [r.json.id]);
     await new Janitor({ db: dbh.db, storage: svc.running.infra.storage, log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
     const g = (await api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json;
@@ -67,10 +68,10 @@ it('a worker shutting down cancels its running Cog prediction and hands the rend
     const a = await api.account(1_000);
     cog.script.push({ kind: 'hang' });
     const r = await api.call('POST', '/v1/generations', { key: a.key, body: { modelId: 't/cog', inputs: { prompt: 'bye' } }, headers: { 'idempotency-key': crypto.randomUUID() } });
-    await until(() => cog.predictions.some((p) => p.id === `${r.json.id}-1`), 20_000, 'the prediction');
+    await waitFor('the prediction', () => cog.predictions.some((p) => p.id === `${r.json.id}-1`), { timeoutMs: 20_000 });
     await svc.running.close(100);
     stopped = true;
-    await until(() => cog.cancels.includes(`${r.json.id}-1`), 10_000, 'the cancel');
+    await waitFor('the cancel', () => cog.cancels.includes(`${r.json.id}-1`), { timeoutMs: 10_000 });
     const { rows } = await dbh.db.query('SELECT status, attempts, lease_owner FROM generations WHERE id = $1', [r.json.id]);
     expect(rows[0]).toEqual({ status: 'queued', attempts: 0, lease_owner: null });
   } finally {
@@ -86,7 +87,7 @@ it('sends an upload\'s bytes, not its address: a data URL to Cog, /upload/image 
   const ours = 'http://127.0.0.1:1/v1/uploads/upl_x';
   const ctx = (workDir: string) => ({
     signal: new AbortController().signal, progress: () => {}, workDir, timeLimitSeconds: 30, attemptId: 'gen_up-1',
-    readUpload: async (u: string) => (u === ours ? { bytes: png, contentType: 'image/png' } : null),
+    readUpload: (u: string) => Promise.resolve(u === ours ? { bytes: png, contentType: 'image/png' } : null),
   });
   await backends.backendFor({ id: 't/cog' } as never).run({ prompt: 'p', image: ours }, ctx(fs.mkdtempSync(path.join(dir, 'w-'))));
   expect(cog.predictions.at(-1)!.input.image).toBe(`data:image/png;base64,${png.toString('base64')}`);

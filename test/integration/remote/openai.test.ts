@@ -3,7 +3,8 @@
 // and a dropped stream, a model error, DELETE closing the stream, the key kept out of errors.
 import { expect, it } from 'vitest';
 import { chatFake, type ChatFake } from '../../fakes/openai.ts';
-import { attempts, create, finalOk, ledgerFor, remoteFixture, textModel, until } from './harness.ts';
+import { attempts, claimRoundPassed, create, finalOk, ledgerFor, remoteFixture, textModel } from './harness.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 let chat: ChatFake;
 const f = remoteFixture({
@@ -70,10 +71,11 @@ it('DELETE of a running render closes its stream on the server', async () => {
   const aborted = chat.aborted;
   const n = chat.requests.length;
   const g = await create(f, 't/chat', { text: 'endless' });
-  await until(() => chat.requests.length > n, 20_000, 'the request');
-  await new Promise((r) => setTimeout(r, 200));
+  // The fake logs the request and starts watching for its close in one tick, and the worker has
+  // registered the attempt (cancellable) before sending it: the DELETE can come at once.
+  await waitFor('the request', () => chat.requests.length > n, { timeoutMs: 20_000 });
   expect((await f.api.call('DELETE', `/v1/generations/${g.id}`, { key: f.key })).status).toBe(200);
-  await until(() => chat.aborted > aborted, 10_000, 'the stream to be closed');
+  await waitFor('the stream to be closed', () => chat.aborted > aborted, { timeoutMs: 10_000 });
 });
 
 it('a server that hangs mid-answer is stopped at the time limit, its stream closed, refunded', async () => {
@@ -82,15 +84,15 @@ it('a server that hangs mid-answer is stopped at the time limit, its stream clos
   const g = await create(f, 't/chat-fast', { text: 'slow' });
   const done = await f.api.waitFinal(f.key, g.id, 30_000);
   expect([done.status, done.error.code, done.refundedCents]).toEqual(['failed', 'BACKEND_TIMEOUT', g.costCents]);
-  await until(() => chat.aborted > aborted, 10_000, 'the stream to be closed');
+  await waitFor('the stream to be closed', () => chat.aborted > aborted, { timeoutMs: 10_000 });
 });
 
 it('while the server answers /models with 503 its renders wait, then run once it is back', async () => {
   chat.healthy = false;
-  await until(async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.every((b: any) => !b.healthy), 10_000, 'the server seen down');
+  await waitFor('the server seen down', async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.every((b: any) => !b.healthy), { timeoutMs: 10_000 });
   const n = chat.requests.length;
   const g = await create(f, 't/chat', { text: 'later' });
-  await new Promise((r) => setTimeout(r, 2_000));
+  await claimRoundPassed(f.api, f.key);
   expect([await attempts(f, g.id), chat.requests.length]).toEqual([0, n]);
   chat.healthy = true;
   expect((await finalOk(f, g.id)).textOutput).toBe(chat.pieces.join(''));

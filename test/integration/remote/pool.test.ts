@@ -2,7 +2,8 @@
 // gets more than its share at once, and a server whose health check fails is passed over.
 import { expect, it } from 'vitest';
 import { cogFake, type CogFake } from '../../fakes/cog.ts';
-import { create, finalOk, invariants, remoteFixture, until, videoModel } from './harness.ts';
+import { create, finalOk, invariants, remoteFixture, videoModel } from './harness.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 let a: CogFake;
 let b: CogFake;
@@ -26,14 +27,14 @@ it('spreads renders over the pool, never more than concurrencyPerUrl on a server
 
 it('passes over a server whose health check fails, and uses it again once it is back', async () => {
   b.status = 'DEFUNCT';
-  await until(async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends.some((s: any) => s.url === b.base && !s.healthy), 10_000, 'b down');
+  await waitFor('b down', async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends.some((s: any) => s.url === b.base && !s.healthy), { timeoutMs: 10_000 });
   const nb = b.predictions.length;
   const gens = await Promise.all(Array.from({ length: 3 }, (_, i) => create(f, 't/pool', { prompt: `only a ${i}` })));
   for (const g of gens) await finalOk(f, g.id);
   expect(b.predictions.length).toBe(nb);
   b.status = 'READY';
   a.status = 'SETUP_FAILED';
-  await until(async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends.every((s: any) => s.healthy === (s.url === b.base)), 10_000, 'a down, b up');
+  await waitFor('a down, b up', async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends.every((s: any) => s.healthy === (s.url === b.base)), { timeoutMs: 10_000 });
   const na = a.predictions.length;
   const g = await create(f, 't/pool', { prompt: 'only b' });
   await finalOk(f, g.id);

@@ -39,7 +39,7 @@ async function progressOf(modelId: string, inputs: Record<string, string | numbe
   const seen: number[] = [];
   const workDir = fs.mkdtempSync(path.join(dir, 'w-'));
   const backend = backends.backendFor({ id: modelId } as never);
-  await backend.run(inputs, { signal: new AbortController().signal, progress: (p) => seen.push(p), workDir, timeLimitSeconds: 30, attemptId: `${modelId}-1`, readUpload: async () => null });
+  await backend.run(inputs, { signal: new AbortController().signal, progress: (p) => seen.push(p), workDir, timeLimitSeconds: 30, attemptId: `${modelId}-1`, readUpload: () => Promise.resolve(null) });
   return seen;
 }
 

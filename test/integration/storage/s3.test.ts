@@ -58,7 +58,7 @@ function alterReadOf(file: string, skip: number, alter: (chunk: Buffer, seen: nu
   const real = fs.createReadStream;
   let opens = 0;
   return vi.spyOn(fs, 'createReadStream').mockImplementation(((p: string, o?: object) => {
-    if (p !== file || opens++ !== skip) return real(p, o as never);
+    if (p !== file || opens++ !== skip) return real(p, o);
     let seen = 0;
     return pipeline(real(p, o as never), new Transform({
       transform(chunk: Buffer, _e, cb) {
@@ -83,7 +83,7 @@ const drivers: Array<[string, () => Driver]> = [
   }],
   ['S3Storage', () => {
     const storage = new S3Storage({ bucket: 'outputs', prefix: `run-${crypto.randomBytes(4).toString('hex')}/out` }, s3env);
-    return { storage, commands: recordCommands(storage), tempFiles: async () => [] };
+    return { storage, commands: recordCommands(storage), tempFiles: () => Promise.resolve([]) };
   }],
 ];
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { hostileReceiver, openFds } from '../../helpers/hostile-receiver.ts';
 import { socketsTo } from '../../helpers/proc-sockets.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WEBHOOK_RETRY_SECONDS: '600' } });
 let rx: Awaited<ReturnType<typeof hostileReceiver>>;
@@ -26,13 +27,6 @@ const endpoint = async (key: string, path: string, events = ['generation.succeed
 };
 const deliveries = async (key: string, id: string) =>
   (await f.api.call('GET', `/v1/webhook-endpoints/${id}/deliveries`, { key })).json.data as any[];
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 100))) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what} did not happen within ${ms} ms`);
-  }
-}
 
 describe('one attempt is bounded', () => {
   it('a receiver dripping its answer forever: its sockets close, the process returns to its baseline', async () => {
@@ -44,7 +38,7 @@ describe('one attempt is bounded', () => {
     const eps = [await endpoint(a.key, '/drip/1'), await endpoint(a.key, '/drip/2')];
     for (let i = 0; i < 2; i++) await create(a.key);
     // during: the attempts are connected and being dripped at
-    await rx.until(() => rx.open('drip') >= 2, 60_000, 'two dripping connections');
+    await waitFor('two dripping connections', () => rx.open('drip') >= 2, { timeoutMs: 60_000 });
     const during = await socketsTo(port);
     expect(during).toBeGreaterThanOrEqual(2);
     // each attempt ends (64 KiB read or 15 s, whichever first), and its socket with it
@@ -54,7 +48,7 @@ describe('one attempt is bounded', () => {
         return ds.length === 2 && ds.every((d) => d.status === 'delivered');
       });
     }
-    await rx.until(() => rx.open('drip') === 0, 30_000, 'every dripping connection closed');
+    await waitFor('every dripping connection closed', () => rx.open('drip') === 0, { timeoutMs: 30_000 });
     await waitFor('no socket to the receiver', async () => (await socketsTo(port)) === 0);
     const after = await openFds();
     console.log(`open fds: baseline ${baseline}, sockets to the receiver during ${during}, after ${after}`);
@@ -68,10 +62,10 @@ describe('one attempt is bounded', () => {
     const a = await f.api.account(100_000);
     const e = await endpoint(a.key, '/flood/1');
     await create(a.key);
-    await rx.until(() => rx.received.some((r) => r.path === '/flood/1'), 60_000, 'the flood request');
+    await waitFor('the flood request', () => rx.received.some((r) => r.path === '/flood/1'), { timeoutMs: 60_000 });
     const started = Date.now();
     // the flood never ends by itself: only the service can close this connection
-    await rx.until(() => rx.open('flood') === 0, 30_000, 'the flood connection closed');
+    await waitFor('the flood connection closed', () => rx.open('flood') === 0, { timeoutMs: 30_000 });
     expect(Date.now() - started).toBeLessThan(15_000); // closed at the byte limit, not at the deadline
     const ds = await waitFor('delivered', async () => {
       const x = await deliveries(a.key, e.id);
@@ -90,12 +84,12 @@ describe('fair across accounts', () => {
     for (let i = 0; i < 10; i++) renders.push(await create(b.key));
     for (const g of renders) await f.api.waitFinal(b.key, g.id);
     // B's attempts hang at the receiver (each for up to 15 s) with 180 more deliveries due behind them
-    await rx.until(() => rx.open('hang') >= 4, 60_000, 'B\'s attempts hanging');
+    await waitFor('B\'s attempts hanging', () => rx.open('hang') >= 4, { timeoutMs: 60_000 });
     const a = await f.api.account(100_000);
     await endpoint(a.key, '/ok/a');
     const g = await create(a.key);
     const done = await f.api.waitFinal(a.key, g.id);
-    await rx.until(() => rx.received.some((r) => r.path === '/ok/a' && r.generationId === g.id), 30_000, 'A\'s delivery');
+    await waitFor('A\'s delivery', () => rx.received.some((r) => r.path === '/ok/a' && r.generationId === g.id), { timeoutMs: 30_000 });
     const got = rx.received.find((r) => r.path === '/ok/a' && r.generationId === g.id)!;
     const hangingThen = rx.open('hang');
     const delay = got.at - Date.parse(done.completedAt);

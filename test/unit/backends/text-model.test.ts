@@ -91,7 +91,7 @@ describe('rendergate/shot-list', () => {
 
   it('answers through the backend interface with text output', async () => {
     const out = await createShotList().run({ text, mode: 'keywords', max_items: 3 },
-      { signal: new AbortController().signal, progress: () => {}, workDir: '/nonexistent', timeLimitSeconds: 5, attemptId: 'gen_test-1', readUpload: async () => null });
+      { signal: new AbortController().signal, progress: () => {}, workDir: '/nonexistent', timeLimitSeconds: 5, attemptId: 'gen_test-1', readUpload: () => Promise.resolve(null) });
     expect(out.kind).toBe('text');
   });
 

@@ -67,7 +67,10 @@ describe('examples', () => {
   });
 
   it('a text model takes {text} as output; a catalog given as text has no folder to read files from', () => {
-    expect(() => parseCatalog(stringify({ models: [rawModel({ kind: 'text', output: { type: 'text' }, examples: [{ inputs: {}, output: { text: 'ok' } }] })] })))
-      .not.toThrow();
+    // A text model also says where a chat message goes (`openai.input`, docs/api.md).
+    const text = rawModel({ kind: 'text', output: { type: 'text' }, price: '1', openai: { input: 'text' },
+      fields: [{ name: 'text', type: 'text', required: true, maxLength: 100 }],
+      examples: [{ inputs: { text: 'hello' }, output: { text: 'ok' } }] });
+    expect(() => parseCatalog(stringify({ models: [text] }))).not.toThrow();
   });
 });

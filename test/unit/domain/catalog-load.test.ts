@@ -35,7 +35,7 @@ describe('the default catalog', () => {
     });
   });
 
-  it('uses the CONTRACT bounds where the seed is silent', () => {
+  it('uses the bounds of docs/api.md where the seed is silent', () => {
     const a = toPublicModel(catalog.get(MODEL_A)!);
     const f = (n: string) => a.fields.find((x) => x.name === n)!;
     expect(f('duration')).toMatchObject({ integer: true, minimum: 1, maximum: 10 });

@@ -1,4 +1,4 @@
-// CONTRACT.md "Inputs": strict types, defaults, every bad field named once.
+// docs/api.md "Inputs": strict types, defaults, every bad field named once.
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../src/domain/catalog-load.ts';
 import { ApiError } from '../../../src/domain/errors.ts';

@@ -140,7 +140,7 @@ main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e: unk
     process.stderr.write(JSON.stringify({ status: e.status, code: e.code, message: e.message, details: e.details, requestId: e.requestId }) + '\n');
     process.exitCode = EXIT.api;
   } else {
-    process.stderr.write(`${(e as Error)?.stack ?? e}\n`);
+    process.stderr.write(`${(e as Error)?.stack ?? String(e)}\n`);
     process.exitCode = EXIT.api;
   }
 });
