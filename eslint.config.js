@@ -18,7 +18,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       // A promise is awaited, returned, or marked `void` with a comment saying why nobody waits for it.
       '@typescript-eslint/no-floating-promises': 'error',
       // Fastify plugins, hooks and handlers are async by contract (a plugin without `done` returns a
@@ -41,5 +44,8 @@ export default tseslint.config(
   },
   // Plain JavaScript (the CLI launchers, browser assets, the text worker) has no types to check.
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
-  { files: ['**/*.mjs', 'bin/**'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  {
+    files: ['**/*.mjs', 'bin/**'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
 );

@@ -76,14 +76,18 @@ async function fill(url: string, params: [string[], string, string, number]): Pr
   const c = await session();
   try {
     const { rows: indexes } = await c.query<{ indexname: string; indexdef: string }>(
-      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'generations' AND indexname <> 'generations_pkey'`);
+      `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = 'generations' AND indexname <> 'generations_pkey'`,
+    );
     for (const ix of indexes) await c.query(`DROP INDEX ${c.escapeIdentifier(ix.indexname)}`);
     await c.query('ALTER TABLE generations DROP CONSTRAINT generations_pkey');
     const size = params[3];
     const half = Math.floor(size / 2);
     const c2 = await session();
     try {
-      await Promise.all([c.query(FILL, [...params, 1, half]), c2.query(FILL, [...params, half + 1, size])]);
+      await Promise.all([
+        c.query(FILL, [...params, 1, half]),
+        c2.query(FILL, [...params, half + 1, size]),
+      ]);
     } finally {
       await c2.end();
     }
@@ -113,27 +117,51 @@ async function prepare(ctx: BenchContext, size: number): Promise<Sized> {
   try {
     const acct = await makeAccount(svc.base);
     const t0 = performance.now();
-    const others = (await ctx.pg.query<{ id: string }>(
-      `INSERT INTO accounts (id, email, name, balance_cents)
+    const others = (
+      await ctx.pg.query<{ id: string }>(
+        `INSERT INTO accounts (id, email, name, balance_cents)
        SELECT 'acct_' || replace(uuidv7()::text, '-', ''), 'other-' || i || '@bench.test', 'Other ' || i, 100000
-       FROM generate_series(1, 99) i RETURNING id`, [], db)).map((r) => r.id);
+       FROM generate_series(1, 99) i RETURNING id`,
+        [],
+        db,
+      )
+    ).map((r) => r.id);
     await fill(url, [others, acct.accountId, acct.keyId, size]);
     const setupS = (performance.now() - t0) / 1000;
     const [{ id: pollId }] = await ctx.pg.query<{ id: string }>(
       `SELECT id FROM generations WHERE account_id = $1 AND status = 'succeeded' AND deleted_at IS NULL
-       ORDER BY id OFFSET (SELECT count(*) / 2 FROM generations WHERE account_id = $1) LIMIT 1`, [acct.accountId], db);
-    const [{ mb }] = await ctx.pg.query<{ mb: number }>(`SELECT (pg_total_relation_size('generations') / 1048576)::int AS mb`, [], db);
-    ctx.log(`  growth: ${size} rows written in ${setupS.toFixed(1)} s (generations ${mb} MB with indexes)`);
+       ORDER BY id OFFSET (SELECT count(*) / 2 FROM generations WHERE account_id = $1) LIMIT 1`,
+      [acct.accountId],
+      db,
+    );
+    const [{ mb }] = await ctx.pg.query<{ mb: number }>(
+      `SELECT (pg_total_relation_size('generations') / 1048576)::int AS mb`,
+      [],
+      db,
+    );
+    ctx.log(
+      `  growth: ${size} rows written in ${setupS.toFixed(1)} s (generations ${mb} MB with indexes)`,
+    );
     const auth = { authorization: `Bearer ${acct.key}` };
     return {
-      size, db, svc, setupS, tableMb: mb,
+      size,
+      db,
+      svc,
+      setupS,
+      tableMb: mb,
       endpoints: [
         ['poll', { url: `${svc.base}/v1/generations/${pollId}`, headers: auth }],
         ['list first page', { url: `${svc.base}/v1/generations?limit=20`, headers: auth }],
-        ['create', {
-          url: `${svc.base}/v1/generations`, method: 'POST', body: JSON.stringify(IMAGE_TO_VIDEO),
-          headers: { ...auth, 'content-type': 'application/json' }, perRequestHeaders: () => ({ 'idempotency-key': nextIdempotencyKey() }),
-        }],
+        [
+          'create',
+          {
+            url: `${svc.base}/v1/generations`,
+            method: 'POST',
+            body: JSON.stringify(IMAGE_TO_VIDEO),
+            headers: { ...auth, 'content-type': 'application/json' },
+            perRequestHeaders: () => ({ 'idempotency-key': nextIdempotencyKey() }),
+          },
+        ],
       ],
     };
   } catch (e) {
@@ -142,7 +170,8 @@ async function prepare(ctx: BenchContext, size: number): Promise<Sized> {
   }
 }
 
-const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n));
+const label = (n: number) =>
+  n >= 1_000_000 ? `${n / 1_000_000}M` : n >= 1000 ? `${n / 1000}k` : String(n);
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
   const [small, large] = ctx.quick ? [1_000, 100_000] : [1_000, 1_000_000];
@@ -152,16 +181,23 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     sized.push(await prepare(ctx, large));
     // Both servers are up; each endpoint is measured on one size then the other, so drift on a
     // shared machine hits both alike. Each server is idle while the other one is measured.
-    for (const s of sized) for (const [, o] of s.endpoints) await load({ ...o, connections: CONNECTIONS, durationS: ctx.warmupS / 2 });
+    for (const s of sized)
+      for (const [, o] of s.endpoints)
+        await load({ ...o, connections: CONNECTIONS, durationS: ctx.warmupS / 2 });
     const out = sized.map(() => new Map<string, LoadResult>());
     for (let e = 0; e < sized[0].endpoints.length; e++) {
       for (const [i, s] of sized.entries()) {
         const [name, o] = s.endpoints[e];
         const run = () => load({ ...o, connections: CONNECTIONS, durationS: ctx.durationS });
-        out[i].set(name, await profiled(ctx, s.svc.child, `growth-${name.replace(/ /g, '-')}-${s.size}`, run));
+        out[i].set(
+          name,
+          await profiled(ctx, s.svc.child, `growth-${name.replace(/ /g, '-')}-${s.size}`, run),
+        );
       }
     }
-    const rss = await Promise.all(sized.map(async (s) => (await s.svc.child.call<number>({ type: 'rss' })) / 2 ** 20));
+    const rss = await Promise.all(
+      sized.map(async (s) => (await s.svc.child.call<number>({ type: 'rss' })) / 2 ** 20),
+    );
     return report(ctx, sized, out, rss);
   } finally {
     for (const s of sized) {
@@ -171,7 +207,12 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   }
 }
 
-function report(ctx: BenchContext, sized: Sized[], out: Array<Map<string, LoadResult>>, rssMb: number[]): Result[] {
+function report(
+  ctx: BenchContext,
+  sized: Sized[],
+  out: Array<Map<string, LoadResult>>,
+  rssMb: number[],
+): Result[] {
   const [small, large] = sized.map((s) => s.size);
   const a = { out: out[0], rssMb: rssMb[0], setupS: sized[0].setupS, tableMb: sized[0].tableMb };
   const b = { out: out[1], rssMb: rssMb[1], setupS: sized[1].setupS, tableMb: sized[1].tableMb };
@@ -181,25 +222,60 @@ function report(ctx: BenchContext, sized: Sized[], out: Array<Map<string, LoadRe
     const ratio = ra.p50 && rb.p50 ? rb.p50 / ra.p50 : null;
     const ratio99 = ra.p99 && rb.p99 ? rb.p99 / ra.p99 : null;
     const note = loadProblem(ra) ?? loadProblem(rb) ?? undefined;
-    ctx.log(`  growth ${name}: p50 ${ra.p50?.toFixed(2)} → ${rb.p50?.toFixed(2)} ms, p99 ${ra.p99?.toFixed(2)} → ${rb.p99?.toFixed(2)} ms`);
-    results.push({
-      scenario: 'growth', variant: `${name} @${label(small)}`, concurrency: CONNECTIONS,
-      rps: round(ra.rps, 0), p50: round(ra.p50, 3), p99: round(ra.p99, 3), baseline: null, ratio: null, target: '-', pass: null,
-    }, {
-      scenario: 'growth', variant: `${name} @${label(large)}`, concurrency: CONNECTIONS,
-      rps: round(rb.rps, 0), p50: round(rb.p50, 3), p99: round(rb.p99, 3),
-      baseline: { name: `@${label(small)}`, p50: round(ra.p50, 3), p99: round(ra.p99, 3), rps: round(ra.rps, 0) },
-      ratio: round(ratio, 3), target: 'p50≤1.5×', pass: ratio !== null && !note && ratio <= 1.5,
-      ...(note ? { note } : {}), extra: { p99Ratio: round(ratio99, 3) },
-    });
+    ctx.log(
+      `  growth ${name}: p50 ${ra.p50?.toFixed(2)} → ${rb.p50?.toFixed(2)} ms, p99 ${ra.p99?.toFixed(2)} → ${rb.p99?.toFixed(2)} ms`,
+    );
+    results.push(
+      {
+        scenario: 'growth',
+        variant: `${name} @${label(small)}`,
+        concurrency: CONNECTIONS,
+        rps: round(ra.rps, 0),
+        p50: round(ra.p50, 3),
+        p99: round(ra.p99, 3),
+        baseline: null,
+        ratio: null,
+        target: '-',
+        pass: null,
+      },
+      {
+        scenario: 'growth',
+        variant: `${name} @${label(large)}`,
+        concurrency: CONNECTIONS,
+        rps: round(rb.rps, 0),
+        p50: round(rb.p50, 3),
+        p99: round(rb.p99, 3),
+        baseline: {
+          name: `@${label(small)}`,
+          p50: round(ra.p50, 3),
+          p99: round(ra.p99, 3),
+          rps: round(ra.rps, 0),
+        },
+        ratio: round(ratio, 3),
+        target: 'p50≤1.5×',
+        pass: ratio !== null && !note && ratio <= 1.5,
+        ...(note ? { note } : {}),
+        extra: { p99Ratio: round(ratio99, 3) },
+      },
+    );
   }
   const rssRatio = b.rssMb / a.rssMb;
   results.push({
-    scenario: 'growth', variant: `server RSS @${label(large)}: ${b.rssMb.toFixed(0)} MB`, concurrency: '-',
-    rps: null, p50: null, p99: null, baseline: { name: `@${label(small)}`, mb: round(a.rssMb, 1) },
-    ratio: round(rssRatio, 3), target: 'RSS ≤1.25×', pass: rssRatio <= 1.25,
-    extra: { rssMb: { [small]: round(a.rssMb, 1), [large]: round(b.rssMb, 1) }, setupSeconds: { [small]: round(a.setupS, 1), [large]: round(b.setupS, 1) },
-      tableMb: { [small]: a.tableMb, [large]: b.tableMb } },
+    scenario: 'growth',
+    variant: `server RSS @${label(large)}: ${b.rssMb.toFixed(0)} MB`,
+    concurrency: '-',
+    rps: null,
+    p50: null,
+    p99: null,
+    baseline: { name: `@${label(small)}`, mb: round(a.rssMb, 1) },
+    ratio: round(rssRatio, 3),
+    target: 'RSS ≤1.25×',
+    pass: rssRatio <= 1.25,
+    extra: {
+      rssMb: { [small]: round(a.rssMb, 1), [large]: round(b.rssMb, 1) },
+      setupSeconds: { [small]: round(a.setupS, 1), [large]: round(b.setupS, 1) },
+      tableMb: { [small]: a.tableMb, [large]: b.tableMb },
+    },
   });
   return results;
 }

@@ -12,23 +12,61 @@ import { call, IMAGE_TO_VIDEO, makeAccount, startRendergate } from './lib/servic
 export async function run(ctx: BenchContext): Promise<Result[]> {
   const url = await ctx.pg.createDatabase('bench_quote');
   const svc = await startRendergate(ctx, url, { role: 'api' });
-  const quiet = await startRendergate(ctx, url, { role: 'api', env: { LOG_LEVEL: 'silent' } }).catch(async (e) => { await svc.stop(); throw e; });
+  const quiet = await startRendergate(ctx, url, {
+    role: 'api',
+    env: { LOG_LEVEL: 'silent' },
+  }).catch(async (e) => {
+    await svc.stop();
+    throw e;
+  });
   try {
     const acct = await makeAccount(svc.base);
-    const sample = await call(svc.base, 'POST', '/v1/quote', { key: acct.key, body: IMAGE_TO_VIDEO });
+    const sample = await call(svc.base, 'POST', '/v1/quote', {
+      key: acct.key,
+      body: IMAGE_TO_VIDEO,
+    });
     if (sample.status !== 200) throw new Error(`quote -> ${sample.status} ${sample.text}`);
     const request = {
-      method: 'POST' as const, body: JSON.stringify(IMAGE_TO_VIDEO),
+      method: 'POST' as const,
+      body: JSON.stringify(IMAGE_TO_VIDEO),
       headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
     };
     const runs = await compareHttp(ctx, {
-      name: 'quote', concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
-      request, rg: quiet, path: '/v1/quote', body: sample.text, floorAt: 64,
+      name: 'quote',
+      concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
+      request,
+      rg: quiet,
+      path: '/v1/quote',
+      body: sample.text,
+      floorAt: 64,
     });
     const variant = `POST /quote (${Buffer.byteLength(sample.text)} B)`;
-    const levels = await compareLogLevels(ctx, { scenario: 'quote', variant, request, path: '/v1/quote', info: svc, silent: quiet, c: 64, floor: null });
-    return [...runs.flatMap((x) => [comparedRow('quote', `${variant}, silent`, 'bare http', x, '≥0.40×', (ratio) => ratio >= 0.4),
-      floorRow('quote', x)].filter((r) => r !== null)), ...levels];
+    const levels = await compareLogLevels(ctx, {
+      scenario: 'quote',
+      variant,
+      request,
+      path: '/v1/quote',
+      info: svc,
+      silent: quiet,
+      c: 64,
+      floor: null,
+    });
+    return [
+      ...runs.flatMap((x) =>
+        [
+          comparedRow(
+            'quote',
+            `${variant}, silent`,
+            'bare http',
+            x,
+            '≥0.40×',
+            (ratio) => ratio >= 0.4,
+          ),
+          floorRow('quote', x),
+        ].filter((r) => r !== null),
+      ),
+      ...levels,
+    ];
   } finally {
     await quiet.stop();
     await svc.stop();

@@ -36,8 +36,19 @@ import * as soak from './soak.ts';
 import * as testKeys from './test-keys.ts';
 
 const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
-  poll: poll.run, quote: quote.run, create: create.run, dispatch: dispatch.run, render: render.run, growth: growth.run, text: text.run,
-  wait: wait.run, webhooks: webhooks.run, backends: backends.run, studio: studio.run, openai: openai.run, soak: soak.run,
+  poll: poll.run,
+  quote: quote.run,
+  create: create.run,
+  dispatch: dispatch.run,
+  render: render.run,
+  growth: growth.run,
+  text: text.run,
+  wait: wait.run,
+  webhooks: webhooks.run,
+  backends: backends.run,
+  studio: studio.run,
+  openai: openai.run,
+  soak: soak.run,
   'test-keys': testKeys.run,
 };
 
@@ -51,9 +62,15 @@ function parseArgs(argv: string[]) {
     else if (a === '--profile') profile = true;
     else if (a === '--only' || a.startsWith('--only=')) {
       const v = a === '--only' ? argv[++i] : a.slice('--only='.length);
-      only = (v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      only = (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = only.filter((s) => !SCENARIOS[s]);
-      if (unknown.length || only.length === 0) throw new Error(`--only: unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+      if (unknown.length || only.length === 0)
+        throw new Error(
+          `--only: unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`,
+        );
     } else throw new Error(`unknown argument ${a}; use --only a,b  --quick  --profile`);
   }
   return { only, quick, profile };
@@ -61,7 +78,11 @@ function parseArgs(argv: string[]) {
 
 function gitCommit(): string | null {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+      .toString()
+      .trim();
   } catch {
     return null;
   }
@@ -70,7 +91,10 @@ function gitCommit(): string | null {
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const started = Date.now();
-  const log = (m: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${m}\n`);
+  const log = (m: string) =>
+    process.stderr.write(
+      `[bench ${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${m}\n`,
+    );
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'rendergate-bench-'));
   // As root the database runs as the `postgres` user, which must be able to reach its directory.
   fs.chmodSync(tmp, 0o755);
@@ -78,10 +102,18 @@ async function main() {
   const pg = await BenchPostgres.start(path.join(tmp, 'pg'));
   if (args.profile) await pg.configure(BenchPostgres.STATEMENT_STATS);
   const ctx: BenchContext = {
-    quick: args.quick, profile: args.profile,
-    durationS: args.quick ? 2 : 4, warmupS: args.quick ? 1 : 2,
-    tmp, pg, profiles: [], log,
-    profileDir: path.join(os.tmpdir(), `rendergate-bench-profiles-${new Date().toISOString().replace(/[:.]/g, '-')}`),
+    quick: args.quick,
+    profile: args.profile,
+    durationS: args.quick ? 2 : 4,
+    warmupS: args.quick ? 1 : 2,
+    tmp,
+    pg,
+    profiles: [],
+    log,
+    profileDir: path.join(
+      os.tmpdir(),
+      `rendergate-bench-profiles-${new Date().toISOString().replace(/[:.]/g, '-')}`,
+    ),
   };
   const results: Result[] = [];
   const timings: Record<string, number> = {};
@@ -90,18 +122,33 @@ async function main() {
     await pg.stop().catch(() => undefined);
     fs.rmSync(tmp, { recursive: true, force: true });
   };
-  process.once('SIGINT', () => { stopping = true; log('interrupted; cleaning up'); void cleanup().then(() => process.exit(130)); });
+  process.once('SIGINT', () => {
+    stopping = true;
+    log('interrupted; cleaning up');
+    void cleanup().then(() => process.exit(130));
+  });
   try {
     for (const name of args.only) {
       if (stopping) break;
       const t0 = Date.now();
       log(`${name} ...`);
       try {
-        results.push(...await SCENARIOS[name](ctx));
+        results.push(...(await SCENARIOS[name](ctx)));
       } catch (e) {
         log(`${name} failed: ${(e as Error).stack ?? String(e)}`);
-        results.push({ scenario: name, variant: 'error', concurrency: '-', rps: null, p50: null, p99: null, baseline: null,
-          ratio: null, target: '-', pass: false, note: (e as Error).message.split('\n')[0].slice(0, 120) });
+        results.push({
+          scenario: name,
+          variant: 'error',
+          concurrency: '-',
+          rps: null,
+          p50: null,
+          p99: null,
+          baseline: null,
+          ratio: null,
+          target: '-',
+          pass: false,
+          note: (e as Error).message.split('\n')[0].slice(0, 120),
+        });
       }
       timings[name] = Math.round((Date.now() - t0) / 100) / 10;
       log(`${name} done in ${timings[name]} s`);
@@ -112,22 +159,39 @@ async function main() {
   const totalS = Math.round((Date.now() - started) / 100) / 10;
   const out: string[] = ['', table(results), ''];
   const missed = results.filter((r) => r.pass === false);
-  out.push(`${results.length} rows, ${missed.length} missed; ${totalS} s on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'})`);
+  out.push(
+    `${results.length} rows, ${missed.length} missed; ${totalS} s on ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'})`,
+  );
   if (ctx.profiles.length) out.push('', ...ctx.profiles.map(formatSummary), '');
-  out.push(JSON.stringify({
-    bench: 'rendergate', at: new Date(started).toISOString(),
-    meta: {
-      commit: gitCommit(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null,
-      totalMemMb: Math.round(os.totalmem() / 2 ** 20), quick: args.quick, profile: args.profile,
-      durationS: ctx.durationS, warmupS: ctx.warmupS, scenarios: args.only, secondsPerScenario: timings, totalS,
-    },
-    results,
-    ...(ctx.profiles.length ? { profiles: ctx.profiles } : {}),
-  }));
+  out.push(
+    JSON.stringify({
+      bench: 'rendergate',
+      at: new Date(started).toISOString(),
+      meta: {
+        commit: gitCommit(),
+        node: process.version,
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? null,
+        totalMemMb: Math.round(os.totalmem() / 2 ** 20),
+        quick: args.quick,
+        profile: args.profile,
+        durationS: ctx.durationS,
+        warmupS: ctx.warmupS,
+        scenarios: args.only,
+        secondsPerScenario: timings,
+        totalS,
+      },
+      results,
+      ...(ctx.profiles.length ? { profiles: ctx.profiles } : {}),
+    }),
+  );
   process.stdout.write(out.join('\n') + '\n');
 }
 
-main().then(() => process.exit(0), (e) => {
-  process.stderr.write(`bench: ${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`bench: ${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  },
+);

@@ -5,34 +5,72 @@
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
 import type { Result } from './lib/report.ts';
-import { ADMIN_TOKEN, call, IMAGE_TO_VIDEO, nextIdempotencyKey, startRendergate } from './lib/service.ts';
+import {
+  ADMIN_TOKEN,
+  call,
+  IMAGE_TO_VIDEO,
+  nextIdempotencyKey,
+  startRendergate,
+} from './lib/service.ts';
 
 /** Signs up through the studio's own form and returns the session cookie. */
 async function signUp(base: string): Promise<string> {
   const form = await fetch(`${base}/signup`);
-  const csrfCookie = form.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const csrfCookie = form.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
   const res = await fetch(`${base}/signup`, {
-    method: 'POST', redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie: csrfCookie },
-    body: new URLSearchParams({ _csrf: token, email: `bench-${Date.now()}@bench.test`, password: 'bench password 123' }),
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: base,
+      cookie: csrfCookie,
+    },
+    body: new URLSearchParams({
+      _csrf: token,
+      email: `bench-${Date.now()}@bench.test`,
+      password: 'bench password 123',
+    }),
   });
   if (res.status !== 303) throw new Error(`sign-up -> ${res.status}`);
   // The session and the CSRF secret, as a browser holds them (without the latter every page makes a new one).
-  return [csrfCookie, ...res.headers.getSetCookie().map((c) => c.split(';')[0]).filter((c) => c.startsWith('rg_session='))].join('; ');
+  return [
+    csrfCookie,
+    ...res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .filter((c) => c.startsWith('rg_session=')),
+  ].join('; ');
 }
 
 const P99_TARGET_MS = 20;
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
-  const svc = await startRendergate(ctx, await ctx.pg.createDatabase('bench_studio'), { role: 'api' });
+  const svc = await startRendergate(ctx, await ctx.pg.createDatabase('bench_studio'), {
+    role: 'api',
+  });
   try {
     const cookie = await signUp(svc.base);
     const accountId = await accountOfCookie(svc.base, cookie);
-    await call(svc.base, 'POST', `/admin/v1/accounts/${accountId}/credits`, { key: ADMIN_TOKEN, body: { amountCents: 1_000_000_000 } });
-    const key = (await call(svc.base, 'POST', `/admin/v1/accounts/${accountId}/keys`, { key: ADMIN_TOKEN, body: { rateLimitPerMinute: 1_000_000 } })).json.key;
+    await call(svc.base, 'POST', `/admin/v1/accounts/${accountId}/credits`, {
+      key: ADMIN_TOKEN,
+      body: { amountCents: 1_000_000_000 },
+    });
+    const key = (
+      await call(svc.base, 'POST', `/admin/v1/accounts/${accountId}/keys`, {
+        key: ADMIN_TOKEN,
+        body: { rateLimitPerMinute: 1_000_000 },
+      })
+    ).json.key;
     for (let i = 0; i < 50; i++) {
-      const r = await call(svc.base, 'POST', '/v1/generations', { key, body: IMAGE_TO_VIDEO, headers: { 'idempotency-key': nextIdempotencyKey() } });
+      const r = await call(svc.base, 'POST', '/v1/generations', {
+        key,
+        body: IMAGE_TO_VIDEO,
+        headers: { 'idempotency-key': nextIdempotencyKey() },
+      });
       if (r.status !== 202) throw new Error(`create -> ${r.status} ${r.text}`);
     }
     const rows: Result[] = [];
@@ -45,12 +83,29 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       const body = await sample.text();
       if (sample.status !== 200) throw new Error(`${path} -> ${sample.status}`);
       const runs = await compareHttp(ctx, {
-        name: `studio ${name}`, concurrencies: ctx.quick ? [16] : [16, 64],
-        request: { method: 'GET', headers: { cookie } }, rg: svc, path, body, floorAt: 16,
+        name: `studio ${name}`,
+        concurrencies: ctx.quick ? [16] : [16, 64],
+        request: { method: 'GET', headers: { cookie } },
+        rg: svc,
+        path,
+        body,
+        floorAt: 16,
       });
-      rows.push(...runs.flatMap((x) => [comparedRow('studio', `GET ${path} (${Math.round(Buffer.byteLength(body) / 1024)} KiB HTML)`, 'bare http', x,
-        x.c === 16 ? 'p99 ≤ 20 ms' : '-', (_ratio, r) => r.c !== 16 || (r.rg.p99 !== null && r.rg.p99 <= P99_TARGET_MS)),
-      floorRow('studio', x)].filter((r) => r !== null)));
+      rows.push(
+        ...runs.flatMap((x) =>
+          [
+            comparedRow(
+              'studio',
+              `GET ${path} (${Math.round(Buffer.byteLength(body) / 1024)} KiB HTML)`,
+              'bare http',
+              x,
+              x.c === 16 ? 'p99 ≤ 20 ms' : '-',
+              (_ratio, r) => r.c !== 16 || (r.rg.p99 !== null && r.rg.p99 <= P99_TARGET_MS),
+            ),
+            floorRow('studio', x),
+          ].filter((r) => r !== null),
+        ),
+      );
     }
     return rows;
   } finally {
@@ -63,7 +118,8 @@ async function accountOfCookie(base: string, cookie: string): Promise<string> {
   const page = await fetch(`${base}/keys`, { headers: { cookie } });
   const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1];
   const made = await fetch(`${base}/keys`, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie },
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie },
     body: new URLSearchParams({ _csrf: token, name: 'bench' }),
   });
   const key = /id="new-key" readonly value="([^"]+)"/.exec(await made.text())![1];

@@ -9,7 +9,13 @@ import pg from 'pg';
 import type { BenchContext } from './lib/context.ts';
 import { load, loadProblem, type LoadResult } from './lib/load.ts';
 import type { Result } from './lib/report.ts';
-import { admin, IMAGE_TO_VIDEO, makeAccount, nextIdempotencyKey, startRendergate } from './lib/service.ts';
+import {
+  admin,
+  IMAGE_TO_VIDEO,
+  makeAccount,
+  nextIdempotencyKey,
+  startRendergate,
+} from './lib/service.ts';
 import { round } from './lib/stats.ts';
 
 const ACCOUNTS = 64;
@@ -20,23 +26,44 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, () => makeAccount(svc.base)));
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, () => makeAccount(svc.base)),
+    );
     const live = accounts.map((a) => a.key);
-    const test = await Promise.all(accounts.map(async (a) =>
-      (await admin(svc.base, 'POST', `/accounts/${a.accountId}/keys`, { name: 'bench-test', mode: 'test', rateLimitPerMinute: 1_000_000 })).key));
+    const test = await Promise.all(
+      accounts.map(
+        async (a) =>
+          (
+            await admin(svc.base, 'POST', `/accounts/${a.accountId}/keys`, {
+              name: 'bench-test',
+              mode: 'test',
+              rateLimitPerMinute: 1_000_000,
+            })
+          ).key,
+      ),
+    );
     const body = JSON.stringify(IMAGE_TO_VIDEO);
     let turn = 0;
-    const creates = (keys: string[]) => (c: number, durationS: number) => load({
-      url: svc.base + '/v1/generations', connections: c, durationS, method: 'POST', body,
-      headers: { 'content-type': 'application/json' },
-      perRequestHeaders: () => ({ authorization: `Bearer ${keys[turn++ % keys.length]}`, 'idempotency-key': nextIdempotencyKey() }),
-    });
+    const creates = (keys: string[]) => (c: number, durationS: number) =>
+      load({
+        url: svc.base + '/v1/generations',
+        connections: c,
+        durationS,
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+        perRequestHeaders: () => ({
+          authorization: `Bearer ${keys[turn++ % keys.length]}`,
+          'idempotency-key': nextIdempotencyKey(),
+        }),
+      });
     /** Seconds until no test render is queued any more, counted from the round's end. */
     const drained = async () => {
       const t0 = performance.now();
       for (;;) {
         const { rows } = await db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM generations WHERE mode = 'test' AND status = 'queued'`);
+          `SELECT count(*)::int AS n FROM generations WHERE mode = 'test' AND status = 'queued'`,
+        );
         if (rows[0].n === 0) return (performance.now() - t0) / 1000;
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -59,22 +86,57 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         testCreated += t.ok;
         drainS += await drained();
       }
-      const avg = (rs: LoadResult[], k: 'rps' | 'p50' | 'p99') => rs.reduce((n, r) => n + (r[k] ?? 0), 0) / rs.length;
-      const l = { rps: avg(sums.live, 'rps'), p50: avg(sums.live, 'p50'), p99: avg(sums.live, 'p99') };
-      const t = { rps: avg(sums.test, 'rps'), p50: avg(sums.test, 'p50'), p99: avg(sums.test, 'p99') };
+      const avg = (rs: LoadResult[], k: 'rps' | 'p50' | 'p99') =>
+        rs.reduce((n, r) => n + (r[k] ?? 0), 0) / rs.length;
+      const l = {
+        rps: avg(sums.live, 'rps'),
+        p50: avg(sums.live, 'p50'),
+        p99: avg(sums.live, 'p99'),
+      };
+      const t = {
+        rps: avg(sums.test, 'rps'),
+        p50: avg(sums.test, 'p50'),
+        p99: avg(sums.test, 'p99'),
+      };
       const ratio = l.rps > 0 ? t.rps / l.rps : null;
       const note = [...sums.live, ...sums.test].map(loadProblem).find(Boolean) ?? undefined;
-      ctx.log(`  test-keys c=${c}: live ${l.rps.toFixed(0)}/s p50 ${l.p50.toFixed(2)} ms, test ${t.rps.toFixed(0)}/s `
-        + `p50 ${t.p50.toFixed(2)} ms; ${testCreated} test renders finished ${drainS.toFixed(2)} s after their rounds`);
-      results.push({
-        scenario: 'test-keys', variant: 'create with a live key', concurrency: c, rps: round(l.rps, 0), p50: round(l.p50, 3), p99: round(l.p99, 3),
-        baseline: null, ratio: null, target: '-', pass: null,
-      }, {
-        scenario: 'test-keys', variant: 'create with a test key', concurrency: c, rps: round(t.rps, 0), p50: round(t.p50, 3), p99: round(t.p99, 3),
-        baseline: { name: 'live key', rps: round(l.rps, 0), p50: round(l.p50, 3), p99: round(l.p99, 3) },
-        ratio: round(ratio, 3), target: '≥0.90×', pass: ratio !== null && !note && ratio >= 0.9, ...(note ? { note } : {}),
-        extra: { testRenders: testCreated, secondsToFinishAfterRounds: round(drainS, 2) },
-      });
+      ctx.log(
+        `  test-keys c=${c}: live ${l.rps.toFixed(0)}/s p50 ${l.p50.toFixed(2)} ms, test ${t.rps.toFixed(0)}/s ` +
+          `p50 ${t.p50.toFixed(2)} ms; ${testCreated} test renders finished ${drainS.toFixed(2)} s after their rounds`,
+      );
+      results.push(
+        {
+          scenario: 'test-keys',
+          variant: 'create with a live key',
+          concurrency: c,
+          rps: round(l.rps, 0),
+          p50: round(l.p50, 3),
+          p99: round(l.p99, 3),
+          baseline: null,
+          ratio: null,
+          target: '-',
+          pass: null,
+        },
+        {
+          scenario: 'test-keys',
+          variant: 'create with a test key',
+          concurrency: c,
+          rps: round(t.rps, 0),
+          p50: round(t.p50, 3),
+          p99: round(t.p99, 3),
+          baseline: {
+            name: 'live key',
+            rps: round(l.rps, 0),
+            p50: round(l.p50, 3),
+            p99: round(l.p99, 3),
+          },
+          ratio: round(ratio, 3),
+          target: '≥0.90×',
+          pass: ratio !== null && !note && ratio >= 0.9,
+          ...(note ? { note } : {}),
+          extra: { testRenders: testCreated, secondsToFinishAfterRounds: round(drainS, 2) },
+        },
+      );
     }
     return results;
   } finally {

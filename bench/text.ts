@@ -13,14 +13,23 @@ import { round } from './lib/stats.ts';
 
 const CHILD = path.join(import.meta.dirname, 'lib', 'text-model-child.ts');
 
-interface Measured { ms: number; rssBeforeMb: number; peakRssMb: number }
+interface Measured {
+  ms: number;
+  rssBeforeMb: number;
+  peakRssMb: number;
+}
 
 function measure(kind: 'prose' | 'worst', bytes: number, repeats: number): Promise<Measured> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', CHILD, kind, String(bytes), String(repeats)], { timeout: 120_000 }, (err, stdout) => {
-      if (err) reject(new Error(`the text child failed: ${err.message}`, { cause: err }));
-      else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Measured);
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', CHILD, kind, String(bytes), String(repeats)],
+      { timeout: 120_000 },
+      (err, stdout) => {
+        if (err) reject(new Error(`the text child failed: ${err.message}`, { cause: err }));
+        else resolve(JSON.parse(stdout.trim().split('\n').pop()!) as Measured);
+      },
+    );
   });
 }
 
@@ -28,7 +37,12 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const repeats = ctx.quick ? 1 : 3;
   const base = await measure('prose', 1024, repeats);
   const perKb = base.ms;
-  const rows: Array<[string, 'prose' | 'worst', number]> = [['prose 1 KB', 'prose', 1024], ['prose 8 KB', 'prose', 8192], ['prose 20 KB', 'prose', 20_000], ['worst 20 KB ("a!" x 10,000)', 'worst', 20_000]];
+  const rows: Array<[string, 'prose' | 'worst', number]> = [
+    ['prose 1 KB', 'prose', 1024],
+    ['prose 8 KB', 'prose', 8192],
+    ['prose 20 KB', 'prose', 20_000],
+    ['worst 20 KB ("a!" x 10,000)', 'worst', 20_000],
+  ];
   const results: Result[] = [];
   for (const [variant, kind, bytes] of rows) {
     const m = bytes === 1024 && kind === 'prose' ? base : await measure(kind, bytes, repeats);
@@ -37,10 +51,23 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const grewMb = Math.max(0, m.peakRssMb - m.rssBeforeMb);
     ctx.log(`text ${variant}: ${m.ms.toFixed(1)} ms, +${grewMb.toFixed(1)} MB`);
     results.push({
-      scenario: 'text', variant, concurrency: 1, rps: null, p50: round(m.ms), p99: null,
-      baseline: { name: '1 KB per KB', ms: round(perKb) }, ratio: round(ratio), target: '<= 2 (linear)', pass: ratio <= 2,
+      scenario: 'text',
+      variant,
+      concurrency: 1,
+      rps: null,
+      p50: round(m.ms),
+      p99: null,
+      baseline: { name: '1 KB per KB', ms: round(perKb) },
+      ratio: round(ratio),
+      target: '<= 2 (linear)',
+      pass: ratio <= 2,
       note: `+${grewMb.toFixed(0)} MB peak`,
-      extra: { bytes, peakRssMb: round(m.peakRssMb, 1), rssBeforeMb: round(m.rssBeforeMb, 1), grewMb: round(grewMb, 1) },
+      extra: {
+        bytes,
+        peakRssMb: round(m.peakRssMb, 1),
+        rssBeforeMb: round(m.rssBeforeMb, 1),
+        grewMb: round(grewMb, 1),
+      },
     });
   }
   return results;

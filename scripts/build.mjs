@@ -12,7 +12,9 @@ const DIST = path.join(ROOT, 'dist');
 
 fs.rmSync(DIST, { recursive: true, force: true });
 const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json')], {
+  stdio: 'inherit',
+});
 
 let copied = 0;
 for (const entry of fs.readdirSync(SRC, { recursive: true, withFileTypes: true })) {
@@ -23,4 +25,6 @@ for (const entry of fs.readdirSync(SRC, { recursive: true, withFileTypes: true }
   fs.copyFileSync(from, to);
   copied++;
 }
-process.stdout.write(`built ${path.relative(ROOT, DIST)}/ (${copied} files copied beside the JavaScript)\n`);
+process.stdout.write(
+  `built ${path.relative(ROOT, DIST)}/ (${copied} files copied beside the JavaScript)\n`,
+);

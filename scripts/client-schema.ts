@@ -7,13 +7,17 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { loadCatalog } from '../src/domain/catalog-load.ts';
 import { buildOpenApiDocument } from '../src/http/openapi/document.ts';
 
-export const SCHEMA_FILE = fileURLToPath(new URL('../packages/client/src/schema.ts', import.meta.url));
+export const SCHEMA_FILE = fileURLToPath(
+  new URL('../packages/client/src/schema.ts', import.meta.url),
+);
 
 export async function clientSchemaSource(): Promise<string> {
   const doc = buildOpenApiDocument(loadCatalog(), 'http://localhost:8080');
   const ast = await openapiTS(doc as never, { alphabetize: false, defaultNonNullable: false });
-  return '// Generated from GET /v1/openapi.json by `npm run generate:client` (openapi-typescript). Do not edit.\n'
-    + astToString(ast);
+  return (
+    '// Generated from GET /v1/openapi.json by `npm run generate:client` (openapi-typescript). Do not edit.\n' +
+    astToString(ast)
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

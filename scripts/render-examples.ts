@@ -18,7 +18,8 @@ const OUT = path.resolve(import.meta.dirname, '../catalog/examples');
 const run = promisify(execFile);
 
 /** A lighthouse on a headland against the sky, the sea below: `sky` and `sea` set the hour. */
-const scene = (sky: [string, string], sea: string, light: boolean) => Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360">
+const scene = (sky: [string, string], sea: string, light: boolean) =>
+  Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="640" height="360">
 <defs><linearGradient id="s" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="${sky[0]}"/><stop offset="1" stop-color="${sky[1]}"/></linearGradient></defs>
 <rect width="640" height="360" fill="url(#s)"/><circle cx="150" cy="120" r="34" fill="#fff3c4" opacity="0.9"/>
 <rect y="250" width="640" height="110" fill="${sea}"/><path d="M380 250 L640 190 L640 250 Z" fill="#2d2a32"/>
@@ -37,9 +38,14 @@ async function render(renderer: string, inputs: ResolvedInputs, images: Record<s
   const backend = createLocalBackends({ allowPrivateUrls: false })[renderer];
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-example-'));
   const ctx: RenderContext = {
-    signal: new AbortController().signal, progress: () => {}, workDir, timeLimitSeconds: 300, attemptId: `example-${renderer}`,
+    signal: new AbortController().signal,
+    progress: () => {},
+    workDir,
+    timeLimitSeconds: 300,
+    attemptId: `example-${renderer}`,
     // The example images stand for uploads: read from disk, never fetched.
-    readUpload: async (url) => (images[url] ? { bytes: fs.readFileSync(images[url]), contentType: 'image/jpeg' } : null),
+    readUpload: async (url) =>
+      images[url] ? { bytes: fs.readFileSync(images[url]), contentType: 'image/jpeg' } : null,
   };
   return { out: await backend.run(inputs, ctx), workDir };
 }
@@ -47,8 +53,34 @@ async function render(renderer: string, inputs: ResolvedInputs, images: Record<s
 /** Scales a rendered MP4 down to 320 px wide at a low bitrate: a few tens of KB. */
 async function shrink(from: string, name: string) {
   const to = path.join(OUT, name);
-  await run(await ffmpegPath(), ['-y', '-loglevel', 'error', '-i', from, '-vf', 'scale=320:-2', '-c:v', 'libx264', '-preset', 'veryslow',
-    '-crf', '33', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '24k', '-ac', '1', '-movflags', '+faststart', '-map_metadata', '-1', to]);
+  await run(await ffmpegPath(), [
+    '-y',
+    '-loglevel',
+    'error',
+    '-i',
+    from,
+    '-vf',
+    'scale=320:-2',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryslow',
+    '-crf',
+    '33',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-b:a',
+    '24k',
+    '-ac',
+    '1',
+    '-movflags',
+    '+faststart',
+    '-map_metadata',
+    '-1',
+    to,
+  ]);
   console.log(`${name}: ${fs.statSync(to).size} bytes`);
 }
 
@@ -57,16 +89,39 @@ const dusk = await image('lighthouse-dusk.jpg', scene(['#2b3a67', '#f08a5d'], '#
 const day = await image('lighthouse-day.jpg', scene(['#7ec8e3', '#dff3fb'], '#2f7fa8', false));
 const uploads = { 'example:dusk': dusk, 'example:day': day };
 
-const i2v = await render('image-to-video', { prompt: 'A slow push in on a lighthouse at dusk', image: 'example:dusk', guidance_scale: 0.5, duration: 5 }, uploads);
+const i2v = await render(
+  'image-to-video',
+  {
+    prompt: 'A slow push in on a lighthouse at dusk',
+    image: 'example:dusk',
+    guidance_scale: 0.5,
+    duration: 5,
+  },
+  uploads,
+);
 if (i2v.out.kind === 'file') await shrink(i2v.out.path, 'image-to-video.mp4');
-const se = await render('start-end-to-video', {
-  prompt: 'Day turns to dusk over the lighthouse', image: 'example:day', last_image: 'example:dusk', duration: 3, resolution: '540p',
-  bgm: true, movement_amplitude: 'small',
-}, uploads);
+const se = await render(
+  'start-end-to-video',
+  {
+    prompt: 'Day turns to dusk over the lighthouse',
+    image: 'example:day',
+    last_image: 'example:dusk',
+    duration: 3,
+    resolution: '540p',
+    bgm: true,
+    movement_amplitude: 'small',
+  },
+  uploads,
+);
 if (se.out.kind === 'file') await shrink(se.out.path, 'start-end-to-video.mp4');
-const text = await render('shot-list', {
-  text: 'A lighthouse at dusk. Waves break on the rocks below. A ship passes slowly in the fog. The keeper climbs the stairs and lights the lamp.',
-  mode: 'shot_list', max_items: 4,
-}, {});
+const text = await render(
+  'shot-list',
+  {
+    text: 'A lighthouse at dusk. Waves break on the rocks below. A ship passes slowly in the fog. The keeper climbs the stairs and lights the lamp.',
+    mode: 'shot_list',
+    max_items: 4,
+  },
+  {},
+);
 if (text.out.kind === 'text') console.log(`shot list:\n${text.out.text}`);
 for (const r of [i2v, se, text]) fs.rmSync(r.workDir, { recursive: true, force: true });

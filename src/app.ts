@@ -48,13 +48,21 @@ import { TestRenders } from './queue/test-render.ts';
 import { createTopups } from './services/topups.ts';
 import { Billing } from './services/billing.ts';
 
-export interface Infra { log: Logger; db: Db; url: string; catalog: Catalog; storage: Storage; close: () => Promise<void> }
+export interface Infra {
+  log: Logger;
+  db: Db;
+  url: string;
+  catalog: Catalog;
+  storage: Storage;
+  close: () => Promise<void>;
+}
 
 /** Database (embedded or external, migrated), catalog and storage: what every command needs. */
 export async function openInfra(config: Config, log: Logger): Promise<Infra> {
   const catalog = loadCatalog(config.catalogPath ?? undefined);
   let embedded: EmbeddedPostgres | null = null;
-  if (!config.databaseUrl) embedded = await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
+  if (!config.databaseUrl)
+    embedded = await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
   if (config.databaseUrl) {
     try {
       await checkDatabaseServer(config.databaseUrl);
@@ -77,7 +85,11 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
   const db = createPool(url);
   const storage = createStorage(config.storage);
   return {
-    log, db, url, catalog, storage,
+    log,
+    db,
+    url,
+    catalog,
+    storage,
     close: async () => {
       await db.end().catch(() => undefined);
       await embedded?.stop();
@@ -86,16 +98,30 @@ export async function openInfra(config: Config, log: Logger): Promise<Infra> {
 }
 
 /** `server` is the API (roles serve and api) or the operational endpoints alone (role worker). */
-export interface Running { server: FastifyInstance; worker: Worker | null; infra: Infra; close: (graceMs?: number) => Promise<void> }
+export interface Running {
+  server: FastifyInstance;
+  worker: Worker | null;
+  infra: Infra;
+  close: (graceMs?: number) => Promise<void>;
+}
 
-export async function startService(config: Config, role: Role, opts: { extraBackends?: Record<string, ModelBackend>; log?: Logger;
-  access?: AccessWriter | null;
-  /** Tests: called before each test render is recorded (test-render.ts). */
-  beforeTestRender?: (id: string) => Promise<void> } = {}): Promise<Running> {
+export async function startService(
+  config: Config,
+  role: Role,
+  opts: {
+    extraBackends?: Record<string, ModelBackend>;
+    log?: Logger;
+    access?: AccessWriter | null;
+    /** Tests: called before each test render is recorded (test-render.ts). */
+    beforeTestRender?: (id: string) => Promise<void>;
+  } = {},
+): Promise<Running> {
   // API processes behind a load balancer must all accept the same admin token; one generated into each
   // process's own data dir would make the admin API work on one replica and fail on the others.
   if (role === 'api' && config.databaseUrl && !config.adminToken) {
-    throw new ConfigError(['RENDERGATE_ADMIN_TOKEN: required for `api` processes on a shared DATABASE_URL, so that every replica accepts the same token']);
+    throw new ConfigError([
+      'RENDERGATE_ADMIN_TOKEN: required for `api` processes on a shared DATABASE_URL, so that every replica accepts the same token',
+    ]);
   }
   const log = opts.log ?? pino({ level: config.logLevel });
   const infra = await openInfra(config, log);
@@ -103,18 +129,29 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const metrics = new Metrics();
   let wake = () => {};
   // A server that comes back wakes the claim loop, so the renders it held back start at once.
-  const backends = createBackends(config, catalog, metrics, { extra: opts.extraBackends, onRecover: () => wake(), render: role !== 'api' });
+  const backends = createBackends(config, catalog, metrics, {
+    extra: opts.extraBackends,
+    onRecover: () => wake(),
+    render: role !== 'api',
+  });
   const { backendFor } = backends;
   // A worker serves no admin API, so it neither needs nor generates a token.
-  const adminToken = role === 'worker' ? '' : resolveAdminToken(config, (token, file) => {
-    // Printed once, on the start that created it; afterwards it is only in the file.
-    process.stdout.write(`\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n\n`);
-  });
+  const adminToken =
+    role === 'worker'
+      ? ''
+      : resolveAdminToken(config, (token, file) => {
+          // Printed once, on the start that created it; afterwards it is only in the file.
+          process.stdout.write(`\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n\n`);
+        });
   if (role !== 'serve' && config.storage.driver === 'file') {
-    log.warn({ role, root: config.storage.root }, 'outputs are stored on this machine\'s disk: API and worker processes on other machines cannot see them (use RENDERGATE_STORAGE=s3://… or a shared RENDERGATE_DATA_DIR)');
+    log.warn(
+      { role, root: config.storage.root },
+      "outputs are stored on this machine's disk: API and worker processes on other machines cannot see them (use RENDERGATE_STORAGE=s3://… or a shared RENDERGATE_DATA_DIR)",
+    );
   }
   // Polls are answered from memory in API processes; a worker answers none.
-  const cache = role === 'worker' ? undefined : new GenerationCache(infra.url, 20_000, (m) => log.warn(m));
+  const cache =
+    role === 'worker' ? undefined : new GenerationCache(infra.url, 20_000, (m) => log.warn(m));
   await cache?.start();
   // Wakes workers after each create, on one connection of its own with asynchronous commit.
   const wakeDb = role === 'worker' ? null : createPool(infra.url, 1, { asyncCommit: true });
@@ -126,18 +163,51 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   const ledger = new Ledger(db, config.dayTimeZone);
   const jobs = wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined;
   // Test keys' renders are made by the API process that creates them (a worker makes none).
-  const testRenders = role === 'worker' ? undefined : new TestRenders({ db, catalog, storage, log, ledger,
-    outputRetentionSeconds: config.outputRetentionSeconds, beforeFinish: opts.beforeTestRender });
+  const testRenders =
+    role === 'worker'
+      ? undefined
+      : new TestRenders({
+          db,
+          catalog,
+          storage,
+          log,
+          ledger,
+          outputRetentionSeconds: config.outputRetentionSeconds,
+          beforeFinish: opts.beforeTestRender,
+        });
   // Chat renders of this process's worker stream their text to this process's /openai/v1 answers.
   const liveText = new LiveText();
-  const generations = new Generations({ db, catalog, config, storage, ledger, metrics, cache, jobs, uploads, waiters, testRenders });
+  const generations = new Generations({
+    db,
+    catalog,
+    config,
+    storage,
+    ledger,
+    metrics,
+    cache,
+    jobs,
+    uploads,
+    waiters,
+    testRenders,
+  });
   const ctx = {
     chat: new ChatCompletions(catalog, generations, liveText),
-    config, catalog, keys: new KeyResolver(db, config.keyPrefix), limits: new RateLimits(db), generations, storage,
-    adminToken, metrics, uploads, webhooks: new WebhookEndpoints(db), accounts: new Accounts(db),
-    apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute), ops: new OpsProbe(db),
+    config,
+    catalog,
+    keys: new KeyResolver(db, config.keyPrefix),
+    limits: new RateLimits(db),
+    generations,
+    storage,
+    adminToken,
+    metrics,
+    uploads,
+    webhooks: new WebhookEndpoints(db),
+    accounts: new Accounts(db),
+    apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute),
+    ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,
-    topups: createTopups({ db, config, waiters, log }), billing: new Billing(db),
+    topups: createTopups({ db, config, waiters, log }),
+    billing: new Billing(db),
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).
@@ -149,9 +219,20 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   let studioNotFound: Awaited<ReturnType<typeof registerStudio>> | undefined;
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
   // port already taken stops the start before any render is claimed.
-  const server: FastifyInstance = role === 'worker' ? buildOpsServer(ctx, log)
-    : buildServer(ctx, log, [async (scope) => { studioNotFound = await registerStudio(scope, ctx, studio); }],
-      opts.access ?? null, (req, reply) => studioNotFound!(req, reply));
+  const server: FastifyInstance =
+    role === 'worker'
+      ? buildOpsServer(ctx, log)
+      : buildServer(
+          ctx,
+          log,
+          [
+            async (scope) => {
+              studioNotFound = await registerStudio(scope, ctx, studio);
+            },
+          ],
+          opts.access ?? null,
+          (req, reply) => studioNotFound!(req, reply),
+        );
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {
@@ -169,11 +250,28 @@ export async function startService(config: Config, role: Role, opts: { extraBack
   let webhookDb: Db | null = null;
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
-    const pools = new Map([...backends.pools].map(([model, pool]) => [model, { ...pool, healthy: (url: string) => backends.health.isHealthy(url) }]));
+    const pools = new Map(
+      [...backends.pools].map(([model, pool]) => [
+        model,
+        { ...pool, healthy: (url: string) => backends.health.isHealthy(url) },
+      ]),
+    );
     worker = new Worker({
-      db, claimDb, ledger, databaseUrl: infra.url, catalog, backendFor, storage, concurrency: config.workerConcurrency,
-      accountConcurrency: config.accountConcurrency, log, metrics, pools,
-      readUpload: uploadReader(db, storage, config.publicUrl), outputRetentionSeconds: config.outputRetentionSeconds, liveText,
+      db,
+      claimDb,
+      ledger,
+      databaseUrl: infra.url,
+      catalog,
+      backendFor,
+      storage,
+      concurrency: config.workerConcurrency,
+      accountConcurrency: config.accountConcurrency,
+      log,
+      metrics,
+      pools,
+      readUpload: uploadReader(db, storage, config.publicUrl),
+      outputRetentionSeconds: config.outputRetentionSeconds,
+      liveText,
       textOutputLimitBytes: config.textOutputLimitBytes,
     });
     janitor = new Janitor({ db, storage, log, ledger });
@@ -182,7 +280,11 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     // at-least-once delivery allows; waiting for a WAL flush per delivery would cap throughput.
     webhookDb = createPool(infra.url, 4, { asyncCommit: true });
     dispatcher = new WebhookDispatcher({
-      db: webhookDb, databaseUrl: infra.url, log, retrySeconds: config.webhookRetrySeconds, allowPrivateUrls: config.allowPrivateUrls,
+      db: webhookDb,
+      databaseUrl: infra.url,
+      log,
+      retrySeconds: config.webhookRetrySeconds,
+      allowPrivateUrls: config.allowPrivateUrls,
       view: (snap) => snapshotView(snap, config.publicUrl),
     });
     await backends.cogReceiver?.listen(); // the Cog webhook receiver's port, taken before any render
@@ -191,9 +293,19 @@ export async function startService(config: Config, role: Role, opts: { extraBack
     await dispatcher.start();
     janitor.start();
   }
-  log.info({ role, version: VERSION, port: config.port, dataDir: path.relative(process.cwd(), config.dataDir) || '.' }, 'rendergate is running');
+  log.info(
+    {
+      role,
+      version: VERSION,
+      port: config.port,
+      dataDir: path.relative(process.cwd(), config.dataDir) || '.',
+    },
+    'rendergate is running',
+  );
   return {
-    server, worker, infra,
+    server,
+    worker,
+    infra,
     close: async (graceMs = config.shutdownGraceMs) => {
       await server.close();
       await testRenders?.close();

@@ -2,7 +2,8 @@
 // reported together, so an operator fixes them in one go.
 import path from 'node:path';
 
-export type StorageConfig = { driver: 'file'; root: string } | { driver: 's3'; bucket: string; prefix: string };
+export type StorageConfig =
+  { driver: 'file'; root: string } | { driver: 's3'; bucket: string; prefix: string };
 export type Role = 'serve' | 'api' | 'worker';
 
 export interface Config {
@@ -84,10 +85,17 @@ function stripeConfig(env: NodeJS.ProcessEnv, problems: string[]): StripeConfig 
   const secretKey = env.RENDERGATE_STRIPE_SECRET_KEY || '';
   const webhookSecret = env.RENDERGATE_STRIPE_WEBHOOK_SECRET || '';
   const rawAmounts = env.RENDERGATE_TOPUP_AMOUNTS || '1000,2000,5000,10000';
-  const topupAmounts = [...new Set(rawAmounts.split(',').map((x) => Number(x.trim())))].sort((a, b) => a - b);
+  const topupAmounts = [...new Set(rawAmounts.split(',').map((x) => Number(x.trim())))].sort(
+    (a, b) => a - b,
+  );
   // Stripe charges at least €0.50 and at most €999,999.99 per payment.
-  if (topupAmounts.length > 20 || topupAmounts.some((n) => !Number.isInteger(n) || n < 50 || n > 99_999_999)) {
-    problems.push(`RENDERGATE_TOPUP_AMOUNTS=${JSON.stringify(rawAmounts)}: comma-separated cents from 50 to 99999999, at most 20`);
+  if (
+    topupAmounts.length > 20 ||
+    topupAmounts.some((n) => !Number.isInteger(n) || n < 50 || n > 99_999_999)
+  ) {
+    problems.push(
+      `RENDERGATE_TOPUP_AMOUNTS=${JSON.stringify(rawAmounts)}: comma-separated cents from 50 to 99999999, at most 20`,
+    );
   }
   let api: StripeConfig['api'] = null;
   let checkoutOrigin = 'https://checkout.stripe.com';
@@ -96,7 +104,11 @@ function stripeConfig(env: NodeJS.ProcessEnv, problems: string[]): StripeConfig 
       const u = new URL(env.RENDERGATE_STRIPE_API_BASE);
       if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
       const protocol = u.protocol === 'http:' ? 'http' : 'https';
-      api = { host: u.hostname, port: Number(u.port || (protocol === 'http' ? 80 : 443)), protocol };
+      api = {
+        host: u.hostname,
+        port: Number(u.port || (protocol === 'http' ? 80 : 443)),
+        protocol,
+      };
       // A stand-in of Stripe serves its Checkout pages itself, on its own origin.
       checkoutOrigin = u.origin;
     } catch {
@@ -105,10 +117,13 @@ function stripeConfig(env: NodeJS.ProcessEnv, problems: string[]): StripeConfig 
   }
   if (!secretKey && !webhookSecret) return null;
   if (!secretKey || !webhookSecret) {
-    problems.push('RENDERGATE_STRIPE_SECRET_KEY and RENDERGATE_STRIPE_WEBHOOK_SECRET: set both, or neither');
+    problems.push(
+      'RENDERGATE_STRIPE_SECRET_KEY and RENDERGATE_STRIPE_WEBHOOK_SECRET: set both, or neither',
+    );
     return null;
   }
-  if (!/^whsec_\S+$/.test(webhookSecret)) problems.push('RENDERGATE_STRIPE_WEBHOOK_SECRET: must start with whsec_');
+  if (!/^whsec_\S+$/.test(webhookSecret))
+    problems.push('RENDERGATE_STRIPE_WEBHOOK_SECRET: must start with whsec_');
   return { secretKey, webhookSecret, topupAmounts, api, checkoutOrigin };
 }
 
@@ -149,14 +164,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
     publicUrl = publicUrl.replace(/\/+$/, '');
   } catch {
-    problems.push(`RENDERGATE_PUBLIC_URL=${JSON.stringify(publicUrl)}: must be an absolute http(s) URL`);
+    problems.push(
+      `RENDERGATE_PUBLIC_URL=${JSON.stringify(publicUrl)}: must be an absolute http(s) URL`,
+    );
   }
 
   const databaseUrl = env.DATABASE_URL || null;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) problems.push('DATABASE_URL: must be a postgres:// URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    problems.push('DATABASE_URL: must be a postgres:// URL');
 
   const adminToken = env.RENDERGATE_ADMIN_TOKEN || null;
-  if (adminToken !== null && adminToken.length < 16) problems.push('RENDERGATE_ADMIN_TOKEN: must be at least 16 characters');
+  if (adminToken !== null && adminToken.length < 16)
+    problems.push('RENDERGATE_ADMIN_TOKEN: must be at least 16 characters');
 
   const dayTimeZone = env.RENDERGATE_DAY_TIMEZONE || 'UTC';
   try {
@@ -175,34 +194,50 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (!bucket) problems.push('RENDERGATE_STORAGE: s3://bucket/prefix needs a bucket');
     storage = { driver: 's3', bucket, prefix };
   } else if (rawStorage !== 'file') {
-    problems.push(`RENDERGATE_STORAGE=${JSON.stringify(rawStorage)}: must be "file" or s3://bucket/prefix`);
+    problems.push(
+      `RENDERGATE_STORAGE=${JSON.stringify(rawStorage)}: must be "file" or s3://bucket/prefix`,
+    );
   }
 
   const keyPrefix = env.RENDERGATE_KEY_PREFIX || 'rg_';
-  if (!/^[a-z0-9]{1,12}_$/.test(keyPrefix)) problems.push('RENDERGATE_KEY_PREFIX: lowercase letters and digits ending in "_"');
+  if (!/^[a-z0-9]{1,12}_$/.test(keyPrefix))
+    problems.push('RENDERGATE_KEY_PREFIX: lowercase letters and digits ending in "_"');
 
   const metricsToken = env.RENDERGATE_METRICS_TOKEN || null;
-  if (metricsToken !== null && metricsToken.length < 16) problems.push('RENDERGATE_METRICS_TOKEN: must be at least 16 characters');
+  if (metricsToken !== null && metricsToken.length < 16)
+    problems.push('RENDERGATE_METRICS_TOKEN: must be at least 16 characters');
   // Durations like 30d, 12h, 90m, 45s (a bare number is seconds); 0 only where `zeroOk`.
   const duration = (name: string, fallback: string, zeroOk: boolean): number => {
     const raw = env[name] || fallback;
     const m = /^(\d{1,9})([smhd]?)$/.exec(raw);
-    const n = m ? Number(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]] : NaN;
+    const n = m
+      ? Number(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]]
+      : NaN;
     if (!Number.isSafeInteger(n) || (n === 0 && !zeroOk) || n > 100 * 365 * 86400) {
-      problems.push(`${name}=${JSON.stringify(raw)}: must be a duration like 30d, 12h, 90m or 45s${zeroOk ? ' (0 = forever)' : ''}`);
+      problems.push(
+        `${name}=${JSON.stringify(raw)}: must be a duration like 30d, 12h, 90m or 45s${zeroOk ? ' (0 = forever)' : ''}`,
+      );
       return 0;
     }
     return n;
   };
-  const rawRetry = env.RENDERGATE_WEBHOOK_RETRY_SECONDS || '5,30,120,600,1800,3600,7200,14400,28800,43200';
+  const rawRetry =
+    env.RENDERGATE_WEBHOOK_RETRY_SECONDS || '5,30,120,600,1800,3600,7200,14400,28800,43200';
   const webhookRetrySeconds = rawRetry.split(',').map((x) => Number(x.trim()));
-  if (webhookRetrySeconds.length > 50 || webhookRetrySeconds.some((x) => !Number.isInteger(x) || x < 0 || x > 7 * 86400)) {
-    problems.push(`RENDERGATE_WEBHOOK_RETRY_SECONDS=${JSON.stringify(rawRetry)}: comma-separated whole seconds (0 to 604800), at most 50`);
+  if (
+    webhookRetrySeconds.length > 50 ||
+    webhookRetrySeconds.some((x) => !Number.isInteger(x) || x < 0 || x > 7 * 86400)
+  ) {
+    problems.push(
+      `RENDERGATE_WEBHOOK_RETRY_SECONDS=${JSON.stringify(rawRetry)}: comma-separated whole seconds (0 to 604800), at most 50`,
+    );
   }
 
   const workerCallbackUrl = (env.RENDERGATE_WORKER_CALLBACK_URL || '').replace(/\/+$/, '') || null;
   if (workerCallbackUrl !== null && !/^http:\/\/[^/?#]+:\d+(\/[^?#]*)?$/.test(workerCallbackUrl)) {
-    problems.push('RENDERGATE_WORKER_CALLBACK_URL: must be http://host:port[/path], the worker as Cog containers reach it');
+    problems.push(
+      'RENDERGATE_WORKER_CALLBACK_URL: must be http://host:port[/path], the worker as Cog containers reach it',
+    );
   }
   const cogPollMs = int('RENDERGATE_COG_POLL_MS', 2000, 50, 60_000);
   const config: Config = {
@@ -228,14 +263,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accountConcurrency: int('RENDERGATE_ACCOUNT_CONCURRENCY', 4, 0, 100_000),
     metricsToken,
     fetchTimeoutMs: int('RENDERGATE_FETCH_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
-    uploadLimitBytes: int('RENDERGATE_UPLOAD_LIMIT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    uploadLimitBytes: int(
+      'RENDERGATE_UPLOAD_LIMIT_BYTES',
+      20 * 1024 * 1024,
+      1024,
+      1024 * 1024 * 1024,
+    ),
     uploadRetentionSeconds: duration('RENDERGATE_UPLOAD_RETENTION', '7d', false),
     outputRetentionSeconds: duration('RENDERGATE_OUTPUT_RETENTION', '30d', true),
     // held `Prefer: wait` requests per process; more are answered at once, as without the header
     maxWaiters: int('RENDERGATE_MAX_WAITERS', 10_000, 0, 1_000_000),
     webhookRetrySeconds,
     backendHealthIntervalMs: int('RENDERGATE_BACKEND_HEALTH_SECONDS', 5, 1, 3600) * 1000,
-    backendOutputLimitBytes: int('RENDERGATE_BACKEND_OUTPUT_LIMIT_BYTES', 2 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER),
+    backendOutputLimitBytes: int(
+      'RENDERGATE_BACKEND_OUTPUT_LIMIT_BYTES',
+      2 * 1024 ** 3,
+      1024,
+      Number.MAX_SAFE_INTEGER,
+    ),
     signupOpen: (env.RENDERGATE_SIGNUP || 'open') === 'open',
     smtpUrl: env.RENDERGATE_SMTP_URL || null,
     mailFrom: env.RENDERGATE_MAIL_FROM || 'Rendergate <no-reply@localhost>',
@@ -248,11 +293,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerCallbackUrl,
     cogPollMs,
     // issue 20 (abuse limits): a bigger text fails the render with OUTPUT_TOO_LARGE, refunded
-    textOutputLimitBytes: int('RENDERGATE_TEXT_OUTPUT_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    textOutputLimitBytes: int(
+      'RENDERGATE_TEXT_OUTPUT_LIMIT_BYTES',
+      1024 * 1024,
+      1024,
+      64 * 1024 * 1024,
+    ),
     stripe: stripeConfig(env, problems),
   };
-  if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open')) problems.push(`RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`);
-  if (config.smtpUrl && !/^smtps?:\/\//.test(config.smtpUrl)) problems.push('RENDERGATE_SMTP_URL: must be an smtp:// or smtps:// URL');
+  if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open'))
+    problems.push(
+      `RENDERGATE_SIGNUP=${JSON.stringify(env.RENDERGATE_SIGNUP)}: must be open or closed`,
+    );
+  if (config.smtpUrl && !/^smtps?:\/\//.test(config.smtpUrl))
+    problems.push('RENDERGATE_SMTP_URL: must be an smtp:// or smtps:// URL');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

@@ -30,8 +30,16 @@ async function serve(role: Role) {
     // Whatever hangs (a client that never finishes reading), the process still ends: the renders are
     // back in the queue and the database recovers from its log. Every exit flushes the buffered log lines.
     setTimeout(() => logging.exit(1), config.shutdownGraceMs + 8_000).unref();
-    running.close().then(stopTracing).then(() => logging.exit(0),
-      (e) => { running.infra.log.error({ err: e }, 'shutdown failed'); logging.exit(1); });
+    running
+      .close()
+      .then(stopTracing)
+      .then(
+        () => logging.exit(0),
+        (e) => {
+          running.infra.log.error({ err: e }, 'shutdown failed');
+          logging.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
@@ -42,7 +50,10 @@ async function operator(spec: CommandSpec, flags: Map<string, string>, positiona
   const { runOperatorCommand } = await import('./cli/operator-api.ts');
   const env = process.env;
   const api = env.RENDERGATE_URL
-    ? (await import('./cli/remote-operator.ts')).remoteOperator(env.RENDERGATE_URL, env.RENDERGATE_ADMIN_TOKEN)
+    ? (await import('./cli/remote-operator.ts')).remoteOperator(
+        env.RENDERGATE_URL,
+        env.RENDERGATE_ADMIN_TOKEN,
+      )
     : await (await import('./cli/local-operator.ts')).localOperator(loadConfig(), env);
   try {
     const out = await runOperatorCommand(spec.name, flags, positionals, api);
@@ -79,8 +90,15 @@ if (parsed.kind === 'usage-error') exit(process.stderr, parsed.text, 2);
 try {
   await run(parsed.spec, parsed.flags, parsed.positionals);
 } catch (e) {
-  if (e instanceof UsageError) exit(process.stderr, `rendergate: ${e.message}\n\n${commandUsage(parsed.spec)}`, 2);
-  if (e instanceof ConfigError || e instanceof CatalogError || e instanceof CliError) exit(process.stderr, e.message, 1);
-  if (e instanceof ApiError) exit(process.stderr, JSON.stringify({ code: e.code, message: e.message, details: e.details }), 1);
+  if (e instanceof UsageError)
+    exit(process.stderr, `rendergate: ${e.message}\n\n${commandUsage(parsed.spec)}`, 2);
+  if (e instanceof ConfigError || e instanceof CatalogError || e instanceof CliError)
+    exit(process.stderr, e.message, 1);
+  if (e instanceof ApiError)
+    exit(
+      process.stderr,
+      JSON.stringify({ code: e.code, message: e.message, details: e.details }),
+      1,
+    );
   throw e;
 }

@@ -18,7 +18,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const external = process.env.DATABASE_URL;
   if (external) {
-    if (!/\/postgres$/.test(external)) throw new Error('DATABASE_URL for tests must name the database "postgres"');
+    if (!/\/postgres$/.test(external))
+      throw new Error('DATABASE_URL for tests must name the database "postgres"');
     delete process.env.DATABASE_URL;
     project.provide('pgUrl', external);
     return async () => {};

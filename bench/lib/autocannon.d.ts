@@ -34,6 +34,9 @@ declare module 'autocannon' {
   }
 
   /** The instance emits 'response' (client, statusCode, resBytes, responseTimeMs) per response. */
-  function autocannon(opts: AutocannonOptions, cb: (err: Error | null, result: AutocannonResult) => void): EventEmitter & { stop(): void };
+  function autocannon(
+    opts: AutocannonOptions,
+    cb: (err: Error | null, result: AutocannonResult) => void,
+  ): EventEmitter & { stop(): void };
   export = autocannon;
 }

@@ -24,7 +24,13 @@ export interface BenchContext {
  * Runs `fn` with the child's CPU profiler on when --profile is given, and keeps the summary along with
  * the CPU time the child, PostgreSQL and the load generator used meanwhile.
  */
-export async function profiled<T>(ctx: BenchContext, child: Child, name: string, fn: () => Promise<T>, pg: BenchPostgres = ctx.pg): Promise<T> {
+export async function profiled<T>(
+  ctx: BenchContext,
+  child: Child,
+  name: string,
+  fn: () => Promise<T>,
+  pg: BenchPostgres = ctx.pg,
+): Promise<T> {
   if (!ctx.profile) return fn();
   await child.call({ type: 'profile-start' });
   const statements = await pg.resetStatementStats();
@@ -37,7 +43,8 @@ export async function profiled<T>(ctx: BenchContext, child: Child, name: string,
     const file = path.join(ctx.profileDir, `${name}.cpuprofile`);
     await child.call({ type: 'profile-stop', file });
     const s = {
-      ...summarise(name, file, JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile), cpu: used,
+      ...summarise(name, file, JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile),
+      cpu: used,
       ...(statements ? { statements: await pg.topStatements() } : {}),
     };
     ctx.profiles.push(s);

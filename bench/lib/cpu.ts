@@ -10,7 +10,11 @@ function procCpu(pid: number): { ppid: number; ms: number; sysMs: number } | nul
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(f[1]), ms: (Number(f[11]) + Number(f[12])) * TICK_MS, sysMs: Number(f[12]) * TICK_MS };
+    return {
+      ppid: Number(f[1]),
+      ms: (Number(f[11]) + Number(f[12])) * TICK_MS,
+      sysMs: Number(f[12]) * TICK_MS,
+    };
   } catch {
     return null;
   }
@@ -20,7 +24,9 @@ function pgProcesses(pgData: string): Map<number, number> {
   const out = new Map<number, number>();
   let postmaster: number;
   try {
-    postmaster = Number(fs.readFileSync(path.join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    postmaster = Number(
+      fs.readFileSync(path.join(pgData, 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
   } catch {
     return out;
   }
@@ -34,7 +40,13 @@ function pgProcesses(pgData: string): Map<number, number> {
 }
 
 /** `serverSysMs`: the part of `serverMs` spent in the kernel (system calls: sockets, files). */
-export interface CpuWindow { wallMs: number; serverMs: number | null; serverSysMs: number | null; postgresMs: number | null; loadGeneratorMs: number }
+export interface CpuWindow {
+  wallMs: number;
+  serverMs: number | null;
+  serverSysMs: number | null;
+  postgresMs: number | null;
+  loadGeneratorMs: number;
+}
 
 export function cpuWindow(serverPid: number, pgData: string): () => CpuWindow {
   const t0 = performance.now();

@@ -39,28 +39,51 @@ export function load(o: LoadOptions): Promise<LoadResult> {
   const method = o.method ?? 'GET';
   const base = { method, headers: { ...o.headers }, body: o.body };
   return new Promise((resolve, reject) => {
-    const inst = autocannon({
-      url: o.url,
-      connections: o.connections,
-      duration: o.durationS,
-      timeout: 30,
-      overallRate: o.overallRate,
-      ...(o.perRequestHeaders
-        ? { requests: [{ ...base, setupRequest: (req) => ({ ...req, headers: { ...base.headers, ...o.perRequestHeaders!() } }) }] }
-        : base),
-    }, (err, res) => {
-      if (err) { reject(err); return; }
-      const durationS = res.duration || o.durationS;
-      resolve({
-        rps: ok / durationS,
-        p50: percentile(latencies, 50),
-        p99: percentile(latencies, 99),
-        ok, non2xx, errors: res.errors + res.timeouts, durationS, statuses,
-      });
-    });
+    const inst = autocannon(
+      {
+        url: o.url,
+        connections: o.connections,
+        duration: o.durationS,
+        timeout: 30,
+        overallRate: o.overallRate,
+        ...(o.perRequestHeaders
+          ? {
+              requests: [
+                {
+                  ...base,
+                  setupRequest: (req) => ({
+                    ...req,
+                    headers: { ...base.headers, ...o.perRequestHeaders!() },
+                  }),
+                },
+              ],
+            }
+          : base),
+      },
+      (err, res) => {
+        if (err) {
+          reject(err);
+          return;
+        }
+        const durationS = res.duration || o.durationS;
+        resolve({
+          rps: ok / durationS,
+          p50: percentile(latencies, 50),
+          p99: percentile(latencies, 99),
+          ok,
+          non2xx,
+          errors: res.errors + res.timeouts,
+          durationS,
+          statuses,
+        });
+      },
+    );
     inst.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
       statuses[status] = (statuses[status] ?? 0) + 1;
-      if (status >= 200 && status < 300) { ok++; latencies.push(ms); } else non2xx++;
+      if (status >= 200 && status < 300) {
+        ok++;
+        latencies.push(ms);
+      } else non2xx++;
     });
   });
 }
@@ -70,7 +93,10 @@ export function loadProblem(r: LoadResult): string | null {
   const total = r.ok + r.non2xx + r.errors;
   if (total === 0) return 'no responses';
   if (r.non2xx + r.errors > total * 0.001) {
-    const codes = Object.entries(r.statuses).filter(([s]) => !s.startsWith('2')).map(([s, n]) => `${s}×${n}`).join(' ');
+    const codes = Object.entries(r.statuses)
+      .filter(([s]) => !s.startsWith('2'))
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     return `${r.non2xx} non-2xx (${codes || '-'}), ${r.errors} errors of ${total}`;
   }
   return null;

@@ -9,21 +9,30 @@ import type { Child } from './proc.ts';
 import type { Result } from './report.ts';
 import { round } from './stats.ts';
 
-export async function compareLogLevels(ctx: BenchContext, o: {
-  scenario: string;
-  variant: string;
-  request: Omit<LoadOptions, 'url' | 'connections' | 'durationS'>;
-  path: string;
-  info: { base: string; child: Child };
-  silent: { base: string; child: Child };
-  c: number;
-  /** Least throughput at info as a share of silent's; null: reported, no target. */
-  floor: number | null;
-}): Promise<Result[]> {
-  const opts = (base: string, durationS: number): LoadOptions => ({ ...o.request, url: base + o.path, connections: o.c, durationS });
+export async function compareLogLevels(
+  ctx: BenchContext,
+  o: {
+    scenario: string;
+    variant: string;
+    request: Omit<LoadOptions, 'url' | 'connections' | 'durationS'>;
+    path: string;
+    info: { base: string; child: Child };
+    silent: { base: string; child: Child };
+    c: number;
+    /** Least throughput at info as a share of silent's; null: reported, no target. */
+    floor: number | null;
+  },
+): Promise<Result[]> {
+  const opts = (base: string, durationS: number): LoadOptions => ({
+    ...o.request,
+    url: base + o.path,
+    connections: o.c,
+    durationS,
+  });
   // Either process may have served nothing yet (the scenario measured the other one against its
   // baseline): warm each as long as a measured run, twice.
-  for (const side of [o.silent, o.info, o.silent, o.info]) await load(opts(side.base, ctx.durationS));
+  for (const side of [o.silent, o.info, o.silent, o.info])
+    await load(opts(side.base, ctx.durationS));
   const rounds = ctx.quick ? 2 : 4;
   const info: LoadResult[] = [];
   const silent: LoadResult[] = [];
@@ -37,34 +46,58 @@ export async function compareLogLevels(ctx: BenchContext, o: {
   };
   for (let i = 0; i < rounds; i++) {
     for (const side of i % 2 === 0 ? [sides.silent, sides.info] : [sides.info, sides.silent]) {
-      const [run, cpu] = await withCpu(ctx, side.server.child, () => load(opts(side.server.base, ctx.durationS)));
+      const [run, cpu] = await withCpu(ctx, side.server.child, () =>
+        load(opts(side.server.base, ctx.durationS)),
+      );
       side.runs.push(run);
       side.cpus.push(cpu);
     }
   }
   // CPU per request, steadier than throughput on a shared machine, over all rounds of each side.
   const cpuMs = (runs: LoadResult[], cpus: CpuWindow[]) =>
-    round(cpus.reduce((t, c) => t + (c.serverMs ?? NaN), 0) / runs.reduce((t, r) => t + r.ok, 0), 4);
-  const mean = (rs: LoadResult[], k: 'rps' | 'p50' | 'p99') => rs.reduce((sum, r) => sum + (r[k] ?? NaN), 0) / rs.length;
+    round(
+      cpus.reduce((t, c) => t + (c.serverMs ?? NaN), 0) / runs.reduce((t, r) => t + r.ok, 0),
+      4,
+    );
+  const mean = (rs: LoadResult[], k: 'rps' | 'p50' | 'p99') =>
+    rs.reduce((sum, r) => sum + (r[k] ?? NaN), 0) / rs.length;
   const infoRps = mean(info, 'rps');
   const silentRps = mean(silent, 'rps');
   const ratio = silentRps > 0 ? infoRps / silentRps : null;
   const note = [...info, ...silent].map(loadProblem).find((p) => p) ?? undefined;
-  ctx.log(`  ${o.scenario} c=${o.c}: LOG_LEVEL=info ${infoRps.toFixed(0)}/s, silent ${silentRps.toFixed(0)}/s (${rounds} interleaved rounds); server CPU ms/request info ${cpuMs(info, infoCpu)}, silent ${cpuMs(silent, silentCpu)}`);
+  ctx.log(
+    `  ${o.scenario} c=${o.c}: LOG_LEVEL=info ${infoRps.toFixed(0)}/s, silent ${silentRps.toFixed(0)}/s (${rounds} interleaved rounds); server CPU ms/request info ${cpuMs(info, infoCpu)}, silent ${cpuMs(silent, silentCpu)}`,
+  );
   return [
     {
-      scenario: o.scenario, variant: `${o.variant} at LOG_LEVEL=silent`, concurrency: o.c,
-      rps: round(silentRps, 0), p50: round(mean(silent, 'p50'), 3), p99: round(mean(silent, 'p99'), 3),
-      baseline: null, ratio: null, target: '-', pass: null,
+      scenario: o.scenario,
+      variant: `${o.variant} at LOG_LEVEL=silent`,
+      concurrency: o.c,
+      rps: round(silentRps, 0),
+      p50: round(mean(silent, 'p50'), 3),
+      p99: round(mean(silent, 'p99'), 3),
+      baseline: null,
+      ratio: null,
+      target: '-',
+      pass: null,
       extra: { serverCpuMsPerRequest: cpuMs(silent, silentCpu) },
     },
     {
-      scenario: o.scenario, variant: `${o.variant} at LOG_LEVEL=info vs silent`, concurrency: o.c,
-      rps: round(infoRps, 0), p50: round(mean(info, 'p50'), 3), p99: round(mean(info, 'p99'), 3),
-      baseline: { name: 'silent', rps: round(silentRps, 0) }, ratio: round(ratio, 3), target: o.floor === null ? '-' : `≥${o.floor.toFixed(2)}×`,
+      scenario: o.scenario,
+      variant: `${o.variant} at LOG_LEVEL=info vs silent`,
+      concurrency: o.c,
+      rps: round(infoRps, 0),
+      p50: round(mean(info, 'p50'), 3),
+      p99: round(mean(info, 'p99'), 3),
+      baseline: { name: 'silent', rps: round(silentRps, 0) },
+      ratio: round(ratio, 3),
+      target: o.floor === null ? '-' : `≥${o.floor.toFixed(2)}×`,
       pass: o.floor === null ? null : ratio === null || note ? false : ratio >= o.floor,
       ...(note ? { note } : {}),
-      extra: { serverCpuMsPerRequest: cpuMs(info, infoCpu), silentServerCpuMsPerRequest: cpuMs(silent, silentCpu) },
+      extra: {
+        serverCpuMsPerRequest: cpuMs(info, infoCpu),
+        silentServerCpuMsPerRequest: cpuMs(silent, silentCpu),
+      },
     },
   ];
 }

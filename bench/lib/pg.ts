@@ -5,10 +5,21 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.ts';
 
-export interface StatementStat { calls: number; totalMs: number; pct: number; meanExecMs: number; meanPlanMs: number; walBytesPerCall: number; query: string }
+export interface StatementStat {
+  calls: number;
+  totalMs: number;
+  pct: number;
+  meanExecMs: number;
+  meanPlanMs: number;
+  walBytesPerCall: number;
+  query: string;
+}
 
 export class BenchPostgres {
-  private constructor(private dir: string, private pgHandle: EmbeddedPostgres) {}
+  private constructor(
+    private dir: string,
+    private pgHandle: EmbeddedPostgres,
+  ) {}
 
   /** `dir` must be traversable by the `postgres` user when running as root (see run.ts). */
   static async start(dir: string): Promise<BenchPostgres> {
@@ -18,11 +29,19 @@ export class BenchPostgres {
   }
 
   /** The maintenance database's URL. */
-  get url(): string { return this.pgHandle.url; }
+  get url(): string {
+    return this.pgHandle.url;
+  }
 
-  urlOf(db: string): string { return this.url.replace(/\/postgres$/, `/${db}`); }
+  urlOf(db: string): string {
+    return this.url.replace(/\/postgres$/, `/${db}`);
+  }
 
-  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = [], db = 'postgres'): Promise<T[]> {
+  async query<T = Record<string, unknown>>(
+    sql: string,
+    params: unknown[] = [],
+    db = 'postgres',
+  ): Promise<T[]> {
     const c = new pg.Client({ connectionString: this.urlOf(db) });
     await c.connect();
     try {
@@ -62,13 +81,19 @@ export class BenchPostgres {
   }
 
   /** --profile: per-statement timings (pg_stat_statements, which ships with the embedded binaries). */
-  static readonly STATEMENT_STATS = { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' };
+  static readonly STATEMENT_STATS = {
+    shared_preload_libraries: 'pg_stat_statements',
+    'pg_stat_statements.track_planning': 'on',
+  };
 
   private statsReady = false;
 
   async resetStatementStats(): Promise<boolean> {
     try {
-      if (!this.statsReady) { await this.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements'); this.statsReady = true; }
+      if (!this.statsReady) {
+        await this.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+        this.statsReady = true;
+      }
       await this.query('SELECT pg_stat_statements_reset()');
       return true;
     } catch {
@@ -79,17 +104,29 @@ export class BenchPostgres {
   /** The statements of the scenario databases that took the most time since the last reset. */
   async topStatements(limit = 10): Promise<StatementStat[]> {
     const rows = await this.query<{
-      calls: string; total_ms: number; mean_exec_time: number; mean_plan: number; wal_bytes: string; query: string; pct: number;
+      calls: string;
+      total_ms: number;
+      mean_exec_time: number;
+      mean_plan: number;
+      wal_bytes: string;
+      query: string;
+      pct: number;
     }>(
       `WITH s AS (
          SELECT s.calls, s.total_exec_time + s.total_plan_time AS total_ms, s.mean_exec_time, s.total_plan_time / greatest(s.calls, 1) AS mean_plan,
                 s.wal_bytes, regexp_replace(s.query, '\\s+', ' ', 'g') AS query
          FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname <> 'postgres')
-       SELECT *, 100 * total_ms / nullif(sum(total_ms) OVER (), 0) AS pct FROM s ORDER BY total_ms DESC LIMIT $1`, [limit]);
+       SELECT *, 100 * total_ms / nullif(sum(total_ms) OVER (), 0) AS pct FROM s ORDER BY total_ms DESC LIMIT $1`,
+      [limit],
+    );
     return rows.map((r) => ({
-      calls: Number(r.calls), totalMs: Math.round(r.total_ms), pct: Math.round(r.pct * 10) / 10,
-      meanExecMs: Math.round(r.mean_exec_time * 1000) / 1000, meanPlanMs: Math.round(r.mean_plan * 1000) / 1000,
-      walBytesPerCall: Math.round(Number(r.wal_bytes) / Math.max(1, Number(r.calls))), query: String(r.query).slice(0, 160),
+      calls: Number(r.calls),
+      totalMs: Math.round(r.total_ms),
+      pct: Math.round(r.pct * 10) / 10,
+      meanExecMs: Math.round(r.mean_exec_time * 1000) / 1000,
+      meanPlanMs: Math.round(r.mean_plan * 1000) / 1000,
+      walBytesPerCall: Math.round(Number(r.wal_bytes) / Math.max(1, Number(r.calls))),
+      query: String(r.query).slice(0, 160),
     }));
   }
 
@@ -97,5 +134,7 @@ export class BenchPostgres {
     await this.pgHandle.stop();
   }
 
-  get dataDir(): string { return path.join(this.dir, 'postgres'); }
+  get dataDir(): string {
+    return path.join(this.dir, 'postgres');
+  }
 }

@@ -10,7 +10,10 @@ export class Child {
   private waiting = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
   private exited: Promise<void>;
 
-  private constructor(private proc: ChildProcess, hello: (v: unknown) => void) {
+  private constructor(
+    private proc: ChildProcess,
+    hello: (v: unknown) => void,
+  ) {
     this.waiting.set(0, { resolve: hello, reject: () => {} });
     proc.on('message', (m: { seq: number; ok: boolean; result?: unknown; error?: string }) => {
       const w = this.waiting.get(m.seq);
@@ -19,23 +22,38 @@ export class Child {
       if (m.ok) w.resolve(m.result);
       else w.reject(new Error(`child: ${m.error}`));
     });
-    this.exited = new Promise((r) => proc.once('exit', (code, signal) => {
-      for (const w of this.waiting.values()) w.reject(new Error(`bench child exited (${code ?? signal})`));
-      this.waiting.clear();
-      r();
-    }));
+    this.exited = new Promise((r) =>
+      proc.once('exit', (code, signal) => {
+        for (const w of this.waiting.values())
+          w.reject(new Error(`bench child exited (${code ?? signal})`));
+        this.waiting.clear();
+        r();
+      }),
+    );
   }
 
   static async start(): Promise<Child> {
-    const proc = fork(SCRIPT, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const proc = fork(SCRIPT, [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
     let hello!: (v: unknown) => void;
-    const ready = new Promise((r) => { hello = r; });
+    const ready = new Promise((r) => {
+      hello = r;
+    });
     const child = new Child(proc, hello);
-    await Promise.race([ready, child.exited.then(() => { throw new Error('bench child died at start'); })]);
+    await Promise.race([
+      ready,
+      child.exited.then(() => {
+        throw new Error('bench child died at start');
+      }),
+    ]);
     return child;
   }
 
-  get pid(): number { return this.proc.pid!; }
+  get pid(): number {
+    return this.proc.pid!;
+  }
 
   call<T = any>(msg: ChildRequest): Promise<T> {
     const seq = ++this.seq;

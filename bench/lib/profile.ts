@@ -4,8 +4,16 @@
 // socket (pg, fastify) rather than as anonymous native time. The profiler's own frames are dropped.
 import path from 'node:path';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-export interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 export interface ProfileSummary {
   name: string;
@@ -15,9 +23,23 @@ export interface ProfileSummary {
   functions: Array<{ fn: string; where: string; area: string; selfMs: number; pct: number }>;
   areas: Array<{ area: string; selfMs: number; pct: number }>;
   /** CPU time over the profiled window (cpu.ts), when measured. */
-  cpu?: { wallMs: number; serverMs: number | null; serverSysMs: number | null; postgresMs: number | null; loadGeneratorMs: number };
+  cpu?: {
+    wallMs: number;
+    serverMs: number | null;
+    serverSysMs: number | null;
+    postgresMs: number | null;
+    loadGeneratorMs: number;
+  };
   /** The statements that took PostgreSQL the most time over the window (pg_stat_statements). */
-  statements?: Array<{ calls: number; totalMs: number; pct: number; meanExecMs: number; meanPlanMs: number; walBytesPerCall: number; query: string }>;
+  statements?: Array<{
+    calls: number;
+    totalMs: number;
+    pct: number;
+    meanExecMs: number;
+    meanPlanMs: number;
+    walBytesPerCall: number;
+    query: string;
+  }>;
 }
 
 /** The package or project file a script URL belongs to, or null for Node core and natives. */
@@ -53,14 +75,25 @@ export function summarise(name: string, file: string, p: CpuProfile, top = 15): 
   for (const n of p.nodes) {
     const up = parent.get(n.id);
     const { url, functionName } = n.callFrame;
-    if (url === 'node:inspector' || (up !== undefined && profilerOwn.has(up))) profilerOwn.add(n.id);
+    if (url === 'node:inspector' || (up !== undefined && profilerOwn.has(up)))
+      profilerOwn.add(n.id);
     const own = userArea(url);
     const inherited = up !== undefined ? areaOf.get(up) : undefined;
-    areaOf.set(n.id, own ?? (inherited && !inherited.startsWith('(') ? inherited
-      : functionName.startsWith('(') ? functionName : url.startsWith('node:') ? 'node core (no caller in user land)' : '(native, no caller in user land)'));
+    areaOf.set(
+      n.id,
+      own ??
+        (inherited && !inherited.startsWith('(')
+          ? inherited
+          : functionName.startsWith('(')
+            ? functionName
+            : url.startsWith('node:')
+              ? 'node core (no caller in user land)'
+              : '(native, no caller in user land)'),
+    );
   }
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++) self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  for (let i = 0; i < p.samples.length; i++)
+    self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
   const fns = new Map<string, { fn: string; where: string; area: string; selfMs: number }>();
   const areas = new Map<string, number>();
   let idleMs = 0;
@@ -69,7 +102,10 @@ export function summarise(name: string, file: string, p: CpuProfile, top = 15): 
     if (profilerOwn.has(id)) continue;
     const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
     const fn = functionName || '(anonymous)';
-    if (fn === '(idle)') { idleMs += ms; continue; }
+    if (fn === '(idle)') {
+      idleMs += ms;
+      continue;
+    }
     busyMs += ms;
     const area = areaOf.get(id)!;
     const where = url ? `${shortUrl(url)}:${lineNumber + 1}` : '';
@@ -81,10 +117,17 @@ export function summarise(name: string, file: string, p: CpuProfile, top = 15): 
   }
   const pct = (ms: number) => Math.round((ms / busyMs) * 1000) / 10;
   return {
-    name, file, busyMs: Math.round(busyMs), idleMs: Math.round(idleMs),
-    functions: [...fns.values()].sort((a, b) => b.selfMs - a.selfMs).slice(0, top)
+    name,
+    file,
+    busyMs: Math.round(busyMs),
+    idleMs: Math.round(idleMs),
+    functions: [...fns.values()]
+      .sort((a, b) => b.selfMs - a.selfMs)
+      .slice(0, top)
       .map((f) => ({ ...f, selfMs: Math.round(f.selfMs), pct: pct(f.selfMs) })),
-    areas: [...areas.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)
+    areas: [...areas.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
       .map(([a, ms]) => ({ area: a, selfMs: Math.round(ms), pct: pct(ms) })),
   };
 }
@@ -93,21 +136,28 @@ export function formatSummary(s: ProfileSummary): string {
   const lines = [`profile ${s.name}: ${s.busyMs} ms on CPU, ${s.idleMs} ms idle (${s.file})`];
   if (s.cpu) {
     const c = s.cpu;
-    lines.push(`  CPU over ${(c.wallMs / 1000).toFixed(1)} s wall: server ${c.serverMs ?? '?'} ms (${c.serverSysMs ?? '?'} ms of it in the kernel), `
-      + `PostgreSQL ${c.postgresMs ?? '?'} ms, load generator ${c.loadGeneratorMs} ms`);
+    lines.push(
+      `  CPU over ${(c.wallMs / 1000).toFixed(1)} s wall: server ${c.serverMs ?? '?'} ms (${c.serverSysMs ?? '?'} ms of it in the kernel), ` +
+        `PostgreSQL ${c.postgresMs ?? '?'} ms, load generator ${c.loadGeneratorMs} ms`,
+    );
   }
   lines.push('  self time by caller area (natives charged to their caller):');
-  for (const a of s.areas.slice(0, 12)) lines.push(`    ${a.pct.toFixed(1).padStart(5)}%  ${a.area}`);
+  for (const a of s.areas.slice(0, 12))
+    lines.push(`    ${a.pct.toFixed(1).padStart(5)}%  ${a.area}`);
   lines.push('  top functions by self time:');
   for (const f of s.functions) {
     const via = f.where.startsWith(f.area) ? '' : `  [via ${f.area}]`;
-    lines.push(`    ${f.pct.toFixed(1).padStart(5)}%  ${f.fn}${f.where ? `  ${f.where}` : ''}${via}`);
+    lines.push(
+      `    ${f.pct.toFixed(1).padStart(5)}%  ${f.fn}${f.where ? `  ${f.where}` : ''}${via}`,
+    );
   }
   if (s.statements?.length) {
     lines.push('  PostgreSQL statements by time (execution + planning):');
     for (const q of s.statements) {
-      lines.push(`    ${q.pct.toFixed(1).padStart(5)}%  ${String(q.calls).padStart(6)} calls  exec ${q.meanExecMs.toFixed(3)} ms  plan ${q.meanPlanMs.toFixed(3)} ms  `
-        + `WAL ${q.walBytesPerCall} B/call  ${q.query.slice(0, 110)}`);
+      lines.push(
+        `    ${q.pct.toFixed(1).padStart(5)}%  ${String(q.calls).padStart(6)} calls  exec ${q.meanExecMs.toFixed(3)} ms  plan ${q.meanPlanMs.toFixed(3)} ms  ` +
+          `WAL ${q.walBytesPerCall} B/call  ${q.query.slice(0, 110)}`,
+      );
     }
   }
   return lines.join('\n');

@@ -9,7 +9,14 @@ export interface Result {
   /** Latency in ms (for render: median wall time of the path; for growth: at that size). */
   p50: number | null;
   p99: number | null;
-  baseline: { name: string; rps?: number | null; p50?: number | null; p99?: number | null; ms?: number | null; mb?: number | null } | null;
+  baseline: {
+    name: string;
+    rps?: number | null;
+    p50?: number | null;
+    p99?: number | null;
+    ms?: number | null;
+    mb?: number | null;
+  } | null;
   ratio: number | null;
   target: string;
   pass: boolean | null;
@@ -18,7 +25,8 @@ export interface Result {
   extra?: Record<string, unknown>;
 }
 
-const fmtNum = (n: number | null | undefined, d = 1) => (n === null || n === undefined ? '-' : n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(d));
+const fmtNum = (n: number | null | undefined, d = 1) =>
+  n === null || n === undefined ? '-' : n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : n.toFixed(d);
 
 function baselineText(r: Result): string {
   const b = r.baseline;
@@ -31,14 +39,37 @@ function baselineText(r: Result): string {
 }
 
 export function table(results: Result[]): string {
-  const head = ['scenario', 'variant', 'conc', 'rps', 'p50 ms', 'p99 ms', 'baseline', 'ratio', 'target', 'result'];
+  const head = [
+    'scenario',
+    'variant',
+    'conc',
+    'rps',
+    'p50 ms',
+    'p99 ms',
+    'baseline',
+    'ratio',
+    'target',
+    'result',
+  ];
   const rows = results.map((r) => [
-    r.scenario, r.variant, String(r.concurrency), fmtNum(r.rps, 0), fmtNum(r.p50, 2), fmtNum(r.p99, 2),
+    r.scenario,
+    r.variant,
+    String(r.concurrency),
+    fmtNum(r.rps, 0),
+    fmtNum(r.p50, 2),
+    fmtNum(r.p99, 2),
     r.baseline ? `${r.baseline.name} ${baselineText(r)}` : '-',
-    r.ratio === null ? '-' : r.ratio.toFixed(2), r.target,
+    r.ratio === null ? '-' : r.ratio.toFixed(2),
+    r.target,
     (r.pass === null ? 'info' : r.pass ? 'pass' : 'MISS') + (r.note ? ` (${r.note})` : ''),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (i === 9 ? 0 : row[i].length))));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 9 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const widths = head.map((h, i) =>
+    Math.max(h.length, ...rows.map((row) => (i === 9 ? 0 : row[i].length))),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 9 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }

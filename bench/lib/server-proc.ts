@@ -35,8 +35,23 @@ import { percentile } from './stats.ts';
 export type ChildRequest =
   | { type: 'bare'; body: string }
   | { type: 'fastify'; body: string }
-  | { type: 'pgcreate'; url: string; connections: number; durationMs: number; accounts: Array<{ accountId: string; keyId: string }>; modelId: string; inputs: unknown; cost: number }
-  | { type: 'rendergate'; env: Record<string, string>; role: Role; instantShotList: boolean; logFile: string }
+  | {
+      type: 'pgcreate';
+      url: string;
+      connections: number;
+      durationMs: number;
+      accounts: Array<{ accountId: string; keyId: string }>;
+      modelId: string;
+      inputs: unknown;
+      cost: number;
+    }
+  | {
+      type: 'rendergate';
+      env: Record<string, string>;
+      role: Role;
+      instantShotList: boolean;
+      logFile: string;
+    }
   | { type: 'pgcommit'; url: string; connections: number; durationMs: number; payload: string }
   | { type: 'starts' }
   | { type: 'rss' }
@@ -80,7 +95,10 @@ async function handle(msg: ChildRequest): Promise<unknown> {
       server = http.createServer((req, res) => {
         req.resume();
         req.on('end', () => {
-          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+          res.writeHead(200, {
+            'content-type': 'application/json; charset=utf-8',
+            'content-length': body.length,
+          });
           res.end(body);
         });
       });
@@ -89,7 +107,9 @@ async function handle(msg: ChildRequest): Promise<unknown> {
     }
     case 'fastify': {
       const app = Fastify({ logger: false });
-      app.get('/*', async (_req, reply) => reply.type('application/json; charset=utf-8').send(msg.body));
+      app.get('/*', async (_req, reply) =>
+        reply.type('application/json; charset=utf-8').send(msg.body),
+      );
       app.post('/*', async (req, reply) => {
         if (typeof req.body !== 'object') throw new Error('no JSON body');
         return reply.type('application/json; charset=utf-8').send(msg.body);
@@ -100,47 +120,76 @@ async function handle(msg: ChildRequest): Promise<unknown> {
       return { port };
     }
     case 'pgcreate': {
-      const clients = await Promise.all(Array.from({ length: msg.connections }, async () => {
-        const c = new pg.Client({ connectionString: msg.url });
-        await c.connect();
-        return c;
-      }));
+      const clients = await Promise.all(
+        Array.from({ length: msg.connections }, async () => {
+          const c = new pg.Client({ connectionString: msg.url });
+          await c.connect();
+          return c;
+        }),
+      );
       const latencies: number[] = [];
       const t0 = performance.now();
       const until = t0 + msg.durationMs;
       let turn = 0;
-      await Promise.all(clients.map(async (c) => {
-        while (performance.now() < until) {
-          const a = msg.accounts[turn++ % msg.accounts.length];
-          const item = {
-            i: 0, id: `gen_${crypto.randomBytes(16).toString('hex')}`, ledger_id: `led_${crypto.randomBytes(16).toString('hex')}`,
-            account_id: a.accountId, key_id: a.keyId, idem: crypto.randomUUID(), hash: crypto.randomBytes(32).toString('hex'),
-            model_id: msg.modelId, inputs: msg.inputs, cost: msg.cost, deadline_s: 3600, cap: null,
-          };
-          const t = performance.now();
-          const { rows } = await c.query<{ outcome: string }>({ name: 'pgcreate', text: 'SELECT outcome FROM rendergate_create_generations($1, $2)', values: [JSON.stringify([item]), 'UTC'] });
-          if (rows[0].outcome !== 'created') throw new Error(`pgcreate: ${rows[0].outcome}`);
-          latencies.push(performance.now() - t);
-        }
-      }));
+      await Promise.all(
+        clients.map(async (c) => {
+          while (performance.now() < until) {
+            const a = msg.accounts[turn++ % msg.accounts.length];
+            const item = {
+              i: 0,
+              id: `gen_${crypto.randomBytes(16).toString('hex')}`,
+              ledger_id: `led_${crypto.randomBytes(16).toString('hex')}`,
+              account_id: a.accountId,
+              key_id: a.keyId,
+              idem: crypto.randomUUID(),
+              hash: crypto.randomBytes(32).toString('hex'),
+              model_id: msg.modelId,
+              inputs: msg.inputs,
+              cost: msg.cost,
+              deadline_s: 3600,
+              cap: null,
+            };
+            const t = performance.now();
+            const { rows } = await c.query<{ outcome: string }>({
+              name: 'pgcreate',
+              text: 'SELECT outcome FROM rendergate_create_generations($1, $2)',
+              values: [JSON.stringify([item]), 'UTC'],
+            });
+            if (rows[0].outcome !== 'created') throw new Error(`pgcreate: ${rows[0].outcome}`);
+            latencies.push(performance.now() - t);
+          }
+        }),
+      );
       const seconds = (performance.now() - t0) / 1000;
       await Promise.all(clients.map((c) => c.end()));
-      return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length };
+      return {
+        rps: latencies.length / seconds,
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+        count: latencies.length,
+      };
     }
     case 'rendergate': {
       // What-if experiments: a module imported before the service starts can stub one component
       // (say, the rate limiter) to show what the rest does without it. Never set in normal runs.
-      if (process.env.RENDERGATE_BENCH_PRELOAD) await import(pathToFileURL(path.resolve(process.env.RENDERGATE_BENCH_PRELOAD)).href);
+      if (process.env.RENDERGATE_BENCH_PRELOAD)
+        await import(pathToFileURL(path.resolve(process.env.RENDERGATE_BENCH_PRELOAD)).href);
       const port = await freePort();
       const config = loadConfig({
-        PORT: String(port), HOST: '127.0.0.1', RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${port}`,
-        RENDERGATE_RATE_LIMIT_PER_MINUTE: '1000000', ...msg.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        RENDERGATE_RATE_LIMIT_PER_MINUTE: '1000000',
+        ...msg.env,
       });
       // As `rendergate serve` logs: access lines straight to the process log's destination.
-      const logging = config.logLevel === 'silent' ? null
-        : createProcessLog(config.logLevel, { fd: fs.openSync(msg.logFile, 'a'), pretty: false });
+      const logging =
+        config.logLevel === 'silent'
+          ? null
+          : createProcessLog(config.logLevel, { fd: fs.openSync(msg.logFile, 'a'), pretty: false });
       running = await startService(config, msg.role, {
-        log: logging?.log ?? pino({ level: 'silent' }), access: logging?.access ?? null,
+        log: logging?.log ?? pino({ level: 'silent' }),
+        access: logging?.access ?? null,
         extraBackends: msg.instantShotList ? { 'shot-list': instant } : undefined,
       });
       return { port };
@@ -155,15 +204,22 @@ async function handle(msg: ChildRequest): Promise<unknown> {
       const latencies: number[] = [];
       const t0 = performance.now();
       const until = t0 + msg.durationMs;
-      await Promise.all(pgClients.slice(0, msg.connections).map(async (c) => {
-        while (performance.now() < until) {
-          const t = performance.now();
-          await c.query('INSERT INTO bench_commit (payload) VALUES ($1)', [msg.payload]);
-          latencies.push(performance.now() - t);
-        }
-      }));
+      await Promise.all(
+        pgClients.slice(0, msg.connections).map(async (c) => {
+          while (performance.now() < until) {
+            const t = performance.now();
+            await c.query('INSERT INTO bench_commit (payload) VALUES ($1)', [msg.payload]);
+            latencies.push(performance.now() - t);
+          }
+        }),
+      );
       const seconds = (performance.now() - t0) / 1000;
-      return { rps: latencies.length / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length };
+      return {
+        rps: latencies.length / seconds,
+        p50: percentile(latencies, 50),
+        p99: percentile(latencies, 99),
+        count: latencies.length,
+      };
     }
     case 'starts':
       return starts.splice(0);
@@ -186,7 +242,10 @@ async function handle(msg: ChildRequest): Promise<unknown> {
     case 'stop':
       await Promise.all(pgClients.map((c) => c.end().catch(() => undefined)));
       if (running) await running.close(2_000);
-      if (server) { server.closeAllConnections(); await new Promise((r) => server!.close(r)); }
+      if (server) {
+        server.closeAllConnections();
+        await new Promise((r) => server!.close(r));
+      }
       if (fastify) await fastify.close();
       return null;
   }
@@ -195,7 +254,10 @@ async function handle(msg: ChildRequest): Promise<unknown> {
 process.on('message', (raw) => {
   const { seq, ...msg } = raw as ChildRequest & { seq: number };
   handle(msg).then(
-    (result) => process.send!({ seq, ok: true, result }, () => { if (msg.type === 'stop') process.exit(0); }),
+    (result) =>
+      process.send!({ seq, ok: true, result }, () => {
+        if (msg.type === 'stop') process.exit(0);
+      }),
     (e: Error) => process.send!({ seq, ok: false, error: e.stack ?? String(e) }),
   );
 });

@@ -4,7 +4,11 @@
 import { shotListText } from '../../src/backends/local/text-shot-list.ts';
 import { benchText } from './prose.ts';
 
-const [kind, bytes, repeats] = [process.argv[2], Number(process.argv[3]), Number(process.argv[4] ?? 3)];
+const [kind, bytes, repeats] = [
+  process.argv[2],
+  Number(process.argv[3]),
+  Number(process.argv[4] ?? 3),
+];
 const text = kind === 'worst' ? 'a!'.repeat(Math.floor(bytes / 2)) : benchText(bytes);
 shotListText({ text: 'A gull lands on the quay.', mode: 'shot_list', max_items: 20 }); // load the language model first
 const rssBeforeMb = process.memoryUsage().rss / 2 ** 20;
@@ -15,4 +19,10 @@ for (let i = 0; i < repeats; i++) {
   times.push(performance.now() - t0);
 }
 times.sort((a, b) => a - b);
-process.stdout.write(JSON.stringify({ ms: times[Math.floor(times.length / 2)], rssBeforeMb, peakRssMb: process.resourceUsage().maxRSS / 1024 }) + '\n');
+process.stdout.write(
+  JSON.stringify({
+    ms: times[Math.floor(times.length / 2)],
+    rssBeforeMb,
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+  }) + '\n',
+);

@@ -18,10 +18,15 @@ let waitSum = 0;
 let waitN = 0;
 let lagMax = 0;
 
-const timed = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, into: number[]) => async function (this: unknown, ...a: A): Promise<R> {
-  const t = performance.now();
-  try { return await fn.apply(this, a); } finally { into.push(performance.now() - t); }
-};
+const timed = <A extends unknown[], R>(fn: (...a: A) => Promise<R>, into: number[]) =>
+  async function (this: unknown, ...a: A): Promise<R> {
+    const t = performance.now();
+    try {
+      return await fn.apply(this, a);
+    } finally {
+      into.push(performance.now() - t);
+    }
+  };
 // eslint-disable-next-line @typescript-eslint/unbound-method -- called with `this` by the wrapper below
 const claim = timed(Claimer.prototype.claim, claims);
 Claimer.prototype.claim = async function (this: Claimer, wanted: number) {
@@ -29,7 +34,10 @@ Claimer.prototype.claim = async function (this: Claimer, wanted: number) {
   claimedJobs += jobs.length;
   return jobs;
 };
-const proto = Worker.prototype as unknown as { run: (job: unknown) => Promise<void>; fill: () => void };
+const proto = Worker.prototype as unknown as {
+  run: (job: unknown) => Promise<void>;
+  fill: () => void;
+};
 proto.run = timed(proto.run, slots);
 const fill = proto.fill;
 proto.fill = function (this: { filling: unknown; o: { db: { waitingCount: number } } }) {
@@ -44,15 +52,30 @@ setInterval(() => {
   const now = performance.now();
   lagMax = Math.max(lagMax, now - last - 10);
   last = now;
-  if (pool) { waitMax = Math.max(waitMax, pool.waitingCount); waitSum += pool.waitingCount; waitN++; }
+  if (pool) {
+    waitMax = Math.max(waitMax, pool.waitingCount);
+    waitSum += pool.waitingCount;
+    waitN++;
+  }
 }, 10).unref();
 
-const pct = (xs: number[], q: number) => xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]?.toFixed(1) ?? '-';
+const pct = (xs: number[], q: number) =>
+  xs.sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]?.toFixed(1) ?? '-';
 setInterval(() => {
   if (claims.length || slots.length) {
-    process.stderr.write(`[trace-worker] claims ${claims.length} (${claimedJobs} jobs) p50 ${pct(claims, 0.5)} p99 ${pct(claims, 0.99)} ms; `
-      + `slot held p50 ${pct(slots, 0.5)} p99 ${pct(slots, 0.99)} ms; fill() ${fills} (${coalesced} while filling); `
-      + `loop lag max ${lagMax.toFixed(0)} ms; pool waiting avg ${(waitSum / Math.max(1, waitN)).toFixed(1)} max ${waitMax}\n`);
+    process.stderr.write(
+      `[trace-worker] claims ${claims.length} (${claimedJobs} jobs) p50 ${pct(claims, 0.5)} p99 ${pct(claims, 0.99)} ms; ` +
+        `slot held p50 ${pct(slots, 0.5)} p99 ${pct(slots, 0.99)} ms; fill() ${fills} (${coalesced} while filling); ` +
+        `loop lag max ${lagMax.toFixed(0)} ms; pool waiting avg ${(waitSum / Math.max(1, waitN)).toFixed(1)} max ${waitMax}\n`,
+    );
   }
-  claims.length = 0; claimedJobs = 0; slots.length = 0; fills = 0; coalesced = 0; lagMax = 0; waitMax = 0; waitSum = 0; waitN = 0;
+  claims.length = 0;
+  claimedJobs = 0;
+  slots.length = 0;
+  fills = 0;
+  coalesced = 0;
+  lagMax = 0;
+  waitMax = 0;
+  waitSum = 0;
+  waitN = 0;
 }, 2000).unref();

@@ -42,12 +42,25 @@ export class BackendHealth {
   private timer: NodeJS.Timeout | null = null;
   private round: Promise<void> | null = null;
 
-  constructor(targets: HealthTarget[], private metrics: Metrics, private everyMs: number, private onRecover: () => void = () => {},
-    private redact: (text: string) => string = stripUserinfo) {
+  constructor(
+    targets: HealthTarget[],
+    private metrics: Metrics,
+    private everyMs: number,
+    private onRecover: () => void = () => {},
+    private redact: (text: string) => string = stripUserinfo,
+  ) {
     for (const t of targets) {
       if (this.targets.has(t.url)) continue; // one probe per server, whatever the number of models on it
       this.targets.set(t.url, t);
-      this.state.set(t.url, { driver: t.driver, url: displayUrl(t.url), healthy: false, latencyMs: null, error: 'not checked yet', checkedAt: null, consecutiveFailures: 0 });
+      this.state.set(t.url, {
+        driver: t.driver,
+        url: displayUrl(t.url),
+        healthy: false,
+        latencyMs: null,
+        error: 'not checked yet',
+        checkedAt: null,
+        consecutiveFailures: 0,
+      });
     }
   }
 
@@ -64,7 +77,11 @@ export class BackendHealth {
   async start(): Promise<void> {
     if (this.targets.size === 0) return;
     await this.checkAll();
-    this.timer = setInterval(() => { this.round ??= this.checkAll().finally(() => { this.round = null; }); }, this.everyMs);
+    this.timer = setInterval(() => {
+      this.round ??= this.checkAll().finally(() => {
+        this.round = null;
+      });
+    }, this.everyMs);
     this.timer.unref();
   }
 
@@ -79,24 +96,33 @@ export class BackendHealth {
 
   async checkAll(): Promise<void> {
     let recovered = false;
-    await Promise.all([...this.targets.values()].map(async (t) => {
-      const s = this.state.get(t.url)!;
-      const t0 = performance.now();
-      try {
-        await t.probe(t.url, AbortSignal.timeout(Math.min(this.everyMs, 5_000)));
-        if (!s.healthy) recovered = true;
-        Object.assign(s, { healthy: true, error: null, consecutiveFailures: 0 });
-      } catch (e) {
-        const why = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
-        // redacted whole, then cut: a probe's error may quote the address it was given
-        Object.assign(s, { healthy: false, error: stripUserinfo(this.redact(String(why))).slice(0, 200), consecutiveFailures: s.consecutiveFailures + 1 });
-        this.metrics.backendErrors.inc({ driver: t.driver, code: 'HEALTH_CHECK_FAILED' });
-      }
-      s.latencyMs = Math.round((performance.now() - t0) * 10) / 10;
-      s.checkedAt = new Date().toISOString();
-      this.metrics.backendUp.set({ driver: t.driver, url: s.url }, s.healthy ? 1 : 0);
-      this.metrics.backendRequest.observe({ driver: t.driver, kind: 'health' }, s.latencyMs / 1000);
-    }));
+    await Promise.all(
+      [...this.targets.values()].map(async (t) => {
+        const s = this.state.get(t.url)!;
+        const t0 = performance.now();
+        try {
+          await t.probe(t.url, AbortSignal.timeout(Math.min(this.everyMs, 5_000)));
+          if (!s.healthy) recovered = true;
+          Object.assign(s, { healthy: true, error: null, consecutiveFailures: 0 });
+        } catch (e) {
+          const why = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).message;
+          // redacted whole, then cut: a probe's error may quote the address it was given
+          Object.assign(s, {
+            healthy: false,
+            error: stripUserinfo(this.redact(String(why))).slice(0, 200),
+            consecutiveFailures: s.consecutiveFailures + 1,
+          });
+          this.metrics.backendErrors.inc({ driver: t.driver, code: 'HEALTH_CHECK_FAILED' });
+        }
+        s.latencyMs = Math.round((performance.now() - t0) * 10) / 10;
+        s.checkedAt = new Date().toISOString();
+        this.metrics.backendUp.set({ driver: t.driver, url: s.url }, s.healthy ? 1 : 0);
+        this.metrics.backendRequest.observe(
+          { driver: t.driver, kind: 'health' },
+          s.latencyMs / 1000,
+        );
+      }),
+    );
     if (recovered) this.onRecover();
   }
 }

@@ -48,46 +48,76 @@ export interface BackendOptions {
   render?: boolean;
 }
 
-export function createBackends(config: Config, catalog: Catalog, metrics: Metrics, opts: BackendOptions = {}): Backends {
+export function createBackends(
+  config: Config,
+  catalog: Catalog,
+  metrics: Metrics,
+  opts: BackendOptions = {},
+): Backends {
   const { extra = {}, env = process.env, onRecover, render = true } = opts;
-  const local: Record<string, ModelBackend> = { ...createLocalBackends({ allowPrivateUrls: config.allowPrivateUrls, fetchTimeoutMs: config.fetchTimeoutMs }), ...extra };
+  const local: Record<string, ModelBackend> = {
+    ...createLocalBackends({
+      allowPrivateUrls: config.allowPrivateUrls,
+      fetchTimeoutMs: config.fetchTimeoutMs,
+    }),
+    ...extra,
+  };
   const secrets = new Secrets(env);
   const problems: string[] = [];
   const byModel = new Map<string, ModelBackend>();
   const pools = new Map<string, ServerPool>();
   const targets: HealthTarget[] = [];
-  const cogReceiver = render && config.workerCallbackUrl
-    ? new CogReceiver(config.workerCallbackUrl, Math.ceil(config.backendOutputLimitBytes * 4 / 3) + 1024 * 1024)
-    : undefined;
+  const cogReceiver =
+    render && config.workerCallbackUrl
+      ? new CogReceiver(
+          config.workerCallbackUrl,
+          Math.ceil((config.backendOutputLimitBytes * 4) / 3) + 1024 * 1024,
+        )
+      : undefined;
   const cogAsync = cogReceiver ? { receiver: cogReceiver, pollMs: config.cogPollMs } : undefined;
   for (const m of catalog.compiled) {
     const b = m.def.backend;
     if (b.driver === 'local') {
       if (Object.hasOwn(local, b.renderer)) byModel.set(m.id, local[b.renderer]);
-      else problems.push(`model ${m.id}: backend.renderer "${b.renderer}" is not a built-in renderer (${Object.keys(local).join(', ')})`);
+      else
+        problems.push(
+          `model ${m.id}: backend.renderer "${b.renderer}" is not a built-in renderer (${Object.keys(local).join(', ')})`,
+        );
       continue;
     }
     if (!render) continue;
     const factory = DRIVERS[b.driver];
-    if (!factory) { problems.push(`model ${m.id}: backend driver ${b.driver} is not available in this build`); continue; }
+    if (!factory) {
+      problems.push(`model ${m.id}: backend driver ${b.driver} is not available in this build`);
+      continue;
+    }
     const backend: RemoteBackend = factory(m, {
-      secrets, outputLimitBytes: config.backendOutputLimitBytes, textLimitBytes: config.textOutputLimitBytes, metrics,
-      allowPrivateUrls: config.allowPrivateUrls, ...(cogAsync ? { cogAsync } : {}),
+      secrets,
+      outputLimitBytes: config.backendOutputLimitBytes,
+      textLimitBytes: config.textOutputLimitBytes,
+      metrics,
+      allowPrivateUrls: config.allowPrivateUrls,
+      ...(cogAsync ? { cogAsync } : {}),
     });
     // Secrets of hosted APIs are read by their drivers; the rest (an address, say) here, so all are checked.
     if ('urls' in b) {
       const urls = b.urls.map((u) => secrets.resolve(u));
       pools.set(m.id, { urls, concurrencyPerUrl: b.concurrencyPerUrl });
-      if (backend.probe) for (const url of urls) targets.push({ driver: b.driver, url, probe: backend.probe.bind(backend) });
+      if (backend.probe)
+        for (const url of urls)
+          targets.push({ driver: b.driver, url, probe: backend.probe.bind(backend) });
     }
     byModel.set(m.id, backend);
   }
-  for (const name of secrets.missing) problems.push(`${name}: required by the catalog (\${env:${name}}) but not set`);
+  for (const name of secrets.missing)
+    problems.push(`${name}: required by the catalog (\${env:${name}}) but not set`);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     backendFor: (model) => byModel.get(model.id)!,
     pools,
-    health: new BackendHealth(targets, metrics, config.backendHealthIntervalMs, onRecover, (t) => secrets.redact(t)),
+    health: new BackendHealth(targets, metrics, config.backendHealthIntervalMs, onRecover, (t) =>
+      secrets.redact(t),
+    ),
     ...(cogReceiver ? { cogReceiver } : {}),
   };
 }

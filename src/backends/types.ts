@@ -54,7 +54,8 @@ export class RenderError extends Error {
     options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(message, options);
-    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+    if (options?.retryAfterSeconds !== undefined)
+      this.retryAfterSeconds = options.retryAfterSeconds;
     this.name = 'RenderError';
   }
 }

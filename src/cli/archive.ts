@@ -23,9 +23,17 @@ export interface Manifest {
 export async function writeArchive(staging: string, out: string): Promise<void> {
   const partial = `${out}.partial-${process.pid}`;
   try {
-    await tar.create({ gzip: true, file: partial, cwd: staging, portable: true }, ['manifest.json', 'db', 'files']);
+    await tar.create({ gzip: true, file: partial, cwd: staging, portable: true }, [
+      'manifest.json',
+      'db',
+      'files',
+    ]);
     const fd = await fsp.open(partial, 'r');
-    try { await fd.sync(); } finally { await fd.close(); }
+    try {
+      await fd.sync();
+    } finally {
+      await fd.close();
+    }
     await fsp.rename(partial, out);
   } catch (e) {
     await fsp.rm(partial, { force: true });
@@ -41,8 +49,11 @@ export async function readArchive(file: string, staging: string): Promise<Manife
     throw new CliError(`${file} is not a readable backup archive: ${(e as Error).message}`);
   }
   const manifestFile = path.join(staging, 'manifest.json');
-  const manifest = fs.existsSync(manifestFile) ? JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest : null;
-  if (manifest?.format !== FORMAT) throw new CliError(`${file} is not a Rendergate backup (format ${FORMAT})`);
+  const manifest = fs.existsSync(manifestFile)
+    ? (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as Manifest)
+    : null;
+  if (manifest?.format !== FORMAT)
+    throw new CliError(`${file} is not a Rendergate backup (format ${FORMAT})`);
   return manifest;
 }
 

@@ -16,9 +16,12 @@ export async function backup(_args: string[], flags: Map<string, string>): Promi
   const outFlag = flags.get('out');
   if (!outFlag || outFlag === 'true') throw new CliError('usage: rendergate backup --out FILE');
   const out = path.resolve(outFlag);
-  if (fs.existsSync(out)) throw new CliError(`${out} already exists; a backup never overwrites a file`);
+  if (fs.existsSync(out))
+    throw new CliError(`${out} already exists; a backup never overwrites a file`);
   if (!config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'postgres', 'PG_VERSION'))) {
-    throw new CliError(`no database under ${config.dataDir} (set RENDERGATE_DATA_DIR, or DATABASE_URL for an external one)`);
+    throw new CliError(
+      `no database under ${config.dataDir} (set RENDERGATE_DATA_DIR, or DATABASE_URL for an external one)`,
+    );
   }
   const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir);
   const staging = await fsp.mkdtemp(path.join(path.dirname(out), '.rendergate-backup-'));
@@ -26,19 +29,40 @@ export async function backup(_args: string[], flags: Map<string, string>): Promi
     await fsp.mkdir(path.join(staging, 'db'));
     await fsp.mkdir(path.join(staging, 'files'));
     let files = 0;
-    const database = await dumpDatabase(config.databaseUrl ?? embedded!.url, path.join(staging, 'db'), async () => {
-      // Inside the snapshot's lock: every file a row of the snapshot names is still there. Files written
-      // since (renders finishing now) come along too; no row names them, they are harmless.
-      if (config.storage.driver === 'file') files = await linkFiles(config.storage.root, path.join(staging, 'files'));
-    });
+    const database = await dumpDatabase(
+      config.databaseUrl ?? embedded!.url,
+      path.join(staging, 'db'),
+      async () => {
+        // Inside the snapshot's lock: every file a row of the snapshot names is still there. Files written
+        // since (renders finishing now) come along too; no row names them, they are harmless.
+        if (config.storage.driver === 'file')
+          files = await linkFiles(config.storage.root, path.join(staging, 'files'));
+      },
+    );
     const manifest: Manifest = {
-      format: FORMAT, version: VERSION, createdAt: new Date().toISOString(), database,
+      format: FORMAT,
+      version: VERSION,
+      createdAt: new Date().toISOString(),
+      database,
       storage: { driver: config.storage.driver, files },
     };
     await fsp.writeFile(path.join(staging, 'manifest.json'), JSON.stringify(manifest, null, 2));
     await writeArchive(staging, out);
     const rows = Object.fromEntries(database.tables.map((t) => [t.name, t.rows]));
-    process.stdout.write(JSON.stringify({ file: out, version: VERSION, migrations: database.migrations.length, rows, files, storage: config.storage.driver }, null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify(
+        {
+          file: out,
+          version: VERSION,
+          migrations: database.migrations.length,
+          rows,
+          files,
+          storage: config.storage.driver,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   } finally {
     await fsp.rm(staging, { recursive: true, force: true });
     await embedded?.stop();

@@ -4,10 +4,13 @@ import { COMMANDS, GROUPS } from './commands.ts';
 import { UsageError } from './cli-error.ts';
 
 export function completionScript(shell: string): string {
-  if (shell !== 'bash' && shell !== 'zsh') throw new UsageError('completion: the shell must be bash or zsh');
+  if (shell !== 'bash' && shell !== 'zsh')
+    throw new UsageError('completion: the shell must be bash or zsh');
   const top = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))].join(' ');
   const cases = [...GROUPS].map((g) => {
-    const words = COMMANDS.filter((c) => c.name.startsWith(g + ' ')).map((c) => c.name.split(' ')[1]);
+    const words = COMMANDS.filter((c) => c.name.startsWith(g + ' ')).map(
+      (c) => c.name.split(' ')[1],
+    );
     return `    ${g}) words="${words.join(' ')}" ;;`;
   });
   const flagCases = COMMANDS.map((c) => {

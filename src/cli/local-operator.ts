@@ -21,11 +21,18 @@ export async function localOperator(config: Config, env: NodeJS.ProcessEnv): Pro
     const recorded = await recordedPublicUrl(db);
     if (recorded) return recorded;
     if (env.RENDERGATE_PUBLIC_URL) return config.publicUrl;
-    throw new CliError('no server has started on this database yet, so its public URL is unknown: start it '
-      + 'once, set RENDERGATE_PUBLIC_URL, or use RENDERGATE_URL to ask a running server');
+    throw new CliError(
+      'no server has started on this database yet, so its public URL is unknown: start it ' +
+        'once, set RENDERGATE_PUBLIC_URL, or use RENDERGATE_URL to ask a running server',
+    );
   };
   return {
-    listAccounts: (o) => listAccounts(db, { query: o.query, limit: o.limit ?? parseLimit(undefined), cursor: o.cursor ?? null }),
+    listAccounts: (o) =>
+      listAccounts(db, {
+        query: o.query,
+        limit: o.limit ?? parseLimit(undefined),
+        cursor: o.cursor ?? null,
+      }),
     account: (idOrEmail) => resolveAccount(db, idOrEmail),
     createAccount: (email, name) => createAccount(db, email, name),
     invite: async (email, name) => inviteLink(db, await publicUrl(), email, name),
@@ -33,9 +40,14 @@ export async function localOperator(config: Config, env: NodeJS.ProcessEnv): Pro
     addCredit: (id, amount, reason) => addCredit(db, id, amount, reason),
     createKey: (id, o) => createKey(db, config.keyPrefix, config.defaultRateLimitPerMinute, id, o),
     revokeKey: (id) => revokeKey(db, id),
-    refund: (id) => new Generations({
-      db, catalog: infra.catalog, config, storage: infra.storage, ledger: new Ledger(db, config.dayTimeZone),
-    }).adminRefund(id),
+    refund: (id) =>
+      new Generations({
+        db,
+        catalog: infra.catalog,
+        config,
+        storage: infra.storage,
+        ledger: new Ledger(db, config.dayTimeZone),
+      }).adminRefund(id),
     close: () => infra.close(),
   };
 }

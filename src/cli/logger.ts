@@ -23,14 +23,20 @@ export interface ProcessLog {
   access: AccessWriter | null;
 }
 
-export function createProcessLog(level: string, opts: { pretty?: boolean; fd?: number } = {}): ProcessLog {
+export function createProcessLog(
+  level: string,
+  opts: { pretty?: boolean; fd?: number } = {},
+): ProcessLog {
   const fd = opts.fd ?? 1;
   const pretty = opts.pretty ?? (fd === 1 ? process.stdout.isTTY === true : false);
   let log: Logger;
   let flushSync: () => void;
   let access: AccessWriter | null = null;
   if (pretty) {
-    const transport = pino.transport({ target: 'pino-pretty', options: { destination: fd, colorize: true, translateTime: 'SYS:HH:MM:ss.l' } });
+    const transport = pino.transport({
+      target: 'pino-pretty',
+      options: { destination: fd, colorize: true, translateTime: 'SYS:HH:MM:ss.l' },
+    });
     log = pino({ level }, transport);
     // A transport's worker thread drains its buffer on `flushSync` (it blocks until the worker caught up).
     flushSync = () => (transport as unknown as { flushSync(): void }).flushSync();
@@ -41,17 +47,32 @@ export function createProcessLog(level: string, opts: { pretty?: boolean; fd?: n
     // writes went from 4 to 15 KiB. A line of a quiet moment waits at most FLUSH_EVERY_MS for its write,
     // so `tail -f` still shows each request at once to a person.
     const dest = pino.destination({ dest: fd, sync: false, minLength: 15 * 1024 });
-    setInterval(() => { try { dest.flush(); } catch { /* closed at exit */ } }, FLUSH_EVERY_MS).unref();
+    setInterval(() => {
+      try {
+        dest.flush();
+      } catch {
+        /* closed at exit */
+      }
+    }, FLUSH_EVERY_MS).unref();
     const base = { pid: process.pid, hostname: os.hostname() };
     log = pino({ level, base }, dest);
     access = accessWriter(log, dest, base);
     flushSync = () => {
-      try { dest.flushSync(); } catch { /* nothing buffered yet, or the reader is gone */ }
+      try {
+        dest.flushSync();
+      } catch {
+        /* nothing buffered yet, or the reader is gone */
+      }
     };
   }
-  const flush = () => new Promise<void>((resolve) => {
-    try { log.flush(() => resolve()); } catch { resolve(); }
-  });
+  const flush = () =>
+    new Promise<void>((resolve) => {
+      try {
+        log.flush(() => resolve());
+      } catch {
+        resolve();
+      }
+    });
   let exiting = false;
   return {
     log,
@@ -63,7 +84,10 @@ export function createProcessLog(level: string, opts: { pretty?: boolean; fd?: n
     exit(code: number): void {
       if (exiting) return;
       exiting = true;
-      const end = () => { flushSync(); process.exit(code); };
+      const end = () => {
+        flushSync();
+        process.exit(code);
+      };
       setTimeout(end, EXIT_FLUSH_MS);
       void flush().then(end);
     },

@@ -12,11 +12,16 @@ import { VERSION } from '../domain/version.ts';
 export async function migrateCommand(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: 'warn' }, pino.destination(2));
-  const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
+  const embedded = config.databaseUrl
+    ? null
+    : await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
   const db = createPool(config.databaseUrl ?? embedded!.url, 2, { long: true });
   try {
     const applied = await migrate(db);
-    process.stdout.write(JSON.stringify({ version: VERSION, applied, migrations: migrationFiles().length }, null, 2) + '\n');
+    process.stdout.write(
+      JSON.stringify({ version: VERSION, applied, migrations: migrationFiles().length }, null, 2) +
+        '\n',
+    );
   } finally {
     await db.end();
     await embedded?.stop();

@@ -6,10 +6,19 @@ import type { Page } from '../services/paging.ts';
 import type { Link } from '../services/invites.ts';
 import { UsageError } from './cli-error.ts';
 
-export interface NewKeyOptions { name?: string; dailyCapCents: number | null; rateLimitPerMinute?: number; mode?: 'live' | 'test' }
+export interface NewKeyOptions {
+  name?: string;
+  dailyCapCents: number | null;
+  rateLimitPerMinute?: number;
+  mode?: 'live' | 'test';
+}
 
 export interface OperatorApi {
-  listAccounts(opts: { query?: string; limit?: number; cursor?: string }): Promise<Page<AccountView>>;
+  listAccounts(opts: {
+    query?: string;
+    limit?: number;
+    cursor?: string;
+  }): Promise<Page<AccountView>>;
   /** The account named by id or email; ACCOUNT_NOT_FOUND otherwise. */
   account(idOrEmail: string): Promise<AccountView>;
   createAccount(email: string, name: string | null): Promise<AccountView>;
@@ -22,7 +31,11 @@ export interface OperatorApi {
   close(): Promise<void>;
 }
 
-function intFlag(flags: Map<string, string>, name: string, opts: { min: number; max: number }): number | undefined {
+function intFlag(
+  flags: Map<string, string>,
+  name: string,
+  opts: { min: number; max: number },
+): number | undefined {
   const v = flags.get(name);
   if (v === undefined) return undefined;
   if (!/^\d{1,16}$/.test(v) || Number(v) < opts.min || Number(v) > opts.max) {
@@ -32,7 +45,12 @@ function intFlag(flags: Map<string, string>, name: string, opts: { min: number; 
 }
 
 /** Runs one operator command; its result is printed as JSON. */
-export async function runOperatorCommand(name: string, flags: Map<string, string>, positionals: string[], api: OperatorApi): Promise<unknown> {
+export async function runOperatorCommand(
+  name: string,
+  flags: Map<string, string>,
+  positionals: string[],
+  api: OperatorApi,
+): Promise<unknown> {
   const need = (flag: string): string => {
     const v = flags.get(flag);
     if (v === undefined || v === '') throw new UsageError(`--${flag} is required`);
@@ -40,11 +58,16 @@ export async function runOperatorCommand(name: string, flags: Map<string, string
   };
   const limit = () => intFlag(flags, 'limit', { min: 1, max: 100 });
   switch (name) {
-    case 'accounts list': return api.listAccounts({ limit: limit(), cursor: flags.get('cursor') });
-    case 'accounts find': return api.listAccounts({ query: positionals[0], limit: limit() });
-    case 'accounts create': return api.createAccount(need('email'), flags.get('name') ?? null);
-    case 'accounts invite': return api.invite(need('email'), flags.get('name') ?? null);
-    case 'accounts reset-link': return api.resetLink(need('email'));
+    case 'accounts list':
+      return api.listAccounts({ limit: limit(), cursor: flags.get('cursor') });
+    case 'accounts find':
+      return api.listAccounts({ query: positionals[0], limit: limit() });
+    case 'accounts create':
+      return api.createAccount(need('email'), flags.get('name') ?? null);
+    case 'accounts invite':
+      return api.invite(need('email'), flags.get('name') ?? null);
+    case 'accounts reset-link':
+      return api.resetLink(need('email'));
     case 'credits add': {
       const amount = intFlag(flags, 'amount', { min: 1, max: Number.MAX_SAFE_INTEGER });
       if (amount === undefined) throw new UsageError('--amount is required');
@@ -53,15 +76,26 @@ export async function runOperatorCommand(name: string, flags: Map<string, string
     }
     case 'keys create': {
       const mode = flags.get('mode');
-      if (mode !== undefined && mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test');
-      const cap = flags.get('daily-cap') === 'none' ? null
-        : intFlag(flags, 'daily-cap', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? null;
+      if (mode !== undefined && mode !== 'live' && mode !== 'test')
+        throw new UsageError('--mode must be live or test');
+      const cap =
+        flags.get('daily-cap') === 'none'
+          ? null
+          : (intFlag(flags, 'daily-cap', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? null);
       const rate = intFlag(flags, 'rate-limit', { min: 1, max: 1_000_000 });
       const account = await api.account(need('account'));
-      return api.createKey(account.id, { name: flags.get('name'), dailyCapCents: cap, rateLimitPerMinute: rate, mode });
+      return api.createKey(account.id, {
+        name: flags.get('name'),
+        dailyCapCents: cap,
+        rateLimitPerMinute: rate,
+        mode,
+      });
     }
-    case 'keys revoke': return api.revokeKey(need('key'));
-    case 'generations refund': return api.refund(need('id'));
-    default: throw new Error(`not an operator command: ${name}`);
+    case 'keys revoke':
+      return api.revokeKey(need('key'));
+    case 'generations refund':
+      return api.refund(need('id'));
+    default:
+      throw new Error(`not an operator command: ${name}`);
   }
 }

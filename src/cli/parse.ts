@@ -13,12 +13,17 @@ const byName = new Map(COMMANDS.map((c) => [c.name, c]));
 
 function groupUsage(group: string): string {
   const cmds = COMMANDS.filter((c) => c.name.startsWith(group + ' '));
-  return `usage: rendergate ${group} <${cmds.map((c) => c.name.split(' ')[1]).join('|')}> [flags]\n\n`
-    + cmds.map((c) => `  rendergate ${c.name} ${c.args}\n      ${c.summary}`).join('\n') + '\n';
+  return (
+    `usage: rendergate ${group} <${cmds.map((c) => c.name.split(' ')[1]).join('|')}> [flags]\n\n` +
+    cmds.map((c) => `  rendergate ${c.name} ${c.args}\n      ${c.summary}`).join('\n') +
+    '\n'
+  );
 }
 
-const error = (message: string, usage = USAGE): Parsed =>
-  ({ kind: 'usage-error', text: `rendergate: ${message}\n\n${usage}` });
+const error = (message: string, usage = USAGE): Parsed => ({
+  kind: 'usage-error',
+  text: `rendergate: ${message}\n\n${usage}`,
+});
 
 /** The command named by `words` (one word, or a group and its word), or what to print instead. */
 function findCommand(words: string[]): CommandSpec | Parsed {
@@ -26,7 +31,10 @@ function findCommand(words: string[]): CommandSpec | Parsed {
   if (!GROUPS.has(first)) return byName.get(first) ?? error(`unknown command "${first}"`);
   if (second === undefined) return error(`"${first}" needs a command word`, groupUsage(first));
   if (HELP.has(second)) return { kind: 'help', text: groupUsage(first) };
-  return byName.get(`${first} ${second}`) ?? error(`unknown command "${first} ${second}"`, groupUsage(first));
+  return (
+    byName.get(`${first} ${second}`) ??
+    error(`unknown command "${first} ${second}"`, groupUsage(first))
+  );
 }
 
 /** `env.RENDERGATE_ROLE` names the command when there is none (a container's default). */
@@ -48,7 +56,9 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   let parsed;
   try {
     parsed = parseArgs({
-      args: rest, allowPositionals: true, strict: true,
+      args: rest,
+      allowPositionals: true,
+      strict: true,
       options: { ...spec.options, help: { type: 'boolean', short: 'h' } },
     });
   } catch (e) {
@@ -62,8 +72,10 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   }
   if (parsed.positionals.length !== spec.positionals) {
     const extra = parsed.positionals.length > spec.positionals;
-    return error(extra ? `unexpected argument "${parsed.positionals[spec.positionals]}"` : 'missing argument',
-      commandUsage(spec));
+    return error(
+      extra ? `unexpected argument "${parsed.positionals[spec.positionals]}"` : 'missing argument',
+      commandUsage(spec),
+    );
   }
   const flags = new Map<string, string>();
   for (const [k, v] of Object.entries(parsed.values)) if (typeof v === 'string') flags.set(k, v);

@@ -10,36 +10,54 @@ import type { OperatorApi } from './operator-api.ts';
 const TIMEOUT_MS = 30_000;
 
 export function remoteOperator(baseUrl: string, token: string | undefined): OperatorApi {
-  if (!token) throw new CliError('RENDERGATE_URL is set, so RENDERGATE_ADMIN_TOKEN must be too (the server\'s admin token)');
+  if (!token)
+    throw new CliError(
+      "RENDERGATE_URL is set, so RENDERGATE_ADMIN_TOKEN must be too (the server's admin token)",
+    );
   let base: URL;
   try {
     base = new URL(baseUrl.replace(/\/*$/, '/') + 'admin/v1/');
     if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error();
   } catch {
-    throw new CliError(`RENDERGATE_URL=${JSON.stringify(baseUrl)}: must be an absolute http(s) URL`);
+    throw new CliError(
+      `RENDERGATE_URL=${JSON.stringify(baseUrl)}: must be an absolute http(s) URL`,
+    );
   }
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const url = new URL(path, base);
     let res: Response;
     try {
       res = await fetch(url, {
-        method, signal: AbortSignal.timeout(TIMEOUT_MS),
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        method,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (e) {
-      throw new CliError(`cannot reach ${url.origin}: ${(e as Error).cause ? String((e as Error).cause) : (e as Error).message}`);
+      throw new CliError(
+        `cannot reach ${url.origin}: ${(e as Error).cause ? String((e as Error).cause) : (e as Error).message}`,
+      );
     }
     const text = await res.text();
     let json: Record<string, unknown>;
     try {
       json = JSON.parse(text) as Record<string, unknown>;
     } catch {
-      throw new CliError(`${method} ${url.pathname}: HTTP ${res.status} with a body that is not JSON (is RENDERGATE_URL the server's address?)`);
+      throw new CliError(
+        `${method} ${url.pathname}: HTTP ${res.status} with a body that is not JSON (is RENDERGATE_URL the server's address?)`,
+      );
     }
     if (!res.ok) {
-      if (typeof json.code !== 'string') throw new CliError(`${method} ${url.pathname}: HTTP ${res.status}`);
-      throw new ApiError(json.code as ErrorCode, String(json.message), json.details as unknown[] | undefined);
+      if (typeof json.code !== 'string')
+        throw new CliError(`${method} ${url.pathname}: HTTP ${res.status}`);
+      throw new ApiError(
+        json.code as ErrorCode,
+        String(json.message),
+        json.details as unknown[] | undefined,
+      );
     }
     return json as T;
   };
@@ -51,21 +69,27 @@ export function remoteOperator(baseUrl: string, token: string | undefined): Oper
     return s ? `?${s}` : '';
   };
   return {
-    listAccounts: (o) => call('GET', `accounts${query({ query: o.query, limit: o.limit, cursor: o.cursor })}`),
+    listAccounts: (o) =>
+      call('GET', `accounts${query({ query: o.query, limit: o.limit, cursor: o.cursor })}`),
     account: async (idOrEmail) => {
       if (!idOrEmail.includes('@')) return call<AccountView>('GET', `accounts/${id(idOrEmail)}`);
       const page = await call<Page<AccountView>>('GET', `accounts${query({ email: idOrEmail })}`);
-      if (!page.data[0]) throw new ApiError('ACCOUNT_NOT_FOUND', `No account with the email ${idOrEmail}.`);
+      if (!page.data[0])
+        throw new ApiError('ACCOUNT_NOT_FOUND', `No account with the email ${idOrEmail}.`);
       return page.data[0];
     },
     createAccount: (email, name) => call('POST', 'accounts', { email, ...(name ? { name } : {}) }),
     invite: (email, name) => call('POST', 'invites', { email, ...(name ? { name } : {}) }),
     resetLink: (email) => call('POST', 'reset-links', { email }),
-    addCredit: (acct, amountCents, reason) => call('POST', `accounts/${id(acct)}/credits`, { amountCents, ...(reason ? { reason } : {}) }),
-    createKey: (acct, o) => call('POST', `accounts/${id(acct)}/keys`, {
-      ...(o.name ? { name: o.name } : {}), dailyCapCents: o.dailyCapCents,
-      ...(o.rateLimitPerMinute ? { rateLimitPerMinute: o.rateLimitPerMinute } : {}), ...(o.mode ? { mode: o.mode } : {}),
-    }),
+    addCredit: (acct, amountCents, reason) =>
+      call('POST', `accounts/${id(acct)}/credits`, { amountCents, ...(reason ? { reason } : {}) }),
+    createKey: (acct, o) =>
+      call('POST', `accounts/${id(acct)}/keys`, {
+        ...(o.name ? { name: o.name } : {}),
+        dailyCapCents: o.dailyCapCents,
+        ...(o.rateLimitPerMinute ? { rateLimitPerMinute: o.rateLimitPerMinute } : {}),
+        ...(o.mode ? { mode: o.mode } : {}),
+      }),
     revokeKey: (key) => call('DELETE', `keys/${id(key)}`),
     refund: (gen) => call('POST', `generations/${id(gen)}/refund`),
     close: async () => {},

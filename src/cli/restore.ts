@@ -19,15 +19,22 @@ export async function restore(args: string[], flags: Map<string, string>): Promi
   const file = args[0];
   if (!file) throw new CliError('usage: rendergate restore FILE [--data-dir DIR]');
   const dataDirFlag = flags.get('data-dir');
-  const config = loadConfig(dataDirFlag ? { ...process.env, RENDERGATE_DATA_DIR: dataDirFlag } : process.env);
+  const config = loadConfig(
+    dataDirFlag ? { ...process.env, RENDERGATE_DATA_DIR: dataDirFlag } : process.env,
+  );
   const dataDir = config.dataDir;
   // Refused before anything is written: restoring over live data would merge two histories of money.
   if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
-    throw new CliError(`${dataDir} is not empty; restore rebuilds a new installation: stop the service and give it an empty or missing data dir (RENDERGATE_DATA_DIR or --data-dir)`);
+    throw new CliError(
+      `${dataDir} is not empty; restore rebuilds a new installation: stop the service and give it an empty or missing data dir (RENDERGATE_DATA_DIR or --data-dir)`,
+    );
   }
   if (config.databaseUrl) {
     const tables = await publicTables(config.databaseUrl);
-    if (tables.length > 0) throw new CliError(`the database at DATABASE_URL is not empty (tables: ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', …' : ''}); restore needs an empty one`);
+    if (tables.length > 0)
+      throw new CliError(
+        `the database at DATABASE_URL is not empty (tables: ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', …' : ''}); restore needs an empty one`,
+      );
   }
   const createdDataDir = !fs.existsSync(dataDir);
   await fsp.mkdir(dataDir, { recursive: true, mode: 0o755 });
@@ -39,7 +46,9 @@ export async function restore(args: string[], flags: Map<string, string>): Promi
     const known = new Set(migrationFiles());
     const unknown = manifest.database.migrations.filter((m) => !known.has(m));
     if (unknown.length > 0) {
-      throw new CliError(`the backup was made by release ${manifest.version}, with migrations this release (${VERSION}) does not have: ${unknown.join(', ')}; restore it with release ${manifest.version} or later`);
+      throw new CliError(
+        `the backup was made by release ${manifest.version}, with migrations this release (${VERSION}) does not have: ${unknown.join(', ')}; restore it with release ${manifest.version} or later`,
+      );
     }
     embedded = config.databaseUrl ? null : await startEmbeddedPostgres(dataDir);
     const url = config.databaseUrl ?? embedded!.url;
@@ -53,18 +62,42 @@ export async function restore(args: string[], flags: Map<string, string>): Promi
     const storage = createStorage(config.storage);
     const filesDir = path.join(staging, 'files');
     const rels = await storedFiles(filesDir);
-    for (const rel of rels) await storage.put(rel.split(path.sep).join('/'), path.join(filesDir, rel), 'application/octet-stream');
+    for (const rel of rels)
+      await storage.put(
+        rel.split(path.sep).join('/'),
+        path.join(filesDir, rel),
+        'application/octet-stream',
+      );
     done = true;
     const rows = Object.fromEntries(manifest.database.tables.map((t) => [t.name, t.rows]));
-    const note = manifest.storage.driver === 's3' ? 'the stored files stay in the S3 bucket the backup was taken from (use its object versioning to go back in time)' : undefined;
-    process.stdout.write(JSON.stringify({ restored: path.resolve(file), dataDir, from: manifest.version, takenAt: manifest.createdAt, rows, files: rels.length, note }, null, 2) + '\n');
+    const note =
+      manifest.storage.driver === 's3'
+        ? 'the stored files stay in the S3 bucket the backup was taken from (use its object versioning to go back in time)'
+        : undefined;
+    process.stdout.write(
+      JSON.stringify(
+        {
+          restored: path.resolve(file),
+          dataDir,
+          from: manifest.version,
+          takenAt: manifest.createdAt,
+          rows,
+          files: rels.length,
+          note,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
   } finally {
     await embedded?.stop();
     await fsp.rm(staging, { recursive: true, force: true });
     // A failed restore leaves the data dir as it found it, so it can simply be run again.
     if (!done) {
       if (createdDataDir) await fsp.rm(dataDir, { recursive: true, force: true });
-      else for (const e of await fsp.readdir(dataDir)) await fsp.rm(path.join(dataDir, e), { recursive: true, force: true });
+      else
+        for (const e of await fsp.readdir(dataDir))
+          await fsp.rm(path.join(dataDir, e), { recursive: true, force: true });
     }
   }
 }

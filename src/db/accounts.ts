@@ -3,13 +3,25 @@
 import type { Queryable } from './pool.ts';
 
 export interface AccountRow {
-  id: string; email: string; name: string | null; balance_cents: number; created_at: Date; shortfall_cents?: number;
+  id: string;
+  email: string;
+  name: string | null;
+  balance_cents: number;
+  created_at: Date;
+  shortfall_cents?: number;
 }
 
 /** A new account, or null when the email is taken. */
-export async function insertAccount(q: Queryable, id: string, email: string, name: string | null): Promise<AccountRow | null> {
+export async function insertAccount(
+  q: Queryable,
+  id: string,
+  email: string,
+  name: string | null,
+): Promise<AccountRow | null> {
   const { rows } = await q.query(
-    'INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING *', [id, email, name]);
+    'INSERT INTO accounts (id, email, name) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING *',
+    [id, email, name],
+  );
   return (rows[0] as AccountRow | undefined) ?? null;
 }
 
@@ -19,13 +31,21 @@ export async function accountById(q: Queryable, id: string): Promise<AccountRow 
 }
 
 /** The account of an email, case-insensitively. */
-export async function accountByEmail(q: Queryable, email: string): Promise<{ id: string; email: string } | null> {
-  const { rows } = await q.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [email]);
+export async function accountByEmail(
+  q: Queryable,
+  email: string,
+): Promise<{ id: string; email: string } | null> {
+  const { rows } = await q.query('SELECT id, email FROM accounts WHERE lower(email) = lower($1)', [
+    email,
+  ]);
   return (rows[0] as { id: string; email: string } | undefined) ?? null;
 }
 
 export async function balanceOf(q: Queryable, id: string): Promise<number> {
-  const { rows } = await q.query<{ balance_cents: number }>('SELECT balance_cents FROM accounts WHERE id = $1', [id]);
+  const { rows } = await q.query<{ balance_cents: number }>(
+    'SELECT balance_cents FROM accounts WHERE id = $1',
+    [id],
+  );
   return rows[0]?.balance_cents ?? 0;
 }
 
@@ -33,16 +53,26 @@ export async function balanceOf(q: Queryable, id: string): Promise<number> {
  * Adds `cents` to the balance, guarded so that it stays at most `max`; the new balance, or null when
  * the account is missing or the guard refused.
  */
-export async function addToBalance(q: Queryable, id: string, cents: number, max: number): Promise<number | null> {
+export async function addToBalance(
+  q: Queryable,
+  id: string,
+  cents: number,
+  max: number,
+): Promise<number | null> {
   const { rows } = await q.query<{ balance_cents: number }>(
     `UPDATE accounts SET balance_cents = balance_cents + $2
-     WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`, [id, cents, max]);
+     WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`,
+    [id, cents, max],
+  );
   return rows[0]?.balance_cents ?? null;
 }
 
 /** Returns cents to the balance (a refund: the charge it returns was taken from this balance). */
 export async function returnToBalance(q: Queryable, id: string, cents: number): Promise<void> {
-  await q.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [id, cents]);
+  await q.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [
+    id,
+    cents,
+  ]);
 }
 
 /** Up to 50 accounts whose email contains `q` (taken literally) or whose id is `q`; all when `q` is ''. */
@@ -50,33 +80,60 @@ export async function searchAccounts(q: Queryable, text: string): Promise<Accoun
   const { rows } = await q.query(
     `SELECT id, email, name, balance_cents, created_at FROM accounts
      WHERE $1 = '' OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' OR id = $1
-     ORDER BY id DESC LIMIT 50`, [text]);
+     ORDER BY id DESC LIMIT 50`,
+    [text],
+  );
   return rows as AccountRow[];
 }
 
 // Billing (migrations/014): the shortfall a reversal leaves when the balance holds too little.
-export interface ShortfallRow { id: string; email: string; balanceCents: number; shortfallCents: number }
+export interface ShortfallRow {
+  id: string;
+  email: string;
+  balanceCents: number;
+  shortfallCents: number;
+}
 
 /** Accounts that owe money after a reversal found too little: they start no live render until paid. */
 export async function accountsWithShortfall(db: Queryable, limit = 100): Promise<ShortfallRow[]> {
-  const { rows } = await db.query<{ id: string; email: string; balance_cents: number; shortfall_cents: number }>(
+  const { rows } = await db.query<{
+    id: string;
+    email: string;
+    balance_cents: number;
+    shortfall_cents: number;
+  }>(
     `SELECT id, email, balance_cents, shortfall_cents FROM accounts WHERE shortfall_cents > 0
-     ORDER BY id DESC LIMIT $1`, [limit]);
-  return rows.map((r) => ({ id: r.id, email: r.email, balanceCents: r.balance_cents, shortfallCents: r.shortfall_cents }));
+     ORDER BY id DESC LIMIT $1`,
+    [limit],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    balanceCents: r.balance_cents,
+    shortfallCents: r.shortfall_cents,
+  }));
 }
 
 /** The account's balance and shortfall; null when there is no such account. */
-export async function balanceAndShortfall(db: Queryable, accountId: string):
-  Promise<{ balanceCents: number; shortfallCents: number } | null> {
+export async function balanceAndShortfall(
+  db: Queryable,
+  accountId: string,
+): Promise<{ balanceCents: number; shortfallCents: number } | null> {
   const { rows } = await db.query<{ balance_cents: number; shortfall_cents: number }>(
-    'SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [accountId]);
-  return rows[0] ? { balanceCents: rows[0].balance_cents, shortfallCents: rows[0].shortfall_cents } : null;
+    'SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1',
+    [accountId],
+  );
+  return rows[0]
+    ? { balanceCents: rows[0].balance_cents, shortfallCents: rows[0].shortfall_cents }
+    : null;
 }
 
 /** The whole row of an email's account, case-insensitively (the operator's `--account EMAIL`). */
 export async function accountRowByEmail(q: Queryable, email: string): Promise<AccountRow | null> {
   const { rows } = await q.query(
-    'SELECT id, email, name, balance_cents, created_at FROM accounts WHERE lower(email) = lower($1) ORDER BY id LIMIT 1', [email]);
+    'SELECT id, email, name, balance_cents, created_at FROM accounts WHERE lower(email) = lower($1) ORDER BY id LIMIT 1',
+    [email],
+  );
   return (rows[0] as AccountRow | undefined) ?? null;
 }
 
@@ -84,13 +141,17 @@ export async function accountRowByEmail(q: Queryable, email: string): Promise<Ac
  * A page of accounts newest first, after the id `beforeId` (keyset paging): all, or those whose email
  * contains `text` (LIKE's wildcards in it taken literally) or whose id is `text`.
  */
-export async function pageAccounts(q: Queryable, opts: { text: string | null; beforeId: string | null; limit: number }): Promise<AccountRow[]> {
+export async function pageAccounts(
+  q: Queryable,
+  opts: { text: string | null; beforeId: string | null; limit: number },
+): Promise<AccountRow[]> {
   const { rows } = await q.query(
     `SELECT id, email, name, balance_cents, created_at FROM accounts
      WHERE ($1::text IS NULL OR id = $1
             OR email ILIKE '%' || replace(replace(replace($1, '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%')
        AND ($2::text IS NULL OR id < $2)
      ORDER BY id DESC LIMIT $3`,
-    [opts.text, opts.beforeId, opts.limit]);
+    [opts.text, opts.beforeId, opts.limit],
+  );
   return rows as AccountRow[];
 }

@@ -2,13 +2,26 @@
 import type { Queryable } from './pool.ts';
 
 export interface KeyRow {
-  id: string; account_id: string; name: string; start: string; created_at: Date;
-  daily_cap_cents: number | null; rate_limit_per_minute: number; revoked_at: Date | null; mode: 'live' | 'test';
+  id: string;
+  account_id: string;
+  name: string;
+  start: string;
+  created_at: Date;
+  daily_cap_cents: number | null;
+  rate_limit_per_minute: number;
+  revoked_at: Date | null;
+  mode: 'live' | 'test';
 }
 
 export interface NewKeyRow {
-  id: string; accountId: string; name: string; hash: Buffer; start: string;
-  dailyCapCents: number | null; rateLimitPerMinute: number; mode: 'live' | 'test';
+  id: string;
+  accountId: string;
+  name: string;
+  hash: Buffer;
+  start: string;
+  dailyCapCents: number | null;
+  rateLimitPerMinute: number;
+  mode: 'live' | 'test';
 }
 
 /** Inserts the key if its account exists; null when it does not. */
@@ -17,7 +30,8 @@ export async function insertKey(q: Queryable, k: NewKeyRow): Promise<KeyRow | nu
     `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute, mode)
      SELECT $1, a.id, $3, $4, $5, $6, $7, $8 FROM accounts a WHERE a.id = $2
      RETURNING id, account_id, name, start, daily_cap_cents, rate_limit_per_minute, created_at, revoked_at, mode`,
-    [k.id, k.accountId, k.name, k.hash, k.start, k.dailyCapCents, k.rateLimitPerMinute, k.mode]);
+    [k.id, k.accountId, k.name, k.hash, k.start, k.dailyCapCents, k.rateLimitPerMinute, k.mode],
+  );
   return (rows[0] as KeyRow | undefined) ?? null;
 }
 
@@ -25,44 +39,60 @@ export async function insertKey(q: Queryable, k: NewKeyRow): Promise<KeyRow | nu
  * Revokes a key (once; a second revocation keeps the first time); null when there is no such key.
  */
 export async function revokeKeyRow(
-  q: Queryable, keyId: string,
+  q: Queryable,
+  keyId: string,
 ): Promise<{ id: string; revoked_at: Date } | null> {
   const { rows } = await q.query(
     'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at',
-    [keyId]);
+    [keyId],
+  );
   return (rows[0] as { id: string; revoked_at: Date } | undefined) ?? null;
 }
 
 /** Revokes a key of this account; false when the account has no such key. */
 export async function revokeOwnKey(
-  q: Queryable, accountId: string, keyId: string,
+  q: Queryable,
+  accountId: string,
+  keyId: string,
 ): Promise<boolean> {
   const { rowCount } = await q.query(
     'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account_id = $2',
-    [keyId, accountId]);
+    [keyId, accountId],
+  );
   return rowCount !== 0;
 }
 
 export async function keyByHash(q: Queryable, hash: Buffer): Promise<KeyRow | null> {
-  const { rows } = await q.query({ name: 'key-lookup',
+  const { rows } = await q.query({
+    name: 'key-lookup',
     text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at, mode
-           FROM api_keys WHERE key_hash = $1`, values: [hash] });
+           FROM api_keys WHERE key_hash = $1`,
+    values: [hash],
+  });
   return (rows[0] as KeyRow | undefined) ?? null;
 }
 
 export async function accountOfKey(q: Queryable, keyId: string): Promise<string | null> {
-  const { rows } = await q.query<{ account_id: string }>('SELECT account_id FROM api_keys WHERE id = $1', [keyId]);
+  const { rows } = await q.query<{ account_id: string }>(
+    'SELECT account_id FROM api_keys WHERE id = $1',
+    [keyId],
+  );
   return rows[0]?.account_id ?? null;
 }
 
-export interface KeyUseRow extends KeyRow { last_used_at: Date | null; spent_today: number }
+export interface KeyUseRow extends KeyRow {
+  last_used_at: Date | null;
+  spent_today: number;
+}
 
 /**
  * The account's keys, newest first. Last use is to the minute: the newest request window of the
  * key.
  */
 export async function keysWithUse(
-  q: Queryable, accountId: string, timeZone: string,
+  q: Queryable,
+  accountId: string,
+  timeZone: string,
 ): Promise<KeyUseRow[]> {
   const { rows } = await q.query(
     `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.revoked_at, k.daily_cap_cents,
@@ -71,7 +101,9 @@ export async function keysWithUse(
                                       WHERE w.key_id = k.id)) AS last_used_at,
             coalesce(u.spent_cents, 0) AS spent_today
      FROM api_keys k LEFT JOIN key_day_usage u ON u.key_id = k.id AND u.day = (now() AT TIME ZONE $2)::date
-     WHERE k.account_id = $1 ORDER BY k.id DESC`, [accountId, timeZone]);
+     WHERE k.account_id = $1 ORDER BY k.id DESC`,
+    [accountId, timeZone],
+  );
   return rows as KeyUseRow[];
 }
 
@@ -83,6 +115,7 @@ export async function lockAndCountLiveKeys(tx: Queryable, accountId: string): Pr
   await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('keys:' || $1, 0))", [accountId]);
   const { rows } = await tx.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL',
-    [accountId]);
+    [accountId],
+  );
   return rows[0].n;
 }

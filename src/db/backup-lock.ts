@@ -16,7 +16,10 @@ export const BACKUP_LOCK = 0x5247424b; // "RGBK"
  */
 export async function unlessBackingUp(db: Db, fn: (tx: Tx) => Promise<void>): Promise<boolean> {
   return transaction(db, async (tx) => {
-    const { rows } = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock_shared($1) AS got', [BACKUP_LOCK]);
+    const { rows } = await tx.query<{ got: boolean }>(
+      'SELECT pg_try_advisory_xact_lock_shared($1) AS got',
+      [BACKUP_LOCK],
+    );
     if (!rows[0].got) return false;
     await fn(tx);
     return true;

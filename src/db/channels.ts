@@ -7,6 +7,10 @@ export const GENERATION_CHANGED_CHANNEL = 'rendergate_generation_changed';
 export const WEBHOOKS_CHANNEL = 'rendergate_webhooks';
 
 /** Sends `payload` on `channel` (inside a transaction: delivered at its commit). */
-export async function notify(q: import('./pool.ts').Queryable, channel: string, payload: string): Promise<void> {
+export async function notify(
+  q: import('./pool.ts').Queryable,
+  channel: string,
+  payload: string,
+): Promise<void> {
   await q.query('SELECT pg_notify($1, $2)', [channel, payload]);
 }

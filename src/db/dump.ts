@@ -13,7 +13,12 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { releaseBackupLock, takeBackupLock } from './backup-lock.ts';
 
-export interface TableDump { name: string; columns: string[]; rows: number; file: string }
+export interface TableDump {
+  name: string;
+  columns: string[];
+  rows: number;
+  file: string;
+}
 export interface DatabaseDump {
   serverVersion: string;
   migrations: string[];
@@ -28,7 +33,11 @@ export const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
  * Copies every table into `dir` in one snapshot. `whileConsistent` runs after the snapshot is taken
  * and before the backup lock is released (db/backup-lock.ts): the stored files are copied there.
  */
-export async function dumpDatabase(url: string, dir: string, whileConsistent: () => Promise<void>): Promise<DatabaseDump> {
+export async function dumpDatabase(
+  url: string,
+  dir: string,
+  whileConsistent: () => Promise<void>,
+): Promise<DatabaseDump> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -36,9 +45,14 @@ export async function dumpDatabase(url: string, dir: string, whileConsistent: ()
     await takeBackupLock(client);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // A large table may take longer than any statement limit of the role or the server.
-    await client.query("SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0");
-    const serverVersion = (await client.query<{ server_version: string }>('SHOW server_version')).rows[0].server_version;
-    const migrations = (await client.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).rows.map((r) => r.name);
+    await client.query(
+      'SET LOCAL statement_timeout = 0; SET LOCAL idle_in_transaction_session_timeout = 0',
+    );
+    const serverVersion = (await client.query<{ server_version: string }>('SHOW server_version'))
+      .rows[0].server_version;
+    const migrations = (
+      await client.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')
+    ).rows.map((r) => r.name);
     const tables = await tablesInLoadOrder(client);
     const dumped: TableDump[] = [];
     for (const t of tables) {
@@ -48,8 +62,11 @@ export async function dumpDatabase(url: string, dir: string, whileConsistent: ()
       await pipeline(copy, fs.createWriteStream(path.join(dir, file)));
       dumped.push({ name: t.name, columns: t.columns, rows: copy.rowCount, file });
     }
-    const sequences = (await client.query<{ name: string; value: number | null }>(
-      `SELECT sequencename AS name, last_value AS value FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1`)).rows;
+    const sequences = (
+      await client.query<{ name: string; value: number | null }>(
+        `SELECT sequencename AS name, last_value AS value FROM pg_sequences WHERE schemaname = 'public' ORDER BY 1`,
+      )
+    ).rows;
     await whileConsistent();
     await client.query('COMMIT');
     await releaseBackupLock(client);
@@ -59,7 +76,9 @@ export async function dumpDatabase(url: string, dir: string, whileConsistent: ()
   }
 }
 
-async function tablesInLoadOrder(client: pg.Client): Promise<{ name: string; columns: string[] }[]> {
+async function tablesInLoadOrder(
+  client: pg.Client,
+): Promise<{ name: string; columns: string[] }[]> {
   const { rows } = await client.query<{ name: string; columns: string[]; refs: string[] }>(
     `SELECT c.relname AS name,
             array_agg(a.attname::text ORDER BY a.attnum) AS columns,
@@ -69,14 +88,18 @@ async function tablesInLoadOrder(client: pg.Client): Promise<{ name: string; col
      JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
      WHERE c.relkind = 'r' AND c.relname <> 'schema_migrations'
-     GROUP BY c.oid, c.relname ORDER BY c.relname`);
+     GROUP BY c.oid, c.relname ORDER BY c.relname`,
+  );
   const byName = new Map(rows.map((r) => [r.name, r]));
   const ordered: { name: string; columns: string[] }[] = [];
   const state = new Map<string, 'visiting' | 'done'>();
   const visit = (name: string) => {
     const s = state.get(name);
     if (s === 'done') return;
-    if (s === 'visiting') throw new Error(`tables reference each other in a cycle through ${name}; a row-by-row load order cannot exist`);
+    if (s === 'visiting')
+      throw new Error(
+        `tables reference each other in a cycle through ${name}; a row-by-row load order cannot exist`,
+      );
     state.set(name, 'visiting');
     const t = byName.get(name)!;
     for (const r of t.refs) if (byName.has(r)) visit(r);

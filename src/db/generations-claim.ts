@@ -116,32 +116,54 @@ SELECT account_id, count(*)::int AS n FROM generations
 WHERE account_id = ANY($1) AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()
 GROUP BY account_id`;
 
-
 /** Takes model `modelId`'s claim lock until the transaction ends. */
 export async function lockModel(tx: Tx, modelId: string): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`model:${modelId}`]);
 }
 
 export async function runningOfModel(q: Queryable, modelId: string): Promise<number> {
-  return (await q.query<{ n: number }>({ name: 'claim-model-running', text: RUNNING_OF_MODEL, values: [modelId] })).rows[0].n;
+  return (
+    await q.query<{ n: number }>({
+      name: 'claim-model-running',
+      text: RUNNING_OF_MODEL,
+      values: [modelId],
+    })
+  ).rows[0].n;
 }
 
-export async function runningPerUrl(q: Queryable, modelId: string): Promise<Array<{ backend_url: string; n: number }>> {
-  return (await q.query<{ backend_url: string; n: number }>({ name: 'claim-running-per-url', text: RUNNING_PER_URL, values: [modelId] })).rows;
+export async function runningPerUrl(
+  q: Queryable,
+  modelId: string,
+): Promise<Array<{ backend_url: string; n: number }>> {
+  return (
+    await q.query<{ backend_url: string; n: number }>({
+      name: 'claim-running-per-url',
+      text: RUNNING_PER_URL,
+      values: [modelId],
+    })
+  ).rows;
 }
 
 export async function runningOfAccounts(
-  q: Queryable, accounts: string[],
+  q: Queryable,
+  accounts: string[],
 ): Promise<Array<{ account_id: string; n: number }>> {
-  const { rows } = await q.query<{ account_id: string; n: number }>(
-    { name: 'account-running', text: RUNNING_OF_ACCOUNTS, values: [accounts] });
+  const { rows } = await q.query<{ account_id: string; n: number }>({
+    name: 'account-running',
+    text: RUNNING_OF_ACCOUNTS,
+    values: [accounts],
+  });
   return rows;
 }
 
 /** A claimed row (the queue adds the lease it took: queue/types.ts ClaimedJob). */
 export interface ClaimRow {
-  id: string; account_id: string; model_id: string; inputs: Record<string, string | number | boolean>;
-  attempts: number; waited: number;
+  id: string;
+  account_id: string;
+  model_id: string;
+  inputs: Record<string, string | number | boolean>;
+  attempts: number;
+  waited: number;
   /**
    * The account's running renders as the claim's snapshot counted them; absent when not counted.
    */
@@ -154,7 +176,10 @@ export interface ClaimRow {
   trace_parent?: string | null;
 }
 
-export interface BatchRow extends ClaimRow { limited: boolean; rank: number }
+export interface BatchRow extends ClaimRow {
+  limited: boolean;
+  rank: number;
+}
 
 const batchSql = new Map<number, string>();
 
@@ -168,16 +193,27 @@ export interface BatchClaim {
 /** The batch claim of up to `wanted` jobs (see claimBatchSql). */
 export async function claimBatch(q: Queryable, wanted: number, c: BatchClaim): Promise<BatchRow[]> {
   let text = batchSql.get(wanted);
-  if (!text) batchSql.set(wanted, text = claimBatchSql(wanted));
+  if (!text) batchSql.set(wanted, (text = claimBatchSql(wanted)));
   const { rows } = await q.query<BatchRow>({
-    name: `claim-batch-${wanted}`, text, values: [c.limitsJson, c.owner, c.leaseSeconds, c.accountLimit],
+    name: `claim-batch-${wanted}`,
+    text,
+    values: [c.limitsJson, c.owner, c.leaseSeconds, c.accountLimit],
   });
   return rows;
 }
 
 /** Claims job `id` if it is still runnable and unheld, giving it pool server `url` (or null). */
-export async function claimOne(tx: Tx, id: string, owner: string, leaseSeconds: number, url: string | null):
-  Promise<ClaimRow | null> {
-  const { rows } = await tx.query<ClaimRow>({ name: 'claim-one', text: CLAIM_ONE, values: [id, owner, leaseSeconds, url] });
+export async function claimOne(
+  tx: Tx,
+  id: string,
+  owner: string,
+  leaseSeconds: number,
+  url: string | null,
+): Promise<ClaimRow | null> {
+  const { rows } = await tx.query<ClaimRow>({
+    name: 'claim-one',
+    text: CLAIM_ONE,
+    values: [id, owner, leaseSeconds, url],
+  });
   return rows[0] ?? null;
 }

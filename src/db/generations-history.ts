@@ -3,7 +3,9 @@
 import type { Queryable } from './pool.ts';
 import { GENERATION_COLUMNS, QUEUE_POSITION } from './generations.ts';
 
-const SELECT = `${GENERATION_COLUMNS.split(',').map((c) => `g.${c.trim()}`).join(', ')}, ${QUEUE_POSITION('g')}`;
+const SELECT = `${GENERATION_COLUMNS.split(',')
+  .map((c) => `g.${c.trim()}`)
+  .join(', ')}, ${QUEUE_POSITION('g')}`;
 
 export type KeyOfRow = { key_id: string | null; key_name: string | null; key_start: string | null };
 
@@ -12,8 +14,11 @@ const STATUS = `CASE $3::text WHEN 'queued' THEN g.status = 'queued' AND g.start
   WHEN 'running' THEN g.status = 'queued' AND g.started_at IS NOT NULL ELSE g.status = $3 END`;
 
 /** Rows of `R`: the generation's columns (as the generation view reads them) and its key's name. */
-export async function historyRows<R>(db: Queryable, accountId: string,
-  q: { limit: number; afterId: string | null; status: string | null; modelId: string | null }): Promise<(R & KeyOfRow)[]> {
+export async function historyRows<R>(
+  db: Queryable,
+  accountId: string,
+  q: { limit: number; afterId: string | null; status: string | null; modelId: string | null },
+): Promise<(R & KeyOfRow)[]> {
   const { rows } = await db.query({
     name: 'studio-history',
     text: `SELECT ${SELECT}, g.key_id, k.name AS key_name, k.start AS key_start
@@ -27,9 +32,15 @@ export async function historyRows<R>(db: Queryable, accountId: string,
 }
 
 /** Where one generation of the account came from; null when there is no such generation. */
-export async function generationSource(db: Queryable, accountId: string, id: string): Promise<KeyOfRow | null> {
+export async function generationSource(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<KeyOfRow | null> {
   const { rows } = await db.query<KeyOfRow>(
     `SELECT g.key_id, k.name AS key_name, k.start AS key_start FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
-     WHERE g.id = $1 AND g.account_id = $2`, [id, accountId]);
+     WHERE g.id = $1 AND g.account_id = $2`,
+    [id, accountId],
+  );
   return rows[0] ?? null;
 }

@@ -19,7 +19,9 @@ export const GENERATION_COLUMNS = `id, model_id, inputs, status, cost_cents, ref
 export const QUEUE_POSITION_CAP = 100;
 
 /** The queue position of generation `g` (a table alias) as a column: 1 = the next of its model to start. */
-export const QUEUE_POSITION = (g: string) => `CASE WHEN ${g}.status = 'queued' AND ${g}.started_at IS NULL THEN
+export const QUEUE_POSITION = (
+  g: string,
+) => `CASE WHEN ${g}.status = 'queued' AND ${g}.started_at IS NULL THEN
   (SELECT count(*)::int FROM (SELECT 1 FROM generations w WHERE w.model_id = ${g}.model_id AND w.status = 'queued'
      AND w.started_at IS NULL AND w.id < ${g}.id LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position`;
 
@@ -39,9 +41,17 @@ FROM rendergate_create_generations($1, $2) c`;
  * One call of rendergate_create_generations: charges, enqueues and records the idempotency key of each
  * item (a JSON array, see the function), one row per item.
  */
-export async function createGenerations<T extends object>(q: Queryable, itemsJson: string, timeZone: string,
-  modelIds: string[]): Promise<T[]> {
-  const { rows } = await q.query<T & Row>({ name: 'gen-create-batch', text: CREATE_BATCH, values: [itemsJson, timeZone, modelIds] });
+export async function createGenerations<T extends object>(
+  q: Queryable,
+  itemsJson: string,
+  timeZone: string,
+  modelIds: string[],
+): Promise<T[]> {
+  const { rows } = await q.query<T & Row>({
+    name: 'gen-create-batch',
+    text: CREATE_BATCH,
+    values: [itemsJson, timeZone, modelIds],
+  });
   return rows;
 }
 
@@ -55,10 +65,18 @@ WITH c AS (${CREATE_BATCH}),
 SELECT * FROM c`;
 
 /** createGenerations() of one item, with its chat messages (a JSON array) stored beside it. */
-export async function createGenerationWithMessages<T extends object>(q: Queryable, itemsJson: string, timeZone: string,
-  modelIds: string[], messagesJson: string): Promise<T[]> {
-  const { rows } = await q.query<T & Row>({ name: 'gen-create-chat', text: CREATE_WITH_MESSAGES,
-    values: [itemsJson, timeZone, modelIds, messagesJson] });
+export async function createGenerationWithMessages<T extends object>(
+  q: Queryable,
+  itemsJson: string,
+  timeZone: string,
+  modelIds: string[],
+  messagesJson: string,
+): Promise<T[]> {
+  const { rows } = await q.query<T & Row>({
+    name: 'gen-create-chat',
+    text: CREATE_WITH_MESSAGES,
+    values: [itemsJson, timeZone, modelIds, messagesJson],
+  });
   return rows;
 }
 
@@ -67,48 +85,75 @@ export async function createGenerationWithMessages<T extends object>(q: Queryabl
  * started nor finished at its creation, read from their times (bounded to the rows created shortly before).
  */
 export async function replayRow(q: Queryable, id: string): Promise<Row> {
-  const { rows } = await q.query<Row>({ name: 'gen-replay', text: `
+  const { rows } = await q.query<Row>({
+    name: 'gen-replay',
+    text: `
     SELECT g.id, g.model_id, g.inputs, g.cost_cents, g.created_at, (SELECT count(*)::int FROM (
         SELECT 1 FROM (SELECT model_id, status, started_at, completed_at FROM generations
                        WHERE id < g.id ORDER BY id DESC LIMIT 100000) w
         WHERE w.model_id = g.model_id AND (w.started_at IS NULL OR w.started_at > g.created_at)
           AND (w.completed_at IS NULL OR w.completed_at > g.created_at)
         LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 AS queue_position
-    FROM generations g WHERE g.id = $1`, values: [id] });
+    FROM generations g WHERE g.id = $1`,
+    values: [id],
+  });
   return rows[0];
 }
 
 /** A generation not deleted, with its account and queue position. */
 export async function liveGeneration(q: Queryable, id: string): Promise<Row | null> {
-  const { rows } = await q.query<Row>({ name: 'gen-get',
+  const { rows } = await q.query<Row>({
+    name: 'gen-get',
     text: `SELECT ${GENERATION_COLUMNS}, account_id, ${QUEUE_POSITION('g')} FROM generations g
-           WHERE id = $1 AND deleted_at IS NULL`, values: [id] });
+           WHERE id = $1 AND deleted_at IS NULL`,
+    values: [id],
+  });
   return rows[0] ?? null;
 }
 
-export interface ListFilter { after: string | null; status: string | null; modelId: string | null; limit: number; mode?: 'live' | 'test' }
+export interface ListFilter {
+  after: string | null;
+  status: string | null;
+  modelId: string | null;
+  limit: number;
+  mode?: 'live' | 'test';
+}
 
-export async function listGenerations(q: Queryable, accountId: string, f: ListFilter): Promise<Row[]> {
+export async function listGenerations(
+  q: Queryable,
+  accountId: string,
+  f: ListFilter,
+): Promise<Row[]> {
   const { rows } = await q.query<Row>(
     `SELECT ${GENERATION_COLUMNS}, ${QUEUE_POSITION('g')} FROM generations g
      WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
        AND ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR model_id = $4) AND mode = $6
-     ORDER BY id DESC LIMIT $5`, [accountId, f.after, f.status, f.modelId, f.limit, f.mode ?? 'live']);
+     ORDER BY id DESC LIMIT $5`,
+    [accountId, f.after, f.status, f.modelId, f.limit, f.mode ?? 'live'],
+  );
   return rows;
 }
 
 /** The row's public columns (and deleted_at), deleted or not. */
 export async function generationRow(q: Queryable, id: string): Promise<Row | null> {
-  const { rows } = await q.query<Row>(`SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`, [id]);
+  const { rows } = await q.query<Row>(
+    `SELECT ${GENERATION_COLUMNS}, deleted_at FROM generations WHERE id = $1`,
+    [id],
+  );
   return rows[0] ?? null;
 }
 
 /** Locks the account's live generation of a key mode for a cancel or delete: its status and file key. */
-export async function lockOwnGeneration(tx: Tx, accountId: string, id: string, mode: 'live' | 'test' = 'live'):
-  Promise<{ status: string; content_key: string | null } | null> {
+export async function lockOwnGeneration(
+  tx: Tx,
+  accountId: string,
+  id: string,
+  mode: 'live' | 'test' = 'live',
+): Promise<{ status: string; content_key: string | null } | null> {
   const { rows } = await tx.query(
     'SELECT status, content_key FROM generations WHERE id = $1 AND account_id = $2 AND mode = $3 AND deleted_at IS NULL FOR UPDATE',
-    [id, accountId, mode]);
+    [id, accountId, mode],
+  );
   return (rows[0] as { status: string; content_key: string | null } | undefined) ?? null;
 }
 
@@ -118,60 +163,92 @@ export async function markGenerationDeleted(q: Queryable, id: string): Promise<v
 
 /** Forgets a removed file, unless the row names another one by now. */
 export async function forgetContent(q: Queryable, id: string, key: string): Promise<void> {
-  await q.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [id, key]);
+  await q.query('UPDATE generations SET content_key = NULL WHERE id = $1 AND content_key = $2', [
+    id,
+    key,
+  ]);
 }
 
 /** The account of a generation (deleted or not), or null. */
 export async function accountOfGeneration(q: Queryable, id: string): Promise<string | null> {
-  const { rows } = await q.query<{ account_id: string }>('SELECT account_id FROM generations WHERE id = $1', [id]);
+  const { rows } = await q.query<{ account_id: string }>(
+    'SELECT account_id FROM generations WHERE id = $1',
+    [id],
+  );
   return rows[0]?.account_id ?? null;
 }
 
-export interface SpendRow { label: string; renders: number; spent: number }
+export interface SpendRow {
+  label: string;
+  renders: number;
+  spent: number;
+}
 
 /** Spend (charges minus refunds) of live renders created in [from, to), per key (the studio is "Studio") and per model. */
-export async function spendOf(q: Queryable, accountId: string, from: Date, to: Date): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
+export async function spendOf(
+  q: Queryable,
+  accountId: string,
+  from: Date,
+  to: Date,
+): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
   const base = `FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
                 WHERE g.account_id = $1 AND g.created_at >= $2 AND g.created_at < $3 AND g.mode = 'live'`;
-  const agg = 'count(*)::int AS renders, coalesce(sum(g.cost_cents - g.refunded_cents), 0)::bigint AS spent';
+  const agg =
+    'count(*)::int AS renders, coalesce(sum(g.cost_cents - g.refunded_cents), 0)::bigint AS spent';
   const [byKey, byModel] = await Promise.all([
-    q.query(`SELECT coalesce(k.name || ' (' || k.start || '…)', 'Studio') AS label, ${agg} ${base}
-             GROUP BY 1 ORDER BY spent DESC, label`, [accountId, from, to]),
-    q.query(`SELECT g.model_id AS label, ${agg} ${base} GROUP BY 1 ORDER BY spent DESC, label`, [accountId, from, to]),
+    q.query(
+      `SELECT coalesce(k.name || ' (' || k.start || '…)', 'Studio') AS label, ${agg} ${base}
+             GROUP BY 1 ORDER BY spent DESC, label`,
+      [accountId, from, to],
+    ),
+    q.query(`SELECT g.model_id AS label, ${agg} ${base} GROUP BY 1 ORDER BY spent DESC, label`, [
+      accountId,
+      from,
+      to,
+    ]),
   ]);
   return { byKey: byKey.rows as SpendRow[], byModel: byModel.rows as SpendRow[] };
 }
 
 /** Renders waiting for a worker and running now (the queue gauges). */
 export async function queueCounts(q: Queryable): Promise<{ waiting: number; running: number }> {
-  const { rows } = await q.query<{ waiting: number; running: number }>({ name: 'metrics-queue', text:
-    `SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now())::int AS waiting,
+  const { rows } = await q.query<{ waiting: number; running: number }>({
+    name: 'metrics-queue',
+    text: `SELECT count(*) FILTER (WHERE lease_until IS NULL OR lease_until < now())::int AS waiting,
             count(*) FILTER (WHERE lease_until >= now())::int AS running
-     FROM generations WHERE status = 'queued'` });
+     FROM generations WHERE status = 'queued'`,
+  });
   return { waiting: rows[0].waiting, running: rows[0].running };
 }
 
 /** Up to 100 queued renders past their deadline, oldest deadline first. */
 export async function pastDeadline(q: Queryable): Promise<string[]> {
   const { rows } = await q.query<{ id: string }>(
-    `SELECT id FROM generations WHERE status = 'queued' AND deadline_at < now() ORDER BY deadline_at LIMIT 100`);
+    `SELECT id FROM generations WHERE status = 'queued' AND deadline_at < now() ORDER BY deadline_at LIMIT 100`,
+  );
   return rows.map((r) => r.id);
 }
 
 /** Up to 100 files of deleted or refunded renders, still stored. */
-export async function filesToPurge(q: Queryable): Promise<Array<{ id: string; content_key: string }>> {
+export async function filesToPurge(
+  q: Queryable,
+): Promise<Array<{ id: string; content_key: string }>> {
   const { rows } = await q.query(
     `SELECT id, content_key FROM generations
-     WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded') LIMIT 100`);
+     WHERE content_key IS NOT NULL AND (deleted_at IS NOT NULL OR status = 'refunded') LIMIT 100`,
+  );
   return rows as Array<{ id: string; content_key: string }>;
 }
 
 /** Up to 100 files past their expires_at, locked for removal (passing over locked ones). */
-export async function lockExpiredFiles(tx: Tx): Promise<Array<{ id: string; content_key: string }>> {
+export async function lockExpiredFiles(
+  tx: Tx,
+): Promise<Array<{ id: string; content_key: string }>> {
   const { rows } = await tx.query(
     `SELECT id, content_key FROM generations
      WHERE expires_at < now() AND content_removed_at IS NULL AND content_key IS NOT NULL
-     ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED`);
+     ORDER BY expires_at LIMIT 100 FOR UPDATE SKIP LOCKED`,
+  );
   return rows as Array<{ id: string; content_key: string }>;
 }
 
@@ -187,7 +264,9 @@ export async function startTestRenders(tx: Tx, ids: string[]): Promise<Set<strin
   const { rows } = await tx.query<{ id: string }>(
     `UPDATE generations SET started_at = clock_timestamp()
      WHERE id = ANY ($1) AND mode = 'test' AND status = 'queued' AND started_at IS NULL AND deleted_at IS NULL
-     RETURNING id`, [ids]);
+     RETURNING id`,
+    [ids],
+  );
   return new Set(rows.map((r) => r.id));
 }
 
@@ -196,17 +275,25 @@ export type TestOutput =
   | { kind: 'file'; key: string; contentType: string; bytes: number; etag: string };
 
 /** Records test renders' outputs; returns the ids recorded (the others left `queued` meanwhile). */
-export async function finishTestRenders(tx: Tx, items: { id: string; out: TestOutput }[], retentionSeconds: number): Promise<Set<string>> {
+export async function finishTestRenders(
+  tx: Tx,
+  items: { id: string; out: TestOutput }[],
+  retentionSeconds: number,
+): Promise<Set<string>> {
   if (items.length === 0) return new Set();
-  const rows = items.map(({ id, out }) => (out.kind === 'text'
-    ? { id, text: out.text }
-    : { id, key: out.key, ct: out.contentType, bytes: out.bytes, etag: out.etag }));
+  const rows = items.map(({ id, out }) =>
+    out.kind === 'text'
+      ? { id, text: out.text }
+      : { id, key: out.key, ct: out.contentType, bytes: out.bytes, etag: out.etag },
+  );
   const r = await tx.query<{ id: string }>(
     `UPDATE generations g SET status = 'succeeded', completed_at = clock_timestamp(), progress = 1,
        text_output = x.text, content_key = x.key, content_type = x.ct, content_bytes = x.bytes, content_etag = x.etag,
        expires_at = CASE WHEN x.key IS NOT NULL AND $2::int > 0 THEN now() + make_interval(secs => $2::int) END
      FROM json_to_recordset($1) AS x(id text, text text, key text, ct text, bytes bigint, etag text)
      WHERE g.id = x.id AND g.mode = 'test' AND g.status = 'queued' AND g.deleted_at IS NULL
-     RETURNING g.id`, [JSON.stringify(rows), retentionSeconds]);
+     RETURNING g.id`,
+    [JSON.stringify(rows), retentionSeconds],
+  );
   return new Set(r.rows.map((x) => x.id));
 }

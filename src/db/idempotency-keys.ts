@@ -6,5 +6,7 @@ import type { Queryable } from './pool.ts';
 export async function pruneIdempotencyKeys(q: Queryable, hours: number): Promise<void> {
   await q.query(
     `DELETE FROM idempotency_keys WHERE ctid = ANY(ARRAY(SELECT ctid FROM idempotency_keys
-       WHERE created_at < now() - make_interval(hours => $1) LIMIT 5000))`, [hours]);
+       WHERE created_at < now() - make_interval(hours => $1) LIMIT 5000))`,
+    [hours],
+  );
 }

@@ -4,19 +4,30 @@
 import type { Queryable } from './pool.ts';
 
 /** What the key has spent today (charges minus refunds), and when today ends in the cap's zone. */
-export async function spentToday(q: Queryable, keyId: string, timeZone: string): Promise<{ spent: number; resetsAt: Date }> {
-  const { rows } = await q.query<{ spent: number; resets_at: Date }>({ name: 'day-usage',
+export async function spentToday(
+  q: Queryable,
+  keyId: string,
+  timeZone: string,
+): Promise<{ spent: number; resetsAt: Date }> {
+  const { rows } = await q.query<{ spent: number; resets_at: Date }>({
+    name: 'day-usage',
     text: `SELECT coalesce((SELECT spent_cents FROM key_day_usage
                             WHERE key_id = $1 AND day = (now() AT TIME ZONE $2)::date), 0) AS spent,
                   (((now() AT TIME ZONE $2)::date + 1)::timestamp AT TIME ZONE $2) AS resets_at`,
-    values: [keyId, timeZone] });
+    values: [keyId, timeZone],
+  });
   return { spent: rows[0].spent, resetsAt: rows[0].resets_at };
 }
 
 /** Takes a refunded charge back from the day it was counted on. */
 export async function takeBack(
-  q: Queryable, keyId: string, day: string, cents: number,
+  q: Queryable,
+  keyId: string,
+  day: string,
+  cents: number,
 ): Promise<void> {
-  await q.query('UPDATE key_day_usage SET spent_cents = spent_cents - $3 WHERE key_id = $1 AND day = $2',
-    [keyId, day, cents]);
+  await q.query(
+    'UPDATE key_day_usage SET spent_cents = spent_cents - $3 WHERE key_id = $1 AND day = $2',
+    [keyId, day, cents],
+  );
 }

@@ -24,14 +24,22 @@ export class Listener {
   private async connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5_000 });
     client.on('notification', (n) => this.onNotify(n.channel, n.payload ?? ''));
-    client.on('error', () => { /* followed by 'end' */ });
+    client.on('error', () => {
+      /* followed by 'end' */
+    });
     client.on('end', () => {
-      if (this.client === client) { this.client = null; this.onDisconnect(); }
+      if (this.client === client) {
+        this.client = null;
+        this.onDisconnect();
+      }
       if (!this.stopped) this.scheduleRetry();
     });
     await client.connect();
     for (const ch of this.channels) await client.query(`LISTEN ${client.escapeIdentifier(ch)}`);
-    if (this.stopped) { await client.end(); return; }
+    if (this.stopped) {
+      await client.end();
+      return;
+    }
     this.client = client;
     this.onReconnect();
   }

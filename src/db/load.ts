@@ -16,12 +16,19 @@ export async function loadDatabase(url: string, dir: string, dump: DatabaseDump)
     await client.query('SET LOCAL statement_timeout = 0');
     for (const t of dump.tables) {
       const columns = t.columns.map(quoteIdent).join(', ');
-      const copy = client.query(copyFrom(`COPY public.${quoteIdent(t.name)} (${columns}) FROM STDIN`));
+      const copy = client.query(
+        copyFrom(`COPY public.${quoteIdent(t.name)} (${columns}) FROM STDIN`),
+      );
       await pipeline(fs.createReadStream(path.join(dir, t.file)), copy);
-      if (copy.rowCount !== t.rows) throw new Error(`table ${t.name}: loaded ${copy.rowCount} rows, the backup has ${t.rows}`);
+      if (copy.rowCount !== t.rows)
+        throw new Error(`table ${t.name}: loaded ${copy.rowCount} rows, the backup has ${t.rows}`);
     }
     for (const s of dump.sequences) {
-      if (s.value !== null) await client.query('SELECT setval($1, $2, true)', [`public.${quoteIdent(s.name)}`, s.value]);
+      if (s.value !== null)
+        await client.query('SELECT setval($1, $2, true)', [
+          `public.${quoteIdent(s.name)}`,
+          s.value,
+        ]);
     }
     await client.query('COMMIT');
   } catch (e) {
@@ -39,7 +46,8 @@ export async function publicTables(url: string): Promise<string[]> {
   try {
     const { rows } = await client.query<{ relname: string }>(
       `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S') ORDER BY 1`);
+       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S') ORDER BY 1`,
+    );
     return rows.map((r) => r.relname);
   } finally {
     await client.end().catch(() => undefined);

@@ -5,16 +5,26 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './pool.ts';
 
-const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+const MIGRATIONS_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../migrations',
+);
 const LOCK_ID = 0x52474d47; // "RGMG"
 
 /** The migrations this release has, in the order they apply. */
 export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
-  return fs.readdirSync(dir).filter((f) => /^\d+_.+\.sql$/.test(f)).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .sort();
 }
 
 /** `only`: apply just these (a restore rebuilds the schema its backup had, no further). */
-export async function migrate(db: Db, dir = MIGRATIONS_DIR, only?: ReadonlySet<string>): Promise<string[]> {
+export async function migrate(
+  db: Db,
+  dir = MIGRATIONS_DIR,
+  only?: ReadonlySet<string>,
+): Promise<string[]> {
   const files = migrationFiles(dir).filter((f) => !only || only.has(f));
   const client = await db.connect();
   const applied: string[] = [];
@@ -22,7 +32,11 @@ export async function migrate(db: Db, dir = MIGRATIONS_DIR, only?: ReadonlySet<s
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_ID]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
+    const done = new Set(
+      (await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map(
+        (r) => r.name,
+      ),
+    );
     for (const file of files) {
       if (done.has(file)) continue;
       const sql = fs.readFileSync(path.join(dir, file), 'utf8');

@@ -14,7 +14,10 @@ export class AfterCommitNotifier {
   private sending = false;
   private pending = new Set<string>();
 
-  constructor(private db: Db, private channel: string) {}
+  constructor(
+    private db: Db,
+    private channel: string,
+  ) {}
 
   send(payload: string): void {
     this.pending.add(payload);
@@ -25,8 +28,15 @@ export class AfterCommitNotifier {
     const payloads = [...this.pending];
     this.pending.clear();
     this.sending = true;
-    this.db.query({ name: `notify-${this.channel}`, text: 'SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', values: [this.channel, payloads] })
-      .catch(() => { /* the database is away: see above for what a lost notification costs */ })
+    this.db
+      .query({
+        name: `notify-${this.channel}`,
+        text: 'SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p',
+        values: [this.channel, payloads],
+      })
+      .catch(() => {
+        /* the database is away: see above for what a lost notification costs */
+      })
       .finally(() => {
         this.sending = false;
         if (this.pending.size > 0) this.flush();

@@ -19,7 +19,11 @@ export const DB_WAIT = { connectMs: 1_500, queryMs: 2_200 } as const;
  * lease lapses); never for money. `long`: for migrations and operator commands, whose statements may
  * legitimately run for minutes; every other pool serves requests and work that must fail fast.
  */
-export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean; long?: boolean } = {}): Db {
+export function createPool(
+  url: string,
+  max = 20,
+  opts: { asyncCommit?: boolean; long?: boolean } = {},
+): Db {
   // Short limits: with the database away or frozen, a request waits at most 1.5 s for a connection
   // (a new one's handshake, or a free one of the pool) and 2.2 s for any one statement's answer, so
   // its 503 comes within 3 s, the first one included (an idle connection to a frozen server would
@@ -34,7 +38,10 @@ export function createPool(url: string, max = 20, opts: { asyncCommit?: boolean;
     ? { connectionTimeoutMillis: 10_000, query_timeout: 0 }
     : { connectionTimeoutMillis: DB_WAIT.connectMs, query_timeout: DB_WAIT.queryMs };
   const pool = new pg.Pool({
-    connectionString: url, max, idleTimeoutMillis: 30_000, ...timeouts,
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    ...timeouts,
     // typed as returning void; pg-pool awaits the promise (and ends the client when it rejects)
     onConnect: (client) => client.query(settings) as unknown as void,
   });
@@ -53,7 +60,9 @@ export async function transaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promis
     await tx.query('COMMIT');
     return result;
   } catch (e) {
-    await tx.query('ROLLBACK').catch(() => { broken = true; });
+    await tx.query('ROLLBACK').catch(() => {
+      broken = true;
+    });
     throw e;
   } finally {
     tx.release(broken);

@@ -9,11 +9,22 @@ export interface KeyOwners {
   queuedAttempts: Map<string, number>;
 }
 
-export async function keyOwners(db: Queryable, keys: string[], generationIds: string[]): Promise<KeyOwners> {
+export async function keyOwners(
+  db: Queryable,
+  keys: string[],
+  generationIds: string[],
+): Promise<KeyOwners> {
   const { rows } = await db.query<{ key: string }>(
     `SELECT content_key AS key FROM generations WHERE content_key = ANY ($1::text[])
-     UNION ALL SELECT storage_key FROM uploads WHERE storage_key = ANY ($1::text[])`, [keys]);
+     UNION ALL SELECT storage_key FROM uploads WHERE storage_key = ANY ($1::text[])`,
+    [keys],
+  );
   const queued = await db.query<{ id: string; attempts: number }>(
-    `SELECT id, attempts FROM generations WHERE id = ANY ($1::text[]) AND status = 'queued'`, [generationIds]);
-  return { named: new Set(rows.map((r) => r.key)), queuedAttempts: new Map(queued.rows.map((r) => [r.id, r.attempts])) };
+    `SELECT id, attempts FROM generations WHERE id = ANY ($1::text[]) AND status = 'queued'`,
+    [generationIds],
+  );
+  return {
+    named: new Set(rows.map((r) => r.key)),
+    queuedAttempts: new Map(queued.rows.map((r) => [r.id, r.attempts])),
+  };
 }

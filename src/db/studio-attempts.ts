@@ -6,7 +6,11 @@
 import type { Db, Queryable } from './pool.ts';
 
 /** At most `max` attempts in `scope` per `windowS` seconds. */
-export interface AttemptLimit { scope: string; max: number; windowS: number }
+export interface AttemptLimit {
+  scope: string;
+  max: number;
+  windowS: number;
+}
 
 export type Taken = { ok: true } | { ok: false; scope: string; retryAfterS: number };
 
@@ -19,15 +23,21 @@ const windowOf = (nowS: number, windowS: number) => Math.floor(nowS / windowS) *
  * parallel takes cannot deadlock.
  */
 export async function takeAttempt(
-  q: Queryable, limits: AttemptLimit[], nowMs = Date.now(),
+  q: Queryable,
+  limits: AttemptLimit[],
+  nowMs = Date.now(),
 ): Promise<Taken> {
   const nowS = Math.floor(nowMs / 1000);
   const { rows } = await q.query<{ refused: number; current_attempts: number }>({
     name: 'studio-attempt-take',
     text: `SELECT refused, current_attempts
            FROM rendergate_take_attempt($1::text[], $2::int[], $3::bigint[], $4)`,
-    values: [limits.map((l) => l.scope), limits.map((l) => l.max), limits.map((l) => l.windowS),
-      nowS],
+    values: [
+      limits.map((l) => l.scope),
+      limits.map((l) => l.max),
+      limits.map((l) => l.windowS),
+      nowS,
+    ],
   });
   const refused = rows[0].refused;
   if (refused === 0) return { ok: true };
@@ -41,13 +51,16 @@ export async function takeAttempt(
 
 /** Gives back an attempt that turned out right (a correct password): only wrong ones count. */
 export async function giveBackAttempt(
-  db: Db, limits: AttemptLimit[], nowMs = Date.now(),
+  db: Db,
+  limits: AttemptLimit[],
+  nowMs = Date.now(),
 ): Promise<void> {
   const nowS = Math.floor(nowMs / 1000);
   await db.query(
     `UPDATE studio_attempts SET attempts = greatest(attempts - 1, 0)
      WHERE (scope, window_start) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))`,
-    [limits.map((l) => l.scope), limits.map((l) => windowOf(nowS, l.windowS))]);
+    [limits.map((l) => l.scope), limits.map((l) => windowOf(nowS, l.windowS))],
+  );
 }
 
 /** Windows that can no longer count (older than two of the longest window), for the janitor. */
@@ -55,5 +68,6 @@ export async function pruneAttempts(db: Db, longestWindowS: number, nowMs = Date
   await db.query(
     `DELETE FROM studio_attempts WHERE ctid = ANY(ARRAY(
        SELECT ctid FROM studio_attempts WHERE window_start < $1 LIMIT 5000))`,
-    [Math.floor(nowMs / 1000) - 2 * longestWindowS]);
+    [Math.floor(nowMs / 1000) - 2 * longestWindowS],
+  );
 }

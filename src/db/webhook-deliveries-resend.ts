@@ -6,7 +6,11 @@ import { WEBHOOKS_CHANNEL } from './channels.ts';
 
 export type ResendOutcome = 'queued' | 'in-flight' | 'not-found';
 
-export async function resendDelivery(db: Queryable, accountId: string, deliveryId: string): Promise<ResendOutcome> {
+export async function resendDelivery(
+  db: Queryable,
+  accountId: string,
+  deliveryId: string,
+): Promise<ResendOutcome> {
   const { rows } = await db.query(
     `WITH target AS (
        SELECT d.id, (d.lease_until IS NOT NULL AND d.lease_until >= now()) AS held
@@ -17,7 +21,9 @@ export async function resendDelivery(db: Queryable, accountId: string, deliveryI
        FROM target t WHERE d.id = t.id AND NOT t.held
        RETURNING d.id
      )
-     SELECT (SELECT held FROM target) AS held, (SELECT count(*)::int FROM moved) AS moved`, [deliveryId, accountId]);
+     SELECT (SELECT held FROM target) AS held, (SELECT count(*)::int FROM moved) AS moved`,
+    [deliveryId, accountId],
+  );
   const r = rows[0] as { held: boolean | null; moved: number };
   if (r.held === null) return 'not-found';
   if (r.moved === 0) return 'in-flight';

@@ -3,8 +3,16 @@
 import type { Queryable } from './pool.ts';
 
 export interface ClaimedDelivery {
-  id: string; type: string; snapshot: Record<string, unknown>; attempts: number; created_at: Date;
-  endpoint_id: string; account_id: string; url: string; secret: string; live: boolean;
+  id: string;
+  type: string;
+  snapshot: Record<string, unknown>;
+  attempts: number;
+  created_at: Date;
+  endpoint_id: string;
+  account_id: string;
+  url: string;
+  secret: string;
+  live: boolean;
 }
 
 // Fair claims: due deliveries of endpoints that are not paused, at most `perEndpoint` attempts in
@@ -49,21 +57,38 @@ WITH busy AS (
 SELECT t.*, e.account_id, e.url, e.secret, (e.enabled AND e.deleted_at IS NULL) AS live
 FROM taken t JOIN webhook_endpoints e ON e.id = t.endpoint_id`;
 
-export async function claimDeliveries(db: Queryable, o: {
-  owner: string; max: number; leaseSeconds: number; perEndpoint: number; perAccount: number;
-}): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(
+  db: Queryable,
+  o: {
+    owner: string;
+    max: number;
+    leaseSeconds: number;
+    perEndpoint: number;
+    perAccount: number;
+  },
+): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query<ClaimedDelivery>({
-    name: 'webhook-claim-fair', text: CLAIM,
+    name: 'webhook-claim-fair',
+    text: CLAIM,
     values: [o.owner, o.max, o.leaseSeconds, o.perEndpoint, o.perAccount],
   });
   return rows;
 }
 
 /** An attempt's result, only while `owner` still holds the delivery at the attempt it claimed. */
-export async function recordAttempt(db: Queryable, o: {
-  id: string; owner: string; claimedAttempts: number; status: 'pending' | 'delivered' | 'failed';
-  response: number | null; error: string | null; attempts: number; retryInSeconds?: number;
-}): Promise<void> {
+export async function recordAttempt(
+  db: Queryable,
+  o: {
+    id: string;
+    owner: string;
+    claimedAttempts: number;
+    status: 'pending' | 'delivered' | 'failed';
+    response: number | null;
+    error: string | null;
+    attempts: number;
+    retryInSeconds?: number;
+  },
+): Promise<void> {
   await db.query({
     name: 'webhook-record-attempt',
     text: `UPDATE webhook_deliveries SET status = $3, last_response_status = coalesce($4, last_response_status),
@@ -71,21 +96,42 @@ export async function recordAttempt(db: Queryable, o: {
              next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END,
              lease_owner = NULL, lease_until = NULL
            WHERE id = $1 AND lease_owner = $2 AND attempts = $7`,
-    values: [o.id, o.owner, o.status, o.response, o.attempts, o.retryInSeconds ?? 0, o.claimedAttempts, o.error],
+    values: [
+      o.id,
+      o.owner,
+      o.status,
+      o.response,
+      o.attempts,
+      o.retryInSeconds ?? 0,
+      o.claimedAttempts,
+      o.error,
+    ],
   });
 }
 
 export async function deliveriesOf(
-  q: Queryable, endpointId: string, after: string | null, limit: number,
+  q: Queryable,
+  endpointId: string,
+  after: string | null,
+  limit: number,
 ) {
   const { rows } = await q.query(
     `SELECT id, event_id, type, generation_id, attempts, status, last_response_status, last_error, created_at,
             next_attempt_at
      FROM webhook_deliveries WHERE endpoint_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-    [endpointId, after, limit]);
+    [endpointId, after, limit],
+  );
   return rows as Array<{
-    id: string; event_id: string; type: string; generation_id: string; attempts: number; status: string;
-    last_response_status: number | null; last_error: string | null; created_at: Date; next_attempt_at: Date | null;
+    id: string;
+    event_id: string;
+    type: string;
+    generation_id: string;
+    attempts: number;
+    status: string;
+    last_response_status: number | null;
+    last_error: string | null;
+    created_at: Date;
+    next_attempt_at: Date | null;
   }>;
 }
 
@@ -93,5 +139,6 @@ export async function deliveriesOf(
 export async function pruneDeliveries(q: Queryable): Promise<void> {
   await q.query(
     `DELETE FROM webhook_deliveries WHERE ctid = ANY(ARRAY(SELECT ctid FROM webhook_deliveries
-       WHERE status <> 'pending' AND created_at < now() - interval '30 days' LIMIT 5000))`);
+       WHERE status <> 'pending' AND created_at < now() - interval '30 days' LIMIT 5000))`,
+  );
 }

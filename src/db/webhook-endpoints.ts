@@ -14,43 +14,63 @@ export interface EndpointRow {
  * Inserts an endpoint unless the account already has `max` (counted under a lock of the account's
  * own, so that concurrent creates count one at a time); null when it has.
  */
-export async function insertEndpointBelow(tx: Tx, max: number,
-  e: { id: string; accountId: string; url: string; events: string[]; secret: string }): Promise<EndpointRow | null> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`webhooks:${e.accountId}`]);
+export async function insertEndpointBelow(
+  tx: Tx,
+  max: number,
+  e: { id: string; accountId: string; url: string; events: string[]; secret: string },
+): Promise<EndpointRow | null> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `webhooks:${e.accountId}`,
+  ]);
   const { rows: n } = await tx.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL', [e.accountId]);
+    'SELECT count(*)::int AS n FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL',
+    [e.accountId],
+  );
   if (n[0].n >= max) return null;
   const { rows } = await tx.query(
     'INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, $4, $5) RETURNING *',
-    [e.id, e.accountId, e.url, e.events, e.secret]);
+    [e.id, e.accountId, e.url, e.events, e.secret],
+  );
   return rows[0] as EndpointRow;
 }
 
 export async function liveEndpoint(
-  q: Queryable, accountId: string, id: string,
+  q: Queryable,
+  accountId: string,
+  id: string,
 ): Promise<EndpointRow | null> {
   const { rows } = await q.query(
     'SELECT * FROM webhook_endpoints WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL',
-    [id, accountId]);
+    [id, accountId],
+  );
   return (rows[0] as EndpointRow | undefined) ?? null;
 }
 
 export async function liveEndpoints(
-  q: Queryable, accountId: string, after: string | null, limit: number,
+  q: Queryable,
+  accountId: string,
+  after: string | null,
+  limit: number,
 ): Promise<EndpointRow[]> {
   const { rows } = await q.query(
     `SELECT * FROM webhook_endpoints WHERE account_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR id < $2)
-     ORDER BY id DESC LIMIT $3`, [accountId, after, limit]);
+     ORDER BY id DESC LIMIT $3`,
+    [accountId, after, limit],
+  );
   return rows as EndpointRow[];
 }
 
 /** Deletes (and disables) an endpoint of the account; false when it has no such live endpoint. */
 export async function markEndpointDeleted(
-  q: Queryable, accountId: string, id: string,
+  q: Queryable,
+  accountId: string,
+  id: string,
 ): Promise<boolean> {
   const { rowCount } = await q.query(
     `UPDATE webhook_endpoints SET deleted_at = now(), enabled = false
-     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`, [id, accountId]);
+     WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
+    [id, accountId],
+  );
   return rowCount !== 0;
 }
 
@@ -63,9 +83,16 @@ export async function disableEndpoint(q: Queryable, id: string): Promise<void> {
  * An endpoint's attempt outcome: a success clears its failures; the `pauseAfter`-th failure in a row and
  * each one after pause it for 2^(failures - pauseAfter) × `pauseSeconds`, at most `maxPauseSeconds`.
  */
-export async function noteEndpointOutcome(db: Queryable, o: {
-  endpointId: string; ok: boolean; pauseAfter: number; pauseSeconds: number; maxPauseSeconds: number;
-}): Promise<void> {
+export async function noteEndpointOutcome(
+  db: Queryable,
+  o: {
+    endpointId: string;
+    ok: boolean;
+    pauseAfter: number;
+    pauseSeconds: number;
+    maxPauseSeconds: number;
+  },
+): Promise<void> {
   if (o.ok) {
     await db.query({
       name: 'webhook-endpoint-ok',

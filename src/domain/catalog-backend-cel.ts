@@ -29,10 +29,14 @@ export function compileBackendCel(def: ModelDef): BackendCel {
       return undefined;
     }
   };
-  if (b.driver === 'cog' || b.driver === 'replicate' || b.driver === 'fal') out.inputs = compile(b.inputs, 'inputs');
+  if (b.driver === 'cog' || b.driver === 'replicate' || b.driver === 'fal')
+    out.inputs = compile(b.inputs, 'inputs');
   if (b.driver === 'comfyui') out.bindings = compile(b.bindings, 'bindings');
   if (b.driver === 'openai') {
-    out.messages = compile(Object.fromEntries(b.messages.map((m, i) => [String(i), m.content])), 'messages');
+    out.messages = compile(
+      Object.fromEntries(b.messages.map((m, i) => [String(i), m.content])),
+      'messages',
+    );
     out.params = compile(b.params, 'params');
   }
   if (problems.length > 0) throw new MappingError(problems.join('; '));
@@ -42,7 +46,11 @@ export function compileBackendCel(def: ModelDef): BackendCel {
 const SAMPLES = 500;
 
 /** Runs each mapping on sample inputs; the first failure of each, with the inputs that caused it. */
-export function sampleBackendCel(def: ModelDef, cel: BackendCel, samples: Iterable<ResolvedInputs>): string[] {
+export function sampleBackendCel(
+  def: ModelDef,
+  cel: BackendCel,
+  samples: Iterable<ResolvedInputs>,
+): string[] {
   const problems = new Map<string, string>();
   let n = 0;
   for (const sample of samples) {
@@ -52,11 +60,15 @@ export function sampleBackendCel(def: ModelDef, cel: BackendCel, samples: Iterab
       try {
         const out = mapping.evaluate(sample);
         if (what === 'messages') {
-          for (const [i, v] of Object.entries(out)) if (typeof v !== 'string') throw new MappingError(`messages.${i} must yield a string`);
+          for (const [i, v] of Object.entries(out))
+            if (typeof v !== 'string') throw new MappingError(`messages.${i} must yield a string`);
         }
       } catch (e) {
         if (!(e instanceof MappingError)) throw e;
-        problems.set(what, `model "${def.id}": backend ${e.message} (for inputs ${JSON.stringify(sample).slice(0, 200)})`);
+        problems.set(
+          what,
+          `model "${def.id}": backend ${e.message} (for inputs ${JSON.stringify(sample).slice(0, 200)})`,
+        );
       }
     }
   }

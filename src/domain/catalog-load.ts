@@ -15,10 +15,15 @@ import { compileBackendCel, sampleBackendCel, type BackendCel } from './catalog-
 import { MappingError } from './mapping.ts';
 
 /** The built-in catalog; `../../catalog` is the project root from both src/domain and dist/domain. */
-export const DEFAULT_CATALOG_PATH = fileURLToPath(new URL('../../catalog/default.yaml', import.meta.url));
+export const DEFAULT_CATALOG_PATH = fileURLToPath(
+  new URL('../../catalog/default.yaml', import.meta.url),
+);
 
 export class CatalogError extends Error {
-  constructor(readonly source: string, readonly problems: string[]) {
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
     super(`Invalid catalog ${source}:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'CatalogError';
   }
@@ -67,9 +72,14 @@ function sampleValues(f: FieldDef): (InputValue | undefined)[] {
   if (f.type === 'enum') vals.push(...(f.values ?? []));
   else if (f.type === 'toggle') vals.push(true, false);
   else if (f.type === 'url') vals.push(SAMPLE_URL);
-  else if (f.type === 'text') vals.push(f.required ? 'x' : '', 'x'.repeat(Math.min(f.maxLength ?? MAX_TEXT_SAMPLE, MAX_TEXT_SAMPLE)));
+  else if (f.type === 'text')
+    vals.push(
+      f.required ? 'x' : '',
+      'x'.repeat(Math.min(f.maxLength ?? MAX_TEXT_SAMPLE, MAX_TEXT_SAMPLE)),
+    );
   else if (f.minimum === undefined && f.maximum === undefined) vals.push(0, 1);
-  else if (f.maximum === undefined) vals.push(f.minimum, f.minimum! + 1); // stay on the allowed side
+  else if (f.maximum === undefined)
+    vals.push(f.minimum, f.minimum! + 1); // stay on the allowed side
   else if (f.minimum === undefined) vals.push(f.maximum, f.maximum - 1);
   else if (f.integer && f.maximum - f.minimum <= MAX_INTEGER_SPAN) {
     for (let v = f.minimum; v <= f.maximum; v++) vals.push(v);
@@ -96,7 +106,10 @@ export function* sampleInputs(fields: readonly FieldDef[]): Generator<ResolvedIn
   if (options.reduce((n, o) => n * o.length, 1) <= MAX_COMBINATIONS) {
     // Odometer over every combination (the first one was yielded above).
     for (let i = 0; i < pick.length;) {
-      if (++pick[i] < options[i].length) { yield make(pick); i = 0; } else pick[i++] = 0;
+      if (++pick[i] < options[i].length) {
+        yield make(pick);
+        i = 0;
+      } else pick[i++] = 0;
     }
   } else {
     for (let i = 0; i < pick.length; i++) {
@@ -106,7 +119,9 @@ export function* sampleInputs(fields: readonly FieldDef[]): Generator<ResolvedIn
 }
 
 const showSample = (r: ResolvedInputs) =>
-  JSON.stringify(r, (_k, v: unknown) => (typeof v === 'string' && v.length > 40 ? `<${v.length} characters>` : v));
+  JSON.stringify(r, (_k, v: unknown) =>
+    typeof v === 'string' && v.length > 40 ? `<${v.length} characters>` : v,
+  );
 
 /** Runs the price on the samples; up to three kinds of failure, each with the first inputs that caused it. */
 function samplePrice(def: ModelDef, price: PriceProgram): string[] {
@@ -117,7 +132,8 @@ function samplePrice(def: ModelDef, price: PriceProgram): string[] {
     } catch (e) {
       if (!(e instanceof PriceError)) throw e;
       const kind = e.message.replace(/-?\d+(\.\d+)?/g, '#'); // "negative, got -1" and "got -2" are one problem
-      if (!seen.has(kind)) seen.set(kind, `model "${def.id}" price: ${e.message} (for inputs ${showSample(sample)})`);
+      if (!seen.has(kind))
+        seen.set(kind, `model "${def.id}" price: ${e.message} (for inputs ${showSample(sample)})`);
       if (seen.size >= 3) break;
     }
   }
@@ -128,7 +144,8 @@ function samplePrice(def: ModelDef, price: PriceProgram): string[] {
 export function buildCatalog(doc: unknown, source = 'catalog'): Catalog {
   // A relative workflow path is relative to the catalog file.
   const dir = path.dirname(path.resolve(source));
-  const readJson = (file: string) => JSON.parse(readFileSync(path.resolve(dir, file), 'utf8')) as unknown;
+  const readJson = (file: string) =>
+    JSON.parse(readFileSync(path.resolve(dir, file), 'utf8')) as unknown;
   const { models, problems } = checkCatalogDocument(doc, readJson, filesUnder(dir));
   const compiled: CompiledModel[] = [];
   for (const def of models) {
@@ -144,7 +161,13 @@ export function buildCatalog(doc: unknown, source = 'catalog'): Catalog {
     try {
       const price = compilePrice(def);
       problems.push(...samplePrice(def, price));
-      compiled.push({ id: def.id, def, inputSpec: compileInputSpec(def.fields), priceProgram: price, backendCel });
+      compiled.push({
+        id: def.id,
+        def,
+        inputSpec: compileInputSpec(def.fields),
+        priceProgram: price,
+        backendCel,
+      });
     } catch (e) {
       if (!(e instanceof PriceError)) throw e;
       problems.push(`model "${def.id}" price: ${e.message}`);
@@ -165,7 +188,11 @@ export function parseCatalog(text: string, source = 'catalog'): Catalog {
     }
   } else {
     const parsed = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-    if (parsed.errors.length > 0) throw new CatalogError(source, parsed.errors.map((e) => `not valid YAML: ${e.message}`));
+    if (parsed.errors.length > 0)
+      throw new CatalogError(
+        source,
+        parsed.errors.map((e) => `not valid YAML: ${e.message}`),
+      );
     try {
       doc = parsed.toJS({ maxAliasCount: 100 });
     } catch (e) {

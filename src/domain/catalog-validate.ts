@@ -10,22 +10,45 @@ type Raw = Record<string, unknown>;
 type Report = (message: string) => void;
 /** Reads a JSON file named relative to the catalog (a ComfyUI workflow). */
 export type ReadJson = (path: string) => unknown;
-const noFiles: ReadJson = () => { throw new Error('files cannot be read here'); };
+const noFiles: ReadJson = () => {
+  throw new Error('files cannot be read here');
+};
 
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
 // A field is also a variable of the price expression: CEL keywords and type names cannot be one, and
 // `inputs` is the map of all of them.
-const RESERVED = new Set(('inputs true false null in as break const continue else for function if import let loop '
-  + 'package namespace return var void while int uint double bool string bytes list map null_type type dyn '
-  + 'optional google').split(' '));
+const RESERVED = new Set(
+  (
+    'inputs true false null in as break const continue else for function if import let loop ' +
+    'package namespace return var void while int uint double bool string bytes list map null_type type dyn ' +
+    'optional google'
+  ).split(' '),
+);
 const KINDS = ['video', 'image', 'text'];
-const MODEL_KEYS = ['id', 'name', 'kind', 'description', 'output', 'fields', 'price', 'backend', 'timeLimitSeconds', 'maxAttempts', 'concurrency',
-  'openai', 'examples'];
+const MODEL_KEYS = [
+  'id',
+  'name',
+  'kind',
+  'description',
+  'output',
+  'fields',
+  'price',
+  'backend',
+  'timeLimitSeconds',
+  'maxAttempts',
+  'concurrency',
+  'openai',
+  'examples',
+];
 const FIELD_KEYS = ['name', 'type', 'required', 'default', 'label', 'description'];
 const TYPE_KEYS: Record<FieldType, string[]> = {
-  text: ['maxLength'], url: ['media'], number: ['minimum', 'maximum', 'integer'], toggle: [], enum: ['values'],
+  text: ['maxLength'],
+  url: ['media'],
+  number: ['minimum', 'maximum', 'integer'],
+  toggle: [],
+  enum: ['values'],
 };
 
 const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -43,7 +66,8 @@ function checkOutput(raw: unknown, bad: Report): ModelOutput | undefined {
   }
   if (isObject(raw) && raw.type === 'file') {
     unknownKeys(raw, ['type', 'contentType'], bad, 'output key');
-    if (typeof raw.contentType === 'string' && CONTENT_TYPE.test(raw.contentType)) return { type: 'file', contentType: raw.contentType };
+    if (typeof raw.contentType === 'string' && CONTENT_TYPE.test(raw.contentType))
+      return { type: 'file', contentType: raw.contentType };
     bad('output.contentType must be a media type such as video/mp4');
     return undefined;
   }
@@ -58,10 +82,15 @@ function checkTypeKeys(raw: Raw, def: FieldDef, bad: Report): void {
     else bad('media must be "image"');
   } else if (def.type === 'enum') {
     const values = raw.values;
-    const same = Array.isArray(values) && values.length > 0
-      && (values.every((v) => typeof v === 'string') || values.every((v) => typeof v === 'number' && Number.isFinite(v)));
+    const same =
+      Array.isArray(values) &&
+      values.length > 0 &&
+      (values.every((v) => typeof v === 'string') ||
+        values.every((v) => typeof v === 'number' && Number.isFinite(v)));
     if (!same) return bad('values must be a non-empty list of strings, or of numbers (not mixed)');
-    const dup: unknown = (values as unknown[]).find((v, i) => (values as unknown[]).indexOf(v) !== i);
+    const dup: unknown = (values as unknown[]).find(
+      (v, i) => (values as unknown[]).indexOf(v) !== i,
+    );
     if (dup !== undefined) bad(`values lists ${JSON.stringify(dup)} twice`);
     def.values = values as (string | number)[];
   } else if (def.type === 'number') {
@@ -71,7 +100,8 @@ function checkTypeKeys(raw: Raw, def: FieldDef, bad: Report): void {
       const v = raw[k];
       if (v === undefined) continue;
       if (typeof v !== 'number' || !Number.isFinite(v)) bad(`${k} must be a finite number`);
-      else if (integer === true && !Number.isSafeInteger(v)) bad(`${k} must be an integer, as the field is`);
+      else if (integer === true && !Number.isSafeInteger(v))
+        bad(`${k} must be an integer, as the field is`);
       else def[k] = v;
     }
     if (def.minimum !== undefined && def.maximum !== undefined && def.minimum > def.maximum) {
@@ -84,23 +114,45 @@ function checkTypeKeys(raw: Raw, def: FieldDef, bad: Report): void {
   }
 }
 
-function checkField(raw: unknown, index: number, where: string, report: Report): FieldDef | undefined {
-  const label = isObject(raw) && typeof raw.name === 'string' ? `${where} field "${raw.name}"` : `${where} field #${index + 1}`;
+function checkField(
+  raw: unknown,
+  index: number,
+  where: string,
+  report: Report,
+): FieldDef | undefined {
+  const label =
+    isObject(raw) && typeof raw.name === 'string'
+      ? `${where} field "${raw.name}"`
+      : `${where} field #${index + 1}`;
   let problems = 0;
-  const bad: Report = (m) => { problems++; report(`${label}: ${m}`); };
+  const bad: Report = (m) => {
+    problems++;
+    report(`${label}: ${m}`);
+  };
   if (!isObject(raw)) return void bad('must be a mapping');
   const { name, type } = raw;
-  if (typeof name !== 'string' || !FIELD_NAME.test(name)) bad('name must be an identifier (letters, digits and _, at most 64)');
+  if (typeof name !== 'string' || !FIELD_NAME.test(name))
+    bad('name must be an identifier (letters, digits and _, at most 64)');
   else if (RESERVED.has(name) || name.startsWith('__')) bad(`name "${name}" is reserved`);
-  if (typeof type !== 'string' || !(type in TYPE_KEYS)) return void bad('type must be one of text, url, number, toggle, enum');
+  if (typeof type !== 'string' || !(type in TYPE_KEYS))
+    return void bad('type must be one of text, url, number, toggle, enum');
   const fieldType = type as FieldType;
   for (const k of Object.keys(raw)) {
     if (FIELD_KEYS.includes(k) || TYPE_KEYS[fieldType].includes(k)) continue;
-    bad(Object.values(TYPE_KEYS).some((ks) => ks.includes(k)) ? `"${k}" does not apply to a ${type} field` : `unknown key "${k}"`);
+    bad(
+      Object.values(TYPE_KEYS).some((ks) => ks.includes(k))
+        ? `"${k}" does not apply to a ${type} field`
+        : `unknown key "${k}"`,
+    );
   }
   const required = raw.required ?? false;
   if (typeof required !== 'boolean') bad('required must be true or false');
-  const def: FieldDef = { name: String(name), type: fieldType, required: required === true, default: null };
+  const def: FieldDef = {
+    name: String(name),
+    type: fieldType,
+    required: required === true,
+    default: null,
+  };
   if (raw.label !== undefined) {
     if (isText(raw.label) && raw.label.length <= 100) def.label = raw.label;
     else bad('label must be a non-empty string of at most 100 characters');
@@ -125,43 +177,75 @@ function checkField(raw: unknown, index: number, where: string, report: Report):
 }
 
 /** One model: its ModelDef when sound, else undefined with every problem reported. */
-function checkModel(raw: unknown, index: number, seen: Set<string>, report: Report, files: { readJson: ReadJson; findFile: FindFile }): ModelDef | undefined {
-  const label = isObject(raw) && typeof raw.id === 'string' ? `model "${raw.id}"` : `model #${index + 1}`;
+function checkModel(
+  raw: unknown,
+  index: number,
+  seen: Set<string>,
+  report: Report,
+  files: { readJson: ReadJson; findFile: FindFile },
+): ModelDef | undefined {
+  const label =
+    isObject(raw) && typeof raw.id === 'string' ? `model "${raw.id}"` : `model #${index + 1}`;
   let problems = 0;
-  const bad: Report = (m) => { problems++; report(`${label}: ${m}`); };
-  const badField: Report = (m) => { problems++; report(m); };
+  const bad: Report = (m) => {
+    problems++;
+    report(`${label}: ${m}`);
+  };
+  const badField: Report = (m) => {
+    problems++;
+    report(m);
+  };
   if (!isObject(raw)) return void bad('must be a mapping');
   unknownKeys(raw, MODEL_KEYS, bad);
   const id = raw.id;
-  if (typeof id !== 'string' || !MODEL_ID.test(id) || id.length > 128) bad('id must be <vendor>/<model_name> (letters, digits, . _ -)');
+  if (typeof id !== 'string' || !MODEL_ID.test(id) || id.length > 128)
+    bad('id must be <vendor>/<model_name> (letters, digits, . _ -)');
   else if (seen.has(id)) bad('id is already used by an earlier model');
   else seen.add(id);
-  for (const k of ['name', 'description', 'price'] as const) if (!isText(raw[k])) bad(`${k} must be a non-empty string`);
-  if (typeof raw.kind !== 'string' || !KINDS.includes(raw.kind)) bad(`kind must be one of ${KINDS.join(', ')}`);
+  for (const k of ['name', 'description', 'price'] as const)
+    if (!isText(raw[k])) bad(`${k} must be a non-empty string`);
+  if (typeof raw.kind !== 'string' || !KINDS.includes(raw.kind))
+    bad(`kind must be one of ${KINDS.join(', ')}`);
   const output = checkOutput(raw.output, bad);
-  if (output && (raw.kind === 'text') !== (output.type === 'text')) bad('a text model has output {type: text}; other kinds a file');
+  if (output && (raw.kind === 'text') !== (output.type === 'text'))
+    bad('a text model has output {type: text}; other kinds a file');
   const fields: FieldDef[] = [];
   if (!Array.isArray(raw.fields)) bad('fields must be a list');
   else {
     raw.fields.forEach((f, j) => {
       const def = checkField(f, j, label, badField);
       if (!def) return;
-      if (fields.some((g) => g.name === def.name)) badField(`${label} field "${def.name}": name is used twice`);
+      if (fields.some((g) => g.name === def.name))
+        badField(`${label} field "${def.name}": name is used twice`);
       else fields.push(def);
     });
   }
   const backend = checkBackend(raw.backend, bad, files.readJson);
-  if (backend && output && backend.driver === 'openai' && output.type !== 'text') bad('the openai driver answers with text: the model needs output {type: text}');
-  if (backend && output && backend.driver === 'comfyui' && output.type !== 'file') bad('the comfyui driver renders files: the model needs output {type: file, contentType}');
-  for (const k of ['timeLimitSeconds', 'maxAttempts'] as const) if (!isPositiveInt(raw[k])) bad(`${k} must be a positive integer`);
-  if (raw.concurrency !== undefined && raw.concurrency !== null && !isPositiveInt(raw.concurrency)) bad('concurrency must be a positive integer (renders at once, cluster-wide)');
+  if (backend && output && backend.driver === 'openai' && output.type !== 'text')
+    bad('the openai driver answers with text: the model needs output {type: text}');
+  if (backend && output && backend.driver === 'comfyui' && output.type !== 'file')
+    bad('the comfyui driver renders files: the model needs output {type: file, contentType}');
+  for (const k of ['timeLimitSeconds', 'maxAttempts'] as const)
+    if (!isPositiveInt(raw[k])) bad(`${k} must be a positive integer`);
+  if (raw.concurrency !== undefined && raw.concurrency !== null && !isPositiveInt(raw.concurrency))
+    bad('concurrency must be a positive integer (renders at once, cluster-wide)');
   const openai = checkOpenAi(raw, fields, bad);
-  const examples = output && problems === 0 ? checkExamples(raw.examples, fields, output, files.findFile, bad) : [];
+  const examples =
+    output && problems === 0
+      ? checkExamples(raw.examples, fields, output, files.findFile, bad)
+      : [];
   if (problems > 0 || !output || !backend) return undefined;
   return {
-    id: id as string, name: raw.name as string, kind: raw.kind as ModelDef['kind'], description: raw.description as string,
-    output, fields, price: raw.price as string, backend,
-    timeLimitSeconds: raw.timeLimitSeconds as number, maxAttempts: raw.maxAttempts as number,
+    id: id as string,
+    name: raw.name as string,
+    kind: raw.kind as ModelDef['kind'],
+    description: raw.description as string,
+    output,
+    fields,
+    price: raw.price as string,
+    backend,
+    timeLimitSeconds: raw.timeLimitSeconds as number,
+    maxAttempts: raw.maxAttempts as number,
     ...(typeof raw.concurrency === 'number' ? { concurrency: raw.concurrency } : {}),
     ...(openai ? { openai } : {}),
     ...(examples.length > 0 ? { examples } : {}),
@@ -178,22 +262,33 @@ function checkOpenAi(raw: Raw, fields: FieldDef[], bad: Report): { input: string
   // Optional: a text model without it is simply not offered at /openai/v1 (catalogs written before
   // those endpoints keep loading).
   if (o === undefined || o === null) return undefined;
-  if (raw.kind !== 'text') return void bad('openai: only text models are offered through /openai/v1');
+  if (raw.kind !== 'text')
+    return void bad('openai: only text models are offered through /openai/v1');
   if (!isObject(o)) return void bad('openai must be a mapping { input: <text field> }');
   unknownKeys(o, ['input'], bad, 'openai key');
   const field = fields.find((f) => f.name === o.input);
-  if (typeof o.input !== 'string' || !field) return void bad('openai.input must name one of the model\'s fields');
-  if (field.type !== 'text') return void bad(`openai.input: field "${field.name}" is not a text field`);
+  if (typeof o.input !== 'string' || !field)
+    return void bad("openai.input must name one of the model's fields");
+  if (field.type !== 'text')
+    return void bad(`openai.input: field "${field.name}" is not a text field`);
   const other = fields.find((f) => f.required && f.name !== field.name);
-  if (other) return void bad(`openai.input: field "${other.name}" is required, but a chat request can only fill "${field.name}"`);
+  if (other)
+    return void bad(
+      `openai.input: field "${other.name}" is required, but a chat request can only fill "${field.name}"`,
+    );
   return { input: field.name };
 }
 
 /** Every sound model in file order, and a line per problem (empty when the document is a valid catalog). */
-export function checkCatalogDocument(doc: unknown, readJson: ReadJson = noFiles, findFile: FindFile = noFindFile): { models: ModelDef[]; problems: string[] } {
+export function checkCatalogDocument(
+  doc: unknown,
+  readJson: ReadJson = noFiles,
+  findFile: FindFile = noFindFile,
+): { models: ModelDef[]; problems: string[] } {
   const problems: string[] = [];
   const models: ModelDef[] = [];
-  if (!isObject(doc)) return { models, problems: ['catalog: must be a mapping with a `models` list'] };
+  if (!isObject(doc))
+    return { models, problems: ['catalog: must be a mapping with a `models` list'] };
   unknownKeys(doc, ['models'], (m) => problems.push(`catalog: ${m}`));
   if (!Array.isArray(doc.models) || doc.models.length === 0) {
     problems.push('catalog: `models` must be a non-empty list');

@@ -36,7 +36,10 @@ export interface ModelExample {
 export type CelMap = Record<string, string>;
 
 /** Servers of the operator's own: `urls` is a pool, each server taking `concurrencyPerUrl` renders at once. */
-export interface ServerPool { urls: string[]; concurrencyPerUrl: number }
+export interface ServerPool {
+  urls: string[];
+  concurrencyPerUrl: number;
+}
 
 /**
  * Who renders a model (docs/backends.md). `local` names a built-in renderer in
@@ -46,9 +49,28 @@ export interface ServerPool { urls: string[]; concurrencyPerUrl: number }
 export type BackendBinding =
   | { driver: 'local'; renderer: string }
   | ({ driver: 'cog'; inputs?: CelMap } & ServerPool)
-  | ({ driver: 'comfyui'; workflow: string; graph: Record<string, unknown>; bindings: CelMap; outputNode?: string } & ServerPool)
-  | ({ driver: 'openai'; model: string; apiKey?: string; messages: { role: string; content: string }[]; params?: CelMap } & ServerPool)
-  | { driver: 'replicate'; model: string; version?: string; apiToken: string; baseUrl: string; inputs?: CelMap }
+  | ({
+      driver: 'comfyui';
+      workflow: string;
+      graph: Record<string, unknown>;
+      bindings: CelMap;
+      outputNode?: string;
+    } & ServerPool)
+  | ({
+      driver: 'openai';
+      model: string;
+      apiKey?: string;
+      messages: { role: string; content: string }[];
+      params?: CelMap;
+    } & ServerPool)
+  | {
+      driver: 'replicate';
+      model: string;
+      version?: string;
+      apiToken: string;
+      baseUrl: string;
+      inputs?: CelMap;
+    }
   | { driver: 'fal'; app: string; apiKey: string; baseUrl: string; inputs?: CelMap };
 
 export type RemoteDriver = Exclude<BackendBinding['driver'], 'local'>;

@@ -63,8 +63,9 @@ export class ApiError extends Error {
 /** A 400 INVALID_INPUT naming every bad field. */
 export function invalidInput(problems: FieldProblem[]): ApiError {
   const first = problems[0];
-  const message = problems.length === 1 && first
-    ? `${first.field}: ${first.message}`
-    : `${problems.length} fields are invalid; see details.`;
+  const message =
+    problems.length === 1 && first
+      ? `${first.field}: ${first.message}`
+      : `${problems.length} fields are invalid; see details.`;
   return new ApiError('INVALID_INPUT', message, problems);
 }

@@ -6,15 +6,25 @@ import { ApiError, invalidInput, type FieldProblem } from './errors.ts';
 
 /** Why a present, non-null value is refused, or undefined when it is acceptable. */
 export type ValueCheck = (value: unknown) => string | undefined;
-export interface CompiledField { readonly def: FieldDef; readonly check: ValueCheck }
-export interface InputSpec { readonly fields: readonly CompiledField[]; readonly names: ReadonlySet<string> }
+export interface CompiledField {
+  readonly def: FieldDef;
+  readonly check: ValueCheck;
+}
+export interface InputSpec {
+  readonly fields: readonly CompiledField[];
+  readonly names: ReadonlySet<string>;
+}
 
 /**
  * What these functions need of a compiled model and of the catalog (catalog-load.ts CompiledModel and
  * Catalog), named here so that this module does not import the catalog's loader, which imports it.
  */
-export interface WithInputSpec { readonly inputSpec: InputSpec }
-export interface ModelLookup<M extends WithInputSpec> { get(id: string): M | undefined }
+export interface WithInputSpec {
+  readonly inputSpec: InputSpec;
+}
+export interface ModelLookup<M extends WithInputSpec> {
+  get(id: string): M | undefined;
+}
 
 export const URL_MAX_LENGTH = 2048;
 // Unknown names are echoed back; bound how many and how long, so a hostile body cannot bloat the answer.
@@ -41,7 +51,8 @@ function codePointsOver(s: string, max: number): boolean {
 
 function describeNumber(f: FieldDef): string {
   const what = f.integer ? 'must be an integer' : 'must be a number';
-  if (f.minimum !== undefined && f.maximum !== undefined) return `${what} between ${f.minimum} and ${f.maximum}`;
+  if (f.minimum !== undefined && f.maximum !== undefined)
+    return `${what} between ${f.minimum} and ${f.maximum}`;
   if (f.minimum !== undefined) return `${what} of at least ${f.minimum}`;
   if (f.maximum !== undefined) return `${what} of at most ${f.maximum}`;
   return what;
@@ -58,7 +69,8 @@ function checkUrl(v: unknown): string | undefined {
     return NOT_URL;
   }
   if (url.hostname === '') return NOT_URL;
-  if (url.username !== '' || url.password !== '') return 'must not contain credentials (user:password@)';
+  if (url.username !== '' || url.password !== '')
+    return 'must not contain credentials (user:password@)';
   return undefined;
 }
 
@@ -71,8 +83,14 @@ export function compileFieldCheck(f: FieldDef): ValueCheck {
       const integer = f.integer === true;
       const msg = describeNumber(f);
       // Safe integers only: prices turn integers into 64-bit CEL ints, and 1e308 is "an integer" too.
-      return (v) => (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max
-        || (integer && !Number.isSafeInteger(v)) ? msg : undefined);
+      return (v) =>
+        typeof v !== 'number' ||
+        !Number.isFinite(v) ||
+        v < min ||
+        v > max ||
+        (integer && !Number.isSafeInteger(v))
+          ? msg
+          : undefined;
     }
     case 'toggle':
       return (v) => (typeof v === 'boolean' ? undefined : 'must be true or false');
@@ -86,7 +104,8 @@ export function compileFieldCheck(f: FieldDef): ValueCheck {
       return (v) => {
         if (typeof v !== 'string') return 'must be a string';
         if (required && v === '') return 'must not be empty';
-        if (maxLength !== undefined && codePointsOver(v, maxLength)) return `must be at most ${maxLength} characters`;
+        if (maxLength !== undefined && codePointsOver(v, maxLength))
+          return `must be at most ${maxLength} characters`;
         if (v.includes('\u0000')) return 'must not contain NUL characters';
         if (LONE_SURROGATE.test(v)) return 'must be valid Unicode text';
         return undefined;
@@ -108,10 +127,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const echo = (name: string) => (name.length > MAX_NAME_ECHO ? `${name.slice(0, MAX_NAME_ECHO)}…` : name);
+const echo = (name: string) =>
+  name.length > MAX_NAME_ECHO ? `${name.slice(0, MAX_NAME_ECHO)}…` : name;
 
 /** Checks `inputs`, pushing one problem per bad field; returns the resolved inputs in field order. */
-export function collectInputs(spec: InputSpec, inputs: unknown, problems: FieldProblem[]): ResolvedInputs {
+export function collectInputs(
+  spec: InputSpec,
+  inputs: unknown,
+  problems: FieldProblem[],
+): ResolvedInputs {
   const out: ResolvedInputs = {};
   if (!isObject(inputs)) {
     problems.push({ field: 'inputs', message: 'must be a JSON object' });
@@ -119,7 +143,10 @@ export function collectInputs(spec: InputSpec, inputs: unknown, problems: FieldP
   }
   const names = Object.keys(inputs);
   if (names.length > MAX_INPUT_NAMES) {
-    problems.push({ field: 'inputs', message: `must have at most ${MAX_INPUT_NAMES} fields (it has ${names.length})` });
+    problems.push({
+      field: 'inputs',
+      message: `must have at most ${MAX_INPUT_NAMES} fields (it has ${names.length})`,
+    });
     return out;
   }
   for (const { def, check } of spec.fields) {
@@ -137,10 +164,14 @@ export function collectInputs(spec: InputSpec, inputs: unknown, problems: FieldP
   let unknown = 0;
   for (const name of names) {
     if (spec.names.has(name)) continue;
-    if (++unknown <= MAX_UNKNOWN_REPORTED) problems.push({ field: `inputs.${echo(name)}`, message: 'is not a field of this model' });
+    if (++unknown <= MAX_UNKNOWN_REPORTED)
+      problems.push({ field: `inputs.${echo(name)}`, message: 'is not a field of this model' });
   }
   if (unknown > MAX_UNKNOWN_REPORTED) {
-    problems.push({ field: 'inputs', message: `has ${unknown - MAX_UNKNOWN_REPORTED} more unknown fields` });
+    problems.push({
+      field: 'inputs',
+      message: `has ${unknown - MAX_UNKNOWN_REPORTED} more unknown fields`,
+    });
   }
   return out;
 }
@@ -154,34 +185,51 @@ export function resolveInputs(model: WithInputSpec, inputs: unknown): ResolvedIn
 }
 
 /** Reads `{ modelId, inputs }`, pushing problems for either; a body that is not an object is INVALID_REQUEST. */
-function readBody(body: unknown, problems: FieldProblem[]): { modelId?: string; inputs?: Record<string, unknown> } {
-  if (!isObject(body)) throw new ApiError('INVALID_REQUEST', 'The request body must be a JSON object.');
+function readBody(
+  body: unknown,
+  problems: FieldProblem[],
+): { modelId?: string; inputs?: Record<string, unknown> } {
+  if (!isObject(body))
+    throw new ApiError('INVALID_REQUEST', 'The request body must be a JSON object.');
   const out: { modelId?: string; inputs?: Record<string, unknown> } = {};
   const { modelId, inputs } = body;
-  if (modelId === undefined || modelId === null) problems.push({ field: 'modelId', message: 'is required' });
-  else if (typeof modelId !== 'string') problems.push({ field: 'modelId', message: 'must be a string' });
+  if (modelId === undefined || modelId === null)
+    problems.push({ field: 'modelId', message: 'is required' });
+  else if (typeof modelId !== 'string')
+    problems.push({ field: 'modelId', message: 'must be a string' });
   else out.modelId = modelId;
-  if (inputs === undefined || inputs === null) problems.push({ field: 'inputs', message: 'is required' });
+  if (inputs === undefined || inputs === null)
+    problems.push({ field: 'inputs', message: 'is required' });
   else if (!isObject(inputs)) problems.push({ field: 'inputs', message: 'must be a JSON object' });
   else out.inputs = inputs;
   return out;
 }
 
 /** The shape of a `{ modelId, inputs }` body, without looking the model up. */
-export function validateRequestBody(body: unknown): { modelId: string; inputs: Record<string, unknown> } {
+export function validateRequestBody(body: unknown): {
+  modelId: string;
+  inputs: Record<string, unknown>;
+} {
   const problems: FieldProblem[] = [];
   const { modelId, inputs } = readBody(body, problems);
-  if (problems.length > 0 || modelId === undefined || inputs === undefined) throw invalidInput(problems);
+  if (problems.length > 0 || modelId === undefined || inputs === undefined)
+    throw invalidInput(problems);
   return { modelId, inputs };
 }
 
 /** Everything POST /quote and /generations check on the body, every problem reported at once. */
-export function parseRenderRequest<M extends WithInputSpec>(catalog: ModelLookup<M>, body: unknown): { model: M; inputs: ResolvedInputs } {
+export function parseRenderRequest<M extends WithInputSpec>(
+  catalog: ModelLookup<M>,
+  body: unknown,
+): { model: M; inputs: ResolvedInputs } {
   const problems: FieldProblem[] = [];
   const { modelId, inputs } = readBody(body, problems);
   const model = modelId === undefined ? undefined : catalog.get(modelId);
   if (modelId !== undefined && model === undefined) {
-    problems.unshift({ field: 'modelId', message: `unknown model ${JSON.stringify(echo(modelId))}` });
+    problems.unshift({
+      field: 'modelId',
+      message: `unknown model ${JSON.stringify(echo(modelId))}`,
+    });
   }
   const resolved = model && inputs ? collectInputs(model.inputSpec, inputs, problems) : {};
   if (problems.length > 0 || model === undefined) throw invalidInput(problems);

@@ -21,21 +21,31 @@ export interface Mapping {
 
 const reason = (e: unknown) => {
   const err = e as { summary?: unknown; message?: unknown };
-  return String(typeof err.summary === 'string' ? err.summary : err.message ?? e);
+  return String(typeof err.summary === 'string' ? err.summary : (err.message ?? e));
 };
 
 /** Compiles every expression; throws MappingError listing each that does not parse or type-check. */
-export function compileMapping(fields: readonly FieldDef[], exprs: Record<string, string>, what: string): Mapping {
+export function compileMapping(
+  fields: readonly FieldDef[],
+  exprs: Record<string, string>,
+  what: string,
+): Mapping {
   const env = BASE_ENV.clone().registerVariable('inputs', 'map');
   for (const f of fields) env.registerVariable(f.name, celTypeOf(f));
   const programs: [string, (ctx: Record<string, unknown>) => unknown][] = [];
   const problems: string[] = [];
   for (const [name, expr] of Object.entries(exprs)) {
-    if (typeof expr !== 'string' || expr.trim() === '') { problems.push(`${what}.${name} must be a CEL expression (a string)`); continue; }
+    if (typeof expr !== 'string' || expr.trim() === '') {
+      problems.push(`${what}.${name} must be a CEL expression (a string)`);
+      continue;
+    }
     try {
       const run = env.parse(expr);
       const checked = env.check(expr);
-      if (!checked.valid) { problems.push(`${what}.${name} does not type-check: ${reason(checked.error)}`); continue; }
+      if (!checked.valid) {
+        problems.push(`${what}.${name} does not type-check: ${reason(checked.error)}`);
+        continue;
+      }
       programs.push([name, run]);
     } catch (e) {
       problems.push(`${what}.${name} does not parse: ${reason(e)}`);
@@ -69,12 +79,17 @@ export function toJson(v: unknown): unknown {
     return v;
   }
   if (typeof v === 'bigint') {
-    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) throw new MappingError(`yields ${v}, beyond a safe integer`);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER))
+      throw new MappingError(`yields ${v}, beyond a safe integer`);
     return Number(v);
   }
   if (Array.isArray(v)) return v.map(toJson);
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [String(k), toJson(x)]));
-  if (typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)) {
+  if (
+    typeof v === 'object' &&
+    v !== null &&
+    [Object.prototype, null].includes(Object.getPrototypeOf(v) as object | null)
+  ) {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, toJson(x)]));
   }
   throw new MappingError(`yields a value JSON cannot carry (${typeof v})`);

@@ -33,9 +33,10 @@ function toPublicField(f: FieldDef): PublicField {
 /** The `Model` object (docs/api.md "Models") of a catalog model. */
 export function toPublicModel(model: ModelDef | CompiledModel): PublicModel {
   const def = defOf(model);
-  const output: ModelOutput = def.output.type === 'file'
-    ? { type: 'file', contentType: def.output.contentType }
-    : { type: 'text' };
+  const output: ModelOutput =
+    def.output.type === 'file'
+      ? { type: 'file', contentType: def.output.contentType }
+      : { type: 'text' };
   return {
     id: def.id,
     name: def.name,

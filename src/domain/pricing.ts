@@ -27,7 +27,10 @@ export interface PriceProgram {
 }
 
 // Optional types give `inputs.?name.orValue(x)`. Limits keep a hostile catalog from building a huge AST.
-export const BASE_ENV = new Environment({ enableOptionalTypes: true, limits: { maxAstNodes: 5000, maxDepth: 64 } });
+export const BASE_ENV = new Environment({
+  enableOptionalTypes: true,
+  limits: { maxAstNodes: 5000, maxDepth: 64 },
+});
 
 export function celTypeOf(f: FieldDef): CelType {
   switch (f.type) {
@@ -47,13 +50,16 @@ export function celTypeOf(f: FieldDef): CelType {
 // cel-js errors carry a one-line `summary`; `message` adds a multi-line source excerpt.
 const reason = (e: unknown) => {
   const err = e as { summary?: unknown; message?: unknown };
-  return String(typeof err.summary === 'string' ? err.summary : err.message ?? e);
+  return String(typeof err.summary === 'string' ? err.summary : (err.message ?? e));
 };
 
 /** Parses and type-checks a model's price; throws PriceError saying why it is unusable. */
 export function compilePrice(def: Pick<ModelDef, 'fields' | 'price'>): PriceProgram {
   const env = BASE_ENV.clone().registerVariable('inputs', 'map');
-  const fields = def.fields.map((f) => ({ name: f.name, toCel: celTypeOf(f) === 'int' ? toBigInt : same }));
+  const fields = def.fields.map((f) => ({
+    name: f.name,
+    toCel: celTypeOf(f) === 'int' ? toBigInt : same,
+  }));
   try {
     for (const f of def.fields) env.registerVariable(f.name, celTypeOf(f));
   } catch (e) {
@@ -94,7 +100,10 @@ export function compilePrice(def: Pick<ModelDef, 'fields' | 'price'>): PriceProg
 }
 
 /** The variables an expression over these fields sees for resolved inputs: bare names and the `inputs` map. */
-export function celContext(fields: readonly FieldDef[], resolved: ResolvedInputs): Record<string, unknown> {
+export function celContext(
+  fields: readonly FieldDef[],
+  resolved: ResolvedInputs,
+): Record<string, unknown> {
   const inputs = new Map<string, unknown>(); // a Map: `has(inputs.constructor)` must not see a prototype
   const ctx: Record<string, unknown> = { inputs };
   for (const f of fields) {
@@ -117,7 +126,9 @@ function toBigInt(v: InputValue): unknown {
 /** Only an integer is a price: a double, even 45.0, means the expression is wrong, not "round it". */
 function toCents(out: unknown): number {
   if (typeof out !== 'bigint') {
-    throw new PriceError(`must yield an int of cents, got ${typeof out === 'number' ? `the double ${out}` : typeof out}`);
+    throw new PriceError(
+      `must yield an int of cents, got ${typeof out === 'number' ? `the double ${out}` : typeof out}`,
+    );
   }
   if (out < 0n) throw new PriceError(`must not be negative, got ${out}`);
   if (out > BigInt(Number.MAX_SAFE_INTEGER)) throw new PriceError(`is too large, got ${out}`);
@@ -125,10 +136,15 @@ function toCents(out: unknown): number {
 }
 
 /** The price in integer cents of already resolved inputs. A failure is a catalog bug (500), named by model. */
-export function priceOf(model: { readonly id: string; readonly priceProgram: PriceProgram }, resolved: ResolvedInputs): number {
+export function priceOf(
+  model: { readonly id: string; readonly priceProgram: PriceProgram },
+  resolved: ResolvedInputs,
+): number {
   try {
     return model.priceProgram.evaluate(resolved);
   } catch (e) {
-    throw new Error(`price of model ${model.id} ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new Error(`price of model ${model.id} ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+    });
   }
 }

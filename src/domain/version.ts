@@ -4,6 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PACKAGE_JSON = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../package.json');
+const PACKAGE_JSON = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../package.json',
+);
 
-export const VERSION: string = (JSON.parse(fs.readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }).version;
+export const VERSION: string = (
+  JSON.parse(fs.readFileSync(PACKAGE_JSON, 'utf8')) as { version: string }
+).version;

@@ -24,14 +24,21 @@ export interface AccessWriter {
 const COMPLETED = ',"msg":"request completed"}\n';
 
 /** The `request completed` line for `request`, as pino and Fastify's serializers write it. */
-export function accessLine(bindings: string, time: number, request: FastifyRequest, reply: FastifyReply): string {
+export function accessLine(
+  bindings: string,
+  time: number,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): string {
   const version = request.headers['accept-version'];
   const port = request.socket?.remotePort;
-  return `{"level":30,"time":${time}${bindings ? ',' + bindings : ''},"reqId":${JSON.stringify(request.id)}`
-    + `,"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(request.url)}`
-    + `${version === undefined ? '' : `,"version":${JSON.stringify(version)}`},"host":${JSON.stringify(request.host)}`
-    + `${request.ip === undefined ? '' : `,"remoteAddress":${JSON.stringify(request.ip)}`}${port === undefined ? '' : `,"remotePort":${port}`}}`
-    + `,"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime}${COMPLETED}`;
+  return (
+    `{"level":30,"time":${time}${bindings ? ',' + bindings : ''},"reqId":${JSON.stringify(request.id)}` +
+    `,"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(request.url)}` +
+    `${version === undefined ? '' : `,"version":${JSON.stringify(version)}`},"host":${JSON.stringify(request.host)}` +
+    `${request.ip === undefined ? '' : `,"remoteAddress":${JSON.stringify(request.ip)}`}${port === undefined ? '' : `,"remotePort":${port}`}}` +
+    `,"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime}${COMPLETED}`
+  );
 }
 
 export class AccessLog extends LogController {
@@ -44,13 +51,24 @@ export class AccessLog extends LogController {
     request.log.debug({ req: request }, 'incoming request');
   }
 
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
     if (error) {
-      reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+      reply.log.error(
+        { req: request, res: reply, err: error, responseTime: reply.elapsedTime },
+        'request errored',
+      );
       return;
     }
     const w = this.writer;
-    if (!w) reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    if (!w)
+      reply.log.info(
+        { req: request, res: reply, responseTime: reply.elapsedTime },
+        'request completed',
+      );
     else if (w.enabled()) w.write(accessLine(w.bindings, Date.now(), request, reply));
   }
 }
@@ -59,12 +77,17 @@ export class AccessLog extends LogController {
  * A writer for `log` on `dest` (the stream `log` writes to, made by pino.destination). `base` is the
  * `base` option `log` was made with (pino's `bindings()` leaves it out).
  */
-export function accessWriter(log: { bindings(): object; isLevelEnabled(level: string): boolean }, dest: { write(s: string): unknown },
-  base: object): AccessWriter {
+export function accessWriter(
+  log: { bindings(): object; isLevelEnabled(level: string): boolean },
+  dest: { write(s: string): unknown },
+  base: object,
+): AccessWriter {
   return {
     bindings: JSON.stringify({ ...base, ...log.bindings() }).slice(1, -1),
     enabled: () => log.isLevelEnabled('info'),
-    write: (line) => { dest.write(line); },
+    write: (line) => {
+      dest.write(line);
+    },
   };
 }
 

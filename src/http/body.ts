@@ -6,7 +6,9 @@ export function queryParam(query: unknown, name: string): string | undefined {
   const v = (query as Record<string, unknown> | undefined)?.[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string') {
-    throw new ApiError('INVALID_INPUT', `${name}: give it once.`, [{ field: name, message: 'must be given once' }]);
+    throw new ApiError('INVALID_INPUT', `${name}: give it once.`, [
+      { field: name, message: 'must be given once' },
+    ]);
   }
   return v;
 }
@@ -21,7 +23,8 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;
@@ -71,14 +74,24 @@ export function parseJsonBody(bytes: Buffer): unknown {
     throw new ApiError('INVALID_REQUEST', 'The body is not valid UTF-8.');
   }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new ApiError('INVALID_REQUEST', `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`);
+    throw new ApiError(
+      'INVALID_REQUEST',
+      `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`,
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new ApiError('INVALID_REQUEST', text.length === 0 ? 'The body is empty; send a JSON object.' : 'The body is not valid JSON.');
+    throw new ApiError(
+      'INVALID_REQUEST',
+      text.length === 0 ? 'The body is empty; send a JSON object.' : 'The body is not valid JSON.',
+    );
   }
-  if (poisoned(value)) throw new ApiError('INVALID_REQUEST', 'The body must not contain "__proto__" or "constructor.prototype" keys.');
+  if (poisoned(value))
+    throw new ApiError(
+      'INVALID_REQUEST',
+      'The body must not contain "__proto__" or "constructor.prototype" keys.',
+    );
   return value;
 }

@@ -23,9 +23,17 @@ export function buildOpsServer(ctx: Ctx, log: Logger): FastifyInstance {
     genReqId: newRequestId,
   });
   app.removeContentTypeParser(['text/plain', 'application/json']); // no endpoint here takes a body
-  app.addHook('onRequest', async (req, reply) => { reply.header('x-request-id', req.id); });
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
+  app.setNotFoundHandler((req, reply) =>
+    sendError(
+      req,
+      reply,
+      new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`),
+    ),
+  );
   registerOps(app, ctx);
   return app;
 }

@@ -26,7 +26,9 @@ export function registerOps(app: FastifyInstance, ctx: Ctx) {
       const { waiting, running } = await ctx.ops.queueCounts();
       ctx.metrics.queueDepth.set(waiting);
       ctx.metrics.running.set(running);
-    } catch { /* the database is away: report the process metrics anyway */ }
+    } catch {
+      /* the database is away: report the process metrics anyway */
+    }
   };
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -51,23 +53,46 @@ export function registerOps(app: FastifyInstance, ctx: Ctx) {
       problems.push('storage');
     }
     const loop = ctx.metrics.eventLoop.state();
-    checks.eventLoop = loop.stalled ? `stalled ${loop.lastStallMs} ms, ${loop.sinceStallMs} ms ago` : 'ok';
+    checks.eventLoop = loop.stalled
+      ? `stalled ${loop.lastStallMs} ms, ${loop.sinceStallMs} ms ago`
+      : 'ok';
     if (loop.stalled) problems.push('event loop');
     // Model servers are reported, not required: while one is down its renders wait in the queue.
-    const backends = ctx.backendHealth?.snapshot().map((b) => ({ driver: b.driver, url: b.url, healthy: b.healthy, latencyMs: b.latencyMs, error: b.error, checkedAt: b.checkedAt }));
+    const backends = ctx.backendHealth?.snapshot().map((b) => ({
+      driver: b.driver,
+      url: b.url,
+      healthy: b.healthy,
+      latencyMs: b.latencyMs,
+      error: b.error,
+      checkedAt: b.checkedAt,
+    }));
     if (problems.length > 0) {
-      throw new ApiError('SERVICE_UNAVAILABLE', `Not ready: ${problems.join(', ')}.`, [{ version: VERSION, ...checks }], { 'retry-after': '5' });
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        `Not ready: ${problems.join(', ')}.`,
+        [{ version: VERSION, ...checks }],
+        { 'retry-after': '5' },
+      );
     }
     // The release answering: during a rolling upgrade an operator sees which replicas run which.
-    return { status: 'ready', version: VERSION, checks, ...(backends && backends.length > 0 ? { backends } : {}) };
+    return {
+      status: 'ready',
+      version: VERSION,
+      checks,
+      ...(backends && backends.length > 0 ? { backends } : {}),
+    };
   });
 
   app.get('/metrics', async (req, reply) => {
     if (!metricsAllowed(req, metricsToken)) {
-      throw new ApiError('ADMIN_TOKEN_INVALID', '/metrics needs "Authorization: Bearer <metrics token>" (RENDERGATE_METRICS_TOKEN).');
+      throw new ApiError(
+        'ADMIN_TOKEN_INVALID',
+        '/metrics needs "Authorization: Bearer <metrics token>" (RENDERGATE_METRICS_TOKEN).',
+      );
     }
     const now = performance.now();
-    if (!queueCounted || now - queueCounted.at > QUEUE_COUNT_EVERY_MS) queueCounted = { at: now, done: countQueue() };
+    if (!queueCounted || now - queueCounted.at > QUEUE_COUNT_EVERY_MS)
+      queueCounted = { at: now, done: countQueue() };
     await queueCounted.done;
     return reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });

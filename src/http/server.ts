@@ -3,7 +3,12 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
@@ -31,7 +36,8 @@ let idCounter = 0;
 export const newRequestId = () => `req_${ID_PREFIX}${(idCounter++).toString(16).padStart(16, '0')}`;
 
 /** A URL over MAX_URL_BYTES: 400 INVALID_REQUEST (the request is malformed), before any route or key check. */
-const urlTooLong = () => new ApiError('INVALID_REQUEST', `The URL is longer than ${MAX_URL_BYTES / 1024} KiB.`);
+const urlTooLong = () =>
+  new ApiError('INVALID_REQUEST', `The URL is longer than ${MAX_URL_BYTES / 1024} KiB.`);
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (malformed request line or headers,
@@ -39,20 +45,32 @@ const urlTooLong = () => new ApiError('INVALID_REQUEST', `The URL is longer than
  * the contract's error body, not Fastify's default one: 431 HEADERS_TOO_LARGE, 408 REQUEST_TIMEOUT,
  * else 400 INVALID_REQUEST.
  */
-export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+export function clientErrorHandler(
+  this: FastifyInstance,
+  err: NodeJS.ErrnoException,
+  socket: Socket,
+): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message] = err.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'HEADERS_TOO_LARGE', `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`]
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'REQUEST_TIMEOUT', 'The request took too long to arrive.']
-      : [400, 'INVALID_REQUEST', 'The request is not well-formed HTTP.'];
+  const [status, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [
+          431,
+          'HEADERS_TOO_LARGE',
+          `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KiB.`,
+        ]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'REQUEST_TIMEOUT', 'The request took too long to arrive.']
+        : [400, 'INVALID_REQUEST', 'The request is not well-formed HTTP.'];
   this.log.debug({ code: err.code }, 'client error');
   // As Node does: write only when no response to an earlier request on this socket is under way.
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
     const requestId = newRequestId();
     const body = JSON.stringify({ code, message, requestId });
-    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n`
-      + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }
@@ -67,8 +85,13 @@ const API_PATH = /^\/(admin\/)?v1(\/|$)/;
  * `access`: where access lines go directly (src/cli/logger.ts); without it, through `log`.
  * `pageNotFound`: the answer to an unknown address outside the API's prefixes (the studio's 404 page).
  */
-export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], access: AccessWriter | null = null,
-  pageNotFound?: (req: FastifyRequest, reply: FastifyReply) => unknown): FastifyInstance {
+export function buildServer(
+  ctx: Ctx,
+  log: Logger,
+  siblings: Sibling[] = [],
+  access: AccessWriter | null = null,
+  pageNotFound?: (req: FastifyRequest, reply: FastifyReply) => unknown,
+): FastifyInstance {
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
@@ -87,7 +110,11 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
     // its hooks; it still gets the contract's body (Fastify's own is another shape).
     // sendError sends the reply; its return value (the reply, a thenable) has nothing to wait for.
     frameworkErrors: (err, req, reply) => {
-      void sendError(req, reply.header('x-request-id', req.id), err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? urlTooLong() : err);
+      void sendError(
+        req,
+        reply.header('x-request-id', req.id),
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? urlTooLong() : err,
+      );
     },
     return503OnClosing: true,
     requestIdHeader: false,
@@ -119,7 +146,10 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
   });
   // Traced (src/tracing/): the request's span is named by its route, as the HTTP conventions ask.
   if (tracingOn()) {
-    app.addHook('onRequest', (req, _reply, done) => { nameRequestSpan(req.method, req.routeOptions.url); done(); });
+    app.addHook('onRequest', (req, _reply, done) => {
+      nameRequestSpan(req.method, req.routeOptions.url);
+      done();
+    });
   }
   // Node's requestTimeout stops watching a request once its headers are in; the body gets the same limit
   // here, counted from the request's start: a client dribbling a body is disconnected when it runs out.
@@ -130,12 +160,19 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
     const now = performance.now();
     for (const [raw, deadline] of arriving) {
       if (raw.complete || raw.destroyed) arriving.delete(raw);
-      else if (now > deadline) { arriving.delete(raw); raw.socket?.destroy(); }
+      else if (now > deadline) {
+        arriving.delete(raw);
+        raw.socket?.destroy();
+      }
     }
   }, 1_000).unref();
-  app.addHook('onClose', (_app, done) => { clearInterval(sweep); done(); });
+  app.addHook('onClose', (_app, done) => {
+    clearInterval(sweep);
+    done();
+  });
   app.addHook('preParsing', (req, reply, payload, done) => {
-    if (!req.raw.complete) arriving.set(req.raw, performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime);
+    if (!req.raw.complete)
+      arriving.set(req.raw, performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime);
     done(null, payload);
   });
   app.addHook('onResponse', (req, reply, done) => {
@@ -143,7 +180,12 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
     // sends, at any pace and with no timeout. Close the connection instead.
     if (!req.raw.complete) req.raw.socket?.destroy();
     arriving.delete(req.raw);
-    ctx.metrics.observeRequest(req.routeOptions.url ?? 'unmatched', req.method, reply.statusCode, reply.elapsedTime / 1000);
+    ctx.metrics.observeRequest(
+      req.routeOptions.url ?? 'unmatched',
+      req.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
@@ -153,9 +195,15 @@ export function buildServer(ctx: Ctx, log: Logger, siblings: Sibling[] = [], acc
     const path = req.url.split('?')[0];
     // A page for what a browser navigates to (GET or HEAD asking for HTML); API clients and odd
     // methods keep the one JSON error body.
-    const wantsPage = (req.method === 'GET' || req.method === 'HEAD') && /text\/html/.test(req.headers.accept ?? '');
+    const wantsPage =
+      (req.method === 'GET' || req.method === 'HEAD') &&
+      /text\/html/.test(req.headers.accept ?? '');
     if (pageNotFound && wantsPage && !API_PATH.test(path)) return pageNotFound(req, reply);
-    return sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${path.slice(0, 200)}.`));
+    return sendError(
+      req,
+      reply,
+      new ApiError('NOT_FOUND', `No route ${req.method} ${path.slice(0, 200)}.`),
+    );
   });
 
   registerOps(app, ctx);

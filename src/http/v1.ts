@@ -15,13 +15,22 @@ import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhook-endpoints.ts';
 
 /** Records the key on the request and sets the RateLimit headers; the 429 when over the limit. */
-export function admit(req: FastifyRequest, reply: FastifyReply, key: KeyRecord, d: LimitDecision): ApiError | undefined {
+export function admit(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  key: KeyRecord,
+  d: LimitDecision,
+): ApiError | undefined {
   req.apiKey = key;
   reply.header('ratelimit-policy', `"default";q=${d.limit};w=60`);
   reply.header('ratelimit', `"default";r=${d.remaining};t=${d.resetSeconds}`);
   if (d.allowed) return undefined;
-  return new ApiError('RATE_LIMITED', `More than ${d.limit} requests a minute on this key; retry after ${d.resetSeconds} s.`,
-    undefined, { 'retry-after': String(d.resetSeconds) });
+  return new ApiError(
+    'RATE_LIMITED',
+    `More than ${d.limit} requests a minute on this key; retry after ${d.resetSeconds} s.`,
+    undefined,
+    { 'retry-after': String(d.resetSeconds) },
+  );
 }
 
 export async function registerV1(app: FastifyInstance, ctx: Ctx) {
@@ -31,8 +40,12 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   app.addHook('onRequest', (req, reply, done) => {
     const key = ctx.keys.cached(req.headers.authorization);
     const d = key && ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
-    if (key && d) { done(admit(req, reply, key, d)); return; }
-    ctx.keys.authenticate(req.headers.authorization, req.ip)
+    if (key && d) {
+      done(admit(req, reply, key, d));
+      return;
+    }
+    ctx.keys
+      .authenticate(req.headers.authorization, req.ip)
       .then(async (k) => admit(req, reply, k, await ctx.limits.consume(k.id, k.rateLimitPerMinute)))
       .then(done, done);
   });
@@ -46,5 +59,11 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   // An unknown route under /v1 is answered after the same authentication and rate limit as a known one
   // (the onRequest hook above runs for this scope's not-found handler too): no probing of routes without
   // a key, and every such request counted.
-  app.setNotFoundHandler((req, reply) => sendError(req, reply, new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
+  app.setNotFoundHandler((req, reply) =>
+    sendError(
+      req,
+      reply,
+      new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`),
+    ),
+  );
 }

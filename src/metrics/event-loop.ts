@@ -11,7 +11,11 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 const TICK_MS = 100;
 
-export interface StallState { stalled: boolean; lastStallMs: number; sinceStallMs: number | null }
+export interface StallState {
+  stalled: boolean;
+  lastStallMs: number;
+  sinceStallMs: number | null;
+}
 
 export class EventLoopWatch {
   private timer: NodeJS.Timeout;
@@ -26,7 +30,10 @@ export class EventLoopWatch {
    */
   // Two seconds: far past any pause of a healthy process (a major GC, a moment without a CPU on a
   // loaded machine), far short of the 15 s lease a stall would let lapse.
-  constructor(readonly thresholdMs = 2_000, readonly coolDownMs = 5_000) {
+  constructor(
+    readonly thresholdMs = 2_000,
+    readonly coolDownMs = 5_000,
+  ) {
     this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref();
   }
@@ -41,7 +48,11 @@ export class EventLoopWatch {
   private check(now: number): void {
     const gap = now - this.lastTick - TICK_MS;
     if (gap < this.thresholdMs) return;
-    if (performance.eventLoopUtilization(performance.eventLoopUtilization(), this.lastElu).utilization >= 0.5) this.noteStall(now, gap);
+    if (
+      performance.eventLoopUtilization(performance.eventLoopUtilization(), this.lastElu)
+        .utilization >= 0.5
+    )
+      this.noteStall(now, gap);
   }
 
   private noteStall(now: number, ms: number): void {
@@ -58,7 +69,12 @@ export class EventLoopWatch {
 
   state(): StallState {
     const stalled = this.stalledNow();
-    return { stalled, lastStallMs: this.lastStallMs, sinceStallMs: this.lastStallAt === null ? null : Math.round(performance.now() - this.lastStallAt) };
+    return {
+      stalled,
+      lastStallMs: this.lastStallMs,
+      sinceStallMs:
+        this.lastStallAt === null ? null : Math.round(performance.now() - this.lastStallAt),
+    };
   }
 
   stop(): void {

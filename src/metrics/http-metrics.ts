@@ -8,7 +8,9 @@ import type client from 'prom-client';
 type Value = { labels: Record<string, string | number>; value: number; metricName?: string };
 
 interface Series {
-  route: string; method: string; status: number;
+  route: string;
+  method: string;
+  status: number;
   count: number;
   /** Observations per bucket (not cumulative), one more slot for +Inf. */
   buckets: number[];
@@ -21,10 +23,20 @@ export class HttpMetrics {
   private series = new Map<string, Series>();
 
   constructor(registry: client.Registry) {
-    const counter = { name: 'rendergate_http_requests_total', help: 'HTTP requests by route, method and status', type: 'counter', aggregator: 'sum' as const,
-      get: async () => ({ ...counter, values: this.counts() }) };
-    const histogram = { name: 'rendergate_http_request_duration_seconds', help: 'HTTP request latency', type: 'histogram', aggregator: 'sum' as const,
-      get: async () => ({ ...histogram, values: this.latencies() }) };
+    const counter = {
+      name: 'rendergate_http_requests_total',
+      help: 'HTTP requests by route, method and status',
+      type: 'counter',
+      aggregator: 'sum' as const,
+      get: async () => ({ ...counter, values: this.counts() }),
+    };
+    const histogram = {
+      name: 'rendergate_http_request_duration_seconds',
+      help: 'HTTP request latency',
+      type: 'histogram',
+      aggregator: 'sum' as const,
+      get: async () => ({ ...histogram, values: this.latencies() }),
+    };
     registry.registerMetric(counter as unknown as client.Metric);
     registry.registerMetric(histogram as unknown as client.Metric);
   }
@@ -32,7 +44,18 @@ export class HttpMetrics {
   observe(route: string, method: string, status: number, seconds: number): void {
     const key = `${method} ${status} ${route}`;
     let s = this.series.get(key);
-    if (!s) this.series.set(key, s = { route, method, status, count: 0, buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0 });
+    if (!s)
+      this.series.set(
+        key,
+        (s = {
+          route,
+          method,
+          status,
+          count: 0,
+          buckets: new Array<number>(BUCKETS.length + 1).fill(0),
+          sum: 0,
+        }),
+      );
     s.count++;
     s.sum += seconds;
     let i = 0;
@@ -41,17 +64,35 @@ export class HttpMetrics {
   }
 
   private counts(): Value[] {
-    return [...this.series.values()].map((s) => ({ labels: { route: s.route, method: s.method, status: s.status }, value: s.count }));
+    return [...this.series.values()].map((s) => ({
+      labels: { route: s.route, method: s.method, status: s.status },
+      value: s.count,
+    }));
   }
 
   /** Latency by route and method (statuses merged), cumulative buckets as Prometheus wants them. */
   private latencies(): Value[] {
-    const merged = new Map<string, { route: string; method: string; buckets: number[]; sum: number; count: number }>();
+    const merged = new Map<
+      string,
+      { route: string; method: string; buckets: number[]; sum: number; count: number }
+    >();
     for (const s of this.series.values()) {
       const key = `${s.method} ${s.route}`;
       let m = merged.get(key);
-      if (!m) merged.set(key, m = { route: s.route, method: s.method, buckets: new Array<number>(BUCKETS.length + 1).fill(0), sum: 0, count: 0 });
-      s.buckets.forEach((n, i) => { m.buckets[i] += n; });
+      if (!m)
+        merged.set(
+          key,
+          (m = {
+            route: s.route,
+            method: s.method,
+            buckets: new Array<number>(BUCKETS.length + 1).fill(0),
+            sum: 0,
+            count: 0,
+          }),
+        );
+      s.buckets.forEach((n, i) => {
+        m.buckets[i] += n;
+      });
       m.sum += s.sum;
       m.count += s.count;
     }
@@ -61,11 +102,27 @@ export class HttpMetrics {
       let cumulative = 0;
       BUCKETS.forEach((le, i) => {
         cumulative += m.buckets[i];
-        out.push({ labels: { le, ...labels }, value: cumulative, metricName: 'rendergate_http_request_duration_seconds_bucket' });
+        out.push({
+          labels: { le, ...labels },
+          value: cumulative,
+          metricName: 'rendergate_http_request_duration_seconds_bucket',
+        });
       });
-      out.push({ labels: { le: '+Inf', ...labels }, value: m.count, metricName: 'rendergate_http_request_duration_seconds_bucket' });
-      out.push({ labels, value: m.sum, metricName: 'rendergate_http_request_duration_seconds_sum' });
-      out.push({ labels, value: m.count, metricName: 'rendergate_http_request_duration_seconds_count' });
+      out.push({
+        labels: { le: '+Inf', ...labels },
+        value: m.count,
+        metricName: 'rendergate_http_request_duration_seconds_bucket',
+      });
+      out.push({
+        labels,
+        value: m.sum,
+        metricName: 'rendergate_http_request_duration_seconds_sum',
+      });
+      out.push({
+        labels,
+        value: m.count,
+        metricName: 'rendergate_http_request_duration_seconds_count',
+      });
     }
     return out;
   }

@@ -58,7 +58,8 @@ const v6Rules = V6_RULES.map(([cidr, what]) => ({ range: ipaddr.IPv6.parseCIDR(c
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 function judgeV4(addr: ipaddr.IPv4): AddressVerdict {
-  for (const rule of v4Rules) if (addr.match(rule.range)) return { allowed: false, reason: rule.reason };
+  for (const rule of v4Rules)
+    if (addr.match(rule.range)) return { allowed: false, reason: rule.reason };
   return { allowed: true };
 }
 
@@ -68,7 +69,9 @@ function judgeV6(addr: ipaddr.IPv6): AddressVerdict {
     if (typeof rule.what === 'string') return { allowed: false, reason: rule.what };
     const bytes = addr.toByteArray().slice(rule.what.offset, rule.what.offset + 4);
     const inner = judgeV4(new ipaddr.IPv4(bytes));
-    return inner.allowed ? inner : { allowed: false, reason: `${inner.reason} (${rule.what.form} IPv6)` };
+    return inner.allowed
+      ? inner
+      : { allowed: false, reason: `${inner.reason} (${rule.what.form} IPv6)` };
   }
   if (!addr.match(GLOBAL_UNICAST_V6)) return { allowed: false, reason: 'a reserved address' };
   return { allowed: true };

@@ -20,7 +20,11 @@ import type { ClaimedJob } from './types.ts';
  * Splits a claim round into the jobs to run and the ones handed back because their account is over
  * `limit` by a concurrent claim. The latest-ranked jobs of an account go back first.
  */
-export async function enforceAccountLimit(db: Db, jobs: ClaimedJob[], limit: number): Promise<{ keep: ClaimedJob[]; handedBack: ClaimedJob[] }> {
+export async function enforceAccountLimit(
+  db: Db,
+  jobs: ClaimedJob[],
+  limit: number,
+): Promise<{ keep: ClaimedJob[]; handedBack: ClaimedJob[] }> {
   if (jobs.length === 0) return { keep: jobs, handedBack: [] };
   const seen = new Map<string, number>();
   for (const j of jobs) {
@@ -36,8 +40,15 @@ export async function enforceAccountLimit(db: Db, jobs: ClaimedJob[], limit: num
   const handedBack: ClaimedJob[] = [];
   for (let i = jobs.length - 1; i >= 0; i--) {
     const left = excess.get(jobs[i].account_id) ?? 0;
-    if (left > 0) { handedBack.push(jobs[i]); excess.set(jobs[i].account_id, left - 1); }
+    if (left > 0) {
+      handedBack.push(jobs[i]);
+      excess.set(jobs[i].account_id, left - 1);
+    }
   }
-  await undoClaims(db, handedBack[0].lease.owner, handedBack.map((j) => ({ id: j.id, attempt: j.lease.attempt })));
+  await undoClaims(
+    db,
+    handedBack[0].lease.owner,
+    handedBack.map((j) => ({ id: j.id, attempt: j.lease.attempt })),
+  );
   return { keep: jobs.filter((j) => !handedBack.includes(j)), handedBack };
 }

@@ -21,7 +21,13 @@
 // one in rank order and hands it to the locked path above, and the batch goes on after it.
 import type { Db, Tx } from '../db/pool.ts';
 import {
-  claimBatch, claimOne, lockModel, runningOfModel, runningPerUrl, type BatchRow, type ClaimRow,
+  claimBatch,
+  claimOne,
+  lockModel,
+  runningOfModel,
+  runningPerUrl,
+  type BatchRow,
+  type ClaimRow,
 } from '../db/generations-claim.ts';
 import { enforceAccountLimit } from './account-limit.ts';
 import { pickServer, poolCapacity, type PoolState } from './pool-claim.ts';
@@ -31,7 +37,6 @@ export type { ClaimedJob } from './types.ts';
 
 // The most one statement claims: each count is a prepared statement of its own on every connection.
 const MAX_BATCH = 16;
-
 
 export interface ClaimerOptions {
   db: Db;
@@ -102,8 +107,10 @@ export class Claimer {
         if (job) taken.push(job);
       }
       // Checked with a fresh count: a render starts only while its account is within its limit.
-      const { keep, handedBack } = this.accountLimit === null ? { keep: taken, handedBack: [] }
-        : await enforceAccountLimit(this.db, taken, this.accountLimit);
+      const { keep, handedBack } =
+        this.accountLimit === null
+          ? { keep: taken, handedBack: [] }
+          : await enforceAccountLimit(this.db, taken, this.accountLimit);
       jobs.push(...keep);
       // raced another claimer: the next round (a second away) tries again
       if (handedBack.length > 0) break;
@@ -112,14 +119,18 @@ export class Claimer {
     return jobs;
   }
 
-  private async claimBatch(wanted: number):
-    Promise<{ claimed: ClaimedJob[]; limited: BatchRow | null }> {
+  private async claimBatch(
+    wanted: number,
+  ): Promise<{ claimed: ClaimedJob[]; limited: BatchRow | null }> {
     const rows: BatchRow[] = await claimBatch(this.db, wanted, {
-      limitsJson: this.currentLimits(), owner: this.owner, leaseSeconds: this.leaseSeconds,
+      limitsJson: this.currentLimits(),
+      owner: this.owner,
+      leaseSeconds: this.leaseSeconds,
       accountLimit: this.accountLimit ?? 2147483647,
     });
     const limited = rows.find((r) => r.limited) ?? null;
-    const claimed = rows.filter((r) => !r.limited)
+    const claimed = rows
+      .filter((r) => !r.limited)
       .map(({ limited: _l, rank: _r, ...job }) => this.leased(job));
     return { claimed, limited };
   }
@@ -140,8 +151,7 @@ export class Claimer {
       let job: ClaimedJob | null = null;
       // A pooled model without a model-wide limit is bounded by its servers alone (counted in
       // claimOnServer).
-      const below = limit === undefined
-        || await runningOfModel(tx, modelId) < limit;
+      const below = limit === undefined || (await runningOfModel(tx, modelId)) < limit;
       if (below && pool) job = await this.claimOnServer(tx, id, modelId, pool);
       else if (below) {
         job = await this.claimOne(tx, id, null);
@@ -160,8 +170,12 @@ export class Claimer {
    * Claims job `id` on the least busy healthy server of its pool, if one has room (under the
    * model's lock).
    */
-  private async claimOnServer(tx: Tx, id: string, modelId: string, pool: PoolState):
-    Promise<ClaimedJob | null> {
+  private async claimOnServer(
+    tx: Tx,
+    id: string,
+    modelId: string,
+    pool: PoolState,
+  ): Promise<ClaimedJob | null> {
     const url = pickServer(pool, await runningPerUrl(tx, modelId), this.lastServed);
     if (!url) return null;
     const job = await this.claimOne(tx, id, url);

@@ -8,7 +8,11 @@ import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { unlessBackingUp } from '../db/backup-lock.ts';
 import {
-  filesToPurge, forgetContent, lockExpiredFiles, markContentRemoved, pastDeadline,
+  filesToPurge,
+  forgetContent,
+  lockExpiredFiles,
+  markContentRemoved,
+  pastDeadline,
 } from '../db/generations.ts';
 import { deleteUploadRows, lockGoneUploads } from '../db/uploads.ts';
 import { pruneDeliveries } from '../db/webhook-deliveries.ts';
@@ -42,7 +46,11 @@ export class Janitor {
   }
 
   start() {
-    this.timer = setInterval(() => { this.running ??= this.sweep().finally(() => { this.running = null; }); }, this.everyMs);
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep().finally(() => {
+        this.running = null;
+      });
+    }, this.everyMs);
     this.timer.unref();
   }
 
@@ -58,7 +66,11 @@ export class Janitor {
     await unlessBackingUp(this.db, async (tx) => {
       const rows = await lockExpiredFiles(tx);
       for (const r of rows) await this.storage.delete(r.content_key);
-      if (rows.length > 0) await markContentRemoved(tx, rows.map((r) => r.id));
+      if (rows.length > 0)
+        await markContentRemoved(
+          tx,
+          rows.map((r) => r.id),
+        );
       removed = rows.length;
     });
     return removed;
@@ -70,7 +82,11 @@ export class Janitor {
     await unlessBackingUp(this.db, async (tx) => {
       const rows = await lockGoneUploads(tx);
       for (const r of rows) await this.storage.delete(r.storage_key);
-      if (rows.length > 0) await deleteUploadRows(tx, rows.map((r) => r.id));
+      if (rows.length > 0)
+        await deleteUploadRows(
+          tx,
+          rows.map((r) => r.id),
+        );
       removed = rows.length;
     });
     return removed;
@@ -79,10 +95,15 @@ export class Janitor {
   async sweep(): Promise<void> {
     try {
       for (const id of await pastDeadline(this.db)) {
-        const done = await transaction(this.db, (tx) => this.ledger.refund(tx, id, 'queued', {
-          status: 'failed', code: 'RENDER_DEADLINE_EXCEEDED', message: 'The render did not finish before its deadline.',
-        }));
-        if (done !== null) this.log.warn({ generationId: id }, 'render passed its deadline; failed and refunded');
+        const done = await transaction(this.db, (tx) =>
+          this.ledger.refund(tx, id, 'queued', {
+            status: 'failed',
+            code: 'RENDER_DEADLINE_EXCEEDED',
+            message: 'The render did not finish before its deadline.',
+          }),
+        );
+        if (done !== null)
+          this.log.warn({ generationId: id }, 'render passed its deadline; failed and refunded');
       }
       // Skipped while a backup copies the files its snapshot names (db/backup-lock.ts); the next sweep does it.
       await unlessBackingUp(this.db, async (tx) => {
@@ -97,7 +118,8 @@ export class Janitor {
       if (Date.now() - this.lastOrphanSweep >= ORPHAN_SWEEP_EVERY_MS) {
         this.lastOrphanSweep = Date.now();
         const orphans = await removeOrphans(this.db, this.storage);
-        if (orphans.length > 0) this.log.info({ count: orphans.length }, 'removed stored files no row names');
+        if (orphans.length > 0)
+          this.log.info({ count: orphans.length }, 'removed stored files no row names');
       }
       // Studio rows that can no longer be used: ended sessions and spent links a day on, attempt
       // counts whose windows no longer count (the longest window is an hour: sign-ups).

@@ -10,21 +10,28 @@ export interface TextListener {
   done?: (text: string) => void;
 }
 
-interface Entry { text: string; attempt: string; listeners: Set<TextListener> }
+interface Entry {
+  text: string;
+  attempt: string;
+  listeners: Set<TextListener>;
+}
 
 export class LiveText {
   private byId = new Map<string, Entry>();
 
   private entry(id: string): Entry {
     let e = this.byId.get(id);
-    if (!e) this.byId.set(id, e = { text: '', attempt: '', listeners: new Set() });
+    if (!e) this.byId.set(id, (e = { text: '', attempt: '', listeners: new Set() }));
     return e;
   }
 
   /** A piece of the text of `attempt` of generation `id`; a new attempt starts the text again. */
   publish(id: string, attempt: string, piece: string): void {
     const e = this.entry(id);
-    if (e.attempt !== attempt) { e.attempt = attempt; e.text = ''; }
+    if (e.attempt !== attempt) {
+      e.attempt = attempt;
+      e.text = '';
+    }
     e.text += piece;
     for (const l of e.listeners) l.piece?.(piece);
   }

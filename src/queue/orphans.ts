@@ -20,20 +20,27 @@ const OUTPUT_KEY = /^generations\/(gen_[0-9a-f]{32})-(\d+)\.[a-z0-9]+$/;
 const UPLOAD_KEY = /^uploads\/upl_[0-9a-f]{32}$/;
 
 /** Removes up to BATCH orphans per prefix; the keys removed. */
-export async function removeOrphans(db: Db, storage: Storage, minAgeMs = ORPHAN_MIN_AGE_MS): Promise<string[]> {
+export async function removeOrphans(
+  db: Db,
+  storage: Storage,
+  minAgeMs = ORPHAN_MIN_AGE_MS,
+): Promise<string[]> {
   const removed: string[] = [];
   const cutoff = Date.now() - minAgeMs;
   for (const prefix of ['generations/', 'uploads/']) {
     const old: string[] = [];
     for await (const o of storage.list(prefix)) {
       // Keys of another shape are not ours to judge (a later release's, an operator's): left alone.
-      if (o.modifiedAt.getTime() < cutoff && (OUTPUT_KEY.test(o.key) || UPLOAD_KEY.test(o.key))) old.push(o.key);
+      if (o.modifiedAt.getTime() < cutoff && (OUTPUT_KEY.test(o.key) || UPLOAD_KEY.test(o.key)))
+        old.push(o.key);
       if (old.length >= BATCH) break;
     }
     if (old.length === 0) continue;
     // Not while a backup copies files (db/backup-lock.ts); a later sweep does it.
     await unlessBackingUp(db, async (tx) => {
-      const ids = old.map((k) => OUTPUT_KEY.exec(k)?.[1]).filter((id): id is string => id !== undefined);
+      const ids = old
+        .map((k) => OUTPUT_KEY.exec(k)?.[1])
+        .filter((id): id is string => id !== undefined);
       const owners = await keyOwners(tx, old, ids);
       for (const key of old) {
         if (owners.named.has(key)) continue;

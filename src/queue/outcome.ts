@@ -52,20 +52,28 @@ export class AttemptOutcome {
     try {
       stored = await this.o.storage.put(key, out.path, out.contentType);
     } catch (e) {
-      throw new RenderError('STORAGE_FAILED', 'The output could not be stored.', false,
-        { cause: e });
+      throw new RenderError('STORAGE_FAILED', 'The output could not be stored.', false, {
+        cause: e,
+      });
     }
     let recorded;
     try {
       recorded = await succeedWithFile(this.o.db, job.id, job.lease, {
-        key, contentType: out.contentType, bytes: stored.bytes, etag: stored.etag,
+        key,
+        contentType: out.contentType,
+        bytes: stored.bytes,
+        etag: stored.etag,
         retentionSeconds: this.o.outputRetentionSeconds ?? 0,
       });
     } catch (e) {
       // Unknown whether it committed: the file may be the generation's now, so it stays. (An orphan
       // at worst, under this attempt's own key: never the file of another attempt.)
-      throw new RenderError('STORAGE_FAILED', 'The output was stored but could not be recorded.',
-        true, { cause: e });
+      throw new RenderError(
+        'STORAGE_FAILED',
+        'The output was stored but could not be recorded.',
+        true,
+        { cause: e },
+      );
     }
     // This attempt lost (cancelled, deleted, or superseded): its own file goes; the winner's key is
     // another.
@@ -82,41 +90,57 @@ export class AttemptOutcome {
    */
   private async removeEarlierAttempts(job: ClaimedJob): Promise<void> {
     const keys = earlierAttemptOutputKeys(job.id, job.lease.attempt);
-    await Promise.all(keys.map((k) => this.o.storage.delete(k).catch((e: unknown) => {
-      const why = 'could not remove an earlier attempt\'s output';
-      this.o.log.warn({ err: e, key: k, generationId: job.id }, why);
-    })));
+    await Promise.all(
+      keys.map((k) =>
+        this.o.storage.delete(k).catch((e: unknown) => {
+          const why = "could not remove an earlier attempt's output";
+          this.o.log.warn({ err: e, key: k, generationId: job.id }, why);
+        }),
+      ),
+    );
   }
 
   async fail(job: ClaimedJob, e: unknown, log: Logger) {
-    let err = e instanceof RenderError ? e
-      : new RenderError('RENDER_FAILED', 'The renderer failed unexpectedly.', false, { cause: e });
+    let err =
+      e instanceof RenderError
+        ? e
+        : new RenderError('RENDER_FAILED', 'The renderer failed unexpectedly.', false, {
+            cause: e,
+          });
     if (!(e instanceof RenderError)) log.error({ err: e }, 'renderer threw an unexpected error');
     const model = this.o.catalog.get(job.model_id)?.def;
     try {
       if (err.retryable && model && job.attempts < model.maxAttempts) {
         // The server's own Retry-After when it asked for longer (within reason), else doubling
         // delays.
-        const backoff = Math.max(Math.min(60, 2 ** job.attempts),
-          Math.min(300, err.retryAfterSeconds ?? 0));
+        const backoff = Math.max(
+          Math.min(60, 2 ** job.attempts),
+          Math.min(300, err.retryAfterSeconds ?? 0),
+        );
         // An input server that made one attempt time out gets one more chance, not every attempt: a
         // slow address is the client's, and each timeout held a worker slot for the whole fetch
         // time. The second timeout finds fetch_timeouts > 0, retries nothing, and fails below.
-        const fetchTimeout = err.code === 'INPUT_FETCH_TIMEOUT' ? 1 : 0 as const;
+        const fetchTimeout = err.code === 'INPUT_FETCH_TIMEOUT' ? 1 : (0 as const);
         const retried = await retryLater(this.o.db, job.id, job.lease, backoff, fetchTimeout);
         if (retried || fetchTimeout === 0) {
           if (retried) {
-            log.warn({ code: err.code, backoffSeconds: backoff },
-              `render attempt failed, will retry: ${err.message}`);
+            log.warn(
+              { code: err.code, backoffSeconds: backoff },
+              `render attempt failed, will retry: ${err.message}`,
+            );
           }
           return; // retried, or this attempt no longer holds the render
         }
-        err = new RenderError(err.code,
-          `${err.message} (the second time; not retried again)`, false);
+        err = new RenderError(
+          err.code,
+          `${err.message} (the second time; not retried again)`,
+          false,
+        );
       }
       const reason = { status: 'failed' as const, code: err.code, message: err.message };
       const refunded = await transaction(this.o.db, (tx) =>
-        this.o.ledger.refund(tx, job.id, 'queued', reason, job.lease));
+        this.o.ledger.refund(tx, job.id, 'queued', reason, job.lease),
+      );
       if (refunded === null) return;
       this.o.metrics.renders.inc({ model: job.model_id, status: 'failed' });
       this.o.metrics.refundedCents.inc(refunded);

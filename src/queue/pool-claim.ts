@@ -22,7 +22,11 @@ export function poolCapacity(pool: PoolState): number {
  * Ties go to the server this process gave a render least recently (`lastServed`: url → a rising number),
  * so that renders that never overlap still spread over the pool instead of all going to its first server.
  */
-export function pickServer(pool: PoolState, running: { backend_url: string; n: number }[], lastServed: ReadonlyMap<string, number> = new Map()): string | null {
+export function pickServer(
+  pool: PoolState,
+  running: { backend_url: string; n: number }[],
+  lastServed: ReadonlyMap<string, number> = new Map(),
+): string | null {
   const counts = new Map(running.map((r) => [r.backend_url, r.n]));
   let best: string | null = null;
   let bestN = Infinity;
@@ -30,7 +34,13 @@ export function pickServer(pool: PoolState, running: { backend_url: string; n: n
   for (const url of pool.urls) {
     const n = counts.get(url) ?? 0;
     const served = lastServed.get(url) ?? -1;
-    if (!pool.healthy(url) || n >= pool.concurrencyPerUrl || n > bestN || (n === bestN && served >= bestServed)) continue;
+    if (
+      !pool.healthy(url) ||
+      n >= pool.concurrencyPerUrl ||
+      n > bestN ||
+      (n === bestN && served >= bestServed)
+    )
+      continue;
     best = url;
     bestN = n;
     bestServed = served;

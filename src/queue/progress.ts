@@ -17,7 +17,11 @@ export class ProgressWriter {
   private writing = false;
   private stopped = false;
 
-  constructor(private db: Db, private id: string, private lease: Lease) {}
+  constructor(
+    private db: Db,
+    private id: string,
+    private lease: Lease,
+  ) {}
 
   report = (fraction: number): void => {
     if (this.stopped || !Number.isFinite(fraction)) return;
@@ -28,7 +32,13 @@ export class ProgressWriter {
   private schedule() {
     if (this.timer || this.writing || this.wanted === this.last) return;
     const wait = this.writtenAt + PROGRESS_EVERY_MS - performance.now();
-    if (wait > 0) { this.timer = setTimeout(() => { this.timer = null; this.schedule(); }, wait); return; }
+    if (wait > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.schedule();
+      }, wait);
+      return;
+    }
     this.write();
   }
 
@@ -36,8 +46,19 @@ export class ProgressWriter {
     const value = this.wanted;
     this.writing = true;
     this.writtenAt = performance.now();
-    writeProgress(this.db, this.id, this.lease, value).then(() => { this.last = value; }, () => { /* progress is advisory: a lost write is replaced by the next */ })
-      .finally(() => { this.writing = false; if (!this.stopped) this.schedule(); });
+    writeProgress(this.db, this.id, this.lease, value)
+      .then(
+        () => {
+          this.last = value;
+        },
+        () => {
+          /* progress is advisory: a lost write is replaced by the next */
+        },
+      )
+      .finally(() => {
+        this.writing = false;
+        if (!this.stopped) this.schedule();
+      });
   }
 
   stop(): void {

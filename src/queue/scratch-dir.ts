@@ -13,7 +13,10 @@ export class ScratchDir {
   private dir: string | null = null;
   private removed = false;
 
-  constructor(private parent: string, private generationId: string) {}
+  constructor(
+    private parent: string,
+    private generationId: string,
+  ) {}
 
   path(): string {
     // A backend abandoned past its time limit must not make a directory that nobody would remove.
@@ -31,7 +34,8 @@ export class ScratchDir {
   async remove(): Promise<void> {
     this.removed = true;
     if (!this.dir) return;
-    await fsp.rmdir(this.dir)
+    await fsp
+      .rmdir(this.dir)
       .catch(() => fsp.rm(this.dir!, { recursive: true, force: true }))
       .catch(() => undefined);
   }

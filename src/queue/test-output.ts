@@ -14,7 +14,10 @@ const COLOUR = '0x4f6bd8';
 const MAX_CACHED = 32;
 const ENCODE_LIMIT_MS = 30_000;
 
-export interface TestFile { path: string; contentType: string }
+export interface TestFile {
+  path: string;
+  contentType: string;
+}
 
 /** "720p" → 1280x720 (16:9), "1280x720" → itself; `width`/`height` inputs win; even numbers (yuv420p). */
 export function testSize(inputs: ResolvedInputs, fallback: { width: number; height: number }) {
@@ -22,8 +25,14 @@ export function testSize(inputs: ResolvedInputs, fallback: { width: number; heig
   const res = typeof inputs.resolution === 'string' ? inputs.resolution.trim().toLowerCase() : '';
   const p = /^(\d{3,4})p$/.exec(res);
   const wxh = /^(\d{2,4})\s*[x×]\s*(\d{2,4})$/.exec(res);
-  if (p) { height = Number(p[1]); width = Math.round((height * 16) / 9); }
-  if (wxh) { width = Number(wxh[1]); height = Number(wxh[2]); }
+  if (p) {
+    height = Number(p[1]);
+    width = Math.round((height * 16) / 9);
+  }
+  if (wxh) {
+    width = Number(wxh[1]);
+    height = Number(wxh[2]);
+  }
   if (typeof inputs.width === 'number') width = inputs.width;
   if (typeof inputs.height === 'number') height = inputs.height;
   const even = (n: number) => Math.max(16, Math.min(4096, Math.round(n / 2) * 2));
@@ -51,7 +60,10 @@ export class TestOutputs {
   /** The file of a test render of `def` with `inputs`: made once per type, size and duration. */
   file(def: ModelDef, inputs: ResolvedInputs): Promise<TestFile> {
     const contentType = def.output.type === 'file' ? def.output.contentType : 'text/plain';
-    const size = testSize(inputs, def.kind === 'image' ? { width: 512, height: 512 } : { width: 1280, height: 720 });
+    const size = testSize(
+      inputs,
+      def.kind === 'image' ? { width: 512, height: 512 } : { width: 1280, height: 720 },
+    );
     const seconds = testDuration(inputs);
     const id = `${contentType}|${size.width}x${size.height}|${seconds}`;
     let made = this.files.get(id);
@@ -61,7 +73,10 @@ export class TestOutputs {
       if (this.files.size >= MAX_CACHED) {
         const [oldest, file] = this.files.entries().next().value!;
         this.files.delete(oldest);
-        file.then((f) => fs.promises.rm(f.path, { force: true }), () => undefined);
+        file.then(
+          (f) => fs.promises.rm(f.path, { force: true }),
+          () => undefined,
+        );
       }
       this.files.set(id, made);
     }
@@ -74,21 +89,36 @@ export class TestOutputs {
     this.files.clear();
   }
 
-  private async make(contentType: string, size: { width: number; height: number }, seconds: number): Promise<TestFile> {
+  private async make(
+    contentType: string,
+    size: { width: number; height: number },
+    seconds: number,
+  ): Promise<TestFile> {
     this.dir ??= await fs.promises.mkdtemp(path.join(os.tmpdir(), 'rg-test-outputs-'));
-    const base = path.join(this.dir, `${this.files.size}-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    const base = path.join(
+      this.dir,
+      `${this.files.size}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+    );
     const [kind, sub] = contentType.split('/');
     if (kind === 'image') {
-      const format = (['png', 'jpeg', 'webp', 'avif', 'gif', 'tiff'] as const).find((f) => f === sub) ?? 'png';
+      const format =
+        (['png', 'jpeg', 'webp', 'avif', 'gif', 'tiff'] as const).find((f) => f === sub) ?? 'png';
       const out = `${base}.${format}`;
-      await sharp({ create: { width: size.width, height: size.height, channels: 3, background: '#4f6bd8' } })
-        .toFormat(format).toFile(out);
+      await sharp({
+        create: { width: size.width, height: size.height, channels: 3, background: '#4f6bd8' },
+      })
+        .toFormat(format)
+        .toFile(out);
       return { path: out, contentType };
     }
     if (kind === 'video' || kind === 'audio') {
       const out = `${base}.${sub === 'webm' ? 'webm' : kind === 'audio' ? 'm4a' : 'mp4'}`;
-      await runFfmpeg({ args: encodeArgs(kind, sub, size, seconds, out), workDir: this.dir, signal: new AbortController().signal,
-        timeLimitMs: ENCODE_LIMIT_MS });
+      await runFfmpeg({
+        args: encodeArgs(kind, sub, size, seconds, out),
+        workDir: this.dir,
+        signal: new AbortController().signal,
+        timeLimitMs: ENCODE_LIMIT_MS,
+      });
       return { path: out, contentType };
     }
     // Any other file type: a few bytes saying what it is.
@@ -98,13 +128,53 @@ export class TestOutputs {
   }
 }
 
-function encodeArgs(kind: string, sub: string, size: { width: number; height: number }, seconds: number, out: string) {
+function encodeArgs(
+  kind: string,
+  sub: string,
+  size: { width: number; height: number },
+  seconds: number,
+  out: string,
+) {
   const d = String(seconds);
   if (kind === 'audio') {
-    return ['-f', 'lavfi', '-i', `anullsrc=r=22050:cl=mono:d=${d}`, '-c:a', 'aac', '-b:a', '32k', out];
+    return [
+      '-f',
+      'lavfi',
+      '-i',
+      `anullsrc=r=22050:cl=mono:d=${d}`,
+      '-c:a',
+      'aac',
+      '-b:a',
+      '32k',
+      out,
+    ];
   }
   const src = ['-f', 'lavfi', '-i', `color=c=${COLOUR}:s=${size.width}x${size.height}:r=5:d=${d}`];
-  if (sub === 'webm') return [...src, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '100k', out];
-  return [...src, '-c:v', 'libx264', '-preset', 'ultrafast', '-tune', 'stillimage', '-pix_fmt', 'yuv420p',
-    '-movflags', '+faststart', out];
+  if (sub === 'webm')
+    return [
+      ...src,
+      '-c:v',
+      'libvpx',
+      '-deadline',
+      'realtime',
+      '-cpu-used',
+      '8',
+      '-b:v',
+      '100k',
+      out,
+    ];
+  return [
+    ...src,
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-tune',
+    'stillimage',
+    '-pix_fmt',
+    'yuv420p',
+    '-movflags',
+    '+faststart',
+    out,
+  ];
 }

@@ -22,17 +22,41 @@ export function withTimeLimit<T>(state: Abortable, model: ModelDef, work: Promis
   const limit = new Promise<never>((_, reject) => {
     const giveUp = () => {
       const seconds = ABANDON_AFTER_ABORT_MS / 1000;
-      abandon = setTimeout(() => reject(new RenderError('RENDER_TIMEOUT',
-        `The render did not stop within ${seconds} s of being stopped.`, true)),
-      ABANDON_AFTER_ABORT_MS);
+      abandon = setTimeout(
+        () =>
+          reject(
+            new RenderError(
+              'RENDER_TIMEOUT',
+              `The render did not stop within ${seconds} s of being stopped.`,
+              true,
+            ),
+          ),
+        ABANDON_AFTER_ABORT_MS,
+      );
     };
-    timer = setTimeout(() => {
-      if (!state.abort.signal.aborted) { state.reason = 'timeout'; state.abort.abort(); }
-      reject(new RenderError('RENDER_TIMEOUT',
-        `The render ran past its time limit of ${model.timeLimitSeconds} s.`, true));
-    }, model.timeLimitSeconds * 1000 + 2_000);
+    timer = setTimeout(
+      () => {
+        if (!state.abort.signal.aborted) {
+          state.reason = 'timeout';
+          state.abort.abort();
+        }
+        reject(
+          new RenderError(
+            'RENDER_TIMEOUT',
+            `The render ran past its time limit of ${model.timeLimitSeconds} s.`,
+            true,
+          ),
+        );
+      },
+      model.timeLimitSeconds * 1000 + 2_000,
+    );
     state.abort.signal.addEventListener('abort', giveUp, { once: true });
   });
-  work.catch(() => { /* settled after the race was decided: nothing left to report */ });
-  return Promise.race([work, limit]).finally(() => { clearTimeout(timer); clearTimeout(abandon); });
+  work.catch(() => {
+    /* settled after the race was decided: nothing left to report */
+  });
+  return Promise.race([work, limit]).finally(() => {
+    clearTimeout(timer);
+    clearTimeout(abandon);
+  });
 }

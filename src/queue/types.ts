@@ -18,5 +18,11 @@ export interface ClaimedJob extends ClaimRow {
  * root (the ledger sits above the queue). Returns the cents returned, or null when nothing changed.
  */
 export interface Refunder {
-  refund(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, lease?: Lease): Promise<number | null>;
+  refund(
+    tx: Tx,
+    id: string,
+    from: 'queued' | 'succeeded',
+    reason: RefundReason,
+    lease?: Lease,
+  ): Promise<number | null>;
 }

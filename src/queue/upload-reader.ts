@@ -8,7 +8,12 @@ import { RenderError, type RenderContext } from '../backends/types.ts';
 import type { Storage } from '../storage/storage.ts';
 
 const gone = (cause?: unknown) =>
-  new RenderError('INPUT_UPLOAD_GONE', 'An uploaded input image was deleted or has expired before the render ran.', false, { cause });
+  new RenderError(
+    'INPUT_UPLOAD_GONE',
+    'An uploaded input image was deleted or has expired before the render ran.',
+    false,
+    { cause },
+  );
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -19,15 +24,28 @@ async function readAll(stream: Readable): Promise<Buffer> {
 /** The reader of one render's uploads (`generationId` names the render, and through it the account). */
 export function uploadReader(db: Db, storage: Storage, publicUrl: string) {
   const prefix = `${publicUrl}/v1/uploads/`;
-  return (generationId: string): RenderContext['readUpload'] => async (url) => {
-    if (!url.startsWith(prefix)) return null;
-    const upload = await uploadForRender(db, generationId, url.slice(prefix.length));
-    if (!upload) throw gone();
-    try {
-      return { bytes: await readAll(await storage.read(upload.storage_key)), contentType: upload.content_type };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as { name?: string }).name === 'NoSuchKey') throw gone(e);
-      throw new RenderError('STORAGE_FAILED', 'An uploaded input image could not be read from storage.', true, { cause: e });
-    }
-  };
+  return (generationId: string): RenderContext['readUpload'] =>
+    async (url) => {
+      if (!url.startsWith(prefix)) return null;
+      const upload = await uploadForRender(db, generationId, url.slice(prefix.length));
+      if (!upload) throw gone();
+      try {
+        return {
+          bytes: await readAll(await storage.read(upload.storage_key)),
+          contentType: upload.content_type,
+        };
+      } catch (e) {
+        if (
+          (e as NodeJS.ErrnoException).code === 'ENOENT' ||
+          (e as { name?: string }).name === 'NoSuchKey'
+        )
+          throw gone(e);
+        throw new RenderError(
+          'STORAGE_FAILED',
+          'An uploaded input image could not be read from storage.',
+          true,
+          { cause: e },
+        );
+      }
+    };
 }

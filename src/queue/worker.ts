@@ -16,7 +16,10 @@ import type { Catalog } from '../domain/catalog-load.ts';
 import type { ModelDef } from '../domain/catalog.ts';
 import type { Storage } from '../storage/storage.ts';
 import {
-  CANCEL_CHANNEL, GENERATION_CHANGED_CHANNEL, JOBS_CHANNEL, notify,
+  CANCEL_CHANNEL,
+  GENERATION_CHANGED_CHANNEL,
+  JOBS_CHANNEL,
+  notify,
 } from '../db/channels.ts';
 import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { Listener } from '../db/listener.ts';
@@ -110,15 +113,25 @@ export class Worker {
     const limited = o.catalog.models.filter((m) => m.concurrency);
     const limits = new Map(limited.map((m) => [m.id, m.concurrency!]));
     this.claimer = new Claimer({
-      db: o.claimDb, limits, owner: this.owner, leaseSeconds: LEASE_SECONDS,
-      accountLimit: o.accountConcurrency > 0 ? o.accountConcurrency : null, pools: o.pools,
+      db: o.claimDb,
+      limits,
+      owner: this.owner,
+      leaseSeconds: LEASE_SECONDS,
+      accountLimit: o.accountConcurrency > 0 ? o.accountConcurrency : null,
+      pools: o.pools,
     });
     this.outcome = new AttemptOutcome(o);
     this.startedNotifier = new AfterCommitNotifier(o.claimDb, GENERATION_CHANGED_CHANNEL);
-    this.listener = new Listener(o.databaseUrl, [JOBS_CHANNEL, CANCEL_CHANNEL], (ch, payload) => {
-      if (ch === JOBS_CHANNEL) this.fill();
-      else this.cancelGeneration(payload);
-    }, () => this.fill(), (m) => o.log.warn(m));
+    this.listener = new Listener(
+      o.databaseUrl,
+      [JOBS_CHANNEL, CANCEL_CHANNEL],
+      (ch, payload) => {
+        if (ch === JOBS_CHANNEL) this.fill();
+        else this.cancelGeneration(payload);
+      },
+      () => this.fill(),
+      (m) => o.log.warn(m),
+    );
   }
 
   async start(): Promise<void> {
@@ -130,10 +143,15 @@ export class Worker {
   /** Claims jobs until every slot is busy or nothing is runnable. Re-entrant calls coalesce. */
   fill(): void {
     if (this.stopping) return;
-    if (this.filling) { this.fillAgain = true; return; }
+    if (this.filling) {
+      this.fillAgain = true;
+      return;
+    }
     // Cleared in a callback, which always runs after this assignment, even when fillSlots had
     // nothing to do.
-    this.filling = this.fillSlots().finally(() => { this.filling = null; });
+    this.filling = this.fillSlots().finally(() => {
+      this.filling = null;
+    });
   }
 
   private async fillSlots(): Promise<void> {
@@ -170,8 +188,12 @@ export class Worker {
     for (const job of jobs) {
       // The claim's span, in the create's trace: the row that names the parent is known only now.
       if (job.trace_parent) {
-        recordSpan('generation.claim',
-          { parent: job.trace_parent, start, end, attributes: spanAttributes(job) });
+        recordSpan('generation.claim', {
+          parent: job.trace_parent,
+          start,
+          end,
+          attributes: spanAttributes(job),
+        });
       }
       this.o.metrics.queueWait.observe({ model: job.model_id }, Math.max(0, job.waited));
       this.startedNotifier.send(job.id); // its startedAt is set: cached polls must drop it
@@ -185,50 +207,80 @@ export class Worker {
   }
 
   private cancelAttempt(r: Running) {
-    if (!r.abort.signal.aborted) { r.reason = 'cancelled'; r.abort.abort(); }
+    if (!r.abort.signal.aborted) {
+      r.reason = 'cancelled';
+      r.abort.abort();
+    }
   }
 
   private async run(job: ClaimedJob): Promise<void> {
     const state: Running = { job, abort: new AbortController(), reason: null };
     const key = attemptKey(job);
     this.running.set(key, state);
-    const log = this.o.log.child(
-      { generationId: job.id, modelId: job.model_id, attempt: job.attempts });
+    const log = this.o.log.child({
+      generationId: job.id,
+      modelId: job.model_id,
+      attempt: job.attempts,
+    });
     const heartbeat = setInterval(() => {
-      renewLease(this.o.claimDb, job.id, job.lease, LEASE_SECONDS).then((held) => {
-        // cancelled, deleted, or superseded by a later attempt: stop rendering
-        if (!held) this.cancelAttempt(state);
-      }, () => { /* database briefly away: the lease covers a few missed beats */ });
+      renewLease(this.o.claimDb, job.id, job.lease, LEASE_SECONDS).then(
+        (held) => {
+          // cancelled, deleted, or superseded by a later attempt: stop rendering
+          if (!held) this.cancelAttempt(state);
+        },
+        () => {
+          /* database briefly away: the lease covers a few missed beats */
+        },
+      );
     }, HEARTBEAT_MS);
     const scratch = new ScratchDir(this.tmpDir, job.id);
     const progress = new ProgressWriter(this.o.claimDb, job.id, job.lease);
     try {
       const model = this.o.catalog.get(job.model_id)?.def;
       if (!model) {
-        throw new RenderError('MODEL_UNAVAILABLE',
-          `The model ${job.model_id} is no longer in the catalog.`, false);
+        throw new RenderError(
+          'MODEL_UNAVAILABLE',
+          `The model ${job.model_id} is no longer in the catalog.`,
+          false,
+        );
       }
       if (job.attempts > model.maxAttempts) {
-        throw new RenderError('RENDER_ABANDONED',
-          'The render stopped its worker repeatedly and was given up.', false);
+        throw new RenderError(
+          'RENDER_ABANDONED',
+          'The render stopped its worker repeatedly and was given up.',
+          false,
+        );
       }
       log.info('render started');
       const t0 = performance.now();
       const live = this.o.liveText;
       const out = await traced(job, 'generation.render', async () => {
         // A chat server's render made from a chat request is sent that conversation (migrations/016).
-        const messages = model.backend.driver === 'openai'
-          ? await generationMessages(this.o.db, job.id) : null;
-        return withTimeLimit(state, model, this.o.backendFor(model).run(job.inputs, {
-          signal: state.abort.signal, get workDir() { return scratch.path(); },
-          timeLimitSeconds: model.timeLimitSeconds, progress: progress.report,
-          attemptId: key, readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
-          ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
-          ...(messages ? { messages } : {}),
-          ...(live ? { textPiece: (p: string) => live.publish(job.id, key, p) } : {}),
-        }));
-      }).finally(() => this.o.metrics.renderDuration.observe(
-        { model: job.model_id }, (performance.now() - t0) / 1000));
+        const messages =
+          model.backend.driver === 'openai' ? await generationMessages(this.o.db, job.id) : null;
+        return withTimeLimit(
+          state,
+          model,
+          this.o.backendFor(model).run(job.inputs, {
+            signal: state.abort.signal,
+            get workDir() {
+              return scratch.path();
+            },
+            timeLimitSeconds: model.timeLimitSeconds,
+            progress: progress.report,
+            attemptId: key,
+            readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
+            ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
+            ...(messages ? { messages } : {}),
+            ...(live ? { textPiece: (p: string) => live.publish(job.id, key, p) } : {}),
+          }),
+        );
+      }).finally(() =>
+        this.o.metrics.renderDuration.observe(
+          { model: job.model_id },
+          (performance.now() - t0) / 1000,
+        ),
+      );
       if (state.abort.signal.aborted) return;
       if (await traced(job, 'generation.store', () => this.outcome.succeed(job, out))) {
         this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
@@ -236,7 +288,10 @@ export class Worker {
       }
       log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
     } catch (e) {
-      if (state.reason === 'cancelled') { log.info('render cancelled'); return; }
+      if (state.reason === 'cancelled') {
+        log.info('render cancelled');
+        return;
+      }
       if (state.reason === 'shutdown') return; // handed back to the queue by stop()
       await this.outcome.fail(job, e, log);
     } finally {
@@ -251,7 +306,9 @@ export class Worker {
   }
 
   /** Render attempts in progress in this process (tests and reports). */
-  get attemptsRunning(): number { return this.running.size; }
+  get attemptsRunning(): number {
+    return this.running.size;
+  }
 
   /**
    * Stops claiming; waits up to `graceMs` for running renders, then hands the rest back to the
@@ -264,29 +321,36 @@ export class Worker {
     await this.filling;
     if (this.running.size > 0) {
       await Promise.race([
-        new Promise<void>((r) => this.idle.push(r)), new Promise((r) => setTimeout(r, graceMs))]);
+        new Promise<void>((r) => this.idle.push(r)),
+        new Promise((r) => setTimeout(r, graceMs)),
+      ]);
     }
     const left = [...this.running.values()];
     if (left.length > 0) {
-      for (const r of left) { r.reason = 'shutdown'; r.abort.abort(); }
+      for (const r of left) {
+        r.reason = 'shutdown';
+        r.abort.abort();
+      }
       // Each attempt hands back only the row it still holds (the same guard, row by row).
       const attempts = left.map((r) => ({ id: r.job.id, attempt: r.job.lease.attempt }));
-      await handBackAtShutdown(this.o.db, this.owner, attempts)
-        .catch(() => undefined);
+      await handBackAtShutdown(this.o.db, this.owner, attempts).catch(() => undefined);
       await notify(this.o.db, JOBS_CHANNEL, 'handback').catch(() => undefined);
       // The jobs are safely back in the queue; give the aborted renders a moment to clean up, no
       // more.
       await Promise.race([
         new Promise<void>((r) => (this.running.size === 0 ? r() : this.idle.push(r))),
-        new Promise((r) => setTimeout(r, 2_000))]);
+        new Promise((r) => setTimeout(r, 2_000)),
+      ]);
     }
     await this.listener.stop();
   }
 }
 
-const spanAttributes = (job: ClaimedJob) =>
-  ({ 'rendergate.generation_id': job.id, 'rendergate.model_id': job.model_id,
-    'rendergate.attempt': job.lease.attempt });
+const spanAttributes = (job: ClaimedJob) => ({
+  'rendergate.generation_id': job.id,
+  'rendergate.model_id': job.model_id,
+  'rendergate.attempt': job.lease.attempt,
+});
 
 /** `fn` in a span of the create's trace when the render carries one (src/tracing/); else just `fn`. */
 function traced<T>(job: ClaimedJob, name: string, fn: () => Promise<T>): Promise<T> {

@@ -3,7 +3,13 @@
 import { ApiError } from '../domain/errors.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import { isId, newId } from '../domain/ids.ts';
-import { accountById, accountRowByEmail, insertAccount, pageAccounts, type AccountRow } from '../db/accounts.ts';
+import {
+  accountById,
+  accountRowByEmail,
+  insertAccount,
+  pageAccounts,
+  type AccountRow,
+} from '../db/accounts.ts';
 import { spentToday } from '../db/key-day-usage.ts';
 import { spendOf } from '../db/generations.ts';
 import { credit, history, type LedgerEntry } from './ledger.ts';
@@ -13,19 +19,34 @@ import { inviteLink, resetLink } from './invites.ts';
 export { MAX_BALANCE_CENTS, type LedgerEntry } from './ledger.ts';
 
 export interface AccountView {
-  id: string; email: string; name: string | null; balanceCents: number; createdAt: string;
+  id: string;
+  email: string;
+  name: string | null;
+  balanceCents: number;
+  createdAt: string;
   /** Owed after a reversal found too little (docs/billing.md); present only when above 0. */
   shortfallCents?: number;
 }
 
 const view = (r: AccountRow): AccountView => ({
-  id: r.id, email: r.email, name: r.name ?? null, balanceCents: r.balance_cents, createdAt: r.created_at.toISOString(),
+  id: r.id,
+  email: r.email,
+  name: r.name ?? null,
+  balanceCents: r.balance_cents,
+  createdAt: r.created_at.toISOString(),
   ...(r.shortfall_cents ? { shortfallCents: r.shortfall_cents } : {}),
 });
 
-export async function createAccount(db: Db, email: string, name: string | null): Promise<AccountView> {
+export async function createAccount(
+  db: Db,
+  email: string,
+  name: string | null,
+): Promise<AccountView> {
   const row = await insertAccount(db, newId('acct'), email, name);
-  if (!row) throw new ApiError('INVALID_INPUT', 'An account with this email already exists.', [{ field: 'email', message: 'already in use' }]);
+  if (!row)
+    throw new ApiError('INVALID_INPUT', 'An account with this email already exists.', [
+      { field: 'email', message: 'already in use' },
+    ]);
   return view(row);
 }
 
@@ -41,36 +62,62 @@ export const addCredit = credit;
 /** The account's ledger, a page at a time (ledger.ts history). */
 export const listLedger = history;
 
-export interface SpendRow { label: string; renders: number; spentCents: number }
+export interface SpendRow {
+  label: string;
+  renders: number;
+  spentCents: number;
+}
 
 /** Accounts as the HTTP routes and the studio use them: the database stays in this layer. */
 export class Accounts {
   constructor(private db: Db) {}
 
-  create(email: string, name: string | null) { return createAccount(this.db, email, name); }
+  create(email: string, name: string | null) {
+    return createAccount(this.db, email, name);
+  }
 
-  get(id: string) { return getAccount(this.db, id); }
+  get(id: string) {
+    return getAccount(this.db, id);
+  }
 
-  list(opts: { query?: string; email?: string; limit: number; cursor: string | null }) { return listAccounts(this.db, opts); }
+  list(opts: { query?: string; email?: string; limit: number; cursor: string | null }) {
+    return listAccounts(this.db, opts);
+  }
 
   /** A one-time link to set a first password (creates the account); links start with `publicUrl`. */
-  invite(publicUrl: string, email: string, name: string | null) { return inviteLink(this.db, publicUrl, email, name); }
+  invite(publicUrl: string, email: string, name: string | null) {
+    return inviteLink(this.db, publicUrl, email, name);
+  }
 
-  resetLink(publicUrl: string, email: string) { return resetLink(this.db, publicUrl, email); }
+  resetLink(publicUrl: string, email: string) {
+    return resetLink(this.db, publicUrl, email);
+  }
 
-  credit(id: string, amountCents: number, reason: string | null) { return credit(this.db, id, amountCents, reason); }
+  credit(id: string, amountCents: number, reason: string | null) {
+    return credit(this.db, id, amountCents, reason);
+  }
 
   ledger(id: string, limit: number, cursor: string | null): Promise<Page<LedgerEntry>> {
     return history(this.db, id, limit, cursor);
   }
 
   /** What the key has spent today (charges minus refunds), and when today ends in the cap's zone. */
-  dayUsage(keyId: string, timeZone: string) { return spentToday(this.db, keyId, timeZone); }
+  dayUsage(keyId: string, timeZone: string) {
+    return spentToday(this.db, keyId, timeZone);
+  }
 
   /** Spend of renders created in [from, to), per key (the studio is "Studio") and per model. */
-  async spend(id: string, from: Date, to: Date): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
+  async spend(
+    id: string,
+    from: Date,
+    to: Date,
+  ): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
     const s = await spendOf(this.db, id, from, to);
-    const v = (r: { label: string; renders: number; spent: number }) => ({ label: r.label, renders: r.renders, spentCents: r.spent });
+    const v = (r: { label: string; renders: number; spent: number }) => ({
+      label: r.label,
+      renders: r.renders,
+      spentCents: r.spent,
+    });
     return { byKey: s.byKey.map(v), byModel: s.byModel.map(v) };
   }
 }
@@ -79,19 +126,28 @@ export class Accounts {
 export async function resolveAccount(db: Queryable, idOrEmail: string): Promise<AccountView> {
   if (isId('acct', idOrEmail)) return getAccount(db, idOrEmail);
   const row = idOrEmail.includes('@') ? await accountRowByEmail(db, idOrEmail) : null;
-  if (!row) throw new ApiError('ACCOUNT_NOT_FOUND', `No account with the id or email ${idOrEmail}.`);
+  if (!row)
+    throw new ApiError('ACCOUNT_NOT_FOUND', `No account with the id or email ${idOrEmail}.`);
   return view(row);
 }
 
 /** Accounts newest first: all, the one with this exact email, or those matching `query` (part of an email, or an id). */
-export async function listAccounts(db: Queryable, opts: { query?: string; email?: string; limit: number; cursor: string | null }): Promise<Page<AccountView>> {
+export async function listAccounts(
+  db: Queryable,
+  opts: { query?: string; email?: string; limit: number; cursor: string | null },
+): Promise<Page<AccountView>> {
   if (opts.email !== undefined) {
     const row = await accountRowByEmail(db, opts.email);
     return { data: row ? [view(row)] : [], nextCursor: null };
   }
   const rows = await pageAccounts(db, {
-    text: opts.query || null, beforeId: opts.cursor === null ? null : decodeCursor(opts.cursor), limit: opts.limit + 1,
+    text: opts.query || null,
+    beforeId: opts.cursor === null ? null : decodeCursor(opts.cursor),
+    limit: opts.limit + 1,
   });
   const data = rows.slice(0, opts.limit).map(view);
-  return { data, nextCursor: rows.length > opts.limit ? encodeCursor(data[data.length - 1].id) : null };
+  return {
+    data,
+    nextCursor: rows.length > opts.limit ? encodeCursor(data[data.length - 1].id) : null,
+  };
 }

@@ -11,7 +11,10 @@
 import net from 'node:net';
 import type { Db } from '../db/pool.ts';
 import {
-  giveBackAttempt, takeAttempt, type AttemptLimit, type Taken,
+  giveBackAttempt,
+  takeAttempt,
+  type AttemptLimit,
+  type Taken,
 } from '../db/studio-attempts.ts';
 
 const QUARTER_HOUR = 15 * 60;
@@ -31,27 +34,39 @@ export function addressKey(ip: string): string {
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];
   const groups = ip.includes('::')
-    ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+    ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t]
+    : h;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
-export type Door = { kind: 'signin' | 'reset'; ip: string; email: string }
-  | { kind: 'console'; ip: string } | { kind: 'signup'; ip: string; perHour: number };
+export type Door =
+  | { kind: 'signin' | 'reset'; ip: string; email: string }
+  | { kind: 'console'; ip: string }
+  | { kind: 'signup'; ip: string; perHour: number };
 
 /** The scopes of one door, in one order of kinds: address, then address and email, then email. */
 export function limitsOf(door: Door): AttemptLimit[] {
   const d = { ...door, ip: addressKey(door.ip) };
   const q = (scope: string, max: number): AttemptLimit => ({ scope, max, windowS: QUARTER_HOUR });
   switch (d.kind) {
-    case 'signin': return [
-      q(`signin-ip:${d.ip}`, WRONG_PASSWORDS.perAddress),
-      q(`signin-pair:${d.ip}|${norm(d.email)}`, WRONG_PASSWORDS.perEmailAndAddress),
-      q(`signin-email:${norm(d.email)}`, WRONG_PASSWORDS.perEmail)];
-    case 'reset': return [
-      q(`reset-ip:${d.ip}`, RESET_REQUESTS.perAddress),
-      q(`reset-email:${norm(d.email)}`, RESET_REQUESTS.perEmail)];
-    case 'console': return [q(`console-ip:${d.ip}`, CONSOLE_SIGNINS_PER_ADDRESS)];
-    case 'signup': return [{ scope: `signup-ip:${d.ip}`, max: d.perHour, windowS: HOUR }];
+    case 'signin':
+      return [
+        q(`signin-ip:${d.ip}`, WRONG_PASSWORDS.perAddress),
+        q(`signin-pair:${d.ip}|${norm(d.email)}`, WRONG_PASSWORDS.perEmailAndAddress),
+        q(`signin-email:${norm(d.email)}`, WRONG_PASSWORDS.perEmail),
+      ];
+    case 'reset':
+      return [
+        q(`reset-ip:${d.ip}`, RESET_REQUESTS.perAddress),
+        q(`reset-email:${norm(d.email)}`, RESET_REQUESTS.perEmail),
+      ];
+    case 'console':
+      return [q(`console-ip:${d.ip}`, CONSOLE_SIGNINS_PER_ADDRESS)];
+    case 'signup':
+      return [{ scope: `signup-ip:${d.ip}`, max: d.perHour, windowS: HOUR }];
   }
 }
 

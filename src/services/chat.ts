@@ -35,7 +35,11 @@ export interface FinalGeneration {
 }
 
 export class ChatCompletions {
-  constructor(private catalog: Catalog, private generations: Generations, private live?: LiveText) {}
+  constructor(
+    private catalog: Catalog,
+    private generations: Generations,
+    private live?: LiveText,
+  ) {}
 
   /** The models offered: the catalog's text models. */
   models(): CompiledModel[] {
@@ -49,29 +53,46 @@ export class ChatCompletions {
   async start(key: Payer, body: unknown, idempotencyKey: string | undefined): Promise<ChatStarted> {
     const request = parseChatRequest(this.catalog, body);
     const messages = request.model.def.backend.driver === 'openai' ? request.messages : undefined;
-    const created = await this.generations.create(key, request.render, idempotencyKey ?? `chat-${crypto.randomUUID()}`,
-      messages ? { messages } : {});
+    const created = await this.generations.create(
+      key,
+      request.render,
+      idempotencyKey ?? `chat-${crypto.randomUUID()}`,
+      messages ? { messages } : {},
+    );
     const id = created.body.id as string;
-    return { request, id, created: Math.floor(Date.parse(created.body.createdAt as string) / 1000), replayed: created.replayed,
-      mode: key.mode ?? 'live' };
+    return {
+      request,
+      id,
+      created: Math.floor(Date.parse(created.body.createdAt as string) / 1000),
+      replayed: created.replayed,
+      mode: key.mode ?? 'live',
+    };
   }
 
   /**
    * The generation once final, or as it is after CHAT_WAIT_SECONDS (or when `closed` fires): through the
    * `Prefer: wait` waiter, or sooner when this process's worker rendered it and says it succeeded.
    */
-  async final(accountId: string, id: string, closed: AbortSignal, mode: KeyMode = 'live'): Promise<FinalGeneration> {
+  async final(
+    accountId: string,
+    id: string,
+    closed: AbortSignal,
+    mode: KeyMode = 'live',
+  ): Promise<FinalGeneration> {
     const stop = new AbortController();
     let unsubscribe = () => {};
     const rendered = new Promise<FinalGeneration>((resolve) => {
       if (this.live) {
-        unsubscribe = this.live.subscribe(id, { done: (text) => {
-          this.generations.forget(id); // so that a poll right after this answer sees it succeeded
-          resolve({ id, status: 'succeeded', textOutput: text });
-        } });
+        unsubscribe = this.live.subscribe(id, {
+          done: (text) => {
+            this.generations.forget(id); // so that a poll right after this answer sees it succeeded
+            resolve({ id, status: 'succeeded', textOutput: text });
+          },
+        });
       }
     });
-    const waited = this.generations.waitJson(accountId, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]), mode)
+    const waited = this.generations
+      .waitJson(accountId, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]), mode)
       .then((held) => JSON.parse(held.json) as FinalGeneration);
     try {
       return await Promise.race([rendered, waited]);

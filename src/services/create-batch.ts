@@ -5,13 +5,27 @@
 // next batch's round trip and WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
 // whole (the database is away) fails each of its creates with that error, having written nothing.
 import type { Db } from '../db/pool.ts';
-import { createGenerations, createGenerationWithMessages, QUEUE_POSITION_CAP } from '../db/generations.ts';
+import {
+  createGenerations,
+  createGenerationWithMessages,
+  QUEUE_POSITION_CAP,
+} from '../db/generations.ts';
 
 export interface CreateItem {
-  id: string; ledgerId: string; accountId: string; keyId: string | null; idempotencyKey: string; requestHash: Buffer;
-  modelId: string; inputs: Record<string, unknown>; cost: number; deadlineSeconds: number; dailyCapCents: number | null;
+  id: string;
+  ledgerId: string;
+  accountId: string;
+  keyId: string | null;
+  idempotencyKey: string;
+  requestHash: Buffer;
+  modelId: string;
+  inputs: Record<string, unknown>;
+  cost: number;
+  deadlineSeconds: number;
+  dailyCapCents: number | null;
   /** A test key's create (migrations/014); `short`: refused as for a short balance. */
-  mode?: 'live' | 'test'; short?: boolean;
+  mode?: 'live' | 'test';
+  short?: boolean;
   /** The W3C traceparent of the create's span (src/tracing/), stored on the row for the worker. */
   traceParent?: string | null;
 }
@@ -27,13 +41,28 @@ export interface CreateOutcome {
 
 /** An item as rendergate_create_generations reads it. */
 const row = (x: CreateItem, i: number) => ({
-  i, id: x.id, ledger_id: x.ledgerId, account_id: x.accountId, key_id: x.keyId, idem: x.idempotencyKey,
-  hash: x.requestHash.toString('hex'), model_id: x.modelId, inputs: x.inputs, cost: x.cost,
-  deadline_s: x.deadlineSeconds, cap: x.dailyCapCents, mode: x.mode ?? 'live', short: x.short ?? false,
+  i,
+  id: x.id,
+  ledger_id: x.ledgerId,
+  account_id: x.accountId,
+  key_id: x.keyId,
+  idem: x.idempotencyKey,
+  hash: x.requestHash.toString('hex'),
+  model_id: x.modelId,
+  inputs: x.inputs,
+  cost: x.cost,
+  deadline_s: x.deadlineSeconds,
+  cap: x.dailyCapCents,
+  mode: x.mode ?? 'live',
+  short: x.short ?? false,
   ...(x.traceParent ? { trace_parent: x.traceParent } : {}),
 });
 
-interface Waiting { item: CreateItem; resolve: (o: CreateOutcome) => void; reject: (e: unknown) => void }
+interface Waiting {
+  item: CreateItem;
+  resolve: (o: CreateOutcome) => void;
+  reject: (e: unknown) => void;
+}
 
 /** Batches in flight at once: enough to overlap one batch's flush with the next one's work. */
 const MAX_IN_FLIGHT = 2;
@@ -44,7 +73,10 @@ export class CreateBatcher {
   private waiting: Waiting[] = [];
   private inFlight = 0;
 
-  constructor(private db: Db, private timeZone: string) {}
+  constructor(
+    private db: Db,
+    private timeZone: string,
+  ) {}
 
   submit(item: CreateItem): Promise<CreateOutcome> {
     return new Promise((resolve, reject) => {
@@ -58,7 +90,10 @@ export class CreateBatcher {
       const batch = this.waiting.splice(0, MAX_BATCH);
       this.inFlight++;
       // Nobody waits for the batch as a whole: run() settles each item's own promise, which its caller awaits.
-      void this.run(batch).finally(() => { this.inFlight--; this.send(); });
+      void this.run(batch).finally(() => {
+        this.inFlight--;
+        this.send();
+      });
     }
   }
 
@@ -67,8 +102,13 @@ export class CreateBatcher {
    * exist as soon as the render can be claimed: one round trip, as a batch of one.
    */
   async submitWithMessages(item: CreateItem, messages: unknown[]): Promise<CreateOutcome> {
-    const rows = await createGenerationWithMessages<CreateOutcome>(this.db, JSON.stringify([row(item, 0)]), this.timeZone,
-      [item.modelId], JSON.stringify(messages));
+    const rows = await createGenerationWithMessages<CreateOutcome>(
+      this.db,
+      JSON.stringify([row(item, 0)]),
+      this.timeZone,
+      [item.modelId],
+      JSON.stringify(messages),
+    );
     return rows[0];
   }
 
@@ -79,8 +119,12 @@ export class CreateBatcher {
   private async query(items: ReturnType<typeof row>[]) {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await createGenerations<CreateOutcome & { idx: number }>(this.db, JSON.stringify(items), this.timeZone,
-          items.map((x) => x.model_id));
+        return await createGenerations<CreateOutcome & { idx: number }>(
+          this.db,
+          JSON.stringify(items),
+          this.timeZone,
+          items.map((x) => x.model_id),
+        );
       } catch (e) {
         if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
       }
@@ -92,7 +136,8 @@ export class CreateBatcher {
     try {
       const rows = await this.query(items);
       // Renders of the same model created earlier in this batch are ahead too.
-      const created = rows.filter((r) => r.outcome === 'created')
+      const created = rows
+        .filter((r) => r.outcome === 'created')
         .sort((x, y) => (x.generation_id! < y.generation_id! ? -1 : 1));
       const before = new Map<string, number>();
       for (const r of created) {
@@ -103,7 +148,8 @@ export class CreateBatcher {
       }
       for (const r of rows) batch[r.idx].resolve(r);
       // Every item gets exactly one row; anything else is a bug, not a refusal.
-      if (rows.length !== batch.length) throw new Error(`create batch answered ${rows.length} of ${batch.length} items`);
+      if (rows.length !== batch.length)
+        throw new Error(`create batch answered ${rows.length} of ${batch.length} items`);
     } catch (e) {
       for (const w of batch) w.reject(e); // no effect on the ones already resolved
     }

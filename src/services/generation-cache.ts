@@ -29,7 +29,10 @@ export interface CachedGeneration {
   staleAt?: number;
 }
 
-interface Read { dirty: boolean; result: Promise<CachedGeneration | null> }
+interface Read {
+  dirty: boolean;
+  result: Promise<CachedGeneration | null>;
+}
 
 export class GenerationCache {
   private entries = new Map<string, CachedGeneration>();
@@ -40,9 +43,29 @@ export class GenerationCache {
   /** Told of every change notification (the `Prefer: wait` waiters); with null after a reconnect, when any id may have changed. */
   onChange: (id: string | null) => void = () => {};
 
-  constructor(databaseUrl: string, private maxEntries: number, log: (msg: string) => void) {
-    this.listener = new Listener(databaseUrl, [GENERATION_CHANGED_CHANNEL], (_ch, id) => { this.invalidate(id); this.onChange(id); },
-      () => { this.clear(); this.listening = true; this.onChange(null); }, log, () => { this.listening = false; this.clear(); });
+  constructor(
+    databaseUrl: string,
+    private maxEntries: number,
+    log: (msg: string) => void,
+  ) {
+    this.listener = new Listener(
+      databaseUrl,
+      [GENERATION_CHANGED_CHANNEL],
+      (_ch, id) => {
+        this.invalidate(id);
+        this.onChange(id);
+      },
+      () => {
+        this.clear();
+        this.listening = true;
+        this.onChange(null);
+      },
+      log,
+      () => {
+        this.listening = false;
+        this.clear();
+      },
+    );
   }
 
   start(): Promise<void> {
@@ -68,7 +91,10 @@ export class GenerationCache {
    * The generation `id`, from memory or through `load` (null: not found, never kept). Concurrent
    * requests for one id share one read, unless a change arrived while it was under way.
    */
-  async get(id: string, load: (id: string) => Promise<CachedGeneration | null>): Promise<CachedGeneration | null> {
+  async get(
+    id: string,
+    load: (id: string) => Promise<CachedGeneration | null>,
+  ): Promise<CachedGeneration | null> {
     const hit = this.peek(id);
     if (hit) return hit;
     const pending = this.reads.get(id);

@@ -4,7 +4,13 @@ import crypto from 'node:crypto';
 import { ApiError, invalidInput } from '../domain/errors.ts';
 import { transaction, type Db, type Queryable } from '../db/pool.ts';
 import {
-  accountOfKey, insertKey, keyByHash, keysWithUse, lockAndCountLiveKeys, revokeKeyRow, revokeOwnKey,
+  accountOfKey,
+  insertKey,
+  keyByHash,
+  keysWithUse,
+  lockAndCountLiveKeys,
+  revokeKeyRow,
+  revokeOwnKey,
 } from '../db/api-keys.ts';
 import { newId } from '../domain/ids.ts';
 import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from './unknown-keys.ts';
@@ -48,7 +54,13 @@ export interface NewKey {
   mode?: KeyMode;
 }
 
-export async function createKey(db: Queryable, prefix: string, defaultRate: number, accountId: string, opts: NewKey) {
+export async function createKey(
+  db: Queryable,
+  prefix: string,
+  defaultRate: number,
+  accountId: string,
+  opts: NewKey,
+) {
   // 32 random bytes give 43-44 base58 characters; pad so the length never drops below 32.
   let body = base58(crypto.randomBytes(32));
   while (body.length < 43) body = '1' + body;
@@ -57,32 +69,66 @@ export async function createKey(db: Queryable, prefix: string, defaultRate: numb
   const start = key.slice(0, `${prefix}${mode}_`.length + 4);
   const id = newId('key');
   const r = await insertKey(db, {
-    id, accountId, name: opts.name ?? 'default', hash: hashKey(key), start,
-    dailyCapCents: opts.dailyCapCents ?? null, rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate, mode,
+    id,
+    accountId,
+    name: opts.name ?? 'default',
+    hash: hashKey(key),
+    start,
+    dailyCapCents: opts.dailyCapCents ?? null,
+    rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate,
+    mode,
   });
   if (!r) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   return {
-    id: r.id, key, start: r.start, name: r.name,
-    dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute,
-    mode: r.mode, createdAt: r.created_at.toISOString(),
+    id: r.id,
+    key,
+    start: r.start,
+    name: r.name,
+    dailyCapCents: r.daily_cap_cents,
+    rateLimitPerMinute: r.rate_limit_per_minute,
+    mode: r.mode,
+    createdAt: r.created_at.toISOString(),
   };
 }
 
 /** The bounds on a key its account's owner creates (the admin API sets any rate and any number). */
-export interface OwnerBounds { maxRateLimitPerMinute: number; maxLiveKeys: number }
+export interface OwnerBounds {
+  maxRateLimitPerMinute: number;
+  maxLiveKeys: number;
+}
 
 /**
  * A key created by its account's owner: a rate limit it chooses is at most the operator's ceiling (400 naming
  * `rateLimitPerMinute`), and at most `maxLiveKeys` live keys per account, counted under a lock.
  */
-export async function createOwnerKey(db: Db, prefix: string, defaultRate: number, accountId: string, opts: NewKey, b: OwnerBounds) {
+export async function createOwnerKey(
+  db: Db,
+  prefix: string,
+  defaultRate: number,
+  accountId: string,
+  opts: NewKey,
+  b: OwnerBounds,
+) {
   const rate = opts.rateLimitPerMinute; // none chosen: the operator's default, whatever the ceiling
-  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= b.maxRateLimitPerMinute)) {
-    throw invalidInput([{ field: 'rateLimitPerMinute', message: `must be a whole number from 1 to ${b.maxRateLimitPerMinute}` }]);
+  if (
+    rate !== undefined &&
+    !(Number.isInteger(rate) && rate >= 1 && rate <= b.maxRateLimitPerMinute)
+  ) {
+    throw invalidInput([
+      {
+        field: 'rateLimitPerMinute',
+        message: `must be a whole number from 1 to ${b.maxRateLimitPerMinute}`,
+      },
+    ]);
   }
   return transaction(db, async (tx) => {
-    if (await lockAndCountLiveKeys(tx, accountId) >= b.maxLiveKeys) {
-      throw invalidInput([{ field: 'name', message: `an account has at most ${b.maxLiveKeys} live keys; revoke one first` }]);
+    if ((await lockAndCountLiveKeys(tx, accountId)) >= b.maxLiveKeys) {
+      throw invalidInput([
+        {
+          field: 'name',
+          message: `an account has at most ${b.maxLiveKeys} live keys; revoke one first`,
+        },
+      ]);
     }
     return createKey(tx, prefix, defaultRate, accountId, opts);
   });
@@ -95,42 +141,76 @@ export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; re
 }
 
 export interface KeyUse {
-  id: string; name: string; start: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
-  dailyCapCents: number | null; rateLimitPerMinute: number; spentTodayCents: number; mode: KeyMode;
+  id: string;
+  name: string;
+  start: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  dailyCapCents: number | null;
+  rateLimitPerMinute: number;
+  spentTodayCents: number;
+  mode: KeyMode;
 }
 
 /** The account's keys with their use, newest first (last use to the minute). */
 export async function listKeys(db: Db, accountId: string, timeZone: string): Promise<KeyUse[]> {
   return (await keysWithUse(db, accountId, timeZone)).map((r) => ({
-    id: r.id, name: r.name, start: r.start, createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
-    dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, spentTodayCents: r.spent_today,
+    id: r.id,
+    name: r.name,
+    start: r.start,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
+    dailyCapCents: r.daily_cap_cents,
+    rateLimitPerMinute: r.rate_limit_per_minute,
+    spentTodayCents: r.spent_today,
     mode: r.mode,
   }));
 }
 
 /** API keys as the HTTP routes and the studio manage them: the database stays in this layer. */
 export class ApiKeys {
-  constructor(private db: Db, private prefix: string, private defaultRate: number) {}
+  constructor(
+    private db: Db,
+    private prefix: string,
+    private defaultRate: number,
+  ) {}
 
-  create(accountId: string, opts: NewKey) { return createKey(this.db, this.prefix, this.defaultRate, accountId, opts); }
+  create(accountId: string, opts: NewKey) {
+    return createKey(this.db, this.prefix, this.defaultRate, accountId, opts);
+  }
 
   /** A key its account's owner creates, within the bounds (createOwnerKey). */
   createOwn(accountId: string, opts: NewKey, bounds: OwnerBounds) {
     return createOwnerKey(this.db, this.prefix, this.defaultRate, accountId, opts, bounds);
   }
 
-  revoke(keyId: string) { return revokeKey(this.db, keyId); }
+  revoke(keyId: string) {
+    return revokeKey(this.db, keyId);
+  }
 
   /** Revokes a key of this account; false when the account has no such key. */
-  revokeOwn(accountId: string, keyId: string) { return revokeOwnKey(this.db, accountId, keyId); }
+  revokeOwn(accountId: string, keyId: string) {
+    return revokeOwnKey(this.db, accountId, keyId);
+  }
 
-  accountOf(keyId: string) { return accountOfKey(this.db, keyId); }
+  accountOf(keyId: string) {
+    return accountOfKey(this.db, keyId);
+  }
 
-  list(accountId: string, timeZone: string) { return listKeys(this.db, accountId, timeZone); }
+  list(accountId: string, timeZone: string) {
+    return listKeys(this.db, accountId, timeZone);
+  }
 }
 
 /** One key's lookup; `found` is its answer once it has answered with a key, for the synchronous cached(). */
-interface CachedLookup { at: number; record: Promise<KeyRecord | null>; found?: KeyRecord; unknown?: boolean }
+interface CachedLookup {
+  at: number;
+  record: Promise<KeyRecord | null>;
+  found?: KeyRecord;
+  unknown?: boolean;
+}
 
 /**
  * Resolves bearer keys to key records, caching each answer (found, unknown or revoked) briefly. The cache
@@ -142,7 +222,11 @@ export class KeyResolver {
   private keyRe: RegExp;
   private unknownKeys = new UnknownKeyLimiter();
 
-  constructor(private db: Db, prefix: string, private ttlMs = 500) {
+  constructor(
+    private db: Db,
+    prefix: string,
+    private ttlMs = 500,
+  ) {
     this.keyRe = new RegExp(`^${prefix}(?:live|test)_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
   }
 
@@ -159,9 +243,11 @@ export class KeyResolver {
 
   /** `address`: the client's, for the limit on unknown keys (unknown-keys.ts). */
   async authenticate(header: string | undefined, address?: string): Promise<KeyRecord> {
-    if (header === undefined || header === '') throw new ApiError('API_KEY_MISSING', 'Send your API key as "Authorization: Bearer <key>".');
+    if (header === undefined || header === '')
+      throw new ApiError('API_KEY_MISSING', 'Send your API key as "Authorization: Bearer <key>".');
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!m) throw new ApiError('API_KEY_INVALID', 'The Authorization header must be "Bearer <key>".');
+    if (!m)
+      throw new ApiError('API_KEY_INVALID', 'The Authorization header must be "Bearer <key>".');
     const key = m[1];
     const now = Date.now();
     let hit = this.cache.get(key);
@@ -173,10 +259,18 @@ export class KeyResolver {
       if (this.cache.size > 50_000) this.cache.clear();
       this.cache.set(key, entry);
       // A failed lookup (database away) is not an answer: the next request asks again.
-      entry.record.then((r) => {
-        if (r) entry.found = r;
-        else { entry.unknown = true; this.unknownKeys.note(address); }
-      }, () => { if (this.cache.get(key) === entry) this.cache.delete(key); });
+      entry.record.then(
+        (r) => {
+          if (r) entry.found = r;
+          else {
+            entry.unknown = true;
+            this.unknownKeys.note(address);
+          }
+        },
+        () => {
+          if (this.cache.get(key) === entry) this.cache.delete(key);
+        },
+      );
       hit = entry;
     }
     const record = await hit.record;
@@ -189,8 +283,14 @@ export class KeyResolver {
     const r = await keyByHash(this.db, hash);
     if (!r) return null;
     return {
-      id: r.id, accountId: r.account_id, name: r.name, start: r.start, createdAt: r.created_at,
-      dailyCapCents: r.daily_cap_cents, rateLimitPerMinute: r.rate_limit_per_minute, revokedAt: r.revoked_at,
+      id: r.id,
+      accountId: r.account_id,
+      name: r.name,
+      start: r.start,
+      createdAt: r.created_at,
+      dailyCapCents: r.daily_cap_cents,
+      rateLimitPerMinute: r.rate_limit_per_minute,
+      revokedAt: r.revoked_at,
       mode: r.mode,
     };
   }

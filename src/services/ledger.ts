@@ -20,7 +20,13 @@ import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
 import { accountById, returnToBalance } from '../db/accounts.ts';
-import { creditAccount, entriesOf, insertEntry, reverseAccount, type ReversalResult } from '../db/ledger.ts';
+import {
+  creditAccount,
+  entriesOf,
+  insertEntry,
+  reverseAccount,
+  type ReversalResult,
+} from '../db/ledger.ts';
 import { takeBack } from '../db/key-day-usage.ts';
 import { refundTransition, type RefundReason } from '../db/generations-attempt.ts';
 import type { Lease } from '../db/lease.ts';
@@ -33,7 +39,12 @@ export type { RefundReason };
 export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
 
 export interface LedgerEntry {
-  id: string; kind: string; amountCents: number; generationId?: string; reason?: string; createdAt: string;
+  id: string;
+  kind: string;
+  amountCents: number;
+  generationId?: string;
+  reason?: string;
+  createdAt: string;
 }
 
 const noAccount = (id: string) => new ApiError('ACCOUNT_NOT_FOUND', `No account ${id}.`);
@@ -43,8 +54,13 @@ const noAccount = (id: string) => new ApiError('ACCOUNT_NOT_FOUND', `No account 
  * returned, or null (nothing changed) when it is no longer in `from` (or, with `lease`, when that
  * attempt no longer holds it: the failure of a superseded attempt changes nothing).
  */
-export async function refund(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason,
-  lease?: Lease): Promise<number | null> {
+export async function refund(
+  tx: Tx,
+  id: string,
+  from: 'queued' | 'succeeded',
+  reason: RefundReason,
+  lease?: Lease,
+): Promise<number | null> {
   const g = await refundTransition(tx, id, from, reason, lease);
   if (!g) return null;
   const live = g.mode !== 'test'; // a test render was never charged: only its key's day is given back
@@ -53,42 +69,72 @@ export async function refund(tx: Tx, id: string, from: 'queued' | 'succeeded', r
     // (migrations/006): no deadlock between them.
     if (live) await returnToBalance(tx, g.account_id, g.cost_cents);
     if (g.key_id && g.usage_day) await takeBack(tx, g.key_id, g.usage_day, g.cost_cents);
-    if (live) await insertEntry(tx, { id: newId('led'), accountId: g.account_id, kind: 'refund', amountCents: g.cost_cents, generationId: id });
+    if (live)
+      await insertEntry(tx, {
+        id: newId('led'),
+        accountId: g.account_id,
+        kind: 'refund',
+        amountCents: g.cost_cents,
+        generationId: id,
+      });
   }
   return live ? g.cost_cents : 0;
 }
 
 /** Credit: the operator adds `amountCents`; the balance stays a safe integer (migrations/007 too). */
-export async function credit(db: Db, accountId: string, amountCents: number, reason: string | null) {
+export async function credit(
+  db: Db,
+  accountId: string,
+  amountCents: number,
+  reason: string | null,
+) {
   return transaction(db, (tx) => creditIn(tx, { accountId, amountCents, reason }));
 }
 
-export interface Credited { entryId: string; balanceCents: number }
+export interface Credited {
+  entryId: string;
+  balanceCents: number;
+}
 
 /** A credit inside `tx` (a shortfall is paid first); ACCOUNT_NOT_FOUND, or INVALID_INPUT past the largest balance. */
-export async function creditIn(tx: Tx, o: { accountId: string; amountCents: number; reason: string | null;
-  entryId?: string }): Promise<Credited> {
+export async function creditIn(
+  tx: Tx,
+  o: { accountId: string; amountCents: number; reason: string | null; entryId?: string },
+): Promise<Credited> {
   const r = await creditAccount(tx, o);
   if (r.ok) return { entryId: r.entryId, balanceCents: r.balanceCents };
   if (r.reason === 'no_account') throw noAccount(o.accountId);
-  throw new ApiError('INVALID_INPUT', `The credit would take the balance past ${MAX_BALANCE_CENTS} cents.`,
-    [{ field: 'amountCents', message: `would take the balance past ${MAX_BALANCE_CENTS}` }]);
+  throw new ApiError(
+    'INVALID_INPUT',
+    `The credit would take the balance past ${MAX_BALANCE_CENTS} cents.`,
+    [{ field: 'amountCents', message: `would take the balance past ${MAX_BALANCE_CENTS}` }],
+  );
 }
 
 /** Reversal inside `tx`: takes what the balance holds, the rest recorded as the account's shortfall. */
-export async function reverseIn(tx: Tx, o: { accountId: string; amountCents: number; reason: string }): Promise<ReversalResult> {
+export async function reverseIn(
+  tx: Tx,
+  o: { accountId: string; amountCents: number; reason: string },
+): Promise<ReversalResult> {
   const r = await reverseAccount(tx, o);
   if (!r) throw noAccount(o.accountId);
   return r;
 }
 
 /** The account's entries, newest first, a page at a time. */
-export async function history(db: Db, accountId: string, limit: number, cursor: string | null): Promise<Page<LedgerEntry>> {
-  if (!await accountById(db, accountId)) throw noAccount(accountId);
+export async function history(
+  db: Db,
+  accountId: string,
+  limit: number,
+  cursor: string | null,
+): Promise<Page<LedgerEntry>> {
+  if (!(await accountById(db, accountId))) throw noAccount(accountId);
   const after = cursor === null ? null : decodeCursor(cursor);
   const rows = await entriesOf(db, accountId, after, limit + 1);
   const data = rows.slice(0, limit).map((r) => ({
-    id: r.id, kind: r.kind, amountCents: r.amount_cents,
+    id: r.id,
+    kind: r.kind,
+    amountCents: r.amount_cents,
     ...(r.generation_id ? { generationId: r.generation_id } : {}),
     ...(r.reason ? { reason: r.reason } : {}),
     createdAt: r.created_at.toISOString(),
@@ -100,7 +146,10 @@ export async function history(db: Db, accountId: string, limit: number, cursor: 
 export class Ledger {
   private batcher: CreateBatcher;
 
-  constructor(private db: Db, timeZone: string) {
+  constructor(
+    private db: Db,
+    timeZone: string,
+  ) {
     this.batcher = new CreateBatcher(db, timeZone);
   }
 
@@ -112,7 +161,13 @@ export class Ledger {
     return messages ? this.batcher.submitWithMessages(item, messages) : this.batcher.submit(item);
   }
 
-  refund(tx: Tx, id: string, from: 'queued' | 'succeeded', reason: RefundReason, lease?: Lease): Promise<number | null> {
+  refund(
+    tx: Tx,
+    id: string,
+    from: 'queued' | 'succeeded',
+    reason: RefundReason,
+    lease?: Lease,
+  ): Promise<number | null> {
     return refund(tx, id, from, reason, lease);
   }
 

@@ -12,7 +12,12 @@ export const TOKEN_TTL_S: Record<Purpose, number> = { invite: 7 * 24 * 3600, res
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
-export async function issueToken(db: Queryable, accountId: string, purpose: Purpose, ttlSeconds = TOKEN_TTL_S[purpose]): Promise<string> {
+export async function issueToken(
+  db: Queryable,
+  accountId: string,
+  purpose: Purpose,
+  ttlSeconds = TOKEN_TTL_S[purpose],
+): Promise<string> {
   const token = crypto.randomBytes(32).toString('base64url');
   await insertToken(db, sha(token), accountId, purpose, ttlSeconds);
   return token;
@@ -30,7 +35,11 @@ export async function peekToken(db: Db, token: string, purpose: Purpose): Promis
 }
 
 /** Uses the link: its account, or null if it is unknown, used or expired. */
-export async function useToken(db: Queryable, token: string, purpose: Purpose): Promise<string | null> {
+export async function useToken(
+  db: Queryable,
+  token: string,
+  purpose: Purpose,
+): Promise<string | null> {
   if (token.length > 100) return null;
   return useTokenRow(db, sha(token), purpose);
 }

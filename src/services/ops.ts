@@ -7,8 +7,12 @@ export class OpsProbe {
   constructor(private db: Db) {}
 
   /** Migrations not yet applied (throws while the database is unreachable). */
-  pendingMigrations(): Promise<string[]> { return pendingMigrations(this.db); }
+  pendingMigrations(): Promise<string[]> {
+    return pendingMigrations(this.db);
+  }
 
   /** Renders waiting for a worker and running now. */
-  queueCounts(): Promise<{ waiting: number; running: number }> { return queueCounts(this.db); }
+  queueCounts(): Promise<{ waiting: number; running: number }> {
+    return queueCounts(this.db);
+  }
 }

@@ -4,12 +4,22 @@
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { transaction, type Db } from '../db/pool.ts';
 import { insertAccount } from '../db/accounts.ts';
-import { insertPassword, passwordOf, passwordOfEmail, upsertPassword } from '../db/studio-passwords.ts';
+import {
+  insertPassword,
+  passwordOf,
+  passwordOfEmail,
+  upsertPassword,
+} from '../db/studio-passwords.ts';
 import { revokeSessionsOf } from '../db/studio-sessions.ts';
 import { useToken, voidLinks, type Purpose } from './one-time-links.ts';
 import { newId } from '../domain/ids.ts';
 
-const OPTIONS = { algorithm: 2 as Algorithm /* Argon2id */, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+const OPTIONS = {
+  algorithm: 2 as Algorithm /* Argon2id */,
+  memoryCost: 19_456,
+  timeCost: 2,
+  parallelism: 1,
+};
 export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 200;
 const DUMMY = hash('not a password of anyone', OPTIONS);
@@ -26,10 +36,16 @@ export function passwordProblem(password: string): string | null {
 export const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>".]{1,63}$/;
 
 /** The account of this email and password, or null; always costs one argon2 verification. */
-export async function checkPassword(db: Db, email: string, password: string): Promise<string | null> {
+export async function checkPassword(
+  db: Db,
+  email: string,
+  password: string,
+): Promise<string | null> {
   const r = await passwordOfEmail(db, email);
-  const ok = await verify(r?.password_hash ?? await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
-  return r && ok ? (r.id) : null;
+  const ok = await verify(r?.password_hash ?? (await DUMMY), password.slice(0, MAX_PASSWORD)).catch(
+    () => false,
+  );
+  return r && ok ? r.id : null;
 }
 
 /** A new password; every unused link of the account is voided with it. */
@@ -57,15 +73,27 @@ export async function signUp(db: Db, email: string, password: string): Promise<s
   });
 }
 
-export async function currentPasswordOk(db: Db, accountId: string, password: string): Promise<boolean> {
-  return verify(await passwordOf(db, accountId) ?? await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
+export async function currentPasswordOk(
+  db: Db,
+  accountId: string,
+  password: string,
+): Promise<boolean> {
+  return verify(
+    (await passwordOf(db, accountId)) ?? (await DUMMY),
+    password.slice(0, MAX_PASSWORD),
+  ).catch(() => false);
 }
 
 /**
  * Uses a one-time link to set the account's password: the password set, the link spent and every
  * session of the account ended, in one transaction. The account, or null when the link is not live.
  */
-export async function setPasswordWithLink(db: Db, token: string, purpose: Purpose, password: string): Promise<string | null> {
+export async function setPasswordWithLink(
+  db: Db,
+  token: string,
+  purpose: Purpose,
+  password: string,
+): Promise<string | null> {
   const h = await hashPassword(password);
   return transaction(db, async (tx) => {
     const id = await useToken(tx, token, purpose);

@@ -46,7 +46,10 @@ interface KeyWindow {
 export class RateLimits {
   private keys = new Map<string, KeyWindow>();
 
-  constructor(private db: Db, private now: () => number = Date.now) {}
+  constructor(
+    private db: Db,
+    private now: () => number = Date.now,
+  ) {}
 
   /** consume() without waiting: the decision when this process can make it alone, else null. */
   consumeLocal(keyId: string, limit: number): LimitDecision | null {
@@ -57,7 +60,12 @@ export class RateLimits {
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - t) / 1000));
     if (s.tokens === 0) return { allowed: false, limit, remaining: 0, resetSeconds };
     s.tokens--;
-    return { allowed: true, limit, remaining: Math.max(0, limit - s.used) + s.tokens, resetSeconds };
+    return {
+      allowed: true,
+      limit,
+      remaining: Math.max(0, limit - s.used) + s.tokens,
+      resetSeconds,
+    };
   }
 
   async consume(keyId: string, limit: number): Promise<LimitDecision> {
@@ -65,7 +73,9 @@ export class RateLimits {
       const d = this.consumeLocal(keyId, limit);
       if (d) return d;
       const s = this.state(keyId, Math.floor(this.now() / WINDOW_MS));
-      s.pending ??= this.lease(keyId, s, limit).finally(() => { s.pending = null; });
+      s.pending ??= this.lease(keyId, s, limit).finally(() => {
+        s.pending = null;
+      });
       await s.pending; // a database error rejects every waiter: the request fails as unavailable
     }
   }

@@ -7,26 +7,40 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/pool.ts';
 import {
-  insertSession, liveSession, revokeSession, revokeSessionsBeyond, revokeSessionsOf, touchSession,
+  insertSession,
+  liveSession,
+  revokeSession,
+  revokeSessionsBeyond,
+  revokeSessionsOf,
+  touchSession,
 } from '../db/studio-sessions.ts';
 
-export const IDLE_MS = 2 * 60 * 60 * 1000;        // 2 h without a request
+export const IDLE_MS = 2 * 60 * 60 * 1000; // 2 h without a request
 export const ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000; // 7 days whatever the activity
 /** last_seen_at is written at most this often per session: a page view is not a write. */
 const TOUCH_MS = 60 * 1000;
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
-export interface Session { accountId: string | null; email: string | null; balanceCents: number; lastSeenAt: Date }
+export interface Session {
+  accountId: string | null;
+  email: string | null;
+  balanceCents: number;
+  lastSeenAt: Date;
+}
 
 /** What a console session is bound to: a hash of the admin token (never the token's plain SHA-256). */
-export const consoleBinding = (adminToken: string) => sha(`rendergate console session\n${adminToken}`);
+export const consoleBinding = (adminToken: string) =>
+  sha(`rendergate console session\n${adminToken}`);
 
 export class Sessions {
   private console: Buffer;
   private perAccount: number;
 
-  constructor(private db: Db, o: { adminToken: string; perAccount: number }) {
+  constructor(
+    private db: Db,
+    o: { adminToken: string; perAccount: number },
+  ) {
     this.console = consoleBinding(o.adminToken);
     this.perAccount = o.perAccount;
   }
@@ -34,7 +48,13 @@ export class Sessions {
   /** A new session (null: the operator's console); the returned id goes in the cookie and nowhere else. */
   async create(accountId: string | null): Promise<string> {
     const id = crypto.randomBytes(32).toString('base64url');
-    await insertSession(this.db, sha(id), accountId, ABSOLUTE_MS / 1000, accountId === null ? this.console : null);
+    await insertSession(
+      this.db,
+      sha(id),
+      accountId,
+      ABSOLUTE_MS / 1000,
+      accountId === null ? this.console : null,
+    );
     // The oldest live sessions beyond the bound end (sessions of the console count together).
     await revokeSessionsBeyond(this.db, accountId, this.perAccount);
     return id;
@@ -45,11 +65,17 @@ export class Sessions {
     if (!id || id.length > 100) return null;
     const r = await liveSession(this.db, sha(id), IDLE_MS / 1000);
     if (!r || (kind === 'admin') !== (r.account_id === null)) return null;
-    if (kind === 'admin' && !(r.admin_token_hash && r.admin_token_hash.equals(this.console))) return null;
+    if (kind === 'admin' && !(r.admin_token_hash && r.admin_token_hash.equals(this.console)))
+      return null;
     if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) {
       await touchSession(this.db, sha(id));
     }
-    return { accountId: r.account_id, email: r.email, balanceCents: r.balance_cents ?? 0, lastSeenAt: r.last_seen_at };
+    return {
+      accountId: r.account_id,
+      email: r.email,
+      balanceCents: r.balance_cents ?? 0,
+      lastSeenAt: r.last_seen_at,
+    };
   }
 
   async revoke(id: string): Promise<void> {

@@ -5,29 +5,51 @@ import type { Db } from '../db/pool.ts';
 import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
 import { inviteLink, resetLink } from './invites.ts';
 import { issueToken, linkFor, peekToken, type Purpose } from './one-time-links.ts';
-import { checkPassword, currentPasswordOk, setPassword, setPasswordWithLink, signUp } from './passwords.ts';
+import {
+  checkPassword,
+  currentPasswordOk,
+  setPassword,
+  setPasswordWithLink,
+  signUp,
+} from './passwords.ts';
 import { attempt, succeeded, type Door } from './attempt-limits.ts';
 
 export class StudioAccounts {
-  constructor(private db: Db, private publicUrl: string) {}
+  constructor(
+    private db: Db,
+    private publicUrl: string,
+  ) {}
 
   /** Counts an attempt at a door before it is checked, or refuses it (attempt-limits.ts). */
-  attempt(door: Door) { return attempt(this.db, door); }
+  attempt(door: Door) {
+    return attempt(this.db, door);
+  }
 
   /** The attempt was right (password, token): it does not count. */
-  succeeded(door: Door) { return succeeded(this.db, door); }
+  succeeded(door: Door) {
+    return succeeded(this.db, door);
+  }
 
-  checkPassword(email: string, password: string) { return checkPassword(this.db, email, password); }
+  checkPassword(email: string, password: string) {
+    return checkPassword(this.db, email, password);
+  }
 
-  currentPasswordOk(accountId: string, password: string) { return currentPasswordOk(this.db, accountId, password); }
+  currentPasswordOk(accountId: string, password: string) {
+    return currentPasswordOk(this.db, accountId, password);
+  }
 
-  setPassword(accountId: string, password: string) { return setPassword(this.db, accountId, password); }
+  setPassword(accountId: string, password: string) {
+    return setPassword(this.db, accountId, password);
+  }
 
-  signUp(email: string, password: string) { return signUp(this.db, email, password); }
+  signUp(email: string, password: string) {
+    return signUp(this.db, email, password);
+  }
 
   /** The account and email of a live, unused link (without using it); null when it is not live. */
   async peekLink(
-    token: string, purpose: Purpose,
+    token: string,
+    purpose: Purpose,
   ): Promise<{ accountId: string; email: string | null } | null> {
     const accountId = await peekToken(this.db, token, purpose);
     if (!accountId) return null;
@@ -48,11 +70,17 @@ export class StudioAccounts {
   }
 
   /** The operator's invitation (invites.ts). */
-  invite(email: string, name: string | null) { return inviteLink(this.db, this.publicUrl, email, name); }
+  invite(email: string, name: string | null) {
+    return inviteLink(this.db, this.publicUrl, email, name);
+  }
 
   /** The operator's reset link (invites.ts). */
-  resetLink(email: string) { return resetLink(this.db, this.publicUrl, email); }
+  resetLink(email: string) {
+    return resetLink(this.db, this.publicUrl, email);
+  }
 
   /** The operator's account search. */
-  search(text: string) { return searchAccounts(this.db, text); }
+  search(text: string) {
+    return searchAccounts(this.db, text);
+  }
 }

@@ -21,16 +21,25 @@ export class Topups {
   readonly events: StripeEvents;
   private stripe: Stripe;
 
-  constructor(private o: { db: Db; stripe: StripeConfig; publicUrl: string; waiters: Waiters; log: Logger }) {
+  constructor(
+    private o: { db: Db; stripe: StripeConfig; publicUrl: string; waiters: Waiters; log: Logger },
+  ) {
     this.amounts = o.stripe.topupAmounts;
     this.checkoutOrigin = o.stripe.checkoutOrigin;
     this.stripe = new Stripe(o.stripe.secretKey, {
       ...(o.stripe.api ?? {}),
       // One retry (the library's, with an idempotency key of its own), then a clear message: a person waits.
-      maxNetworkRetries: 1, timeout: 15_000, telemetry: false,
+      maxNetworkRetries: 1,
+      timeout: 15_000,
+      telemetry: false,
     });
-    this.events = new StripeEvents({ db: o.db, stripe: this.stripe, webhookSecret: o.stripe.webhookSecret,
-      toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS, log: o.log });
+    this.events = new StripeEvents({
+      db: o.db,
+      stripe: this.stripe,
+      webhookSecret: o.stripe.webhookSecret,
+      toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS,
+      log: o.log,
+    });
   }
 
   /**
@@ -40,28 +49,51 @@ export class Topups {
    */
   async startCheckout(accountId: string, amountCents: number): Promise<string> {
     if (!this.amounts.includes(amountCents)) {
-      throw new ApiError('INVALID_INPUT', 'Choose one of the amounts offered.', [{ field: 'amount', message: 'not an offered amount' }]);
+      throw new ApiError('INVALID_INPUT', 'Choose one of the amounts offered.', [
+        { field: 'amount', message: 'not an offered amount' },
+      ]);
     }
     const base = this.o.publicUrl;
     let session: Stripe.Checkout.Session;
     try {
       session = await this.stripe.checkout.sessions.create({
         mode: 'payment',
-        line_items: [{ quantity: 1, price_data: { currency: 'eur', unit_amount: amountCents,
-          product_data: { name: 'Rendergate credit' } } }],
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: 'eur',
+              unit_amount: amountCents,
+              product_data: { name: 'Rendergate credit' },
+            },
+          },
+        ],
         client_reference_id: accountId,
         metadata: { rendergate_account: accountId },
         success_url: `${base}/credit/success?session_id={CHECKOUT_SESSION_ID}`,
         cancel_url: `${base}/credit?cancelled=1`,
       });
     } catch (err) {
-      this.o.log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'Stripe Checkout Session not created');
-      throw new ApiError('SERVICE_UNAVAILABLE', 'Payments cannot be taken right now: Stripe could not be reached. '
-        + 'Nothing was charged; try again in a few minutes.');
+      this.o.log.warn(
+        { err: { type: (err as Error).name, message: (err as Error).message } },
+        'Stripe Checkout Session not created',
+      );
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'Payments cannot be taken right now: Stripe could not be reached. ' +
+          'Nothing was charged; try again in a few minutes.',
+      );
     }
-    if (!session.url) throw new ApiError('SERVICE_UNAVAILABLE', 'Stripe answered without a payment page; nothing was charged.');
+    if (!session.url)
+      throw new ApiError(
+        'SERVICE_UNAVAILABLE',
+        'Stripe answered without a payment page; nothing was charged.',
+      );
     if (new URL(session.url).origin !== this.checkoutOrigin) {
-      this.o.log.warn({ origin: new URL(session.url).origin }, 'Checkout page on an unexpected origin: the browser will refuse it');
+      this.o.log.warn(
+        { origin: new URL(session.url).origin },
+        'Checkout page on an unexpected origin: the browser will refuse it',
+      );
     }
     return session.url;
   }
@@ -70,10 +102,18 @@ export class Topups {
    * The account's top-up of `sessionId` once credited, waiting up to `seconds` for its credit (woken by
    * the notification the credit sends); null if it has not arrived by then.
    */
-  async waitCredited(accountId: string, sessionId: string, seconds: number, closed: AbortSignal): Promise<TopupRow | null> {
+  async waitCredited(
+    accountId: string,
+    sessionId: string,
+    seconds: number,
+    closed: AbortSignal,
+  ): Promise<TopupRow | null> {
     let wake: (() => void) | null = null;
     let changed = false;
-    const remove = this.o.waiters.add(`topup:${sessionId}`, () => { changed = true; wake?.(); });
+    const remove = this.o.waiters.add(`topup:${sessionId}`, () => {
+      changed = true;
+      wake?.();
+    });
     let timer: NodeJS.Timeout | undefined;
     const over = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, seconds * 1000);
@@ -85,7 +125,12 @@ export class Topups {
         const row = await topupOf(this.o.db, accountId, sessionId);
         if (row || !remove || closed.aborted) return row;
         if (changed) continue;
-        const woken = await Promise.race([new Promise<boolean>((r) => { wake = () => r(true); }), over.then(() => false)]);
+        const woken = await Promise.race([
+          new Promise<boolean>((r) => {
+            wake = () => r(true);
+          }),
+          over.then(() => false),
+        ]);
         wake = null;
         if (!woken) return topupOf(this.o.db, accountId, sessionId);
       }
@@ -97,7 +142,18 @@ export class Topups {
 }
 
 /** The top-ups service when Stripe is configured; null otherwise (no Add credit, /webhooks/stripe 404). */
-export function createTopups(o: { db: Db; config: Config; waiters: Waiters; log: Logger }): Topups | null {
+export function createTopups(o: {
+  db: Db;
+  config: Config;
+  waiters: Waiters;
+  log: Logger;
+}): Topups | null {
   if (!o.config.stripe) return null;
-  return new Topups({ db: o.db, stripe: o.config.stripe, publicUrl: o.config.publicUrl, waiters: o.waiters, log: o.log });
+  return new Topups({
+    db: o.db,
+    stripe: o.config.stripe,
+    publicUrl: o.config.publicUrl,
+    waiters: o.waiters,
+    log: o.log,
+  });
 }

@@ -16,7 +16,10 @@ export class UnknownKeyLimiter {
 
   private roll(now: number): void {
     const minute = Math.floor(now / 60_000);
-    if (minute !== this.minute || this.counts.size > MAX_ADDRESSES) { this.minute = minute; this.counts.clear(); }
+    if (minute !== this.minute || this.counts.size > MAX_ADDRESSES) {
+      this.minute = minute;
+      this.counts.clear();
+    }
   }
 
   /** Throws 429 when `address` has sent too many unknown keys this minute. */
@@ -25,7 +28,12 @@ export class UnknownKeyLimiter {
     this.roll(now);
     if ((this.counts.get(address) ?? 0) < UNKNOWN_KEYS_PER_MINUTE) return;
     const retry = Math.max(1, Math.ceil(((this.minute + 1) * 60_000 - now) / 1000));
-    throw new ApiError('RATE_LIMITED', `Too many unknown API keys from this address; retry after ${retry} s.`, undefined, { 'retry-after': String(retry) });
+    throw new ApiError(
+      'RATE_LIMITED',
+      `Too many unknown API keys from this address; retry after ${retry} s.`,
+      undefined,
+      { 'retry-after': String(retry) },
+    );
   }
 
   /** Records an unknown key sent from `address`. */

@@ -10,8 +10,16 @@ import sharp from 'sharp';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import {
-  deleteUploadRows, keptUpload, keptUploadIds, keptUploads, markUploadDeleted, type UploadRow,
-  fits, insertWithinQuota, uploadUsage, type UploadUsage,
+  deleteUploadRows,
+  keptUpload,
+  keptUploadIds,
+  keptUploads,
+  markUploadDeleted,
+  type UploadRow,
+  fits,
+  insertWithinQuota,
+  uploadUsage,
+  type UploadUsage,
 } from '../db/uploads.ts';
 import type { CompiledModel } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
@@ -22,31 +30,57 @@ import type { Storage } from '../storage/storage.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 
 /** Accepted Content-Types and the format sharp must find in the bytes. */
-export const UPLOAD_TYPES: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/webp': 'webp' };
+export const UPLOAD_TYPES: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/webp': 'webp',
+};
 
 const notFound = () => new ApiError('UPLOAD_NOT_FOUND', 'No such upload.');
 
 export class Uploads {
   private prefix: string;
 
-  constructor(private db: Db, private storage: Storage, private config: Config) {
+  constructor(
+    private db: Db,
+    private storage: Storage,
+    private config: Config,
+  ) {
     this.prefix = `${config.publicUrl}/v1/uploads/`;
   }
 
   private view(r: UploadRow) {
     return {
-      id: r.id, url: this.prefix + r.id, contentType: r.content_type, sizeBytes: r.size_bytes,
-      width: r.width, height: r.height, createdAt: r.created_at.toISOString(), expiresAt: r.expires_at.toISOString(),
+      id: r.id,
+      url: this.prefix + r.id,
+      contentType: r.content_type,
+      sizeBytes: r.size_bytes,
+      width: r.width,
+      height: r.height,
+      createdAt: r.created_at.toISOString(),
+      expiresAt: r.expires_at.toISOString(),
     };
   }
 
   /** The 409 of an upload that would take the account past its quota. */
   private overQuota(u: UploadUsage): ApiError {
-    const q = { quotaBytes: this.config.uploadQuotaBytes, quotaCount: this.config.uploadQuotaCount };
-    return new ApiError('UPLOAD_QUOTA_EXCEEDED',
+    const q = {
+      quotaBytes: this.config.uploadQuotaBytes,
+      quotaCount: this.config.uploadQuotaCount,
+    };
+    return new ApiError(
+      'UPLOAD_QUOTA_EXCEEDED',
       `This upload would take the account past its quota (${u.usedBytes} of ${q.quotaBytes} bytes, ` +
-      `${u.count} of ${q.quotaCount} uploads held); delete uploads (GET /v1/uploads lists them) or wait until they expire.`,
-      [{ usedBytes: u.usedBytes, quotaBytes: q.quotaBytes, count: u.count, quotaCount: q.quotaCount }]);
+        `${u.count} of ${q.quotaCount} uploads held); delete uploads (GET /v1/uploads lists them) or wait until they expire.`,
+      [
+        {
+          usedBytes: u.usedBytes,
+          quotaBytes: q.quotaBytes,
+          count: u.count,
+          quotaCount: q.quotaCount,
+        },
+      ],
+    );
   }
 
   /**
@@ -57,8 +91,13 @@ export class Uploads {
   async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
     const format = UPLOAD_TYPES[type];
-    if (!format) throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the image as ${Object.keys(UPLOAD_TYPES).join(', ')}.`);
-    if (!Buffer.isBuffer(body) || body.length === 0) throw invalidInput([{ field: 'body', message: 'is empty; send the image bytes' }]);
+    if (!format)
+      throw new ApiError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `Send the image as ${Object.keys(UPLOAD_TYPES).join(', ')}.`,
+      );
+    if (!Buffer.isBuffer(body) || body.length === 0)
+      throw invalidInput([{ field: 'body', message: 'is empty; send the image bytes' }]);
     const quota = { bytes: this.config.uploadQuotaBytes, count: this.config.uploadQuotaCount };
     const before = await uploadUsage(this.db, accountId);
     if (!fits(before, body.length, quota)) throw this.overQuota(before);
@@ -79,10 +118,20 @@ export class Uploads {
     }
     let made: Awaited<ReturnType<typeof insertWithinQuota>>;
     try {
-      made = await insertWithinQuota(this.db, {
-        id, accountId, key, contentType: type, sizeBytes: body.length, width, height,
-        retentionSeconds: this.config.uploadRetentionSeconds,
-      }, quota);
+      made = await insertWithinQuota(
+        this.db,
+        {
+          id,
+          accountId,
+          key,
+          contentType: type,
+          sizeBytes: body.length,
+          width,
+          height,
+          retentionSeconds: this.config.uploadRetentionSeconds,
+        },
+        quota,
+      );
     } catch (e) {
       await this.storage.delete(key).catch(() => undefined);
       throw e;
@@ -96,7 +145,11 @@ export class Uploads {
   }
 
   /** Decodes the whole image (not just its header), as the renderers will, within their pixel limit. */
-  private async decode(body: Buffer, format: string, type: string): Promise<{ width: number; height: number }> {
+  private async decode(
+    body: Buffer,
+    format: string,
+    type: string,
+  ): Promise<{ width: number; height: number }> {
     const bad = (why: string) => invalidInput([{ field: 'body', message: why }]);
     let meta;
     try {
@@ -104,13 +157,19 @@ export class Uploads {
     } catch {
       throw bad(`does not decode as ${type}`);
     }
-    if (meta.format !== format || !meta.width || !meta.height) throw bad(`does not decode as ${type}`);
+    if (meta.format !== format || !meta.width || !meta.height)
+      throw bad(`does not decode as ${type}`);
     if (meta.width * meta.height > MAX_INPUT_PIXELS) {
-      throw bad(`is ${meta.width}×${meta.height} pixels, more than the limit of ${MAX_INPUT_PIXELS}`);
+      throw bad(
+        `is ${meta.width}×${meta.height} pixels, more than the limit of ${MAX_INPUT_PIXELS}`,
+      );
     }
     try {
       // failOn 'error': a truncated or corrupt image is refused now rather than failing the render later.
-      await sharp(body, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
+      await sharp(body, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
+        .resize(64, 64, { fit: 'inside' })
+        .raw()
+        .toBuffer();
     } catch {
       throw bad(`does not decode as ${type} (truncated or corrupt)`);
     }
@@ -129,21 +188,38 @@ export class Uploads {
   }
 
   /** The upload's bytes, for GET /v1/uploads/{id}. */
-  async open(accountId: string, id: string): Promise<{ contentType: string; sizeBytes: number; body: Readable }> {
+  async open(
+    accountId: string,
+    id: string,
+  ): Promise<{ contentType: string; sizeBytes: number; body: Readable }> {
     const r = await this.row(accountId, id);
     try {
-      return { contentType: r.content_type, sizeBytes: r.size_bytes, body: await this.storage.read(r.storage_key) };
+      return {
+        contentType: r.content_type,
+        sizeBytes: r.size_bytes,
+        body: await this.storage.read(r.storage_key),
+      };
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as { name?: string }).name === 'NoSuchKey') throw notFound();
+      if (
+        (e as NodeJS.ErrnoException).code === 'ENOENT' ||
+        (e as { name?: string }).name === 'NoSuchKey'
+      )
+        throw notFound();
       throw e;
     }
   }
 
-  async list(accountId: string, q: { limit: number; cursor: string | null }): Promise<Page<Record<string, unknown>>> {
+  async list(
+    accountId: string,
+    q: { limit: number; cursor: string | null },
+  ): Promise<Page<Record<string, unknown>>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await keptUploads(this.db, accountId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => this.view(r));
-    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
+    return {
+      data,
+      nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null,
+    };
   }
 
   /** Marks the upload deleted (it is refused from now on), then removes its file; the janitor finishes a removal a crash interrupted. */
@@ -164,7 +240,13 @@ export class Uploads {
     const found = new Map<string, string>();
     for (const f of model.def.fields) {
       const v = inputs[f.name];
-      if (f.type === 'url' && f.media === 'image' && typeof v === 'string' && v.startsWith(this.prefix)) found.set(f.name, v.slice(this.prefix.length));
+      if (
+        f.type === 'url' &&
+        f.media === 'image' &&
+        typeof v === 'string' &&
+        v.startsWith(this.prefix)
+      )
+        found.set(f.name, v.slice(this.prefix.length));
     }
     return found;
   }
@@ -175,7 +257,11 @@ export class Uploads {
     const ok = await keptUploadIds(this.db, accountId, ids);
     const problems: FieldProblem[] = [];
     for (const [name, id] of named) {
-      if (!ok.has(id)) problems.push({ field: `inputs.${name}`, message: 'is not an upload of this account, or it was deleted or has expired' });
+      if (!ok.has(id))
+        problems.push({
+          field: `inputs.${name}`,
+          message: 'is not an upload of this account, or it was deleted or has expired',
+        });
     }
     if (problems.length > 0) throw invalidInput(problems);
   }
@@ -192,7 +278,17 @@ export function storageFailure(e: unknown): ApiError {
   const code = (e as NodeJS.ErrnoException)?.code ?? '';
   const name = (e as { name?: string })?.name ?? '';
   if (FULL.has(code) || name === 'EntityTooLarge' || name === 'QuotaExceeded') {
-    return new ApiError('INSUFFICIENT_STORAGE', 'The storage is full; the upload was not stored. Retry later.', undefined, { 'retry-after': '60' });
+    return new ApiError(
+      'INSUFFICIENT_STORAGE',
+      'The storage is full; the upload was not stored. Retry later.',
+      undefined,
+      { 'retry-after': '60' },
+    );
   }
-  return new ApiError('SERVICE_UNAVAILABLE', 'The storage is unavailable; the upload was not stored. Retry shortly.', undefined, { 'retry-after': '5' });
+  return new ApiError(
+    'SERVICE_UNAVAILABLE',
+    'The storage is unavailable; the upload was not stored. Retry shortly.',
+    undefined,
+    { 'retry-after': '5' },
+  );
 }

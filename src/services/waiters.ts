@@ -16,7 +16,7 @@ export class Waiters {
   add(id: string, wake: () => void): (() => void) | null {
     if (this.held >= this.max) return null;
     let set = this.byId.get(id);
-    if (!set) this.byId.set(id, set = new Set());
+    if (!set) this.byId.set(id, (set = new Set()));
     set.add(wake);
     this.held++;
     return () => {

@@ -4,7 +4,11 @@
 import crypto from 'node:crypto';
 import { transaction, type Db } from '../db/pool.ts';
 import {
-  insertEndpointBelow, liveEndpoint, liveEndpoints, markEndpointDeleted, type EndpointRow,
+  insertEndpointBelow,
+  liveEndpoint,
+  liveEndpoints,
+  markEndpointDeleted,
+  type EndpointRow,
 } from '../db/webhook-endpoints.ts';
 import { deliveriesOf } from '../db/webhook-deliveries.ts';
 import { objectBody } from '../domain/body.ts';
@@ -14,35 +18,63 @@ import { compileFieldCheck } from '../domain/inputs.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { resendDelivery } from '../db/webhook-deliveries-resend.ts';
 
-export const EVENT_TYPES = ['generation.started', 'generation.succeeded', 'generation.failed', 'generation.refunded'] as const;
+export const EVENT_TYPES = [
+  'generation.started',
+  'generation.succeeded',
+  'generation.failed',
+  'generation.refunded',
+] as const;
 export const MAX_ENDPOINTS = 10;
 
 const checkUrl = compileFieldCheck({ name: 'url', type: 'url', required: true, default: null });
 const notFound = () => new ApiError('WEBHOOK_ENDPOINT_NOT_FOUND', 'No such webhook endpoint.');
 
-export interface EndpointView { id: string; url: string; events: string[]; secret?: string; enabled: boolean; createdAt: string }
+export interface EndpointView {
+  id: string;
+  url: string;
+  events: string[];
+  secret?: string;
+  enabled: boolean;
+  createdAt: string;
+}
 
 function view(r: EndpointRow, withSecret: boolean): EndpointView {
   // the secret (when shown) before `enabled`: the answer's field order
-  return { id: r.id, url: r.url, events: r.events, ...(withSecret ? { secret: r.secret } : {}),
-    enabled: r.enabled, createdAt: r.created_at.toISOString() };
+  return {
+    id: r.id,
+    url: r.url,
+    events: r.events,
+    ...(withSecret ? { secret: r.secret } : {}),
+    enabled: r.enabled,
+    createdAt: r.created_at.toISOString(),
+  };
 }
 
 /** `{ url, events? }`, every bad field named. */
 function parseEndpoint(body: unknown): { url: string; events: string[] } {
   const b = objectBody(body);
   const problems: FieldProblem[] = [];
-  for (const k of Object.keys(b)) if (k !== 'url' && k !== 'events') problems.push({ field: k.slice(0, 200), message: 'is not a field of a webhook endpoint' });
-  if (b.url === undefined || b.url === null) problems.push({ field: 'url', message: 'is required' });
+  for (const k of Object.keys(b))
+    if (k !== 'url' && k !== 'events')
+      problems.push({ field: k.slice(0, 200), message: 'is not a field of a webhook endpoint' });
+  if (b.url === undefined || b.url === null)
+    problems.push({ field: 'url', message: 'is required' });
   else {
     const why = checkUrl(b.url);
     if (why) problems.push({ field: 'url', message: why });
   }
   let events: string[] = [...EVENT_TYPES];
   if (b.events !== undefined && b.events !== null) {
-    if (!Array.isArray(b.events) || b.events.length === 0 || b.events.length > EVENT_TYPES.length * 4
-      || b.events.some((e) => !(EVENT_TYPES as readonly unknown[]).includes(e))) {
-      problems.push({ field: 'events', message: `must be a non-empty list of ${EVENT_TYPES.join(', ')}` });
+    if (
+      !Array.isArray(b.events) ||
+      b.events.length === 0 ||
+      b.events.length > EVENT_TYPES.length * 4 ||
+      b.events.some((e) => !(EVENT_TYPES as readonly unknown[]).includes(e))
+    ) {
+      problems.push({
+        field: 'events',
+        message: `must be a non-empty list of ${EVENT_TYPES.join(', ')}`,
+      });
     } else {
       events = EVENT_TYPES.filter((t) => (b.events as unknown[]).includes(t));
     }
@@ -60,9 +92,13 @@ export class WebhookEndpoints {
     const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
     // Concurrent creates of one account count one at a time (a lock of its own, not the balance row's).
     const row = await transaction(this.db, (tx) =>
-      insertEndpointBelow(tx, MAX_ENDPOINTS, { id: newId('whe'), accountId, url, events, secret }));
+      insertEndpointBelow(tx, MAX_ENDPOINTS, { id: newId('whe'), accountId, url, events, secret }),
+    );
     if (!row) {
-      throw new ApiError('WEBHOOK_ENDPOINT_LIMIT', `An account has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
+      throw new ApiError(
+        'WEBHOOK_ENDPOINT_LIMIT',
+        `An account has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`,
+      );
     }
     return view(row, true);
   }
@@ -78,30 +114,50 @@ export class WebhookEndpoints {
     return view(await this.row(accountId, id), true);
   }
 
-  async list(accountId: string, q: { limit: number; cursor: string | null }): Promise<Page<EndpointView>> {
+  async list(
+    accountId: string,
+    q: { limit: number; cursor: string | null },
+  ): Promise<Page<EndpointView>> {
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await liveEndpoints(this.db, accountId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => view(r, false));
-    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
+    return {
+      data,
+      nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null,
+    };
   }
 
   /** Deleted endpoints get no new events; their pending deliveries end failed when next attempted. */
   async delete(accountId: string, id: string) {
     if (!isId('whe', id)) throw notFound();
-    if (!await markEndpointDeleted(this.db, accountId, id)) throw notFound();
+    if (!(await markEndpointDeleted(this.db, accountId, id))) throw notFound();
     return { id, deleted: true };
   }
 
-  async deliveries(accountId: string, endpointId: string, q: { limit: number; cursor: string | null }): Promise<Page<Record<string, unknown>>> {
+  async deliveries(
+    accountId: string,
+    endpointId: string,
+    q: { limit: number; cursor: string | null },
+  ): Promise<Page<Record<string, unknown>>> {
     await this.row(accountId, endpointId);
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await deliveriesOf(this.db, endpointId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => ({
-      id: r.id, eventId: r.event_id, type: r.type, generationId: r.generation_id, attempts: r.attempts, status: r.status,
-      lastResponseStatus: r.last_response_status, lastError: r.last_error, createdAt: r.created_at.toISOString(),
+      id: r.id,
+      eventId: r.event_id,
+      type: r.type,
+      generationId: r.generation_id,
+      attempts: r.attempts,
+      status: r.status,
+      lastResponseStatus: r.last_response_status,
+      lastError: r.last_error,
+      createdAt: r.created_at.toISOString(),
       nextAttemptAt: r.next_attempt_at ? r.next_attempt_at.toISOString() : null,
     }));
-    return { data, nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null };
+    return {
+      data,
+      nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id) : null,
+    };
   }
 
   /**

@@ -14,7 +14,8 @@ export class FileStorage implements Storage {
   }
 
   private pathOf(key: string): string {
-    if (!/^[A-Za-z0-9._/-]{1,200}$/.test(key) || key.includes('..')) throw new Error(`bad storage key ${key}`);
+    if (!/^[A-Za-z0-9._/-]{1,200}$/.test(key) || key.includes('..'))
+      throw new Error(`bad storage key ${key}`);
     return path.join(this.root, key);
   }
 
@@ -26,15 +27,27 @@ export class FileStorage implements Storage {
     try {
       // flush: fsync before the stream closes its descriptor (a FileHandle stream with autoClose:false
       // keeps a reference that makes FileHandle.close() wait forever).
-      await pipeline(fs.createReadStream(source), new Transform({
-        transform(chunk: Buffer, _enc, cb) { hash.update(chunk); bytes += chunk.length; cb(null, chunk); },
-      }), fs.createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true }));
+      await pipeline(
+        fs.createReadStream(source),
+        new Transform({
+          transform(chunk: Buffer, _enc, cb) {
+            hash.update(chunk);
+            bytes += chunk.length;
+            cb(null, chunk);
+          },
+        }),
+        fs.createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true }),
+      );
       const dir = path.dirname(dest);
       await fsp.mkdir(dir, { recursive: true });
       await fsp.rename(tmp, dest);
       // the rename itself is durable only once its directory is synced
       const d = await fsp.open(dir, 'r');
-      try { await d.sync(); } finally { await d.close(); }
+      try {
+        await d.sync();
+      } finally {
+        await d.close();
+      }
     } catch (e) {
       await fsp.rm(tmp, { force: true });
       throw e;
@@ -64,7 +77,11 @@ export class FileStorage implements Storage {
       if (!entry.isFile()) continue;
       const file = path.join(entry.parentPath, entry.name);
       const stat = await fsp.stat(file).catch(() => null); // removed meanwhile
-      if (stat) yield { key: path.relative(this.root, file).split(path.sep).join('/'), modifiedAt: stat.mtime };
+      if (stat)
+        yield {
+          key: path.relative(this.root, file).split(path.sep).join('/'),
+          modifiedAt: stat.mtime,
+        };
     }
   }
 

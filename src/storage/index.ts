@@ -5,7 +5,10 @@ import { FileStorage } from './file.ts';
 import { S3Storage } from './s3.ts';
 import type { Storage } from './storage.ts';
 
-export function createStorage(config: StorageConfig, env: NodeJS.ProcessEnv = process.env): Storage {
+export function createStorage(
+  config: StorageConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Storage {
   switch (config.driver) {
     case 'file':
       return new FileStorage(config.root);

@@ -9,7 +9,9 @@ const outputKey = (generationId: string, attempt: number, ext: string) =>
 
 /** The storage key of an attempt's output file. */
 export function attemptOutputKey(
-  generationId: string, attempt: number, contentType: string,
+  generationId: string,
+  attempt: number,
+  contentType: string,
 ): string {
   return outputKey(generationId, attempt, outputExtension(contentType));
 }

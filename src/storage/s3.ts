@@ -5,7 +5,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { pipeline, Transform, type Readable } from 'node:stream';
 import {
-  AbortMultipartUploadCommand, DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client,
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -17,7 +22,12 @@ const QUEUE_SIZE = 4;
 /** FileStorage's rule, so a key valid here is valid there. `..`, a leading `/` and `//` are refused
  * because S3-compatible servers and proxies disagree on how they normalise such request paths. */
 export function checkKey(key: string): string {
-  if (!/^[A-Za-z0-9._/-]{1,200}$/.test(key) || key.includes('..') || key.startsWith('/') || key.includes('//')) {
+  if (
+    !/^[A-Za-z0-9._/-]{1,200}$/.test(key) ||
+    key.includes('..') ||
+    key.startsWith('/') ||
+    key.includes('//')
+  ) {
     throw new Error(`bad storage key ${key}`);
   }
   return key;
@@ -34,14 +44,20 @@ export function s3ClientConfig(env: NodeJS.ProcessEnv): S3ClientConfig {
     endpoint,
     // Self-hosted servers (MinIO, Ceph, s3rver) rarely have wildcard DNS for virtual-hosted buckets.
     forcePathStyle: Boolean(endpoint) || pathStyle,
-    credentials: env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
-      ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN || undefined }
-      : undefined,
+    credentials:
+      env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+        ? {
+            accessKeyId: env.AWS_ACCESS_KEY_ID,
+            secretAccessKey: env.AWS_SECRET_ACCESS_KEY,
+            sessionToken: env.AWS_SESSION_TOKEN || undefined,
+          }
+        : undefined,
     maxAttempts: 3,
     retryMode: 'standard',
     // Older S3-compatible servers reject the SDK's default CRC32 trailers; operators opt out here.
     ...(checksums === 'WHEN_REQUIRED' || checksums === 'WHEN_SUPPORTED'
-      ? { requestChecksumCalculation: checksums, responseChecksumValidation: checksums } : {}),
+      ? { requestChecksumCalculation: checksums, responseChecksumValidation: checksums }
+      : {}),
   };
 }
 
@@ -78,14 +94,30 @@ export class S3Storage implements Storage {
     // pipeline() destroys the hashing stream with the source's error, so a read failure mid-way fails
     // the upload instead of completing it with a truncated body.
     let sourceError: Error | undefined;
-    const body = pipeline(fs.createReadStream(source), new Transform({
-      transform(chunk: Buffer, _enc, cb) { hash.update(chunk); bytes += chunk.length; cb(null, chunk); },
-    }), (err) => { sourceError = err ?? undefined; });
+    const body = pipeline(
+      fs.createReadStream(source),
+      new Transform({
+        transform(chunk: Buffer, _enc, cb) {
+          hash.update(chunk);
+          bytes += chunk.length;
+          cb(null, chunk);
+        },
+      }),
+      (err) => {
+        sourceError = err ?? undefined;
+      },
+    );
     const upload = new Upload({
       client: this.client,
       partSize: PART_SIZE,
       queueSize: QUEUE_SIZE,
-      params: { Bucket: this.bucket, Key, Body: body, ContentType: contentType, Metadata: { sha256: expected } },
+      params: {
+        Bucket: this.bucket,
+        Key,
+        Body: body,
+        ContentType: contentType,
+        Metadata: { sha256: expected },
+      },
     });
     try {
       await upload.done();
@@ -94,7 +126,14 @@ export class S3Storage implements Storage {
       // lib-storage aborts on failure too, but its abort can itself fail: a second abort is harmless
       // (NoSuchUpload), a missed one leaves billed parts behind.
       if (upload.uploadId) {
-        await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId: upload.uploadId }))
+        await this.client
+          .send(
+            new AbortMultipartUploadCommand({
+              Bucket: this.bucket,
+              Key,
+              UploadId: upload.uploadId,
+            }),
+          )
           .catch(() => undefined);
       }
       // lib-storage reports a failed abort in place of the read error that caused it; the cause matters more.
@@ -102,34 +141,44 @@ export class S3Storage implements Storage {
     }
     const digest = hash.digest('base64url');
     if (digest !== expected) {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key })).catch(() => undefined);
+      await this.client
+        .send(new DeleteObjectCommand({ Bucket: this.bucket, Key }))
+        .catch(() => undefined);
       throw new Error(`storage source ${source} changed while it was uploaded`);
     }
     return { bytes, etag: `"${digest}"` };
   }
 
   async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
-    const res = await this.client.send(new GetObjectCommand({
-      Bucket: this.bucket,
-      Key: this.objectKey(key),
-      Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-    }));
+    const res = await this.client.send(
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+      }),
+    );
     // On Node the SDK's body is an http.IncomingMessage, a Readable.
     return res.Body as Readable;
   }
 
   async delete(key: string): Promise<void> {
     // S3 answers 204 for a missing key too, so deleting twice is fine.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    await this.client.send(
+      new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }),
+    );
   }
 
   async *list(prefix: string): AsyncIterable<ListedObject> {
     const strip = this.prefix ? this.prefix.length + 1 : 0;
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({
-        Bucket: this.bucket, Prefix: this.prefix ? `${this.prefix}/${prefix}` : prefix, ContinuationToken,
-      }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.prefix ? `${this.prefix}/${prefix}` : prefix,
+          ContinuationToken,
+        }),
+      );
       for (const o of page.Contents ?? []) {
         if (o.Key && o.LastModified) yield { key: o.Key.slice(strip), modifiedAt: o.LastModified };
       }
@@ -140,7 +189,9 @@ export class S3Storage implements Storage {
   async check(): Promise<void> {
     // A real write, not HeadBucket: read-only credentials must fail readiness.
     const Key = this.objectKey(`.probe/${process.pid}-${crypto.randomBytes(4).toString('hex')}`);
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key, Body: 'ok', ContentType: 'text/plain' }));
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.bucket, Key, Body: 'ok', ContentType: 'text/plain' }),
+    );
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key }));
   }
 }

@@ -20,4 +20,7 @@ export interface Storage {
   list(prefix: string): AsyncIterable<ListedObject>;
 }
 
-export interface ListedObject { key: string; modifiedAt: Date }
+export interface ListedObject {
+  key: string;
+  modifiedAt: Date;
+}

@@ -6,13 +6,21 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
-const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
+const TYPES: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
 
 export function registerAssets(app: FastifyInstance) {
   const files = new Map<string, { body: Buffer; type: string; etag: string }>();
   for (const name of fs.readdirSync(DIR)) {
     const body = fs.readFileSync(path.join(DIR, name));
-    files.set(name, { body, type: TYPES[path.extname(name)] ?? 'application/octet-stream', etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 16)}"` });
+    files.set(name, {
+      body,
+      type: TYPES[path.extname(name)] ?? 'application/octet-stream',
+      etag: `"${crypto.createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`,
+    });
   }
   app.get<{ Params: { name: string } }>('/assets/:name', (req, reply) => {
     const f = files.get(req.params.name);

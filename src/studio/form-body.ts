@@ -3,7 +3,7 @@
 export type FormBody = Record<string, string | string[] | undefined>;
 
 export function field(body: unknown, name: string): string | undefined {
-  const v = (body && typeof body === 'object' ? (body as FormBody)[name] : undefined);
+  const v = body && typeof body === 'object' ? (body as FormBody)[name] : undefined;
   return Array.isArray(v) ? v[v.length - 1] : v;
 }
 
@@ -14,6 +14,6 @@ export function localPath(next: string | undefined): string {
 
 /** Every value of a repeated name (checkboxes), in order; empty when absent. */
 export function fields(body: unknown, name: string): string[] {
-  const v = (body && typeof body === 'object' ? (body as FormBody)[name] : undefined);
+  const v = body && typeof body === 'object' ? (body as FormBody)[name] : undefined;
   return v === undefined ? [] : Array.isArray(v) ? v : [v];
 }

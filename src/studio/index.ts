@@ -32,7 +32,11 @@ function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
     // Browsers send Origin on every cross-site POST; without it, fall back on the Referer's origin.
     const ref = req.headers.referer;
     if (!ref) return false;
-    try { sent = new URL(ref).origin; } catch { return false; }
+    try {
+      sent = new URL(ref).origin;
+    } catch {
+      return false;
+    }
   }
   const own = new URL(publicUrl).origin;
   const self = `${req.protocol}://${req.headers.host ?? ''}`;
@@ -46,20 +50,32 @@ function sameOrigin(req: FastifyRequest, publicUrl: string): boolean {
  */
 function notFoundPage(ctx: StudioCtx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    const id = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]*)`).exec(req.headers.cookie ?? '')?.[1];
+    const id = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([^;]*)`).exec(
+      req.headers.cookie ?? '',
+    )?.[1];
     req.studio = await ctx.sessions.find(id, 'account');
     reply.headers(SECURITY_HEADERS);
-    return page(reply.code(404), 'error', req, { title: 'Page not found', message: 'There is no page at this address. It may have moved, or the link may be mistyped.' });
+    return page(reply.code(404), 'error', req, {
+      title: 'Page not found',
+      message: 'There is no page at this address. It may have moved, or the link may be mistyped.',
+    });
   };
 }
 
 export async function registerStudio(app: FastifyInstance, base: Ctx, services: StudioServices) {
   const mailer = base.config.smtpUrl ? smtpMailer(base.config.smtpUrl, base.config.mailFrom) : null;
-  const ctx: StudioCtx = { ...base, ...services, secure: base.config.publicUrl.startsWith('https:'), mailer, cards: modelCards(base.catalog) };
+  const ctx: StudioCtx = {
+    ...base,
+    ...services,
+    secure: base.config.publicUrl.startsWith('https:'),
+    mailer,
+    cards: modelCards(base.catalog),
+  };
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(csrf, {
-    sessionPlugin: '@fastify/cookie', cookieKey: 'rg_csrf',
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: 'rg_csrf',
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: ctx.secure },
   });
   app.decorateRequest('studio', null);
@@ -67,7 +83,10 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
 
   app.addHook('onRequest', (req, reply, done) => {
     // An asterisk or absolute-form target is no page: the API's own 400.
-    if (req.url[0] !== '/') { sendError(req, reply, new ApiError('INVALID_REQUEST', 'The request target must be a path.')); return; }
+    if (req.url[0] !== '/') {
+      sendError(req, reply, new ApiError('INVALID_REQUEST', 'The request target must be a path.'));
+      return;
+    }
     reply.headers(SECURITY_HEADERS);
     req.topupsOn = ctx.topups !== null; // the layout's Add credit
     done();
@@ -75,20 +94,52 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   // Every state-changing request: from our own origin (another site, or another port of this host, is
   // another origin) and carrying the form's CSRF token.
   app.addHook('preHandler', (req, reply, done) => {
-    if (req.method === 'GET' || req.method === 'HEAD') { done(); return; }
-    if (!sameOrigin(req, ctx.config.publicUrl)) { done(Object.assign(new Error('foreign origin'), { code: 'FST_CSRF_FOREIGN_ORIGIN', statusCode: 403 })); return; }
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      done();
+      return;
+    }
+    if (!sameOrigin(req, ctx.config.publicUrl)) {
+      done(
+        Object.assign(new Error('foreign origin'), {
+          code: 'FST_CSRF_FOREIGN_ORIGIN',
+          statusCode: 403,
+        }),
+      );
+      return;
+    }
     app.csrfProtection(req, reply, done);
   });
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
-    if (err.code?.startsWith('FST_CSRF')) return page(reply.code(403), 'error', req, { title: 'Refused', message: 'This form has expired or was not sent from this site. Go back, reload the page and try again.' });
+    if (err.code?.startsWith('FST_CSRF'))
+      return page(reply.code(403), 'error', req, {
+        title: 'Refused',
+        message:
+          'This form has expired or was not sent from this site. Go back, reload the page and try again.',
+      });
     const e = err instanceof ApiError ? err : null;
     if (!e) req.log.error({ err }, 'studio error');
     if (e?.headers) reply.headers(e.headers);
     const status = e?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
-    const title = status >= 500 ? 'Something went wrong' : status === 404 ? 'Not found' : status === 429 ? 'Too many requests' : 'Not possible';
-    const message = e?.message ?? (status >= 500 ? 'An internal error occurred; it has been logged. Try again in a moment.' : 'The request could not be handled.');
-    return page(reply.code(status), 'error', req, { title, message, status, admin: req.url.startsWith('/admin') });
+    const title =
+      status >= 500
+        ? 'Something went wrong'
+        : status === 404
+          ? 'Not found'
+          : status === 429
+            ? 'Too many requests'
+            : 'Not possible';
+    const message =
+      e?.message ??
+      (status >= 500
+        ? 'An internal error occurred; it has been logged. Try again in a moment.'
+        : 'The request could not be handled.');
+    return page(reply.code(status), 'error', req, {
+      title,
+      message,
+      status,
+      admin: req.url.startsWith('/admin'),
+    });
   });
 
   registerAssets(app);

@@ -8,8 +8,14 @@ import { field } from './form-body.ts';
 export type Widget = 'text' | 'textarea' | 'url' | 'number' | 'toggle' | 'select';
 
 export interface FormField {
-  def: FieldDef; widget: Widget; id: string; value: string; checked: boolean; error: string | null;
-  options: { value: string; selected: boolean }[]; step: string | null;
+  def: FieldDef;
+  widget: Widget;
+  id: string;
+  value: string;
+  checked: boolean;
+  error: string | null;
+  options: { value: string; selected: boolean }[];
+  step: string | null;
 }
 
 /** Text fields that may be long get a multi-line box. */
@@ -17,21 +23,37 @@ const LONG_TEXT = 200;
 
 const widgetOf = (f: FieldDef): Widget => {
   switch (f.type) {
-    case 'text': return f.maxLength === undefined || f.maxLength > LONG_TEXT ? 'textarea' : 'text';
-    case 'url': return 'url';
-    case 'number': return 'number';
-    case 'toggle': return 'toggle';
-    case 'enum': return 'select';
+    case 'text':
+      return f.maxLength === undefined || f.maxLength > LONG_TEXT ? 'textarea' : 'text';
+    case 'url':
+      return 'url';
+    case 'number':
+      return 'number';
+    case 'toggle':
+      return 'toggle';
+    case 'enum':
+      return 'select';
   }
 };
 
 /** The fields to show, filled with `values` (as typed by the person) or else the defaults. */
-export function formFields(model: ModelDef, values: Record<string, string> | null, errors: Record<string, string>): FormField[] {
+export function formFields(
+  model: ModelDef,
+  values: Record<string, string> | null,
+  errors: Record<string, string>,
+): FormField[] {
   return model.fields.map((f) => {
     const raw = values ? values[f.name] : undefined;
-    const value = raw ?? (values && f.type === 'toggle' ? 'false' : f.default === null ? '' : String(f.default));
+    const value =
+      raw ??
+      (values && f.type === 'toggle' ? 'false' : f.default === null ? '' : String(f.default));
     return {
-      def: f, widget: widgetOf(f), id: `f-${f.name}`, value, checked: value === 'true', error: errors[f.name] ?? null,
+      def: f,
+      widget: widgetOf(f),
+      id: `f-${f.name}`,
+      value,
+      checked: value === 'true',
+      error: errors[f.name] ?? null,
       options: (f.values ?? []).map((v) => ({ value: String(v), selected: String(v) === value })),
       step: f.type === 'number' ? (f.integer ? '1' : 'any') : null,
     };
@@ -55,7 +77,10 @@ export function formInputs(model: ModelDef, body: unknown): Record<string, unkno
   const inputs: Record<string, unknown> = {};
   for (const f of model.fields) {
     const raw = field(body, f.name);
-    if (f.type === 'toggle') { inputs[f.name] = raw === 'true' || raw === 'on'; continue; }
+    if (f.type === 'toggle') {
+      inputs[f.name] = raw === 'true' || raw === 'on';
+      continue;
+    }
     if (raw === undefined || raw.trim() === '') continue;
     if (f.type === 'number') inputs[f.name] = NUMBER.test(raw.trim()) ? Number(raw.trim()) : raw;
     else if (f.type === 'enum') {
@@ -71,7 +96,8 @@ export function formInputs(model: ModelDef, body: unknown): Record<string, unkno
 export function fieldErrors(details: unknown[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const d of (details ?? []) as { field?: string; message?: string }[]) {
-    if (typeof d.field === 'string' && d.field.startsWith('inputs.')) out[d.field.slice(7)] ??= d.message ?? 'is invalid';
+    if (typeof d.field === 'string' && d.field.startsWith('inputs.'))
+      out[d.field.slice(7)] ??= d.message ?? 'is invalid';
   }
   return out;
 }

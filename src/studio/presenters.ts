@@ -12,37 +12,60 @@ export const fieldLabel = (f: FieldDef): string => {
   return s.charAt(0).toUpperCase() + s.slice(1);
 };
 
-const OUTPUT_NAMES: Record<string, string> = { 'video/mp4': 'MP4 video', 'video/webm': 'WebM video', 'image/png': 'PNG image', 'image/jpeg': 'JPEG image', 'image/webp': 'WebP image' };
+const OUTPUT_NAMES: Record<string, string> = {
+  'video/mp4': 'MP4 video',
+  'video/webm': 'WebM video',
+  'image/png': 'PNG image',
+  'image/jpeg': 'JPEG image',
+  'image/webp': 'WebP image',
+};
 
 /** "MP4 video", "Text", … */
-export const outputLabel = (m: ModelDef): string => m.output.type === 'text'
-  ? 'Text' : OUTPUT_NAMES[m.output.contentType] ?? m.output.contentType;
+export const outputLabel = (m: ModelDef): string =>
+  m.output.type === 'text' ? 'Text' : (OUTPUT_NAMES[m.output.contentType] ?? m.output.contentType);
 
 /** Samples evaluated per model at most: a catalog's range is shown, never computed per request. */
 const MAX_SAMPLES = 5000;
 
 /** "€0.30–€0.60", or "€0.45" when every input costs the same. */
 export function priceRange(model: CompiledModel): string {
-  let lo = Infinity; let hi = -Infinity; let n = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  let n = 0;
   for (const s of sampleInputs(model.def.fields)) {
     try {
       const c = model.priceProgram.evaluate(s);
-      lo = Math.min(lo, c); hi = Math.max(hi, c);
-    } catch { /* a sample the price refuses is not a price */ }
+      lo = Math.min(lo, c);
+      hi = Math.max(hi, c);
+    } catch {
+      /* a sample the price refuses is not a price */
+    }
     if (++n >= MAX_SAMPLES) break;
   }
   if (lo === Infinity) return '';
   return lo === hi ? euros(lo) : `${euros(lo)}–${euros(hi)}`;
 }
 
-export interface ModelCard { def: ModelDef; price: string; output: string; labels: Record<string, string> }
+export interface ModelCard {
+  def: ModelDef;
+  price: string;
+  output: string;
+  labels: Record<string, string>;
+}
 
 /** The cards of the catalog, built once at start (the catalog is fixed for the life of the process). */
 export function modelCards(catalog: Catalog): Map<string, ModelCard> {
-  return new Map(catalog.compiled.map((m) => [m.id, {
-    def: m.def, price: priceRange(m), output: outputLabel(m.def),
-    labels: Object.fromEntries(m.def.fields.map((f) => [f.name, fieldLabel(f)])),
-  }]));
+  return new Map(
+    catalog.compiled.map((m) => [
+      m.id,
+      {
+        def: m.def,
+        price: priceRange(m),
+        output: outputLabel(m.def),
+        labels: Object.fromEntries(m.def.fields.map((f) => [f.name, fieldLabel(f)])),
+      },
+    ]),
+  );
 }
 
 const seconds = (from: string | null | undefined, to: string | null | undefined) =>
@@ -50,8 +73,16 @@ const seconds = (from: string | null | undefined, to: string | null | undefined)
 
 /** Queued, started, finished and the seconds between, of a generation's public JSON. */
 export function timings(g: Record<string, unknown>) {
-  const created = g.createdAt as string; const started = g.startedAt as string | null; const done = g.completedAt as string | null;
-  return { queued: created, started, finished: done, waitSeconds: seconds(created, started), renderSeconds: seconds(started, done) };
+  const created = g.createdAt as string;
+  const started = g.startedAt as string | null;
+  const done = g.completedAt as string | null;
+  return {
+    queued: created,
+    started,
+    finished: done,
+    waitSeconds: seconds(created, started),
+    renderSeconds: seconds(started, done),
+  };
 }
 
 /** By the start of the error code: what kind of thing went wrong, in words. */
@@ -61,7 +92,7 @@ const PLAIN: [string, string][] = [
   ['RENDER_TIMEOUT', 'The render took longer than the model allows'],
   ['RENDER_DEADLINE', 'The render did not finish in time'],
   ['RENDER_CANCELLED', 'The render was cancelled'],
-  ['OUTPUT_', 'The model\'s output could not be kept'],
+  ['OUTPUT_', "The model's output could not be kept"],
   ['BACKEND_', 'The model server did not answer as expected'],
   ['MODEL_', 'The model could not make this render'],
   ['STORAGE_', 'The output could not be stored'],
@@ -72,7 +103,10 @@ export function plainError(g: Record<string, unknown>): string | null {
   const e = g.error as { code?: string; message?: string } | undefined;
   if (!e) return null;
   const head = PLAIN.find(([p]) => e.code?.startsWith(p))?.[1] ?? 'The render failed';
-  const refunded = (g.refundedCents as number) > 0 ? ` Its cost, ${euros(g.refundedCents as number)}, was refunded.` : '';
+  const refunded =
+    (g.refundedCents as number) > 0
+      ? ` Its cost, ${euros(g.refundedCents as number)}, was refunded.`
+      : '';
   const why = (e.message ?? 'no reason was given').replace(/\.$/, '');
   return `${head}: ${why}.${refunded}`;
 }

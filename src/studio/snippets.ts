@@ -10,7 +10,9 @@ function py(v: unknown, indent = ''): string {
   if (typeof v === 'number' || typeof v === 'string') return JSON.stringify(v);
   const inner = `${indent}    `;
   if (Array.isArray(v)) return `[${v.map((x) => py(x, indent)).join(', ')}]`;
-  const entries = Object.entries(v as Record<string, unknown>).map(([k, x]) => `${inner}${JSON.stringify(k)}: ${py(x, inner)},`);
+  const entries = Object.entries(v as Record<string, unknown>).map(
+    ([k, x]) => `${inner}${JSON.stringify(k)}: ${py(x, inner)},`,
+  );
   return entries.length === 0 ? '{}' : `{\n${entries.join('\n')}\n${indent}}`;
 }
 

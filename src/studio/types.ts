@@ -11,12 +11,23 @@ import type { Mailer } from './mail.ts';
 import type { ModelCard } from './presenters.ts';
 
 /** The services only the studio uses, built by the composition root. */
-export interface StudioServices { sessions: Sessions; studioAccounts: StudioAccounts; history: History }
+export interface StudioServices {
+  sessions: Sessions;
+  studioAccounts: StudioAccounts;
+  history: History;
+}
 
-export interface StudioCtx extends Ctx, StudioServices { secure: boolean; mailer: Mailer | null; cards: Map<string, ModelCard> }
+export interface StudioCtx extends Ctx, StudioServices {
+  secure: boolean;
+  mailer: Mailer | null;
+  cards: Map<string, ModelCard>;
+}
 
 declare module 'fastify' {
-  interface FastifyRequest { studio: Session | null; topupsOn: boolean }
+  interface FastifyRequest {
+    studio: Session | null;
+    topupsOn: boolean;
+  }
 }
 
 export const SESSION_COOKIE = 'rg_session';
@@ -31,15 +42,19 @@ export function signedIn(ctx: StudioCtx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
     if (!req.studio) {
-      if (req.method === 'GET') return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
+      if (req.method === 'GET')
+        return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
       return reply.redirect('/signin', 303);
     }
     const limit = ctx.config.defaultRateLimitPerMinute;
     const d = await ctx.limits.consume(req.studio.accountId!, limit);
     if (!d.allowed) {
-      throw new ApiError('RATE_LIMITED',
+      throw new ApiError(
+        'RATE_LIMITED',
         `This account made more than ${limit} requests in a minute. Wait ${d.resetSeconds} seconds and try again.`,
-        undefined, { 'retry-after': String(d.resetSeconds) });
+        undefined,
+        { 'retry-after': String(d.resetSeconds) },
+      );
     }
   };
 }

@@ -11,7 +11,8 @@ const eta = new Eta({ views: VIEWS, autoEscape: true, cache: true, autoTrim: [fa
 
 export const SECURITY_HEADERS = {
   // Scripts and styles only from our own files: an injected <script> or inline handler never runs.
-  'content-security-policy': "default-src 'self'; img-src 'self' data: blob: http: https:; media-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data: blob: http: https:; media-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
@@ -25,13 +26,31 @@ export const when = (iso: string | Date | null | undefined) => {
   return d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 };
 
-export interface PageData { title: string; [k: string]: unknown }
+export interface PageData {
+  title: string;
+  [k: string]: unknown;
+}
 
 /** Renders a full page (its template inside the layout) as the reply. Pages are private: never cached. */
-export function page(reply: FastifyReply, template: string, req: FastifyRequest, data: PageData, layout = 'layout') {
+export function page(
+  reply: FastifyReply,
+  template: string,
+  req: FastifyRequest,
+  data: PageData,
+  layout = 'layout',
+) {
   // Outside the studio's scope (the root's 404) there is no CSRF plugin: such a page has no forms.
   const csrf = typeof reply.generateCsrf === 'function' ? reply.generateCsrf() : '';
-  const it = { ...data, csrf, session: req.studio, euros, when, layout, path: req.url.split('?')[0], topupsOn: req.topupsOn };
+  const it = {
+    ...data,
+    csrf,
+    session: req.studio,
+    euros,
+    when,
+    layout,
+    path: req.url.split('?')[0],
+    topupsOn: req.topupsOn,
+  };
   const html = eta.render(template, it);
   return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }

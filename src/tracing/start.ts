@@ -9,7 +9,14 @@
 // only under a span of ours or of a request, so the worker's polls, lease renewals and the janitor do
 // not each send a trace.
 import { createRequire } from 'node:module';
-import { context, propagation, trace, ROOT_CONTEXT, SpanStatusCode, type Context } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  trace,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  type Context,
+} from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -25,10 +32,13 @@ const UNTRACED = new Set(['/metrics', '/healthz', '/readyz']);
 
 export function startTracing(role: string): void {
   const resource = resourceFromAttributes({
-    'service.name': 'rendergate', 'service.version': VERSION, 'rendergate.role': role,
+    'service.name': 'rendergate',
+    'service.version': VERSION,
+    'rendergate.role': role,
   }).merge(detectResources({ detectors: [envDetector] }));
   const provider = new NodeTracerProvider({
-    resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
+    resource,
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())],
   });
   provider.register();
   registerInstrumentations({
@@ -49,7 +59,7 @@ export function startTracing(role: string): void {
 
   const tracer = trace.getTracer('rendergate', VERSION);
   const parentOf = (parent: string | null | undefined): Context =>
-    (parent ? propagation.extract(ROOT_CONTEXT, { traceparent: parent }) : context.active());
+    parent ? propagation.extract(ROOT_CONTEXT, { traceparent: parent }) : context.active();
 
   installTracing({
     traceParent() {
@@ -59,20 +69,27 @@ export function startTracing(role: string): void {
       return carrier.traceparent ?? null;
     },
     inSpan<T>(name: string, o: SpanOptions, fn: () => Promise<T>): Promise<T> {
-      return tracer.startActiveSpan(name, { attributes: o.attributes }, parentOf(o.parent), async (span) => {
-        try {
-          return await fn();
-        } catch (e) {
-          span.recordException(e as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error)?.message });
-          throw e;
-        } finally {
-          span.end();
-        }
-      });
+      return tracer.startActiveSpan(
+        name,
+        { attributes: o.attributes },
+        parentOf(o.parent),
+        async (span) => {
+          try {
+            return await fn();
+          } catch (e) {
+            span.recordException(e as Error);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: (e as Error)?.message });
+            throw e;
+          } finally {
+            span.end();
+          }
+        },
+      );
     },
     recordSpan(name, o) {
-      tracer.startSpan(name, { attributes: o.attributes, startTime: o.start }, parentOf(o.parent)).end(o.end);
+      tracer
+        .startSpan(name, { attributes: o.attributes, startTime: o.start }, parentOf(o.parent))
+        .end(o.end);
     },
     nameRequest(method, route) {
       const span = trace.getActiveSpan();

@@ -23,7 +23,9 @@ export interface SpanOptions {
 
 let impl: TracingImpl | null = null;
 
-export function installTracing(t: TracingImpl): void { impl = t; }
+export function installTracing(t: TracingImpl): void {
+  impl = t;
+}
 
 export const tracingOn = (): boolean => impl !== null;
 

@@ -8,8 +8,28 @@ export function isUnavailable(e: unknown): boolean {
   const err = e as { code?: string; message?: string } | null;
   if (!err) return false;
   const code = err.code ?? '';
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '57014', '53300', '08000', '08003', '08006', '08001', '08004']
-    .includes(code) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting up|shutting down)/i.test(err.message ?? '');
+  return (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'ENOTFOUND',
+      '57P01',
+      '57P02',
+      '57P03',
+      '57014',
+      '53300',
+      '08000',
+      '08003',
+      '08006',
+      '08001',
+      '08004',
+    ].includes(code) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|the database system is (starting up|shutting down)/i.test(
+      err.message ?? '',
+    )
+  );
 }
 
 function fromFastify(e: FastifyError): ApiError | null {
@@ -27,10 +47,14 @@ function fromFastify(e: FastifyError): ApiError | null {
     default:
       break;
   }
-  if (e.statusCode === 400 && e instanceof SyntaxError) return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.');
-  if (e.statusCode === 400 && /JSON|prototype|constructor/i.test(e.message)) return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.');
-  if (e.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is larger than the limit.');
-  if (e.statusCode === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+  if (e.statusCode === 400 && e instanceof SyntaxError)
+    return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.');
+  if (e.statusCode === 400 && /JSON|prototype|constructor/i.test(e.message))
+    return new ApiError('INVALID_REQUEST', 'The body is not valid JSON.');
+  if (e.statusCode === 413)
+    return new ApiError('PAYLOAD_TOO_LARGE', 'The request body is larger than the limit.');
+  if (e.statusCode === 415)
+    return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
   if (e.statusCode === 400) return new ApiError('INVALID_REQUEST', 'The request is malformed.');
   if (e.statusCode === 404) return new ApiError('NOT_FOUND', 'There is nothing at this address.');
   return null;
@@ -38,10 +62,21 @@ function fromFastify(e: FastifyError): ApiError | null {
 
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
-  if (isUnavailable(e)) return new ApiError('SERVICE_UNAVAILABLE', 'The service is briefly unavailable; retry shortly.', undefined, { 'retry-after': '2' });
-  const mapped = typeof (e as FastifyError)?.code === 'string' || typeof (e as FastifyError)?.statusCode === 'number'
-    ? fromFastify(e as FastifyError) : null;
-  return mapped ?? new ApiError('INTERNAL_ERROR', 'An internal error occurred; it has been logged.');
+  if (isUnavailable(e))
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'The service is briefly unavailable; retry shortly.',
+      undefined,
+      { 'retry-after': '2' },
+    );
+  const mapped =
+    typeof (e as FastifyError)?.code === 'string' ||
+    typeof (e as FastifyError)?.statusCode === 'number'
+      ? fromFastify(e as FastifyError)
+      : null;
+  return (
+    mapped ?? new ApiError('INTERNAL_ERROR', 'An internal error occurred; it has been logged.')
+  );
 }
 
 /**
@@ -51,7 +86,12 @@ export function toApiError(e: unknown): ApiError {
 function bearerChallenge(req: FastifyRequest, code: string): string {
   const realm = code === 'ADMIN_TOKEN_INVALID' ? 'rendergate-admin' : 'rendergate';
   if (!req.headers.authorization) return `Bearer realm="${realm}"`;
-  const why = code === 'API_KEY_REVOKED' ? 'The key was revoked.' : code === 'ADMIN_TOKEN_INVALID' ? 'Not the admin token.' : 'Unknown or malformed key.';
+  const why =
+    code === 'API_KEY_REVOKED'
+      ? 'The key was revoked.'
+      : code === 'ADMIN_TOKEN_INVALID'
+        ? 'Not the admin token.'
+        : 'Unknown or malformed key.';
   return `Bearer realm="${realm}", error="invalid_token", error_description="${why}"`;
 }
 

@@ -55,7 +55,13 @@ export class WebhookDispatcher {
 
   constructor(private o: DispatcherOptions) {
     this.concurrency = o.concurrency ?? DISPATCH_SLOTS;
-    this.listener = new Listener(o.databaseUrl, [WEBHOOKS_CHANNEL], () => this.fill(), () => this.fill(), (m) => o.log.warn(m));
+    this.listener = new Listener(
+      o.databaseUrl,
+      [WEBHOOKS_CHANNEL],
+      () => this.fill(),
+      () => this.fill(),
+      (m) => o.log.warn(m),
+    );
   }
 
   async start(): Promise<void> {
@@ -74,7 +80,10 @@ export class WebhookDispatcher {
   /** Claims due deliveries into free slots; calls while one runs coalesce into one more round. */
   fill(): void {
     if (this.stopped) return;
-    if (this.filling) { this.again = true; return; }
+    if (this.filling) {
+      this.again = true;
+      return;
+    }
     this.filling = true;
     void (async () => {
       try {
@@ -83,12 +92,24 @@ export class WebhookDispatcher {
           const free = this.concurrency - this.inFlight.size;
           if (free <= 0) break;
           const rows = await claimDeliveries(this.o.db, {
-            owner: this.owner, max: free, leaseSeconds: LEASE_SECONDS,
-            perEndpoint: this.o.perEndpoint ?? PER_ENDPOINT_IN_FLIGHT, perAccount: this.o.perAccount ?? PER_ACCOUNT_IN_FLIGHT,
+            owner: this.owner,
+            max: free,
+            leaseSeconds: LEASE_SECONDS,
+            perEndpoint: this.o.perEndpoint ?? PER_ENDPOINT_IN_FLIGHT,
+            perAccount: this.o.perAccount ?? PER_ACCOUNT_IN_FLIGHT,
           });
           for (const d of rows) {
-            const p: Promise<void> = this.deliver(d).catch((e) => this.o.log.warn({ err: e, deliveryId: d.id }, 'webhook delivery could not be recorded'))
-              .finally(() => { this.inFlight.delete(p); this.fill(); });
+            const p: Promise<void> = this.deliver(d)
+              .catch((e) =>
+                this.o.log.warn(
+                  { err: e, deliveryId: d.id },
+                  'webhook delivery could not be recorded',
+                ),
+              )
+              .finally(() => {
+                this.inFlight.delete(p);
+                this.fill();
+              });
             this.inFlight.add(p);
           }
           if (rows.length === free) this.again = true;
@@ -107,20 +128,38 @@ export class WebhookDispatcher {
       return;
     }
     // livemode: false for the renders of test keys (the snapshot's mode, migrations/014), as Stripe marks its events.
-    const body = JSON.stringify({ type: d.type, timestamp: d.created_at.toISOString(), livemode: d.snapshot.mode !== 'test',
-      data: this.o.view(d.snapshot) });
+    const body = JSON.stringify({
+      type: d.type,
+      timestamp: d.created_at.toISOString(),
+      livemode: d.snapshot.mode !== 'test',
+      data: this.o.view(d.snapshot),
+    });
     const now = new Date();
     // Standard Webhooks, signed by its own package: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">.
     const signature = new Webhook(d.secret).sign(d.id, now, body);
-    const outcome: PostOutcome = await guardedPost(d.url, body, {
-      'webhook-id': d.id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature,
-    }, { policy: this.o.allowPrivateUrls ? anyAddressPolicy : publicAddressPolicy, timeoutMs: ATTEMPT_TIMEOUT_MS });
+    const outcome: PostOutcome = await guardedPost(
+      d.url,
+      body,
+      {
+        'webhook-id': d.id,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      {
+        policy: this.o.allowPrivateUrls ? anyAddressPolicy : publicAddressPolicy,
+        timeoutMs: ATTEMPT_TIMEOUT_MS,
+      },
+    );
     const attempts = d.attempts + 1;
     const status = 'status' in outcome ? outcome.status : null;
     const ok = status !== null && status >= 200 && status < 300;
     const error = 'error' in outcome ? outcome.error : ok ? null : `HTTP ${status}`;
     await noteEndpointOutcome(this.o.db, {
-      endpointId: d.endpoint_id, ok, pauseAfter: PAUSE_AFTER_FAILURES, pauseSeconds: PAUSE_SECONDS, maxPauseSeconds: MAX_PAUSE_SECONDS,
+      endpointId: d.endpoint_id,
+      ok,
+      pauseAfter: PAUSE_AFTER_FAILURES,
+      pauseSeconds: PAUSE_SECONDS,
+      maxPauseSeconds: MAX_PAUSE_SECONDS,
     });
     if (ok) {
       await this.record(d, 'delivered', status, attempts, null);
@@ -128,7 +167,10 @@ export class WebhookDispatcher {
       // The receiver says the endpoint is gone for good: stop sending it anything.
       await disableEndpoint(this.o.db, d.endpoint_id);
       await this.record(d, 'failed', status, attempts, error);
-      this.o.log.info({ endpointId: d.endpoint_id }, 'webhook endpoint answered 410 and was disabled');
+      this.o.log.info(
+        { endpointId: d.endpoint_id },
+        'webhook endpoint answered 410 and was disabled',
+      );
     } else if (attempts > this.o.retrySeconds.length) {
       await this.record(d, 'failed', status, attempts, error);
     } else {
@@ -138,10 +180,23 @@ export class WebhookDispatcher {
   }
 
   /** The attempt's result, only while this worker still holds the delivery at the attempt it claimed. */
-  private async record(d: Claimed, status: 'pending' | 'delivered' | 'failed', response: number | null,
-    attempts: number, error: string | null, retryIn?: number) {
+  private async record(
+    d: Claimed,
+    status: 'pending' | 'delivered' | 'failed',
+    response: number | null,
+    attempts: number,
+    error: string | null,
+    retryIn?: number,
+  ) {
     await recordAttempt(this.o.db, {
-      id: d.id, owner: this.owner, claimedAttempts: d.attempts, status, response, error, attempts, retryInSeconds: retryIn,
+      id: d.id,
+      owner: this.owner,
+      claimedAttempts: d.attempts,
+      status,
+      response,
+      error,
+      attempts,
+      retryInSeconds: retryIn,
     });
   }
 }

@@ -19,7 +19,10 @@ export const MAX_ANSWER_BYTES = 64 * 1024;
 /** Bytes of a receiver's status line and headers, at most (Node's parser refuses more). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
-interface Target { address: string; family: 4 | 6 }
+interface Target {
+  address: string;
+  family: 4 | 6;
+}
 
 async function pick(url: URL, policy: AddressPolicy): Promise<Target | string> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -28,8 +31,10 @@ async function pick(url: URL, policy: AddressPolicy): Promise<Target | string> {
   if (family === 4 || family === 6) found = [{ address: host, family }];
   else {
     try {
-      found = (await dnsLookup(host, { all: true, verbatim: true }))
-        .map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+      found = (await dnsLookup(host, { all: true, verbatim: true })).map((a) => ({
+        address: a.address,
+        family: a.family === 6 ? 6 : 4,
+      }));
     } catch (e) {
       return `the host could not be resolved (${(e as NodeJS.ErrnoException).code ?? 'error'})`;
     }
@@ -50,8 +55,12 @@ export interface PostOptions {
   userAgent?: string;
 }
 
-export async function guardedPost(rawUrl: string, body: string, headers: Record<string, string>,
-  opts: PostOptions): Promise<PostOutcome> {
+export async function guardedPost(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: PostOptions,
+): Promise<PostOutcome> {
   let url: URL;
   try {
     url = new URL(rawUrl);
@@ -66,15 +75,29 @@ export async function guardedPost(rawUrl: string, body: string, headers: Record<
   const deadline = Date.now() + opts.timeoutMs;
   const target = await Promise.race([
     pick(url, opts.policy),
-    new Promise<string>((r) => { dnsTimer = setTimeout(() => r(timeout), opts.timeoutMs); }),
+    new Promise<string>((r) => {
+      dnsTimer = setTimeout(() => r(timeout), opts.timeoutMs);
+    }),
   ]).finally(() => clearTimeout(dnsTimer));
   if (typeof target === 'string') return { error: target };
-  return send(url, target, body, headers, { ...opts, timeoutMs: Math.max(1, deadline - Date.now()) },
-    timeout);
+  return send(
+    url,
+    target,
+    body,
+    headers,
+    { ...opts, timeoutMs: Math.max(1, deadline - Date.now()) },
+    timeout,
+  );
 }
 
-function send(url: URL, target: Target, body: string, headers: Record<string, string>,
-  opts: PostOptions, timeoutText: string): Promise<PostOutcome> {
+function send(
+  url: URL,
+  target: Target,
+  body: string,
+  headers: Record<string, string>,
+  opts: PostOptions,
+  timeoutText: string,
+): Promise<PostOutcome> {
   const lookup = ((_h: string, o: { all?: boolean }, cb: (...a: unknown[]) => void) => {
     if (o?.all) cb(null, [target]);
     else cb(null, target.address, target.family);
@@ -85,12 +108,21 @@ function send(url: URL, target: Target, body: string, headers: Record<string, st
     let done = false;
     let status: number | null = null;
     const req = mod.request({
-      protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || undefined,
-      path: `${url.pathname}${url.search}`, method: 'POST', agent: false, lookup, family: target.family,
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      agent: false,
+      lookup,
+      family: target.family,
       maxHeaderSize: MAX_HEADER_BYTES,
       headers: {
-        ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)),
-        'user-agent': opts.userAgent ?? 'Rendergate-Webhooks/1', connection: 'close',
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': opts.userAgent ?? 'Rendergate-Webhooks/1',
+        connection: 'close',
       },
     });
     // Settles once; the socket goes with it, whether the answer was read to its end or not.
@@ -102,11 +134,17 @@ function send(url: URL, target: Target, body: string, headers: Record<string, st
       resolve(o);
     };
     // A receiver that answered its status and then dripped its body past the deadline did answer.
-    const timer = setTimeout(() => finish(status === null ? { error: timeoutText } : { status }),
-      opts.timeoutMs);
-    req.on('error', (e) => finish(status === null
-      ? { error: `the connection failed (${(e as NodeJS.ErrnoException).code ?? e.message})` }
-      : { status }));
+    const timer = setTimeout(
+      () => finish(status === null ? { error: timeoutText } : { status }),
+      opts.timeoutMs,
+    );
+    req.on('error', (e) =>
+      finish(
+        status === null
+          ? { error: `the connection failed (${(e as NodeJS.ErrnoException).code ?? e.message})` }
+          : { status },
+      ),
+    );
     req.on('response', (res) => {
       status = res.statusCode ?? 0;
       let seen = 0;

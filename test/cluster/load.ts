@@ -3,9 +3,18 @@
 // the database's running renders.
 import pg from 'pg';
 
-export interface Answer { status: number; headers: Headers; json: any; api: number }
+export interface Answer {
+  status: number;
+  headers: Headers;
+  json: any;
+  api: number;
+}
 
-export interface Call { key?: string; body?: unknown; headers?: Record<string, string> }
+export interface Call {
+  key?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
 
 /**
  * Sends to API `prefer` (mod the number of APIs). A refused connection or a 503 (a process closing)
@@ -13,7 +22,12 @@ export interface Call { key?: string; body?: unknown; headers?: Record<string, s
  * is the answer.
  */
 export function cluster(bases: () => string[]) {
-  return async function call(prefer: number, method: string, path: string, o: Call = {}): Promise<Answer> {
+  return async function call(
+    prefer: number,
+    method: string,
+    path: string,
+    o: Call = {},
+  ): Promise<Answer> {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key) headers.authorization = `Bearer ${o.key}`;
     if (o.body !== undefined) headers['content-type'] = 'application/json';
@@ -23,11 +37,24 @@ export function cluster(bases: () => string[]) {
       const list = bases();
       const api = (prefer + attempt) % list.length;
       try {
-        const res = await fetch(list[api] + path, { method, headers, body, signal: AbortSignal.timeout(20_000) });
+        const res = await fetch(list[api] + path, {
+          method,
+          headers,
+          body,
+          signal: AbortSignal.timeout(20_000),
+        });
         const text = await res.text();
-        if (res.status === 503) { last = new Error(`503 ${text}`); await sleep(50); continue; }
+        if (res.status === 503) {
+          last = new Error(`503 ${text}`);
+          await sleep(50);
+          continue;
+        }
         let json: any;
-        try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+        try {
+          json = text ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
         return { status: res.status, headers: res.headers, json, api };
       } catch (e) {
         last = e;
@@ -41,15 +68,21 @@ export function cluster(bases: () => string[]) {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs `fn` over `items`, at most `concurrency` at once, keeping the order of results. */
-export async function runPool<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+export async function runPool<T, R>(
+  items: T[],
+  concurrency: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i], i);
+      }
+    }),
+  );
   return out;
 }
 
@@ -59,7 +92,9 @@ export async function runPool<T, R>(items: T[], concurrency: number, fn: (item: 
  */
 export async function sampleRunning(url: string, modelId: string, everyMs = 5) {
   const c = new pg.Client({ connectionString: url });
-  c.on('error', () => { /* surfaces as a failed query */ });
+  c.on('error', () => {
+    /* surfaces as a failed query */
+  });
   await c.connect();
   let stopped = false;
   let max = 0;
@@ -69,13 +104,17 @@ export async function sampleRunning(url: string, modelId: string, everyMs = 5) {
   const loop = (async () => {
     while (!stopped && failure === null) {
       const { rows } = await c.query(
-        `SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until >= now()`, [modelId]);
+        `SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until >= now()`,
+        [modelId],
+      );
       max = Math.max(max, rows[0].n);
       if (rows[0].n > 0) busy++;
       samples++;
       await sleep(everyMs);
     }
-  })().catch((e: unknown) => { failure = e instanceof Error ? e : new Error(String(e)); });
+  })().catch((e: unknown) => {
+    failure = e instanceof Error ? e : new Error(String(e));
+  });
   return {
     stop: async () => {
       stopped = true;

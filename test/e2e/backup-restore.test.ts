@@ -23,17 +23,27 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-backup-'));
 fs.chmodSync(dir, 0o755);
-const env = { RENDERGATE_ADMIN_TOKEN: ADMIN, RENDERGATE_ALLOW_PRIVATE_URLS: '1', LOG_LEVEL: 'warn', RENDERGATE_SHUTDOWN_GRACE_SECONDS: '1' };
+const env = {
+  RENDERGATE_ADMIN_TOKEN: ADMIN,
+  RENDERGATE_ALLOW_PRIVATE_URLS: '1',
+  LOG_LEVEL: 'warn',
+  RENDERGATE_SHUTDOWN_GRACE_SECONDS: '1',
+};
 const spawned: Spawned[] = [];
 
 afterAll(async () => {
-  for (const s of spawned) if (s.proc.exitCode === null) { s.proc.kill('SIGKILL'); await s.exited; }
+  for (const s of spawned)
+    if (s.proc.exitCode === null) {
+      s.proc.kill('SIGKILL');
+      await s.exited;
+    }
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function cli(args: string[], dataDir: string) {
   return run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    cwd: ROOT, env: { ...process.env, ...env, RENDERGATE_DATA_DIR: dataDir, DATABASE_URL: '' },
+    cwd: ROOT,
+    env: { ...process.env, ...env, RENDERGATE_DATA_DIR: dataDir, DATABASE_URL: '' },
   });
 }
 
@@ -43,17 +53,29 @@ it('a backup taken under load restores into a new data dir that adds up and serv
   const restored = path.join(dir, 'restored');
   const archive = path.join(dir, 'backup.tar.gz');
   try {
-    const svc = await spawnService({ ...env, RENDERGATE_DATA_DIR: source, RENDERGATE_WORKER_CONCURRENCY: '2' });
+    const svc = await spawnService({
+      ...env,
+      RENDERGATE_DATA_DIR: source,
+      RENDERGATE_WORKER_CONCURRENCY: '2',
+    });
     spawned.push(svc);
     const api = client(svc.base);
     const accounts = await Promise.all([1, 2, 3].map(() => api.account(100_000)));
     // Videos (files, ffmpeg) and text renders; the load makes one video in five so renders keep up.
-    const create = (key: string, i: number, video: boolean) => api.call('POST', '/v1/generations', {
-      key, headers: { 'idempotency-key': crypto.randomUUID() },
-      body: video
-        ? { modelId: 'rendergate/image-to-video', inputs: { prompt: `p${i}`, image: img.url(i % 4 === 0 ? '/a.png' : '/b.png') } }
-        : { modelId: 'rendergate/shot-list', inputs: { text: `Shot ${i}. A gull lands. The tide turns.` } },
-    });
+    const create = (key: string, i: number, video: boolean) =>
+      api.call('POST', '/v1/generations', {
+        key,
+        headers: { 'idempotency-key': crypto.randomUUID() },
+        body: video
+          ? {
+              modelId: 'rendergate/image-to-video',
+              inputs: { prompt: `p${i}`, image: img.url(i % 4 === 0 ? '/a.png' : '/b.png') },
+            }
+          : {
+              modelId: 'rendergate/shot-list',
+              inputs: { text: `Shot ${i}. A gull lands. The tide turns.` },
+            },
+      });
     // Finished renders with files before the backup; the doomed ones are deleted (their files purged) while it runs.
     const before: string[] = [];
     const doomed: { id: string; key: string }[] = [];
@@ -73,7 +95,10 @@ it('a backup taken under load restores into a new data dir that adds up and serv
         const r = await create(a.key, n, n++ % 5 === 0);
         expect(r.status).toBe(202);
         const d = n % 3 === 0 ? doomed.pop() : undefined;
-        if (d) expect((await api.call('DELETE', `/v1/generations/${d.id}`, { key: d.key })).status).toBe(200);
+        if (d)
+          expect((await api.call('DELETE', `/v1/generations/${d.id}`, { key: d.key })).status).toBe(
+            200,
+          );
         await new Promise((res) => setTimeout(res, 50));
       }
     })();
@@ -87,7 +112,9 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     expect(fs.existsSync(archive)).toBe(true);
 
     // A backup never overwrites.
-    await expect(cli(['backup', '--out', archive], source)).rejects.toMatchObject({ stderr: expect.stringMatching(/already exists/) });
+    await expect(cli(['backup', '--out', archive], source)).rejects.toMatchObject({
+      stderr: expect.stringMatching(/already exists/),
+    });
 
     svc.proc.kill('SIGTERM');
     expect(await svc.exited).toBe(0);
@@ -95,7 +122,9 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     // A data dir that is not empty is refused, and left as it was.
     fs.mkdirSync(path.join(dir, 'busy'));
     fs.writeFileSync(path.join(dir, 'busy', 'keep'), 'x');
-    await expect(cli(['restore', archive], path.join(dir, 'busy'))).rejects.toMatchObject({ stderr: expect.stringMatching(/is not empty/) });
+    await expect(cli(['restore', archive], path.join(dir, 'busy'))).rejects.toMatchObject({
+      stderr: expect.stringMatching(/is not empty/),
+    });
     expect(fs.readdirSync(path.join(dir, 'busy'))).toEqual(['keep']);
 
     // A backup made by a newer release (a migration this one lacks) is refused, and leaves nothing behind.
@@ -107,7 +136,9 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     fs.writeFileSync(path.join(unpacked, 'manifest.json'), JSON.stringify(manifest));
     const future = path.join(dir, 'future.tar.gz');
     await tar.create({ gzip: true, file: future, cwd: unpacked }, ['manifest.json', 'db', 'files']);
-    await expect(cli(['restore', future], path.join(dir, 'fresh'))).rejects.toMatchObject({ stderr: expect.stringMatching(/999_from_the_future\.sql/) });
+    await expect(cli(['restore', future], path.join(dir, 'fresh'))).rejects.toMatchObject({
+      stderr: expect.stringMatching(/999_from_the_future\.sql/),
+    });
     expect(fs.existsSync(path.join(dir, 'fresh'))).toBe(false);
 
     await cli(['restore', archive, '--data-dir', restored], path.join(dir, 'unused'));
@@ -115,7 +146,9 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     const db = createPool(pg.url, 2);
     try {
       await checkInvariants(db);
-      const { rows } = await db.query('SELECT id, status, content_key, content_bytes FROM generations');
+      const { rows } = await db.query(
+        'SELECT id, status, content_key, content_bytes FROM generations',
+      );
       const ids = new Set(rows.map((r) => r.id));
       for (const id of before) expect(ids.has(id), id).toBe(true);
       // The backup ran under load: it holds renders created while the load ran, and none created after it.
@@ -150,7 +183,9 @@ it('a backup taken under load restores into a new data dir that adds up and serv
     for (const [i, id] of before.entries()) {
       const g = await api2.call('GET', `/v1/generations/${id}`, { key: accounts[i % 3].key });
       if (g.status !== 200 || g.json.status !== 'succeeded' || !g.json.contentUrl) continue;
-      const content = await fetch(`${again.base}/v1/generations/${id}/content`, { headers: { authorization: `Bearer ${accounts[i % 3].key}` } });
+      const content = await fetch(`${again.base}/v1/generations/${id}/content`, {
+        headers: { authorization: `Bearer ${accounts[i % 3].key}` },
+      });
       expect(content.status).toBe(200);
       expect((await content.arrayBuffer()).byteLength).toBeGreaterThan(0);
       served++;

@@ -16,11 +16,19 @@ import { waitFor } from '../helpers/wait.ts';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-crash-'));
 fs.chmodSync(dir, 0o755);
 const dataDir = path.join(dir, 'data');
-const env = { RENDERGATE_DATA_DIR: dataDir, RENDERGATE_ADMIN_TOKEN: ADMIN, RENDERGATE_ALLOW_PRIVATE_URLS: '1', RENDERGATE_WORKER_CONCURRENCY: '2' };
+const env = {
+  RENDERGATE_DATA_DIR: dataDir,
+  RENDERGATE_ADMIN_TOKEN: ADMIN,
+  RENDERGATE_ALLOW_PRIVATE_URLS: '1',
+  RENDERGATE_WORKER_CONCURRENCY: '2',
+};
 let current: Spawned | null = null;
 
 afterAll(async () => {
-  if (current && current.proc.exitCode === null) { current.proc.kill('SIGTERM'); await current.exited; }
+  if (current && current.proc.exitCode === null) {
+    current.proc.kill('SIGTERM');
+    await current.exited;
+  }
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -31,14 +39,38 @@ it('SIGKILL mid-render, restart on the same data dir: every render ends, money i
     const api = client(current.base);
     // polling 12 renders every 250 ms passes the default 600 requests a minute when the machine is busy
     const a = await api.account(1_000_000, { rateLimitPerMinute: 100_000 });
-    const create = (modelId: string, inputs: object) => api.call('POST', '/v1/generations',
-      { key: a.key, body: { modelId, inputs }, headers: { 'idempotency-key': crypto.randomUUID() } });
+    const create = (modelId: string, inputs: object) =>
+      api.call('POST', '/v1/generations', {
+        key: a.key,
+        body: { modelId, inputs },
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      });
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push((await create('rendergate/image-to-video', { prompt: `p${i}`, image: img.url(`/held/${i}.png`) })).json.id);
-    for (let i = 0; i < 4; i++) ids.push((await create('rendergate/image-to-video', { prompt: `q${i}`, image: img.url('/a.png') })).json.id);
-    for (let i = 0; i < 4; i++) ids.push((await create('rendergate/shot-list', { text: `Sentence ${i}. Another sentence here.` })).json.id);
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (
+          await create('rendergate/image-to-video', {
+            prompt: `p${i}`,
+            image: img.url(`/held/${i}.png`),
+          })
+        ).json.id,
+      );
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (await create('rendergate/image-to-video', { prompt: `q${i}`, image: img.url('/a.png') }))
+          .json.id,
+      );
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (await create('rendergate/shot-list', { text: `Sentence ${i}. Another sentence here.` }))
+          .json.id,
+      );
     // wait until renders are running (held ones are mid-fetch), then kill without warning
-    await waitFor('two renders fetching their held image', () => (img.hits['/held/0.png'] ?? 0) + (img.hits['/held/1.png'] ?? 0) >= 2, { intervalMs: 50 });
+    await waitFor(
+      'two renders fetching their held image',
+      () => (img.hits['/held/0.png'] ?? 0) + (img.hits['/held/1.png'] ?? 0) >= 2,
+      { intervalMs: 50 },
+    );
     current.proc.kill('SIGKILL');
     await current.exited;
 
@@ -46,25 +78,37 @@ it('SIGKILL mid-render, restart on the same data dir: every render ends, money i
     for (let i = 0; i < 4; i++) img.release(`/held/${i}.png`);
     const api2 = client(current.base);
     const final: Record<string, string> = {};
-    await waitFor('every render final', async () => {
-      for (const id of ids) {
-        if (final[id]) continue;
-        const r = await api2.call('GET', `/v1/generations/${id}`, { key: a.key });
-        if (r.json.status !== 'queued') final[id] = r.json.status;
-      }
-      return Object.keys(final).length === ids.length;
-    }, { timeoutMs: 120_000, intervalMs: 250 });
+    await waitFor(
+      'every render final',
+      async () => {
+        for (const id of ids) {
+          if (final[id]) continue;
+          const r = await api2.call('GET', `/v1/generations/${id}`, { key: a.key });
+          if (r.json.status !== 'queued') final[id] = r.json.status;
+        }
+        return Object.keys(final).length === ids.length;
+      },
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
     expect(Object.values(final).every((s) => s === 'succeeded')).toBe(true);
     for (const id of ids.slice(0, 8)) {
-      const f = await fetch(`${current.base}/v1/generations/${id}/content`, { headers: { authorization: `Bearer ${a.key}` } });
+      const f = await fetch(`${current.base}/v1/generations/${id}/content`, {
+        headers: { authorization: `Bearer ${a.key}` },
+      });
       expect(f.status).toBe(200);
-      expect(Buffer.from(await f.arrayBuffer()).subarray(4, 8).toString()).toBe('ftyp');
+      expect(
+        Buffer.from(await f.arrayBuffer())
+          .subarray(4, 8)
+          .toString(),
+      ).toBe('ftyp');
     }
     const db = createPool(embeddedUrl(dataDir), 2);
     try {
       await checkInvariants(db);
       const { rows } = await db.query('SELECT sum(cost_cents)::int AS spent FROM generations');
-      expect((await api2.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(1_000_000 - rows[0].spent);
+      expect((await api2.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(
+        1_000_000 - rows[0].spent,
+      );
     } finally {
       await db.end();
     }

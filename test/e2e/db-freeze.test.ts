@@ -22,7 +22,12 @@ beforeAll(async () => {
   svc = await startTestService(pg.url);
 }, 90_000);
 afterAll(async () => {
-  for (const pid of frozen) try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ }
+  for (const pid of frozen)
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      /* gone */
+    }
   await svc?.stop();
   await pg?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -30,34 +35,50 @@ afterAll(async () => {
 
 /** The postmaster and every process it started (its backends and helpers). */
 function postgresProcesses(): number[] {
-  const master = Number(fs.readFileSync(path.join(dir, 'data', 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((d) => {
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === master;
-    } catch {
-      return false;
-    }
-  }).map(Number);
+  const master = Number(
+    fs.readFileSync(path.join(dir, 'data', 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
+  const children = fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === master;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
   return [master, ...children];
 }
 
 it('every request that needs the frozen database answers 503 with Retry-After within 3 s, the first one too', async () => {
   const api = client(svc.base);
   const a = await api.account(100_000);
-  const create = () => api.call('POST', '/v1/generations', {
-    key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'A gull lands.' } }, headers: { 'idempotency-key': crypto.randomUUID() },
-  });
+  const create = () =>
+    api.call('POST', '/v1/generations', {
+      key: a.key,
+      body: { modelId: 'rendergate/shot-list', inputs: { text: 'A gull lands.' } },
+      headers: { 'idempotency-key': crypto.randomUUID() },
+    });
   const g = await create();
   expect(g.status).toBe(202);
   await api.waitFinal(a.key, g.json.id);
   // warm: the pool holds idle connections, which is what made the first request wait
-  await Promise.all(Array.from({ length: 8 }, () => api.call('GET', '/v1/generations', { key: a.key })));
+  await Promise.all(
+    Array.from({ length: 8 }, () => api.call('GET', '/v1/generations', { key: a.key })),
+  );
 
   frozen = postgresProcesses();
   for (const pid of frozen) process.kill(pid, 'SIGSTOP');
   const times: number[] = [];
-  for (const send of [create, () => api.call('GET', '/v1/me', { key: a.key }), () => api.call('GET', '/v1/generations', { key: a.key }), create]) {
+  for (const send of [
+    create,
+    () => api.call('GET', '/v1/me', { key: a.key }),
+    () => api.call('GET', '/v1/generations', { key: a.key }),
+    create,
+  ]) {
     const t0 = Date.now();
     const r = await send();
     times.push(Date.now() - t0);
@@ -69,9 +90,13 @@ it('every request that needs the frozen database answers 503 with Retry-After wi
 
   for (const pid of frozen) process.kill(pid, 'SIGCONT');
   frozen = [];
-  await waitFor('serving again', async () => {
-    const r = await create();
-    expect(r.status, r.text).toBe(202);
-    return true;
-  }, { timeoutMs: 30_000, intervalMs: 200 });
+  await waitFor(
+    'serving again',
+    async () => {
+      const r = await create();
+      expect(r.status, r.text).toBe(202);
+      return true;
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
 }, 120_000);

@@ -16,24 +16,38 @@ fs.chmodSync(dir, 0o755);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 it('every request answered before SIGTERM has its access line in the output', async () => {
-  const svc = await spawnService({ RENDERGATE_DATA_DIR: path.join(dir, 'data'), RENDERGATE_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'info' });
+  const svc = await spawnService({
+    RENDERGATE_DATA_DIR: path.join(dir, 'data'),
+    RENDERGATE_ADMIN_TOKEN: ADMIN,
+    LOG_LEVEL: 'info',
+  });
   try {
     const N = 1500;
     let next = 0;
     // 16 clients at once, so that lines pile up in the asynchronous buffer as they do under load.
-    await Promise.all(Array.from({ length: 16 }, async () => {
-      while (next < N) {
-        const id = `logtest-${next++}`;
-        const r = await fetch(`${svc.base}/v1/me`, { headers: { 'x-request-id': id } });
-        expect(r.status).toBe(401);
-        await r.arrayBuffer();
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < N) {
+          const id = `logtest-${next++}`;
+          const r = await fetch(`${svc.base}/v1/me`, { headers: { 'x-request-id': id } });
+          expect(r.status).toBe(401);
+          await r.arrayBuffer();
+        }
+      }),
+    );
     svc.proc.kill('SIGTERM');
     expect(await svc.exited).toBe(0);
-    const lines = svc.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-    const completed = new Set(lines.filter((l) => l.msg === 'request completed').map((l) => l.reqId));
-    const missing = Array.from({ length: N }, (_, i) => `logtest-${i}`).filter((id) => !completed.has(id));
+    const lines = svc
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
+    const completed = new Set(
+      lines.filter((l) => l.msg === 'request completed').map((l) => l.reqId),
+    );
+    const missing = Array.from({ length: N }, (_, i) => `logtest-${i}`).filter(
+      (id) => !completed.has(id),
+    );
     expect(missing).toEqual([]);
     // Lines are JSON when stdout is not a terminal, and the shutdown itself is logged to the end.
     expect(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
@@ -44,38 +58,63 @@ it('every request answered before SIGTERM has its access line in the output', as
 
 it('a crash logs the error after every line before it, then exits 1', async () => {
   const script = path.join(dir, 'crash.mts');
-  fs.writeFileSync(script, `
+  fs.writeFileSync(
+    script,
+    `
     import { createProcessLog, exitOnFatal } from ${JSON.stringify(path.join(ROOT, 'src/cli/logger.ts'))};
     const logging = createProcessLog('info');
     exitOnFatal(logging);
     for (let i = 0; i < 5000; i++) logging.log.info({ i }, 'line');
     setTimeout(() => { throw new Error('boom'); }, 0);
-  `);
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  `,
+  );
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   // A reader that falls behind: the pipe fills, so a write is still under way when the crash comes.
   proc.stdout.pause();
   setTimeout(() => proc.stdout.resume(), 1_500);
-  proc.stdout.on('data', (d) => { out += d; });
+  proc.stdout.on('data', (d) => {
+    out += d;
+  });
   const code = await new Promise((r) => proc.on('close', r));
   expect(code).toBe(1);
-  const lines = out.trim().split('\n').map((l) => JSON.parse(l));
-  expect(lines.filter((l) => l.msg === 'line').map((l) => l.i)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
-  expect(lines.at(-1)).toMatchObject({ level: 60, msg: 'uncaught exception; exiting', err: { message: 'boom' } });
+  const lines = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  expect(lines.filter((l) => l.msg === 'line').map((l) => l.i)).toEqual(
+    Array.from({ length: 5000 }, (_, i) => i),
+  );
+  expect(lines.at(-1)).toMatchObject({
+    level: 60,
+    msg: 'uncaught exception; exiting',
+    err: { message: 'boom' },
+  });
 }, 60_000);
 
 it('a terminal gets readable lines (pino-pretty, in a worker thread), flushed before the exit as well', async () => {
   const script = path.join(dir, 'pretty.mts');
   // A pipe stands in for the terminal: `pretty` is what process.stdout.isTTY would choose.
-  fs.writeFileSync(script, `
+  fs.writeFileSync(
+    script,
+    `
     import { createProcessLog } from ${JSON.stringify(path.join(ROOT, 'src/cli/logger.ts'))};
     const logging = createProcessLog('info', { pretty: true });
     for (let i = 0; i < 500; i++) logging.log.info({ i }, 'pretty line ' + i);
     logging.exit(0);
-  `);
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  `,
+  );
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  proc.stdout.on('data', (d) => { out += d; });
+  proc.stdout.on('data', (d) => {
+    out += d;
+  });
   expect(await new Promise((r) => proc.on('exit', r))).toBe(0);
   const plain = stripVTControlCharacters(out);
   expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(\d+\): pretty line 0$/m);
@@ -89,7 +128,9 @@ it('a process.exit() that does not go through the logger still writes every line
   // be under way, when the exit comes. To a file: a write under way to a pipe
   // whose reader has stopped reading cannot finish once the process exits (the exit paths of
   // createProcessLog wait for it; a bare process.exit cannot, with pino's own destination either).
-  fs.writeFileSync(script, `
+  fs.writeFileSync(
+    script,
+    `
     import { createProcessLog } from ${JSON.stringify(path.join(ROOT, 'src/cli/logger.ts'))};
     const logging = createProcessLog('info');
     const pad = 'x'.repeat(300);
@@ -98,14 +139,24 @@ it('a process.exit() that does not go through the logger still writes every line
       for (let i = 3000; i < 3100; i++) logging.log.info({ i, pad }, 'line');
       process.exit(0);
     }, 5);
-  `);
+  `,
+  );
   const outFile = path.join(dir, 'exit.log');
   const fd = fs.openSync(outFile, 'w');
-  const proc = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', fd, 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    stdio: ['ignore', fd, 'pipe'],
+  });
   fs.closeSync(fd);
   expect(await new Promise((r) => proc.on('close', r))).toBe(0);
-  const lines = fs.readFileSync(outFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = fs
+    .readFileSync(outFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   // Every line, whole. In order too, unless a write was under way at the exit: the synchronous flush
   // cannot wait for it, so what it writes may land before that write's lines (as with pino's own).
-  expect(lines.map((l) => l.i).sort((a, b) => a - b)).toEqual(Array.from({ length: 3100 }, (_, i) => i));
+  expect(lines.map((l) => l.i).sort((a, b) => a - b)).toEqual(
+    Array.from({ length: 3100 }, (_, i) => i),
+  );
 }, 60_000);

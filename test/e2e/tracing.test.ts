@@ -45,10 +45,18 @@ const loaded = (role: string) => {
 
 async function spawnRole(role: 'api' | 'worker', name: string, env: Record<string, string>) {
   const dir = fs.mkdtempSync(path.join(tmp, `${name}-`));
-  const p = await spawnService({
-    DATABASE_URL: dbh.url, RENDERGATE_DATA_DIR: dir, RENDERGATE_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'warn',
-    RG_MODULE_LOG: path.join(tmp, `${name}.modules`), ...env,
-  }, [role], ['--import', 'tsx', '--import', detect, 'src/main.ts']);
+  const p = await spawnService(
+    {
+      DATABASE_URL: dbh.url,
+      RENDERGATE_DATA_DIR: dir,
+      RENDERGATE_ADMIN_TOKEN: ADMIN,
+      LOG_LEVEL: 'warn',
+      RG_MODULE_LOG: path.join(tmp, `${name}.modules`),
+      ...env,
+    },
+    [role],
+    ['--import', 'tsx', '--import', detect, 'src/main.ts'],
+  );
   procs.push(p);
   return p;
 }
@@ -63,31 +71,43 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const p of procs) if (p.proc.exitCode === null && p.proc.signalCode === null) { p.proc.kill('SIGTERM'); await p.exited; }
+  for (const p of procs)
+    if (p.proc.exitCode === null && p.proc.signalCode === null) {
+      p.proc.kill('SIGTERM');
+      await p.exited;
+    }
   await rx?.close();
   await dbh?.drop();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 const gen = (s: ReceivedSpan) => s.attributes['rendergate.generation_id'];
-const isPg = (s: ReceivedSpan) => s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql';
+const isPg = (s: ReceivedSpan) =>
+  s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql';
 
-it('one trace covers the request, the create, and the worker\'s claim, render and store, with HTTP and pg spans', async () => {
+it("one trace covers the request, the create, and the worker's claim, render and store, with HTTP and pg spans", async () => {
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: rx.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
   const api = await spawnRole('api', 'api', otel);
   await spawnRole('worker', 'worker', otel);
   const c = client(api.base);
   const a = await c.account(10_000);
   const created = await c.call('POST', '/v1/generations', {
-    key: a.key, headers: { 'idempotency-key': crypto.randomUUID() },
-    body: { modelId: 'rendergate/shot-list', inputs: { text: 'The tide turns. A gull lands on the rail.' } },
+    key: a.key,
+    headers: { 'idempotency-key': crypto.randomUUID() },
+    body: {
+      modelId: 'rendergate/shot-list',
+      inputs: { text: 'The tide turns. A gull lands on the rail.' },
+    },
   });
   expect(created.status).toBe(202);
   const id = created.json.id as string;
   expect((await c.waitFinal(a.key, id)).status).toBe('succeeded');
 
-  await rx.until((s) => s.some((x) => x.name === 'generation.store' && gen(x) === id)
-    && s.some((x) => x.name === 'generation.create' && gen(x) === id));
+  await rx.until(
+    (s) =>
+      s.some((x) => x.name === 'generation.store' && gen(x) === id) &&
+      s.some((x) => x.name === 'generation.create' && gen(x) === id),
+  );
   const create = rx.spans.find((x) => x.name === 'generation.create' && gen(x) === id)!;
   const trace = () => rx.spans.filter((x) => x.traceId === create.traceId);
   // the pg span of the store's UPDATE may come in the worker's next export
@@ -117,14 +137,19 @@ it('one trace covers the request, the create, and the worker\'s claim, render an
   }
   const store = byName('generation.store')[0];
   expect(spans.some((x) => isPg(x) && x.parentSpanId === store.spanId)).toBe(true);
-  const { rows: [row] } = await dbh.db.query('SELECT trace_parent FROM generations WHERE id = $1', [id]);
+  const {
+    rows: [row],
+  } = await dbh.db.query('SELECT trace_parent FROM generations WHERE id = $1', [id]);
   expect(row.trace_parent).toBe(`00-${create.traceId}-${create.spanId}-01`);
   expect([...rx.contentTypes]).toEqual(['application/json']);
 
   // The worker's polls, lease renewals and other statements outside a render send no trace of their
   // own (its only other spans are the requests its /healthz listener answered: the start's probes).
-  const traces = new Set(rx.spans.filter((x) => x.resource['rendergate.role'] === 'worker' && x.kind !== 2)
-    .map((x) => x.traceId));
+  const traces = new Set(
+    rx.spans
+      .filter((x) => x.resource['rendergate.role'] === 'worker' && x.kind !== 2)
+      .map((x) => x.traceId),
+  );
   expect([...traces]).toEqual([create.traceId]);
   // The detector sees OpenTelemetry where it is loaded (so its silence below means something).
   expect(loaded('api').some((m) => m.includes('@opentelemetry/sdk-trace-node'))).toBe(true);
@@ -138,17 +163,21 @@ it('without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry SDK module is loaded an
   const c = client(api.base);
   const a = await c.account(10_000);
   const created = await c.call('POST', '/v1/generations', {
-    key: a.key, headers: { 'idempotency-key': crypto.randomUUID() },
+    key: a.key,
+    headers: { 'idempotency-key': crypto.randomUUID() },
     body: { modelId: 'rendergate/shot-list', inputs: { text: 'A door opens. Rain.' } },
   });
   expect(created.status).toBe(202);
   expect((await c.waitFinal(a.key, created.json.id)).status).toBe('succeeded');
   // prom-client (src/metrics/) requires @opentelemetry/api itself, for exemplars: the API alone is a
   // no-op without an SDK behind it. Nothing else of OpenTelemetry may load.
-  const sdk = (name: string) => loaded(name).filter((m) => !m.includes('/node_modules/@opentelemetry/api/'));
+  const sdk = (name: string) =>
+    loaded(name).filter((m) => !m.includes('/node_modules/@opentelemetry/api/'));
   expect(loaded('api-off').length).toBeGreaterThan(0);
   expect(sdk('api-off')).toEqual([]);
   expect(sdk('worker-off')).toEqual([]);
-  const { rows: [row] } = await dbh.db.query('SELECT trace_parent FROM generations WHERE id = $1', [created.json.id]);
+  const {
+    rows: [row],
+  } = await dbh.db.query('SELECT trace_parent FROM generations WHERE id = $1', [created.json.id]);
   expect(row.trace_parent).toBeNull();
 }, 240_000);

@@ -51,7 +51,11 @@ async function post(cog: AsyncCog, url: string, state: State): Promise<number> {
   cog.webhooks.push(entry);
   if (cog.loseWebhooks) return 0;
   try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(state) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(state),
+    });
     await res.body?.cancel();
     entry.answer = res.status;
     return res.status;
@@ -72,13 +76,31 @@ async function terminal(cog: AsyncCog, url: string, state: State): Promise<void>
 }
 
 /** Runs one prediction, reporting to `webhook`; resolves with its final state. */
-export async function run(d: AsyncDeps, id: string, input: unknown, webhook: string | undefined): Promise<State> {
+export async function run(
+  d: AsyncDeps,
+  id: string,
+  input: unknown,
+  webhook: string | undefined,
+): Promise<State> {
   const { cog } = d;
   cog.runs.set(id, (cog.runs.get(id) ?? 0) + 1);
   d.record(id, input);
   let cancelled = false;
-  const state: State = { id, input, status: 'starting', logs: '', output: null, error: null, created_at: new Date().toISOString() };
-  d.live.set(id, { cancel: () => { cancelled = true; }, state });
+  const state: State = {
+    id,
+    input,
+    status: 'starting',
+    logs: '',
+    output: null,
+    error: null,
+    created_at: new Date().toISOString(),
+  };
+  d.live.set(id, {
+    cancel: () => {
+      cancelled = true;
+    },
+    state,
+  });
   let lastSent = 0;
   const update = () => {
     if (!webhook || performance.now() - lastSent < cog.webhookIntervalMs) return;
@@ -88,7 +110,10 @@ export async function run(d: AsyncDeps, id: string, input: unknown, webhook: str
   if (webhook) void post(cog, webhook, { ...state });
   state.status = 'processing';
   for (let step = 1; step <= cog.steps && !cancelled;) {
-    if (step > cog.gate) { await sleep(10); continue; }
+    if (step > cog.gate) {
+      await sleep(10);
+      continue;
+    }
     await sleep(cog.stepMs);
     const pct = Math.round((100 * step) / cog.steps);
     const bar = '█'.repeat(Math.floor(pct / 10)).padEnd(10, ' ');
@@ -104,10 +129,23 @@ export async function run(d: AsyncDeps, id: string, input: unknown, webhook: str
 }
 
 /** `PUT /predictions/{id}` and `POST /predictions` with `Prefer: respond-async`. */
-export async function create(d: AsyncDeps, req: http.IncomingMessage, res: http.ServerResponse, pathId: string | null): Promise<void> {
+export async function create(
+  d: AsyncDeps,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  pathId: string | null,
+): Promise<void> {
   const body = await readBody(req);
   if (pathId !== null && body?.id !== undefined && body.id !== pathId) {
-    return send(res, 422, { detail: [{ loc: ['body', 'id'], msg: 'prediction ID must match the ID supplied in the URL', type: 'value_error' }] });
+    return send(res, 422, {
+      detail: [
+        {
+          loc: ['body', 'id'],
+          msg: 'prediction ID must match the ID supplied in the URL',
+          type: 'value_error',
+        },
+      ],
+    });
   }
   const id: string = pathId ?? body?.id ?? crypto.randomUUID();
   const inFlight = d.live.get(id);
@@ -119,7 +157,9 @@ export async function create(d: AsyncDeps, req: http.IncomingMessage, res: http.
   }
   // Synchronous: answered when final; a client that goes away cancels it.
   let done = false;
-  res.on('close', () => { if (!done) d.live.get(id)?.cancel(); });
+  res.on('close', () => {
+    if (!done) d.live.get(id)?.cancel();
+  });
   const final = await run(d, id, body?.input ?? {}, webhook);
   done = true;
   if (!res.destroyed) send(res, 200, final);

@@ -5,8 +5,15 @@
 import type http from 'node:http';
 import { listen, readBody, send, sleep } from './http-util.ts';
 
-export type ChatBehaviour = { kind: 'ok' } | { kind: 'rate-limited' } | { kind: 'server-error' } | { kind: 'die' }
-  | { kind: 'hang' } | { kind: 'malformed' } | { kind: 'error-event' } | { kind: 'unauthorized' };
+export type ChatBehaviour =
+  | { kind: 'ok' }
+  | { kind: 'rate-limited' }
+  | { kind: 'server-error' }
+  | { kind: 'die' }
+  | { kind: 'hang' }
+  | { kind: 'malformed' }
+  | { kind: 'error-event' }
+  | { kind: 'unauthorized' };
 
 export interface ChatFake {
   base: string;
@@ -28,24 +35,43 @@ export interface ChatFake {
 
 export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake> {
   const fake = {
-    apiKey: opts.apiKey ?? 'sk-test-secret-0123', pieces: ['Shot 1: ', 'a wide ', 'view.\n', 'Shot 2: ', 'a close-up.'], pieceMs: 5,
-    script: [] as ChatBehaviour[], requests: [] as ChatFake['requests'], aborted: 0, healthy: true,
-    hold: null, streams: [] as ChatFake['streams'],
+    apiKey: opts.apiKey ?? 'sk-test-secret-0123',
+    pieces: ['Shot 1: ', 'a wide ', 'view.\n', 'Shot 2: ', 'a close-up.'],
+    pieceMs: 5,
+    script: [] as ChatBehaviour[],
+    requests: [] as ChatFake['requests'],
+    aborted: 0,
+    healthy: true,
+    hold: null,
+    streams: [] as ChatFake['streams'],
   } as ChatFake;
-  const chunk = (content: string) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+  const chunk = (content: string) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 
   async function chat(req: http.IncomingMessage, res: http.ServerResponse) {
     const body = await readBody(req);
     fake.requests.push({ body, auth: req.headers.authorization });
     const b = fake.script.shift() ?? { kind: 'ok' };
-    if (b.kind === 'unauthorized' || req.headers.authorization !== `Bearer ${fake.apiKey}`) return send(res, 401, { error: { message: 'Invalid API key', type: 'invalid_request_error' } });
-    if (b.kind === 'rate-limited') return send(res, 429, { error: { message: 'Too many requests' } }, { 'retry-after': '1' });
+    if (b.kind === 'unauthorized' || req.headers.authorization !== `Bearer ${fake.apiKey}`)
+      return send(res, 401, {
+        error: { message: 'Invalid API key', type: 'invalid_request_error' },
+      });
+    if (b.kind === 'rate-limited')
+      return send(res, 429, { error: { message: 'Too many requests' } }, { 'retry-after': '1' });
     if (b.kind === 'server-error') return send(res, 500, { error: { message: 'engine dead' } });
     let closed = false;
-    res.on('close', () => { if (!res.writableFinished) { closed = true; fake.aborted++; } });
+    res.on('close', () => {
+      if (!res.writableFinished) {
+        closed = true;
+        fake.aborted++;
+      }
+    });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (b.kind === 'malformed') return res.end('data: {"choices": [\n\n');
-    if (b.kind === 'error-event') return res.end(`data: ${JSON.stringify({ error: { message: 'prompt too long', code: 400 } })}\n\n`);
+    if (b.kind === 'error-event')
+      return res.end(
+        `data: ${JSON.stringify({ error: { message: 'prompt too long', code: 400 } })}\n\n`,
+      );
     const timing: ChatFake['streams'][number] = { firstPieceAt: Date.now() };
     fake.streams.push(timing);
     for (const [i, piece] of fake.pieces.entries()) {
@@ -55,18 +81,27 @@ export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake
       if (b.kind === 'die' && i === 1) return void req.socket.destroy();
       await sleep(fake.pieceMs);
     }
-    if (b.kind === 'hang') { while (!closed) await sleep(20); return; }
-    res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+    if (b.kind === 'hang') {
+      while (!closed) await sleep(20);
+      return;
+    }
+    res.write(
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    );
     res.end('data: [DONE]\n\n');
     timing.endedAt = Date.now();
   }
 
   const { base, close } = await listen((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (req.method === 'POST' && url.pathname === '/v1/chat/completions') return void chat(req, res).catch(() => res.destroy());
+    if (req.method === 'POST' && url.pathname === '/v1/chat/completions')
+      return void chat(req, res).catch(() => res.destroy());
     if (req.method === 'GET' && url.pathname === '/v1/models') {
       if (!fake.healthy) return send(res, 503, { error: { message: 'loading' } });
-      return send(res, 200, { object: 'list', data: [{ id: 'qwen2.5-7b-instruct', object: 'model', owned_by: 'vllm' }] });
+      return send(res, 200, {
+        object: 'list',
+        data: [{ id: 'qwen2.5-7b-instruct', object: 'model', owned_by: 'vllm' }],
+      });
     }
     send(res, 404, { error: { message: 'not found' } });
   });

@@ -28,7 +28,10 @@ export interface StripeFake {
   /** An event of `type` about `object`, as Stripe sends it. */
   event(type: string, object: any): any;
   /** POSTs `payload` (signed unless `signature` is given) to the webhook URL. */
-  deliver(payload: string, opts?: { signature?: string | null; url?: string }): Promise<{ status: number; body: any }>;
+  deliver(
+    payload: string,
+    opts?: { signature?: string | null; url?: string },
+  ): Promise<{ status: number; body: any }>;
   /** A session of ours as paid: payment_status paid, status complete, with a PaymentIntent. */
   pay(sessionId: string, paymentStatus?: 'paid' | 'unpaid'): any;
   charge(session: any, refunded: number): any;
@@ -45,7 +48,10 @@ export function parseStripeForm(text: string): any {
     const path = k.split(/\[|\]\[|\]/).filter((x) => x !== '');
     let node = root;
     path.forEach((part, i) => {
-      if (i === path.length - 1) { node[part] = v; return; }
+      if (i === path.length - 1) {
+        node[part] = v;
+        return;
+      }
       node[part] ??= /^\d+$/.test(path[i + 1]) ? [] : {};
       node = node[part];
     });
@@ -54,23 +60,41 @@ export function parseStripeForm(text: string): any {
 }
 
 function stripeError(res: any, status: number, message: string, param?: string) {
-  send(res, status, { error: { type: status === 401 ? 'invalid_request_error' : 'invalid_request_error', message, ...(param ? { param } : {}) } });
+  send(res, status, {
+    error: {
+      type: status === 401 ? 'invalid_request_error' : 'invalid_request_error',
+      message,
+      ...(param ? { param } : {}),
+    },
+  });
 }
 
 /** The checks of checkout.sessions.create that top-ups depend on; the message names the parameter. */
 function checkCreate(p: any): { message: string; param: string } | null {
-  if (!['payment', 'setup', 'subscription'].includes(p.mode)) return { message: 'Missing or invalid mode.', param: 'mode' };
-  if (!p.success_url) return { message: 'Missing required param: success_url.', param: 'success_url' };
+  if (!['payment', 'setup', 'subscription'].includes(p.mode))
+    return { message: 'Missing or invalid mode.', param: 'mode' };
+  if (!p.success_url)
+    return { message: 'Missing required param: success_url.', param: 'success_url' };
   if (p.mode === 'payment' && !(Array.isArray(p.line_items) && p.line_items.length > 0)) {
     return { message: 'line_items is required in payment mode.', param: 'line_items' };
   }
   for (const [i, li] of (p.line_items ?? []).entries()) {
     const pd = li.price_data;
-    if (!pd && !li.price) return { message: 'You must specify either price or price_data.', param: `line_items[${i}]` };
-    if (pd && (!pd.currency || !/^\d+$/.test(pd.unit_amount ?? '') || !(pd.product || pd.product_data?.name))) {
-      return { message: 'price_data needs currency, an integer unit_amount and a product.', param: `line_items[${i}][price_data]` };
+    if (!pd && !li.price)
+      return { message: 'You must specify either price or price_data.', param: `line_items[${i}]` };
+    if (
+      pd &&
+      (!pd.currency ||
+        !/^\d+$/.test(pd.unit_amount ?? '') ||
+        !(pd.product || pd.product_data?.name))
+    ) {
+      return {
+        message: 'price_data needs currency, an integer unit_amount and a product.',
+        param: `line_items[${i}][price_data]`,
+      };
     }
-    if (!/^\d+$/.test(li.quantity ?? '')) return { message: 'Invalid integer quantity.', param: `line_items[${i}][quantity]` };
+    if (!/^\d+$/.test(li.quantity ?? ''))
+      return { message: 'Invalid integer quantity.', param: `line_items[${i}][quantity]` };
   }
   return null;
 }
@@ -80,74 +104,135 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
   const fake = {
     secretKey: `sk_test_${crypto.randomBytes(12).toString('hex')}`,
     webhookSecret: `whsec_${crypto.randomBytes(16).toString('hex')}`,
-    webhookUrl: opts.webhookUrl ?? '', sessions: new Map(), requests: [],
+    webhookUrl: opts.webhookUrl ?? '',
+    sessions: new Map(),
+    requests: [],
   } as unknown as StripeFake;
 
   fake.event = (type, object) => ({
-    id: rid('evt'), object: 'event', api_version: '2025-01-27.acacia', created: Math.floor(Date.now() / 1000),
-    data: { object }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type,
+    id: rid('evt'),
+    object: 'event',
+    api_version: '2025-01-27.acacia',
+    created: Math.floor(Date.now() / 1000),
+    data: { object },
+    livemode: false,
+    pending_webhooks: 1,
+    request: { id: null, idempotency_key: null },
+    type,
   });
   fake.deliver = async (payload, o = {}) => {
-    const signature = o.signature === undefined
-      ? stripe.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret }) : o.signature;
+    const signature =
+      o.signature === undefined
+        ? stripe.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret })
+        : o.signature;
     const res = await fetch(o.url ?? fake.webhookUrl, {
-      method: 'POST', body: payload,
-      headers: { 'content-type': 'application/json; charset=utf-8', ...(signature === null ? {} : { 'stripe-signature': signature }) },
+      method: 'POST',
+      body: payload,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        ...(signature === null ? {} : { 'stripe-signature': signature }),
+      },
     });
     const text = await res.text();
     let body: any;
-    try { body = JSON.parse(text); } catch { body = text; }
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
     return { status: res.status, body };
   };
   fake.pay = (sessionId, paymentStatus = 'paid') => {
     const s = fake.sessions.get(sessionId);
-    Object.assign(s, { status: 'complete', payment_status: paymentStatus, payment_intent: s.payment_intent ?? rid('pi') });
+    Object.assign(s, {
+      status: 'complete',
+      payment_status: paymentStatus,
+      payment_intent: s.payment_intent ?? rid('pi'),
+    });
     return { ...s };
   };
   fake.charge = (s, refunded) => ({
-    id: rid('ch'), object: 'charge', amount: s.amount_total, amount_captured: s.amount_total, amount_refunded: refunded,
-    currency: s.currency, paid: true, refunded: refunded >= s.amount_total, payment_intent: s.payment_intent, status: 'succeeded',
+    id: rid('ch'),
+    object: 'charge',
+    amount: s.amount_total,
+    amount_captured: s.amount_total,
+    amount_refunded: refunded,
+    currency: s.currency,
+    paid: true,
+    refunded: refunded >= s.amount_total,
+    payment_intent: s.payment_intent,
+    status: 'succeeded',
   });
   fake.dispute = (s, amount) => ({
-    id: rid('dp'), object: 'dispute', amount, currency: s.currency, charge: rid('ch'), payment_intent: s.payment_intent,
-    reason: 'fraudulent', status: 'needs_response',
+    id: rid('dp'),
+    object: 'dispute',
+    amount,
+    currency: s.currency,
+    charge: rid('ch'),
+    payment_intent: s.payment_intent,
+    reason: 'fraudulent',
+    status: 'needs_response',
   });
 
-  const { base, close } = await listen((req, res) => void (async () => {
-    const url = new URL(req.url ?? '/', 'http://x');
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    const pay = /^\/c\/pay\/(cs_test_[0-9a-f]+)$/.exec(url.pathname);
-    if (pay) return hostedPage(req.method ?? 'GET', pay[1], res);
-    const params = parseStripeForm(text);
-    fake.requests.push({ method: req.method ?? '', path: url.pathname, params });
-    if (req.headers.authorization !== `Bearer ${fake.secretKey}`) {
-      return stripeError(res, 401, 'Invalid API Key provided.');
-    }
-    if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
-      const bad = checkCreate(params);
-      if (bad) return stripeError(res, 400, bad.message, bad.param);
-      const id = `cs_test_${crypto.randomBytes(16).toString('hex')}`;
-      const items = params.line_items ?? [];
-      const total = items.reduce((n: number, li: any) => n + Number(li.price_data?.unit_amount ?? 0) * Number(li.quantity), 0);
-      const session = {
-        id, object: 'checkout.session', mode: params.mode, status: 'open', payment_status: 'unpaid',
-        amount_subtotal: total, amount_total: total, currency: items[0]?.price_data?.currency ?? null,
-        client_reference_id: params.client_reference_id ?? null, metadata: params.metadata ?? {},
-        success_url: params.success_url, cancel_url: params.cancel_url ?? null, url: `${base}/c/pay/${id}`,
-        livemode: false, payment_intent: null, customer: null, created: Math.floor(Date.now() / 1000),
-        expires_at: Math.floor(Date.now() / 1000) + 86_400,
-      };
-      fake.sessions.set(id, session);
-      return send(res, 200, session);
-    }
-    return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${url.pathname}).`);
-  })().catch((e) => { if (!res.headersSent) send(res, 500, { error: { type: 'api_error', message: String(e) } }); }));
+  const { base, close } = await listen(
+    (req, res) =>
+      void (async () => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        const pay = /^\/c\/pay\/(cs_test_[0-9a-f]+)$/.exec(url.pathname);
+        if (pay) return hostedPage(req.method ?? 'GET', pay[1], res);
+        const params = parseStripeForm(text);
+        fake.requests.push({ method: req.method ?? '', path: url.pathname, params });
+        if (req.headers.authorization !== `Bearer ${fake.secretKey}`) {
+          return stripeError(res, 401, 'Invalid API Key provided.');
+        }
+        if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
+          const bad = checkCreate(params);
+          if (bad) return stripeError(res, 400, bad.message, bad.param);
+          const id = `cs_test_${crypto.randomBytes(16).toString('hex')}`;
+          const items = params.line_items ?? [];
+          const total = items.reduce(
+            (n: number, li: any) =>
+              n + Number(li.price_data?.unit_amount ?? 0) * Number(li.quantity),
+            0,
+          );
+          const session = {
+            id,
+            object: 'checkout.session',
+            mode: params.mode,
+            status: 'open',
+            payment_status: 'unpaid',
+            amount_subtotal: total,
+            amount_total: total,
+            currency: items[0]?.price_data?.currency ?? null,
+            client_reference_id: params.client_reference_id ?? null,
+            metadata: params.metadata ?? {},
+            success_url: params.success_url,
+            cancel_url: params.cancel_url ?? null,
+            url: `${base}/c/pay/${id}`,
+            livemode: false,
+            payment_intent: null,
+            customer: null,
+            created: Math.floor(Date.now() / 1000),
+            expires_at: Math.floor(Date.now() / 1000) + 86_400,
+          };
+          fake.sessions.set(id, session);
+          return send(res, 200, session);
+        }
+        return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${url.pathname}).`);
+      })().catch((e) => {
+        if (!res.headersSent) send(res, 500, { error: { type: 'api_error', message: String(e) } });
+      }),
+  );
 
   function hostedPage(method: string, id: string, res: any) {
     const s = fake.sessions.get(id);
-    if (!s) { res.writeHead(404).end('no such session'); return; }
+    if (!s) {
+      res.writeHead(404).end('no such session');
+      return;
+    }
     if (method === 'GET') {
       const html = `<!doctype html><title>Checkout</title><h1>Pay €${(s.amount_total / 100).toFixed(2)}</h1>
 <form method="post" action="/c/pay/${id}"><button type="submit">Pay</button></form>`;
@@ -157,7 +242,13 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
     const paid = fake.pay(id);
     res.writeHead(303, { location: s.success_url.replace('{CHECKOUT_SESSION_ID}', id) }).end();
     // After the redirect, as Stripe's events arrive on their own schedule.
-    setTimeout(() => void fake.deliver(JSON.stringify(fake.event('checkout.session.completed', paid))).catch(() => undefined), 300);
+    setTimeout(
+      () =>
+        void fake
+          .deliver(JSON.stringify(fake.event('checkout.session.completed', paid)))
+          .catch(() => undefined),
+      300,
+    );
   }
 
   fake.base = base;

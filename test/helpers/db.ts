@@ -90,8 +90,14 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
 
 /** Resolves once no render is left queued (running counts as queued) in the database. */
 export async function queueDrained(db: Pick<Db, 'query'>, timeoutMs = 90_000): Promise<void> {
-  await waitFor('every render to finish', async () => {
-    const { rows } = await db.query(`SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`);
-    return rows[0].n === 0;
-  }, { timeoutMs, intervalMs: 100 });
+  await waitFor(
+    'every render to finish',
+    async () => {
+      const { rows } = await db.query(
+        `SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`,
+      );
+      return rows[0].n === 0;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
 }

@@ -14,7 +14,10 @@ export async function dropProxy(target: { host: string; port: number }) {
     // Decided when a request starts arriving, so a kept-alive connection's next request counts too.
     let drop = false;
     client.on('data', (d) => {
-      if (!drop && toDrop > 0) { drop = true; toDrop--; }
+      if (!drop && toDrop > 0) {
+        drop = true;
+        toDrop--;
+      }
       upstream.write(d);
     });
     upstream.on('data', (d) => {
@@ -26,7 +29,12 @@ export async function dropProxy(target: { host: string; port: number }) {
         client.write(d);
       }
     });
-    const end = () => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream); };
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
     client.on('close', end).on('error', end);
     upstream.on('close', end).on('error', end);
   });
@@ -34,8 +42,15 @@ export async function dropProxy(target: { host: string; port: number }) {
   return {
     base: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
     /** Lose the answers of the next n requests (each closes its connection). */
-    dropNext(n: number) { toDrop = n; },
-    get dropped() { return dropped; },
-    close: () => { for (const s of sockets) s.destroy(); return new Promise<void>((r) => server.close(() => r())); },
+    dropNext(n: number) {
+      toDrop = n;
+    },
+    get dropped() {
+      return dropped;
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
   };
 }

@@ -21,6 +21,10 @@ export function serviceFixture(opts: Parameters<typeof startTestService>[1] = {}
     f.api = client(f.svc.base);
     f.img = await imageServer();
   });
-  afterAll(async () => { await f.img?.close(); await f.svc?.stop(); await f.dbh?.drop(); });
+  afterAll(async () => {
+    await f.img?.close();
+    await f.svc?.stop();
+    await f.dbh?.drop();
+  });
   return f;
 }

@@ -4,10 +4,23 @@ import http from 'node:http';
 import sharp from 'sharp';
 
 export async function imageServer() {
-  const gradient = async (r: number, g: number, b: number) => sharp({
-    create: { width: 640, height: 360, channels: 3, background: { r, g, b } },
-  }).composite([{ input: Buffer.from(`<svg width="640" height="360"><circle cx="320" cy="180" r="120" fill="white"/></svg>`) }]).png().toBuffer();
-  const files: Record<string, Buffer> = { '/a.png': await gradient(240, 120, 40), '/b.png': await gradient(40, 140, 240) };
+  const gradient = async (r: number, g: number, b: number) =>
+    sharp({
+      create: { width: 640, height: 360, channels: 3, background: { r, g, b } },
+    })
+      .composite([
+        {
+          input: Buffer.from(
+            `<svg width="640" height="360"><circle cx="320" cy="180" r="120" fill="white"/></svg>`,
+          ),
+        },
+      ])
+      .png()
+      .toBuffer();
+  const files: Record<string, Buffer> = {
+    '/a.png': await gradient(240, 120, 40),
+    '/b.png': await gradient(40, 140, 240),
+  };
   const hits: Record<string, number> = {};
   const waiting = new Map<string, Array<() => void>>();
   const released = new Set<string>();
@@ -20,16 +33,32 @@ export async function imageServer() {
       else waiting.set(url, [...(waiting.get(url) ?? []), go]);
       return;
     }
-    if (url === '/flaky.png') { res.writeHead(503).end('busy'); return; }
+    if (url === '/flaky.png') {
+      res.writeHead(503).end('busy');
+      return;
+    }
     const f = files[url];
-    if (!f) { res.writeHead(404).end('not found'); return; }
+    if (!f) {
+      res.writeHead(404).end('not found');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'image/png', 'content-length': f.length }).end(f);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const release = (p: string) => { released.add(p); (waiting.get(p) ?? []).forEach((go) => go()); waiting.delete(p); };
+  const release = (p: string) => {
+    released.add(p);
+    (waiting.get(p) ?? []).forEach((go) => go());
+    waiting.delete(p);
+  };
   return {
-    url: (p: string) => base + p, hits, release,
-    close: () => { [...waiting.keys()].forEach(release); server.closeAllConnections(); return new Promise<void>((r) => server.close(() => r())); },
+    url: (p: string) => base + p,
+    hits,
+    release,
+    close: () => {
+      [...waiting.keys()].forEach(release);
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
   };
 }

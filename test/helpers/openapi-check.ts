@@ -7,9 +7,13 @@ import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
-type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, any>> };
+type Doc = {
+  paths: Record<string, Record<string, any>>;
+  components: Record<string, Record<string, any>>;
+};
 
-const pointer = (parts: string[]) => '#/' + parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const pointer = (parts: string[]) =>
+  '#/' + parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
 export class OpenApiChecker {
   // Compiling is the cost here (the service under test shares this event loop): first error only, no code optimising.
@@ -22,7 +26,11 @@ export class OpenApiChecker {
     addFormats(this.#ajv);
     this.#ajv.addSchema(doc, 'doc');
     for (const [template, item] of Object.entries(doc.paths)) {
-      const re = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') + '$');
+      const re = new RegExp(
+        '^' +
+          template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+') +
+          '$',
+      );
       for (const method of Object.keys(item)) this.#routes.push({ method, re, template });
     }
   }
@@ -34,12 +42,27 @@ export class OpenApiChecker {
    */
   async compileAll(): Promise<number> {
     const doc = this.doc;
-    const pointers = Object.keys(doc.components.schemas).map((name) => ['components', 'schemas', name]);
-    for (const name of Object.keys(doc.components.responses ?? {})) pointers.push(['components', 'responses', name, 'content', 'application/json', 'schema']);
+    const pointers = Object.keys(doc.components.schemas).map((name) => [
+      'components',
+      'schemas',
+      name,
+    ]);
+    for (const name of Object.keys(doc.components.responses ?? {}))
+      pointers.push(['components', 'responses', name, 'content', 'application/json', 'schema']);
     for (const [template, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
         for (const [status, r] of Object.entries<any>(op.responses)) {
-          if (r.content?.['application/json']) pointers.push(['paths', template, method, 'responses', status, 'content', 'application/json', 'schema']);
+          if (r.content?.['application/json'])
+            pointers.push([
+              'paths',
+              template,
+              method,
+              'responses',
+              status,
+              'content',
+              'application/json',
+              'schema',
+            ]);
         }
       }
     }
@@ -52,13 +75,19 @@ export class OpenApiChecker {
 
   #validate(ptr: string, value: unknown): string | null {
     let v = this.#validators.get(ptr);
-    if (!v) { v = this.#ajv.compile({ $ref: 'doc' + ptr }); this.#validators.set(ptr, v); }
+    if (!v) {
+      v = this.#ajv.compile({ $ref: 'doc' + ptr });
+      this.#validators.set(ptr, v);
+    }
     return v(value) ? null : this.#ajv.errorsText(v.errors, { dataVar: 'body' });
   }
 
   #deref(obj: any): any {
     while (obj && typeof obj.$ref === 'string') {
-      obj = obj.$ref.slice(2).split('/').map((p: string) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      obj = obj.$ref
+        .slice(2)
+        .split('/')
+        .map((p: string) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
         .reduce((o: any, k: string) => o?.[k], this.doc);
     }
     return obj;
@@ -74,32 +103,66 @@ export class OpenApiChecker {
     if (!route) {
       // No operation: an unknown route or method, answered with the error body.
       if (!path.startsWith('/v1/') && path !== '/v1') return [];
-      const err = text ? this.#validate(pointer(['components', 'schemas', 'Error']), safeJson(text)) : 'no body';
+      const err = text
+        ? this.#validate(pointer(['components', 'schemas', 'Error']), safeJson(text))
+        : 'no body';
       return err ? [`${where}: unrouted answer is not an Error: ${err}`] : [];
     }
     const op = this.doc.paths[route.template][m];
-    const responseRef = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
-    if (!responseRef) return [`${where}: status not in the document (${Object.keys(op.responses).join(', ')})`];
+    const responseRef =
+      op.responses[String(status)] ??
+      op.responses[`${String(status)[0]}XX`] ??
+      op.responses.default;
+    if (!responseRef)
+      return [`${where}: status not in the document (${Object.keys(op.responses).join(', ')})`];
     const response = this.#deref(responseRef);
     for (const [name, h] of Object.entries<any>(response.headers ?? {})) {
       const header = this.#deref(h);
       const value = headers.get(name);
-      if (value === null) { if (header.required) problems.push(`${where}: header ${name} missing`); continue; }
+      if (value === null) {
+        if (header.required) problems.push(`${where}: header ${name} missing`);
+        continue;
+      }
       const key = JSON.stringify(header.schema ?? {});
       let hv = this.#headerValidators.get(key);
-      if (!hv) { hv = this.#ajv.compile(header.schema ?? {}); this.#headerValidators.set(key, hv); }
-      if (!hv(value)) problems.push(`${where}: header ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(header.schema)}`);
+      if (!hv) {
+        hv = this.#ajv.compile(header.schema ?? {});
+        this.#headerValidators.set(key, hv);
+      }
+      if (!hv(value))
+        problems.push(
+          `${where}: header ${name}: ${JSON.stringify(value)} does not match ${JSON.stringify(header.schema)}`,
+        );
     }
     if (status === 304 || m === 'head') return problems;
     const type = (headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
     const content = response.content as Record<string, any> | undefined;
-    if (!content) return text ? [...problems, `${where}: a body the document does not describe`] : problems;
+    if (!content)
+      return text ? [...problems, `${where}: a body the document does not describe`] : problems;
     const mediaKey = content[type] ? type : content['*/*'] ? '*/*' : undefined;
-    if (!mediaKey) return [...problems, `${where}: Content-Type ${type} not in ${Object.keys(content).join(', ')}`];
+    if (!mediaKey)
+      return [
+        ...problems,
+        `${where}: Content-Type ${type} not in ${Object.keys(content).join(', ')}`,
+      ];
     if (mediaKey === 'application/json') {
       const at = responseRef.$ref
-        ? [...(responseRef.$ref as string).slice(2).split('/'), 'content', 'application/json', 'schema']
-        : ['paths', route.template, m, 'responses', String(status), 'content', 'application/json', 'schema'];
+        ? [
+            ...(responseRef.$ref as string).slice(2).split('/'),
+            'content',
+            'application/json',
+            'schema',
+          ]
+        : [
+            'paths',
+            route.template,
+            m,
+            'responses',
+            String(status),
+            'content',
+            'application/json',
+            'schema',
+          ];
       const err = this.#validate(pointer(at), safeJson(text));
       if (err) problems.push(`${where}: ${err}`);
     }
@@ -108,7 +171,11 @@ export class OpenApiChecker {
 }
 
 function safeJson(text: string): unknown {
-  try { return JSON.parse(text); } catch { return { notJson: text.slice(0, 200) }; }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { notJson: text.slice(0, 200) };
+  }
 }
 
 const checkers = new Map<string, Promise<OpenApiChecker>>();
@@ -131,15 +198,36 @@ export function checkerFor(base: string): Promise<OpenApiChecker> {
  * A fetch for the SDK under test that checks every answer of the service against its document, as
  * client() does: the SDK's tests are drift checks too. The body is read and handed on unchanged.
  */
-export function checkedFetch(base: string, onProblem: (problems: string[]) => void = (p) => { throw new Error(p.join('\n')); }): typeof fetch {
+export function checkedFetch(
+  base: string,
+  onProblem: (problems: string[]) => void = (p) => {
+    throw new Error(p.join('\n'));
+  },
+): typeof fetch {
   return async (input, init) => {
     const res = await fetch(input, init);
-    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    const url = new URL(
+      typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
+    );
     if (!url.pathname.startsWith('/v1/')) return res;
     const bytes = new Uint8Array(await res.arrayBuffer());
-    const text = /json/.test(res.headers.get('content-type') ?? '') ? new TextDecoder().decode(bytes) : bytes.length > 0 ? '<binary>' : '';
-    const problems = (await checkerFor(base)).check(init?.method ?? 'GET', url.pathname, res.status, res.headers, text);
+    const text = /json/.test(res.headers.get('content-type') ?? '')
+      ? new TextDecoder().decode(bytes)
+      : bytes.length > 0
+        ? '<binary>'
+        : '';
+    const problems = (await checkerFor(base)).check(
+      init?.method ?? 'GET',
+      url.pathname,
+      res.status,
+      res.headers,
+      text,
+    );
     if (problems.length > 0) onProblem([`answer differs from /v1/openapi.json:`, ...problems]);
-    return new Response(res.status === 304 ? null : bytes, { status: res.status, statusText: res.statusText, headers: res.headers });
+    return new Response(res.status === 304 ? null : bytes, {
+      status: res.status,
+      statusText: res.statusText,
+      headers: res.headers,
+    });
   };
 }

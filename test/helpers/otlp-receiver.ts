@@ -5,18 +5,37 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-type AnyValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
-interface KeyValue { key: string; value: AnyValue }
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+};
+interface KeyValue {
+  key: string;
+  value: AnyValue;
+}
 
 export interface ReceivedSpan {
-  traceId: string; spanId: string; parentSpanId: string; name: string; kind: number;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: number;
   attributes: Record<string, string | number | boolean | undefined>;
   resource: Record<string, string | number | boolean | undefined>;
 }
 
-const flat = (kvs: KeyValue[] | undefined) => Object.fromEntries((kvs ?? []).map((kv) => [kv.key,
-  kv.value.stringValue ?? (kv.value.intValue !== undefined ? Number(kv.value.intValue) : undefined)
-  ?? kv.value.boolValue ?? kv.value.doubleValue]));
+const flat = (kvs: KeyValue[] | undefined) =>
+  Object.fromEntries(
+    (kvs ?? []).map((kv) => [
+      kv.key,
+      kv.value.stringValue ??
+        (kv.value.intValue !== undefined ? Number(kv.value.intValue) : undefined) ??
+        kv.value.boolValue ??
+        kv.value.doubleValue,
+    ]),
+  );
 
 export async function otlpReceiver() {
   const spans: ReceivedSpan[] = [];
@@ -25,15 +44,25 @@ export async function otlpReceiver() {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/traces') { res.writeHead(404).end(); return; }
+      if (req.method !== 'POST' || req.url !== '/v1/traces') {
+        res.writeHead(404).end();
+        return;
+      }
       contentTypes.add(String(req.headers['content-type']));
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       for (const rs of body.resourceSpans ?? []) {
         const resource = flat(rs.resource?.attributes);
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
-            spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name,
-              kind: s.kind, attributes: flat(s.attributes), resource });
+            spans.push({
+              traceId: s.traceId,
+              spanId: s.spanId,
+              parentSpanId: s.parentSpanId ?? '',
+              name: s.name,
+              kind: s.kind,
+              attributes: flat(s.attributes),
+              resource,
+            });
           }
         }
       }
@@ -43,13 +72,24 @@ export async function otlpReceiver() {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, spans, contentTypes,
+    url,
+    spans,
+    contentTypes,
     /** Polls until `pred` holds of the spans received so far. */
     async until(pred: (s: ReceivedSpan[]) => boolean, ms = 60_000) {
-      for (const end = Date.now() + ms; !pred(spans); await new Promise((r) => setTimeout(r, 100))) {
-        if (Date.now() > end) throw new Error(`spans never matched; got ${spans.map((s) => s.name).join(', ')}`);
+      for (
+        const end = Date.now() + ms;
+        !pred(spans);
+        await new Promise((r) => setTimeout(r, 100))
+      ) {
+        if (Date.now() > end)
+          throw new Error(`spans never matched; got ${spans.map((s) => s.name).join(', ')}`);
       }
     },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -22,32 +22,72 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface TestService { base: string; running: Running; dataDir: string; stop: () => Promise<void> }
+export interface TestService {
+  base: string;
+  running: Running;
+  dataDir: string;
+  stop: () => Promise<void>;
+}
 
-export async function startTestService(databaseUrl: string, opts: {
-  role?: Role; env?: Record<string, string>; extraBackends?: Record<string, ModelBackend>; dataDir?: string; logger?: pino.Logger;
-  beforeTestRender?: (id: string) => Promise<void>;
-} = {}): Promise<TestService> {
+export async function startTestService(
+  databaseUrl: string,
+  opts: {
+    role?: Role;
+    env?: Record<string, string>;
+    extraBackends?: Record<string, ModelBackend>;
+    dataDir?: string;
+    logger?: pino.Logger;
+    beforeTestRender?: (id: string) => Promise<void>;
+  } = {},
+): Promise<TestService> {
   const port = await freePort();
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rg-svc-'));
   const config = loadConfig({
-    PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: databaseUrl, RENDERGATE_DATA_DIR: dataDir,
-    RENDERGATE_ADMIN_TOKEN: ADMIN, RENDERGATE_ALLOW_PRIVATE_URLS: '1', RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    RENDERGATE_DATA_DIR: dataDir,
+    RENDERGATE_ADMIN_TOKEN: ADMIN,
+    RENDERGATE_ALLOW_PRIVATE_URLS: '1',
+    RENDERGATE_PUBLIC_URL: `http://127.0.0.1:${port}`,
     // Studio tests sign many accounts up from 127.0.0.1; the per-address limit has its own test.
-    LOG_LEVEL: 'silent', RENDERGATE_SIGNUPS_PER_HOUR: '100000', ...opts.env,
+    LOG_LEVEL: 'silent',
+    RENDERGATE_SIGNUPS_PER_HOUR: '100000',
+    ...opts.env,
   });
-  const running = await startService(config, opts.role ?? 'serve', { extraBackends: opts.extraBackends, log: opts.logger ?? pino({ level: 'silent' }),
-    beforeTestRender: opts.beforeTestRender });
+  const running = await startService(config, opts.role ?? 'serve', {
+    extraBackends: opts.extraBackends,
+    log: opts.logger ?? pino({ level: 'silent' }),
+    beforeTestRender: opts.beforeTestRender,
+  });
   return {
-    base: `http://127.0.0.1:${port}`, running, dataDir,
-    stop: async () => { await running.close(5_000); },
+    base: `http://127.0.0.1:${port}`,
+    running,
+    dataDir,
+    stop: async () => {
+      await running.close(5_000);
+    },
   };
 }
 
-export interface Reply { status: number; headers: Headers; json: any; text: string }
+export interface Reply {
+  status: number;
+  headers: Headers;
+  json: any;
+  text: string;
+}
 
 export function client(base: string) {
-  const call = async (method: string, p: string, o: { key?: string; body?: unknown; headers?: Record<string, string>; skipDocumentCheck?: boolean } = {}): Promise<Reply> => {
+  const call = async (
+    method: string,
+    p: string,
+    o: {
+      key?: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+      skipDocumentCheck?: boolean;
+    } = {},
+  ): Promise<Reply> => {
     const headers: Record<string, string> = { ...o.headers };
     if (o.key !== undefined) headers.authorization = `Bearer ${o.key}`;
     let body: string | undefined;
@@ -58,11 +98,16 @@ export function client(base: string) {
     const res = await fetch(base + p, { method, headers, body });
     const text = await res.text();
     let json: any;
-    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
     // Every /v1 answer is checked against the document the service publishes: drift fails the test.
     if (p.startsWith('/v1/') && !o.skipDocumentCheck) {
       const problems = (await checkerFor(base)).check(method, p, res.status, res.headers, text);
-      if (problems.length > 0) throw new Error(`answer differs from /v1/openapi.json:\n  ${problems.join('\n  ')}`);
+      if (problems.length > 0)
+        throw new Error(`answer differs from /v1/openapi.json:\n  ${problems.join('\n  ')}`);
     }
     return { status: res.status, headers: res.headers, json, text };
   };
@@ -72,17 +117,25 @@ export function client(base: string) {
     return r.json;
   };
   const account = async (cents: number, keyOpts: Record<string, unknown> = {}) => {
-    const a = await admin('POST', '/accounts', { email: `t-${Math.random().toString(36).slice(2)}@example.test` });
+    const a = await admin('POST', '/accounts', {
+      email: `t-${Math.random().toString(36).slice(2)}@example.test`,
+    });
     if (cents > 0) await admin('POST', `/accounts/${a.id}/credits`, { amountCents: cents });
     const k = await admin('POST', `/accounts/${a.id}/keys`, keyOpts);
     return { accountId: a.id as string, key: k.key as string, keyId: k.id as string };
   };
   /** Polls a generation until it leaves `queued`; null once it is gone (deleted). */
   const waitFinal = async (key: string, id: string, ms = 60_000): Promise<any> => {
-    const final = await waitFor(`generation ${id} to leave queued`, async () => {
-      const r = await call('GET', `/v1/generations/${id}`, { key });
-      return r.status === 404 ? { gone: true as const } : r.json.status !== 'queued' && { json: r.json };
-    }, { timeoutMs: ms, intervalMs: 100 });
+    const final = await waitFor(
+      `generation ${id} to leave queued`,
+      async () => {
+        const r = await call('GET', `/v1/generations/${id}`, { key });
+        return r.status === 404
+          ? { gone: true as const }
+          : r.json.status !== 'queued' && { json: r.json };
+      },
+      { timeoutMs: ms, intervalMs: 100 },
+    );
     return 'gone' in final ? null : final.json;
   };
   return { call, admin, account, waitFinal };

@@ -16,7 +16,11 @@ type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
  * `expect` not yet met, a server not yet listening) counts as "not yet"; on timeout the error names
  * `what` and carries the last value or error the probe gave.
  */
-export async function waitFor<T>(what: string, probe: () => T | Promise<T>, o: WaitOptions = {}): Promise<Truthy<Awaited<T>>> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  o: WaitOptions = {},
+): Promise<Truthy<Awaited<T>>> {
   const timeoutMs = o.timeoutMs ?? 60_000;
   const intervalMs = o.intervalMs ?? 20;
   const end = Date.now() + timeoutMs;
@@ -30,8 +34,13 @@ export async function waitFor<T>(what: string, probe: () => T | Promise<T>, o: W
       last = { error: e };
     }
     if (Date.now() > end) {
-      const why = 'error' in last ? `last error: ${(last.error as Error)?.message ?? String(last.error)}` : `last value: ${String(last.value)}`;
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${why})`, { cause: last.error });
+      const why =
+        'error' in last
+          ? `last error: ${(last.error as Error)?.message ?? String(last.error)}`
+          : `last value: ${String(last.value)}`;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${why})`, {
+        cause: last.error,
+      });
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }

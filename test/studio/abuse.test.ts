@@ -15,11 +15,17 @@ const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '0' } });
 let tight: TestService;
 const OTHER_ADMIN = 'another-admin-token-0123456789';
 beforeAll(async () => {
-  tight = await startTestService(f.dbh.url, { env: {
-    RENDERGATE_WORKER_CONCURRENCY: '0', RENDERGATE_SIGNUPS_PER_HOUR: '3', RENDERGATE_ADMIN_TOKEN: OTHER_ADMIN,
-  } });
+  tight = await startTestService(f.dbh.url, {
+    env: {
+      RENDERGATE_WORKER_CONCURRENCY: '0',
+      RENDERGATE_SIGNUPS_PER_HOUR: '3',
+      RENDERGATE_ADMIN_TOKEN: OTHER_ADMIN,
+    },
+  });
 });
-afterAll(async () => { await tight?.stop(); });
+afterAll(async () => {
+  await tight?.stop();
+});
 
 const from = (ip: string, base = f.svc.base) => new StudioSession(base, base, ip);
 
@@ -28,7 +34,11 @@ describe('wrong passwords', () => {
     const email = await from('127.0.0.1').signUp();
     const attacker = from('127.0.0.2');
     await attacker.get('/signin');
-    const answers = await Promise.all(Array.from({ length: 100 }, () => attacker.post('/signin', { email, password: 'not the password' })));
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () =>
+        attacker.post('/signin', { email, password: 'not the password' }),
+      ),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(10);
     expect(statuses.filter((s) => s === 429)).toHaveLength(90);
@@ -49,13 +59,20 @@ describe('wrong passwords', () => {
     // The owner signs in 12 times from one address: right passwords never add up to a lock.
     const owner = from('127.0.0.40');
     await owner.get('/signin');
-    for (let i = 0; i < 12; i++) expect((await owner.post('/signin', { email, password: PASSWORD })).status).toBe(303);
+    for (let i = 0; i < 12; i++)
+      expect((await owner.post('/signin', { email, password: PASSWORD })).status).toBe(303);
     // 11 addresses, 10 wrong passwords each, in parallel: 100 are checked in all, the rest refused.
-    const answers = await Promise.all(Array.from({ length: 11 }, async (_, i) => {
-      const s = from(`127.0.1.${i + 1}`);
-      await s.get('/signin');
-      return Promise.all(Array.from({ length: 10 }, () => s.post('/signin', { email, password: 'wrong wrong wrong' })));
-    }));
+    const answers = await Promise.all(
+      Array.from({ length: 11 }, async (_, i) => {
+        const s = from(`127.0.1.${i + 1}`);
+        await s.get('/signin');
+        return Promise.all(
+          Array.from({ length: 10 }, () =>
+            s.post('/signin', { email, password: 'wrong wrong wrong' }),
+          ),
+        );
+      }),
+    );
     const statuses = answers.flat().map((a) => a.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(100);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
@@ -70,7 +87,11 @@ describe('operator console', () => {
   it('throttles wrong tokens per address only: the operator still signs in from elsewhere', async () => {
     const attacker = from('127.0.0.4');
     await attacker.get('/admin');
-    const tries = await Promise.all(Array.from({ length: 30 }, () => attacker.post('/admin/signin', { token: 'wrong token, wrong token' })));
+    const tries = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        attacker.post('/admin/signin', { token: 'wrong token, wrong token' }),
+      ),
+    );
     expect(tries.filter((t) => t.status === 401)).toHaveLength(10);
     expect(tries.filter((t) => t.status === 429)).toHaveLength(20);
     expect((await attacker.post('/admin/signin', { token: ADMIN })).status).toBe(429);
@@ -91,7 +112,9 @@ describe('operator console', () => {
     const page = await elsewhere.get('/admin');
     expect(page.text).toContain('Operator sign-in');
     expect(page.text).not.toContain('Accounts');
-    expect((await elsewhere.get('/admin/accounts/acct_0190d3a8f5a97b2c8d1e4f5a6b7c8d9e')).status).toBe(303);
+    expect(
+      (await elsewhere.get('/admin/accounts/acct_0190d3a8f5a97b2c8d1e4f5a6b7c8d9e')).status,
+    ).toBe(303);
   });
 });
 
@@ -99,7 +122,11 @@ describe('sign-up', () => {
   it('allows RENDERGATE_SIGNUPS_PER_HOUR sign-ups per address, counted in parallel', async () => {
     const s = from('127.0.0.7', tight.base);
     await s.get('/signup');
-    const answers = await Promise.all(Array.from({ length: 10 }, () => s.post('/signup', { email: uniqueEmail(), password: PASSWORD })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        s.post('/signup', { email: uniqueEmail(), password: PASSWORD }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 303)).toHaveLength(3);
     const refused = answers.filter((a) => a.status === 429);
     expect(refused).toHaveLength(7);
@@ -108,7 +135,9 @@ describe('sign-up', () => {
     // Another address is not affected.
     const other = from('127.0.0.8', tight.base);
     await other.get('/signup');
-    expect((await other.post('/signup', { email: uniqueEmail(), password: PASSWORD })).status).toBe(303);
+    expect((await other.post('/signup', { email: uniqueEmail(), password: PASSWORD })).status).toBe(
+      303,
+    );
   });
 
   it('answers a sign-up with a taken email as it answers a new one', async () => {
@@ -137,23 +166,34 @@ describe('sign-up', () => {
     // A real SMTP server (smtp-server), as the operator's would be.
     const mails: { to: string; body: string }[] = [];
     const smtp = new SMTPServer({
-      disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
       onData(stream, session, done) {
         let body = '';
-        stream.on('data', (d) => { body += d; });
-        stream.on('end', () => { mails.push({ to: session.envelope.rcptTo[0]?.address ?? '', body }); done(); });
+        stream.on('data', (d) => {
+          body += d;
+        });
+        stream.on('end', () => {
+          mails.push({ to: session.envelope.rcptTo[0]?.address ?? '', body });
+          done();
+        });
       },
     });
     await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
     const port = (smtp.server.address() as { port: number }).port;
-    const svc = await startTestService(f.dbh.url, { role: 'api', env: { RENDERGATE_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    const svc = await startTestService(f.dbh.url, {
+      role: 'api',
+      env: { RENDERGATE_SMTP_URL: `smtp://127.0.0.1:${port}` },
+    });
     try {
       const taken = await from('127.0.0.1', svc.base).signUp();
       const fresh = uniqueEmail();
       const s = from('127.0.0.10', svc.base);
       await s.get('/signup');
       expect((await s.post('/signup', { email: fresh, password: PASSWORD })).status).toBe(303);
-      expect((await s.post('/signup', { email: taken, password: 'not the owner password' })).status).toBe(303);
+      expect(
+        (await s.post('/signup', { email: taken, password: 'not the owner password' })).status,
+      ).toBe(303);
       await waitFor('the mail', () => mails.length > 0, { timeoutMs: 30_000, intervalMs: 100 });
       expect(mails.map((m) => m.to)).toEqual([taken]);
       expect(mails[0].body).toContain('Someone tried to create a Rendergate account');

@@ -20,19 +20,30 @@ beforeAll(async () => {
   browser = await launchBrowser();
   dbh = await freshDatabase();
   fake = await stripeFake();
-  svc = await startTestService(dbh.url, { env: {
-    RENDERGATE_STRIPE_SECRET_KEY: fake.secretKey, RENDERGATE_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
-    RENDERGATE_STRIPE_API_BASE: fake.base, RENDERGATE_WORKER_CONCURRENCY: '0',
-  } });
+  svc = await startTestService(dbh.url, {
+    env: {
+      RENDERGATE_STRIPE_SECRET_KEY: fake.secretKey,
+      RENDERGATE_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+      RENDERGATE_STRIPE_API_BASE: fake.base,
+      RENDERGATE_WORKER_CONCURRENCY: '0',
+    },
+  });
   fake.webhookUrl = `${svc.base}/webhooks/stripe`;
 });
-afterAll(async () => { await browser?.close(); await svc?.stop(); await fake?.close(); await dbh?.drop(); });
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+  await fake?.close();
+  await dbh?.drop();
+});
 
 describe('Add credit in the browser', () => {
   it('goes from Add credit through Checkout to the new balance', async () => {
     const { context, page } = await freshPage(browser, svc.base);
     const blocked: string[] = [];
-    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) blocked.push(m.text()); });
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
+    });
     try {
       await signUp(page);
       await expect(page.locator('#balance strong').textContent()).resolves.toBe('€0.00');
@@ -47,7 +58,9 @@ describe('Add credit in the browser', () => {
       await page.getByText('€20.00 was added').waitFor({ timeout: 60_000 });
       expect(new URL(page.url()).pathname).toBe('/credit/success');
       await expect(page.locator('#balance strong').textContent()).resolves.toBe('€20.00');
-      await expect(page.getByRole('status').textContent()).resolves.toContain('Your balance is now €20.00');
+      await expect(page.getByRole('status').textContent()).resolves.toContain(
+        'Your balance is now €20.00',
+      );
       expect(blocked).toEqual([]);
       await checkInvariants(dbh.db);
     } finally {

@@ -18,33 +18,63 @@ import { accountIdOf, signUp } from './helpers.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const run = promisify(execFile);
-const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2', RENDERGATE_WEBHOOK_RETRY_SECONDS: '1,1' } });
-const SIZES = [{ name: 'desktop', width: 1280, height: 900 }, { name: 'phone', width: 360, height: 740 }] as const;
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '../../docs/screenshots') : null;
+const f = serviceFixture({
+  env: { RENDERGATE_WORKER_CONCURRENCY: '2', RENDERGATE_WEBHOOK_RETRY_SECONDS: '1,1' },
+});
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 360, height: 740 },
+] as const;
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? path.resolve(import.meta.dirname, '../../docs/screenshots')
+    : null;
 const ADMIN = 'test-admin-token-0123456789abcdef';
 
 let browser: Browser;
 let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
-beforeAll(async () => { browser = await launchBrowser(); hooks = await webhookReceiver(); });
-afterAll(async () => { await hooks?.close(); await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchBrowser();
+  hooks = await webhookReceiver();
+});
+afterAll(async () => {
+  await hooks?.close();
+  await browser?.close();
+});
 
-async function sized(size: (typeof SIZES)[number], storage?: Awaited<ReturnType<BrowserContext['storageState']>>) {
+async function sized(
+  size: (typeof SIZES)[number],
+  storage?: Awaited<ReturnType<BrowserContext['storageState']>>,
+) {
   const context = await browser.newContext({
-    baseURL: f.svc.base, viewport: { width: size.width, height: size.height }, acceptDownloads: true,
-    ...(size.width < 600 ? { isMobile: true, hasTouch: true } : {}), ...(storage ? { storageState: storage } : {}),
+    baseURL: f.svc.base,
+    viewport: { width: size.width, height: size.height },
+    acceptDownloads: true,
+    ...(size.width < 600 ? { isMobile: true, hasTouch: true } : {}),
+    ...(storage ? { storageState: storage } : {}),
   });
   const page = await context.newPage();
-  page.on('dialog', (d) => { void d.accept(); });
+  page.on('dialog', (d) => {
+    void d.accept();
+  });
   return { context, page };
 }
 
 /** The page's checks: no sideways scroll, no serious or critical axe violation. */
 async function checkPage(page: Page, label: string) {
-  const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  const [scroll, width] = await page.evaluate(() => [
+    document.documentElement.scrollWidth,
+    window.innerWidth,
+  ]);
   expect(scroll, `${label} is wider than the viewport`).toBeLessThanOrEqual(width);
-  const axe = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']).analyze();
+  const axe = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .analyze();
   const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), label).toEqual([]);
+  expect(
+    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    label,
+  ).toEqual([]);
 }
 
 const shot = async (page: Page, name: string) => {
@@ -59,32 +89,67 @@ describe('the studio people choose', () => {
   it('model cards show price and output; a model page has labels, help, examples and Try this that renders', async () => {
     const { context, page } = await sized(SIZES[0]);
     email = await signUp(page);
-    await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: 5_000, reason: 'Welcome credit' });
+    await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, {
+      amountCents: 5_000,
+      reason: 'Welcome credit',
+    });
     await page.goto('/');
-    const card = page.getByRole('listitem').filter({ has: page.getByRole('link', { name: 'Image to video' }) });
+    const card = page
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('link', { name: 'Image to video' }) });
     expect(await card.locator('.card-facts').textContent()).toMatch(/MP4 video\s+€0\.30–€0\.62/);
-    expect(await page.getByRole('listitem').filter({ hasText: 'Shot list' }).locator('.card-facts').textContent()).toMatch(/Text\s+€0\.01–€0\.0\d/);
+    expect(
+      await page
+        .getByRole('listitem')
+        .filter({ hasText: 'Shot list' })
+        .locator('.card-facts')
+        .textContent(),
+    ).toMatch(/Text\s+€0\.01–€0\.0\d/);
 
     await page.getByRole('link', { name: 'Start and end frame to video' }).click();
     await page.getByLabel('Last frame', { exact: true }).waitFor(); // the catalog's label
     await page.getByLabel('Movement amplitude', { exact: true }).waitFor(); // the name, humanized
     expect(await page.getByText('How strongly the camera and subject move.').count()).toBe(1); // the field's help
     // No broken preview before anything is chosen; the upload and the address read as one choice.
-    expect(await page.locator('img.preview').evaluateAll((imgs) => imgs.map((i) => getComputedStyle(i).display))).toEqual(['none', 'none']);
+    expect(
+      await page
+        .locator('img.preview')
+        .evaluateAll((imgs) => imgs.map((i) => getComputedStyle(i).display)),
+    ).toEqual(['none', 'none']);
     expect(await page.getByText('Upload a file, or paste an address').count()).toBe(2);
     await page.getByLabel('Upload a file for First frame').waitFor();
     // The example: its output plays from our origin; Try this fills the form (the images become uploads).
     const example = page.getByRole('article').filter({ hasText: 'Day turns to dusk' });
     const video = example.locator('video');
-    await waitFor('the example video loaded', async () => { expect(await video.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(1); return true; }, { timeoutMs: 20_000, intervalMs: 200 });
+    await waitFor(
+      'the example video loaded',
+      async () => {
+        expect(await video.evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(
+          1,
+        );
+        return true;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
     expect(await video.evaluate((v: HTMLVideoElement) => v.duration)).toBeCloseTo(3, 0);
     await example.getByRole('button', { name: /Try this/ }).click();
     await page.getByText('The form holds the example').waitFor();
-    expect(await page.getByLabel('Prompt', { exact: true }).inputValue()).toBe('Day turns to dusk over the lighthouse');
-    expect(await page.getByLabel('First frame', { exact: true }).inputValue()).toMatch(/\/v1\/uploads\/upl_/);
+    expect(await page.getByLabel('Prompt', { exact: true }).inputValue()).toBe(
+      'Day turns to dusk over the lighthouse',
+    );
+    expect(await page.getByLabel('First frame', { exact: true }).inputValue()).toMatch(
+      /\/v1\/uploads\/upl_/,
+    );
     expect(await page.getByLabel('Resolution', { exact: true }).inputValue()).toBe('540p');
     await page.locator('img.preview').first().waitFor({ state: 'visible' });
-    await waitFor('the example price', async () => { expect(await page.locator('#price').textContent()).toBe('€0.20'); return true; }, { intervalMs: 200 });
+    await waitFor(
+      'the example price',
+      async () => {
+        expect(await page.locator('#price').textContent()).toBe('€0.20');
+        return true;
+      },
+      { intervalMs: 200 },
+    );
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
     await page.locator('video').first().waitFor({ timeout: 120_000 });
@@ -98,21 +163,43 @@ describe('the studio people choose', () => {
     await page.getByLabel('Name').fill('ci server');
     await page.getByRole('button', { name: 'Create key' }).click();
     key = await page.getByLabel('New key').inputValue();
-    const made = await f.api.call('POST', '/v1/generations', { key, headers: { 'idempotency-key': 'choose-1' },
-      body: { modelId: 'rendergate/shot-list', inputs: { text: 'A harbour at dawn. Boats leave.', mode: 'keywords' } } });
+    const made = await f.api.call('POST', '/v1/generations', {
+      key,
+      headers: { 'idempotency-key': 'choose-1' },
+      body: {
+        modelId: 'rendergate/shot-list',
+        inputs: { text: 'A harbour at dawn. Boats leave.', mode: 'keywords' },
+      },
+    });
     expect(made.status).toBe(202);
     await f.api.waitFinal(key, made.json.id);
     // A render that fails: its image address answers 404.
-    const failed = await f.api.call('POST', '/v1/generations', { key, headers: { 'idempotency-key': 'choose-2' },
-      body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'gone', image: f.img.url('/missing.png') } } });
+    const failed = await f.api.call('POST', '/v1/generations', {
+      key,
+      headers: { 'idempotency-key': 'choose-2' },
+      body: {
+        modelId: 'rendergate/image-to-video',
+        inputs: { prompt: 'gone', image: f.img.url('/missing.png') },
+      },
+    });
     await f.api.waitFinal(key, failed.json.id);
 
     await page.goto('/history');
     const apiRow = page.getByRole('listitem').filter({ hasText: 'A harbour at dawn' });
-    expect(await apiRow.locator('.source').textContent()).toBe(`From ci server (${key.slice(0, 12)}…)`);
-    expect(await page.getByRole('listitem').filter({ has: page.getByRole('link', { name: 'Start and end frame to video' }) }).locator('.source').textContent()).toBe('From Studio');
+    expect(await apiRow.locator('.source').textContent()).toBe(
+      `From ci server (${key.slice(0, 12)}…)`,
+    );
+    expect(
+      await page
+        .getByRole('listitem')
+        .filter({ has: page.getByRole('link', { name: 'Start and end frame to video' }) })
+        .locator('.source')
+        .textContent(),
+    ).toBe('From Studio');
     const failRow = page.getByRole('listitem').filter({ hasText: 'gone' });
-    expect(await failRow.locator('p.error').textContent()).toMatch(/^An input image could not be fetched or used: .+ Its cost, €0\.30, was refunded\.$/);
+    expect(await failRow.locator('p.error').textContent()).toMatch(
+      /^An input image could not be fetched or used: .+ Its cost, €0\.30, was refunded\.$/,
+    );
 
     await page.getByLabel('Model', { exact: true }).selectOption('rendergate/shot-list');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -133,18 +220,39 @@ describe('the studio people choose', () => {
     const env: NodeJS.ProcessEnv = { ...process.env, RENDERGATE_API_KEY: key };
     // curl, as shown (with a uuidgen on PATH when the machine has none).
     fs.mkdirSync(path.join(dir, 'bin'));
-    fs.writeFileSync(path.join(dir, 'bin', 'uuidgen'), '#!/bin/sh\nnode -e "console.log(crypto.randomUUID())"\n', { mode: 0o755 });
-    const c = JSON.parse((await run('bash', ['-c', curl], { env: { ...env, PATH: `${env.PATH}:${path.join(dir, 'bin')}` } })).stdout);
-    expect(c).toMatchObject({ modelId: 'rendergate/shot-list', status: 'queued', inputs: made.json.inputs });
+    fs.writeFileSync(
+      path.join(dir, 'bin', 'uuidgen'),
+      '#!/bin/sh\nnode -e "console.log(crypto.randomUUID())"\n',
+      { mode: 0o755 },
+    );
+    const c = JSON.parse(
+      (
+        await run('bash', ['-c', curl], {
+          env: { ...env, PATH: `${env.PATH}:${path.join(dir, 'bin')}` },
+        })
+      ).stdout,
+    );
+    expect(c).toMatchObject({
+      modelId: 'rendergate/shot-list',
+      status: 'queued',
+      inputs: made.json.inputs,
+    });
     // JavaScript with our client, installed as a dependency of the script's folder.
     await buildClient();
     fs.mkdirSync(path.join(dir, 'node_modules', '@rendergate'), { recursive: true });
-    fs.symlinkSync(path.resolve(import.meta.dirname, '../../packages/client'), path.join(dir, 'node_modules', '@rendergate', 'client'));
+    fs.symlinkSync(
+      path.resolve(import.meta.dirname, '../../packages/client'),
+      path.join(dir, 'node_modules', '@rendergate', 'client'),
+    );
     fs.writeFileSync(path.join(dir, 'run.mjs'), js);
-    expect((await run(process.execPath, [path.join(dir, 'run.mjs')], { env })).stdout).toMatch(/^succeeded /);
+    expect((await run(process.execPath, [path.join(dir, 'run.mjs')], { env })).stdout).toMatch(
+      /^succeeded /,
+    );
     // Python with requests.
     fs.writeFileSync(path.join(dir, 'run.py'), py);
-    expect((await run('python3', [path.join(dir, 'run.py')], { env })).stdout).toMatch(/^succeeded /);
+    expect((await run('python3', [path.join(dir, 'run.py')], { env })).stdout).toMatch(
+      /^succeeded /,
+    );
     await context.close();
   });
 
@@ -161,34 +269,77 @@ describe('the studio people choose', () => {
     hooks.secret('/ok', secret);
     await page.goto('/webhooks');
     expect(await page.content()).not.toContain(secret);
-    const made = await f.api.call('POST', '/v1/generations', { key, headers: { 'idempotency-key': 'choose-3' },
-      body: { modelId: 'rendergate/shot-list', inputs: { text: 'For the webhook.' } } });
-    await waitFor('the webhook', () => hooks.received.some((x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id));
-    await waitFor('the delivery shown delivered', async () => {
-      await page.goto('/webhooks');
-      expect(await page.getByRole('row').filter({ hasText: 'generation.succeeded' }).getByRole('cell').first().textContent()).toMatch(/^delivered/);
-      return true;
-    }, { timeoutMs: 20_000, intervalMs: 200 });
+    const made = await f.api.call('POST', '/v1/generations', {
+      key,
+      headers: { 'idempotency-key': 'choose-3' },
+      body: { modelId: 'rendergate/shot-list', inputs: { text: 'For the webhook.' } },
+    });
+    await waitFor('the webhook', () =>
+      hooks.received.some(
+        (x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id,
+      ),
+    );
+    await waitFor(
+      'the delivery shown delivered',
+      async () => {
+        await page.goto('/webhooks');
+        expect(
+          await page
+            .getByRole('row')
+            .filter({ hasText: 'generation.succeeded' })
+            .getByRole('cell')
+            .first()
+            .textContent(),
+        ).toMatch(/^delivered/);
+        return true;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
     const row = page.getByRole('row').filter({ hasText: 'generation.succeeded' });
     expect(await row.locator('td[data-label=Attempts]').textContent()).toBe('1');
     await row.getByRole('button', { name: /Resend/ }).click();
     await page.getByText('The delivery is being sent again now.').waitFor();
-    await waitFor('the resent webhook', () => hooks.received.filter((x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id).length === 2);
-    const sent = hooks.received.filter((x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id);
+    await waitFor(
+      'the resent webhook',
+      () =>
+        hooks.received.filter(
+          (x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id,
+        ).length === 2,
+    );
+    const sent = hooks.received.filter(
+      (x) => x.body.type === 'generation.succeeded' && x.body.data.id === made.json.id,
+    );
     expect(sent[1].id).toBe(sent[0].id); // the same webhook-id: the receiver can tell it is the same event
     expect(sent.every((x) => x.verified)).toBe(true);
-    await waitFor('the second attempt shown', async () => {
-      await page.goto('/webhooks');
-      expect(await page.getByRole('row').filter({ hasText: 'generation.succeeded' }).locator('td[data-label=Attempts]').textContent()).toBe('2');
-      return true;
-    }, { timeoutMs: 20_000, intervalMs: 200 });
+    await waitFor(
+      'the second attempt shown',
+      async () => {
+        await page.goto('/webhooks');
+        expect(
+          await page
+            .getByRole('row')
+            .filter({ hasText: 'generation.succeeded' })
+            .locator('td[data-label=Attempts]')
+            .textContent(),
+        ).toBe('2');
+        return true;
+      },
+      { timeoutMs: 20_000, intervalMs: 200 },
+    );
     // Delete: another endpoint goes, the first stays (and shows on the later pages and screenshots).
     await page.getByLabel('Endpoint address').fill(hooks.url('/gone'));
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.goto('/webhooks');
     expect(await page.getByRole('article').count()).toBe(2);
     await page.getByRole('button', { name: `Delete ${hooks.url('/gone')}` }).click();
-    await waitFor('the endpoint deleted', async () => { expect(await page.getByRole('article').count()).toBe(1); return true; }, { intervalMs: 200 });
+    await waitFor(
+      'the endpoint deleted',
+      async () => {
+        expect(await page.getByRole('article').count()).toBe(1);
+        return true;
+      },
+      { intervalMs: 200 },
+    );
     await page.getByRole('heading', { name: hooks.url('/ok') }).waitFor();
     await context.close();
   });
@@ -206,9 +357,13 @@ describe('the studio people choose', () => {
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
     const api = await f.api.call('GET', '/v1/nope', { key });
     expect(api.json.code).toBe('NOT_FOUND');
-    expect((await page.request.get('/favicon.ico')).headers()['content-type']).toBe('image/svg+xml');
+    expect((await page.request.get('/favicon.ico')).headers()['content-type']).toBe(
+      'image/svg+xml',
+    );
     await page.goto('/account');
-    expect(await page.getByLabel('Account id').inputValue()).toBe(await accountIdOf(f.dbh.db, email));
+    expect(await page.getByLabel('Account id').inputValue()).toBe(
+      await accountIdOf(f.dbh.db, email),
+    );
     await context.close();
     const anon = await sized(SIZES[1]);
     const r2 = await anon.page.goto('/no/such/page');
@@ -222,17 +377,36 @@ describe('the studio people choose', () => {
       const { context, page } = await sized(size);
       const foreign: string[] = [];
       const errors: string[] = [];
-      page.on('request', (r) => { if (!r.url().startsWith(f.svc.base) && !r.url().startsWith('data:')) foreign.push(r.url()); });
-      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      page.on('request', (r) => {
+        if (!r.url().startsWith(f.svc.base) && !r.url().startsWith('data:')) foreign.push(r.url());
+      });
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
       page.on('pageerror', (e) => errors.push(e.message));
       await page.goto('/docs');
       await page.locator('rapi-doc').waitFor();
-      await page.getByRole('navigation', { name: 'API sections' }).getByRole('link', { name: 'Generations' }).click();
+      await page
+        .getByRole('navigation', { name: 'API sections' })
+        .getByRole('link', { name: 'Generations' })
+        .click();
       // RapiDoc scrolls its section into view (then names the operation in view in the address).
-      await waitFor('the section scrolled into view', async () => { expect((await page.locator('[id="tag--Generations"]').boundingBox())!.y).toBeLessThan(200); return true; }, { timeoutMs: 10_000, intervalMs: 200 });
+      await waitFor(
+        'the section scrolled into view',
+        async () => {
+          expect((await page.locator('[id="tag--Generations"]').boundingBox())!.y).toBeLessThan(
+            200,
+          );
+          return true;
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
       expect(foreign).toEqual([]);
       expect(errors).toEqual([]);
-      const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      const [scroll, width] = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
       expect(scroll).toBeLessThanOrEqual(width);
       await shot(page, `docs-${size.name}`);
       await context.close();
@@ -252,13 +426,24 @@ describe('the studio people choose', () => {
         const res = await page.goto(p);
         expect(res!.status(), p).toBeLessThan(400);
         await checkPage(page, `${p} at ${size.width}`);
-        const links = await page.locator('a[href^="/"]:not([download])').evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
+        const links = await page
+          .locator('a[href^="/"]:not([download])')
+          .evaluateAll((as) => as.map((a) => a.getAttribute('href')!));
         for (const l of links) {
           const clean = l.split('#')[0];
-          if (clean && !clean.includes('/content') && !clean.startsWith('/docs') && !clean.includes('/examples/') && !seen.has(clean)) queue.push(clean);
+          if (
+            clean &&
+            !clean.includes('/content') &&
+            !clean.startsWith('/docs') &&
+            !clean.includes('/examples/') &&
+            !seen.has(clean)
+          )
+            queue.push(clean);
         }
       }
-      expect([...seen]).toEqual(expect.arrayContaining(['/', '/history', '/webhooks', '/keys', '/usage', '/account']));
+      expect([...seen]).toEqual(
+        expect.arrayContaining(['/', '/history', '/webhooks', '/keys', '/usage', '/account']),
+      );
       expect([...seen].filter((p) => p.startsWith('/models/')).length).toBe(3);
       expect([...seen].some((p) => /^\/history\/gen_/.test(p))).toBe(true);
       // The phone's menu: one button opens the header's links.
@@ -271,8 +456,15 @@ describe('the studio people choose', () => {
         const header = await page.locator('header.top').boundingBox();
         expect(header!.width).toBeLessThanOrEqual(size.width);
       }
-      for (const [p, name] of [['/', 'models'], ['/models/rendergate/image-to-video', 'model-form'], ['/history', 'history'],
-        ['/webhooks', 'webhooks'], ['/keys', 'api-keys'], ['/usage', 'usage'], ['/account', 'account']] as const) {
+      for (const [p, name] of [
+        ['/', 'models'],
+        ['/models/rendergate/image-to-video', 'model-form'],
+        ['/history', 'history'],
+        ['/webhooks', 'webhooks'],
+        ['/keys', 'api-keys'],
+        ['/usage', 'usage'],
+        ['/account', 'account'],
+      ] as const) {
         if (!SHOTS) break;
         await page.goto(p);
         await shot(page, `${name}-${size.name}`);
@@ -311,6 +503,8 @@ describe('the studio people choose', () => {
 let built: Promise<void> | null = null;
 /** The client package's dist, as `npm install @rendergate/client` gets it (its own build script). */
 function buildClient() {
-  built ??= run('npm', ['run', 'build', '--silent'], { cwd: path.resolve(import.meta.dirname, '../../packages/client') }).then(() => {});
+  built ??= run('npm', ['run', 'build', '--silent'], {
+    cwd: path.resolve(import.meta.dirname, '../../packages/client'),
+  }).then(() => {});
   return built;
 }

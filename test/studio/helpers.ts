@@ -6,7 +6,11 @@ export const PASSWORD = 'correct horse battery';
 
 export const uniqueEmail = () => `p-${Math.random().toString(36).slice(2, 10)}@example.test`;
 
-export async function signUp(page: Page, email = uniqueEmail(), password = PASSWORD): Promise<string> {
+export async function signUp(
+  page: Page,
+  email = uniqueEmail(),
+  password = PASSWORD,
+): Promise<string> {
   await page.goto('/signup');
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
@@ -22,8 +26,13 @@ export async function signIn(page: Page, email: string, password = PASSWORD) {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-export async function accountIdOf(db: { query: (q: string, v: unknown[]) => Promise<{ rows: { id: string }[] }> }, email: string) {
-  const { rows } = await db.query('SELECT id FROM accounts WHERE lower(email) = lower($1)', [email]);
+export async function accountIdOf(
+  db: { query: (q: string, v: unknown[]) => Promise<{ rows: { id: string }[] }> },
+  email: string,
+) {
+  const { rows } = await db.query('SELECT id FROM accounts WHERE lower(email) = lower($1)', [
+    email,
+  ]);
   expect(rows).toHaveLength(1);
   return rows[0].id;
 }

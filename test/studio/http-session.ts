@@ -7,10 +7,19 @@ export class StudioSession {
   cookies = new Map<string, string>();
   csrf = '';
   /** `from`: the loopback address the requests are sent from (127.0.0.1 when not given). */
-  constructor(readonly base: string, readonly origin = base, readonly from?: string) {}
+  constructor(
+    readonly base: string,
+    readonly origin = base,
+    readonly from?: string,
+  ) {}
 
-  private fetch(url: string, init: { method?: string; headers: Record<string, string>; body?: URLSearchParams }) {
-    return this.from ? fetchFrom(this.from, url, init) : fetch(url, { ...init, redirect: 'manual' });
+  private fetch(
+    url: string,
+    init: { method?: string; headers: Record<string, string>; body?: URLSearchParams },
+  ) {
+    return this.from
+      ? fetchFrom(this.from, url, init)
+      : fetch(url, { ...init, redirect: 'manual' });
   }
 
   private absorb(res: Response) {
@@ -29,7 +38,9 @@ export class StudioSession {
   }
 
   async get(path: string, headers: Record<string, string> = {}) {
-    const res = await this.fetch(this.base + path, { headers: { cookie: this.cookieHeader(), ...headers } });
+    const res = await this.fetch(this.base + path, {
+      headers: { cookie: this.cookieHeader(), ...headers },
+    });
     this.absorb(res);
     const text = await res.text();
     const m = /name="_csrf" value="([^"]+)"/.exec(text);
@@ -37,18 +48,34 @@ export class StudioSession {
     return { status: res.status, headers: res.headers, text };
   }
 
-  async post(path: string, form: Record<string, string | string[]>, o: { origin?: string | null; csrf?: string | null; headers?: Record<string, string> } = {}) {
+  async post(
+    path: string,
+    form: Record<string, string | string[]>,
+    o: { origin?: string | null; csrf?: string | null; headers?: Record<string, string> } = {},
+  ) {
     const body = new URLSearchParams();
     const csrf = o.csrf === undefined ? this.csrf : o.csrf;
     if (csrf !== null) body.append('_csrf', csrf);
-    for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+    for (const [k, v] of Object.entries(form))
+      for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
     const origin = o.origin === undefined ? this.origin : o.origin;
     const res = await this.fetch(this.base + path, {
-      method: 'POST', body,
-      headers: { cookie: this.cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...(origin ? { origin } : {}), ...o.headers },
+      method: 'POST',
+      body,
+      headers: {
+        cookie: this.cookieHeader(),
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(origin ? { origin } : {}),
+        ...o.headers,
+      },
     });
     this.absorb(res);
-    return { status: res.status, headers: res.headers, text: await res.text(), location: res.headers.get('location') };
+    return {
+      status: res.status,
+      headers: res.headers,
+      text: await res.text(),
+      location: res.headers.get('location'),
+    };
   }
 
   /** Signs up a new account (sign-up must be open) and returns its email. */

@@ -11,8 +11,12 @@ import { listKeys } from '../../src/services/keys.ts';
 import { refund } from '../../src/services/ledger.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
-beforeAll(async () => { dbh = await freshDatabase(); });
-afterAll(async () => { await dbh?.drop(); });
+beforeAll(async () => {
+  dbh = await freshDatabase();
+});
+afterAll(async () => {
+  await dbh?.drop();
+});
 
 describe('last use of a key', () => {
   it('comes from the newest request window, and stays once the janitor has pruned the windows', async () => {
@@ -21,10 +25,21 @@ describe('last use of a key', () => {
     expect((await listKeys(dbh.db, a.id, 'UTC'))[0].lastUsedAt).toBeNull();
     const minute = Math.floor(Date.now() / 60_000);
     const old = minute - 90;
-    await dbh.db.query('INSERT INTO rate_windows (key_id, window_start, used, granted) VALUES ($1, $2, 3, 1), ($1, $3, 1, 1)', [k.id, old - 5, old]);
+    await dbh.db.query(
+      'INSERT INTO rate_windows (key_id, window_start, used, granted) VALUES ($1, $2, 3, 1), ($1, $3, 1, 1)',
+      [k.id, old - 5, old],
+    );
     expect((await listKeys(dbh.db, a.id, 'UTC'))[0].lastUsedAt!.getTime()).toBe(old * 60_000);
-    await new Janitor({ db: dbh.db, storage: createStorage({ driver: 'file', root: '/tmp/rg-janitor-unused' }), log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
-    const { rows } = await dbh.db.query('SELECT count(*)::int AS n FROM rate_windows WHERE key_id = $1', [k.id]);
+    await new Janitor({
+      db: dbh.db,
+      storage: createStorage({ driver: 'file', root: '/tmp/rg-janitor-unused' }),
+      log: pino({ level: 'silent' }),
+      ledger: { refund },
+    }).sweep();
+    const { rows } = await dbh.db.query(
+      'SELECT count(*)::int AS n FROM rate_windows WHERE key_id = $1',
+      [k.id],
+    );
     expect(rows[0].n).toBe(0);
     expect((await listKeys(dbh.db, a.id, 'UTC'))[0].lastUsedAt!.getTime()).toBe(old * 60_000);
   });

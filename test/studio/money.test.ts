@@ -16,19 +16,33 @@ async function signedUpWithKey(cents: number, keyOpts: Record<string, unknown> =
   const email = await s.signUp();
   const { rows } = await f.dbh.db.query('SELECT id FROM accounts WHERE email = $1', [email]);
   const accountId = rows[0].id as string;
-  if (cents > 0) await f.api.admin('POST', `/accounts/${accountId}/credits`, { amountCents: cents });
+  if (cents > 0)
+    await f.api.admin('POST', `/accounts/${accountId}/credits`, { amountCents: cents });
   const key = (await f.api.admin('POST', `/accounts/${accountId}/keys`, keyOpts)).key as string;
   await s.get('/models/rendergate/shot-list');
   return { s, accountId, key };
 }
 
-const studioRender = (s: StudioSession, idem: string = crypto.randomUUID()) => s.post('/models/rendergate/shot-list', { ...inputs, mode: 'summary', max_items: '5', _idem: idem });
-const apiRender = (key: string) => f.api.call('POST', '/v1/generations', { key, body: { modelId: TEXT, inputs }, headers: { 'idempotency-key': crypto.randomUUID() } });
+const studioRender = (s: StudioSession, idem: string = crypto.randomUUID()) =>
+  s.post('/models/rendergate/shot-list', {
+    ...inputs,
+    mode: 'summary',
+    max_items: '5',
+    _idem: idem,
+  });
+const apiRender = (key: string) =>
+  f.api.call('POST', '/v1/generations', {
+    key,
+    body: { modelId: TEXT, inputs },
+    headers: { 'idempotency-key': crypto.randomUUID() },
+  });
 
 describe('studio money', () => {
   it('studio and API renders racing on one balance and one daily cap: exactly what the balance covers, the cap holds for the key', async () => {
     const probe = await f.api.account(0);
-    const cost = (await f.api.call('POST', '/v1/quote', { key: probe.key, body: { modelId: TEXT, inputs } })).json.costCents as number;
+    const cost = (
+      await f.api.call('POST', '/v1/quote', { key: probe.key, body: { modelId: TEXT, inputs } })
+    ).json.costCents as number;
     expect(cost).toBeGreaterThan(0);
     const { s, accountId, key } = await signedUpWithKey(cost * 10, { dailyCapCents: cost * 4 });
     const [studio, api] = await Promise.all([
@@ -37,14 +51,19 @@ describe('studio money', () => {
     ]);
     const studioMade = studio.filter((r) => r.status === 303).length;
     const apiMade = api.filter((r) => r.status === 202).length;
-    expect(studio.filter((r) => r.status !== 303).map((r) => r.status)).toEqual(Array(20 - studioMade).fill(402));
-    for (const r of api.filter((x) => x.status !== 202)) expect(['INSUFFICIENT_BALANCE', 'API_KEY_DAILY_CAP']).toContain(r.json.code);
+    expect(studio.filter((r) => r.status !== 303).map((r) => r.status)).toEqual(
+      Array(20 - studioMade).fill(402),
+    );
+    for (const r of api.filter((x) => x.status !== 202))
+      expect(['INSUFFICIENT_BALANCE', 'API_KEY_DAILY_CAP']).toContain(r.json.code);
     expect(studioMade + apiMade).toBe(10);
     expect(apiMade).toBeLessThanOrEqual(4);
     const { rows } = await f.dbh.db.query(
       `SELECT (SELECT balance_cents FROM accounts WHERE id = $1) AS balance,
               (SELECT count(*)::int FROM generations WHERE account_id = $1 AND key_id IS NULL AND usage_day IS NULL) AS studio,
-              (SELECT coalesce(sum(spent_cents), 0)::int FROM key_day_usage u JOIN api_keys k ON k.id = u.key_id WHERE k.account_id = $1) AS key_spent`, [accountId]);
+              (SELECT coalesce(sum(spent_cents), 0)::int FROM key_day_usage u JOIN api_keys k ON k.id = u.key_id WHERE k.account_id = $1) AS key_spent`,
+      [accountId],
+    );
     expect(rows[0]).toEqual({ balance: 0, studio: studioMade, key_spent: apiMade * cost });
     // The studio's renders are the account's generations on the API too.
     const listed = await f.api.call('GET', '/v1/generations?limit=100', { key });
@@ -63,10 +82,15 @@ describe('studio money', () => {
     expect(again.location).toBe([...targets][0]);
     const { rows } = await f.dbh.db.query(
       `SELECT (SELECT count(*)::int FROM generations WHERE account_id = $1) AS gens,
-              (SELECT count(*)::int FROM ledger_entries WHERE account_id = $1 AND kind = 'charge') AS charges`, [accountId]);
+              (SELECT count(*)::int FROM ledger_entries WHERE account_id = $1 AND kind = 'charge') AS charges`,
+      [accountId],
+    );
     expect(rows[0]).toEqual({ gens: 1, charges: 1 });
     // The same form with other inputs is refused rather than charged again or silently replayed.
-    const changed = await s.post('/models/rendergate/shot-list', { text: 'Something else.', _idem: idem });
+    const changed = await s.post('/models/rendergate/shot-list', {
+      text: 'Something else.',
+      _idem: idem,
+    });
     expect(changed.status).toBe(409);
     await checkInvariants(f.dbh.db);
   });

@@ -18,15 +18,29 @@ import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
 let browser: Browser;
-beforeAll(async () => { browser = await launchBrowser(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 async function cli(...args: string[]) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-cli-'));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    cwd: ROOT, env: { ...process.env, DATABASE_URL: f.dbh.url, RENDERGATE_PUBLIC_URL: f.svc.base, RENDERGATE_DATA_DIR: dataDir },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'src/main.ts', ...args],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: f.dbh.url,
+        RENDERGATE_PUBLIC_URL: f.svc.base,
+        RENDERGATE_DATA_DIR: dataDir,
+      },
+    },
+  );
   return JSON.parse(stdout);
 }
 
@@ -63,7 +77,11 @@ describe('operator console', () => {
     expect(again!.status()).toBe(410);
 
     // A render made with the key is refunded from the console.
-    const made = await f.api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'Refund me.' } }, headers: { 'idempotency-key': 'op-1' } });
+    const made = await f.api.call('POST', '/v1/generations', {
+      key,
+      body: { modelId: 'rendergate/shot-list', inputs: { text: 'Refund me.' } },
+      headers: { 'idempotency-key': 'op-1' },
+    });
     expect((await f.api.waitFinal(key, made.json.id)).status).toBe('succeeded');
     await page.getByRole('link', { name: 'Accounts', exact: true }).click();
     await page.getByLabel('Search').fill(email.slice(0, 8));
@@ -72,9 +90,14 @@ describe('operator console', () => {
     await page.getByRole('button', { name: `Refund ${made.json.id}` }).click();
     const ledger = page.getByRole('table', { name: /Credits, charges and refunds/ });
     await ledger.getByRole('cell', { name: 'refund' }).waitFor();
-    expect(await ledger.getByRole('cell', { name: /^(credit|charge|refund)$/ }).allTextContents()).toEqual(['refund', 'charge', 'credit']);
+    expect(
+      await ledger.getByRole('cell', { name: /^(credit|charge|refund)$/ }).allTextContents(),
+    ).toEqual(['refund', 'charge', 'credit']);
     await page.getByRole('button', { name: 'Revoke server' }).click();
-    await page.getByRole('row', { name: /server/ }).getByText('revoked').waitFor();
+    await page
+      .getByRole('row', { name: /server/ })
+      .getByText('revoked')
+      .waitFor();
     expect((await f.api.call('GET', '/v1/me', { key })).status).toBe(401);
 
     // The console's session is its own: it does not sign anyone into the studio, and vice versa.
@@ -95,7 +118,11 @@ describe('operator command line', () => {
   it('`accounts invite` prints a one-time link that sets the password; `accounts reset-link` one that changes it', async () => {
     const email = uniqueEmail();
     const invite = await cli('accounts', 'invite', '--email', email);
-    expect(invite).toMatchObject({ email, purpose: 'invite', accountId: expect.stringMatching(/^acct_/) });
+    expect(invite).toMatchObject({
+      email,
+      purpose: 'invite',
+      accountId: expect.stringMatching(/^acct_/),
+    });
     expect(invite.link).toMatch(new RegExp(`^${f.svc.base}/invite/[A-Za-z0-9_-]{43}$`));
     const { context, page } = await freshPage(browser, f.svc.base);
     await page.goto(invite.link);
@@ -122,16 +149,25 @@ describe('password reset by mail', () => {
   it('mails a reset link through SMTP; the link sets a new password once; unknown emails get the same answer and no mail', async () => {
     const mails: { to: string; body: string }[] = [];
     const smtp = new SMTPServer({
-      disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
       onData(stream, session, done) {
         let body = '';
-        stream.on('data', (d) => { body += d; });
-        stream.on('end', () => { mails.push({ to: session.envelope.rcptTo[0]?.address ?? '', body }); done(); });
+        stream.on('data', (d) => {
+          body += d;
+        });
+        stream.on('end', () => {
+          mails.push({ to: session.envelope.rcptTo[0]?.address ?? '', body });
+          done();
+        });
       },
     });
     await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
     const port = (smtp.server.address() as { port: number }).port;
-    const svc = await startTestService(f.dbh.url, { role: 'api', env: { RENDERGATE_SMTP_URL: `smtp://127.0.0.1:${port}` } });
+    const svc = await startTestService(f.dbh.url, {
+      role: 'api',
+      env: { RENDERGATE_SMTP_URL: `smtp://127.0.0.1:${port}` },
+    });
     try {
       const { context, page } = await freshPage(browser, svc.base);
       const email = await signUp(page);
@@ -147,7 +183,9 @@ describe('password reset by mail', () => {
 
       await waitFor('the reset mail', () => mails.length > 0, { intervalMs: 100 });
       expect(mails.map((m) => m.to)).toEqual([email]);
-      const link = /(http:\/\/\S+\/reset\/[A-Za-z0-9_-]+)/.exec(mails[0].body.replace(/=\r?\n/g, ''))![1];
+      const link = /(http:\/\/\S+\/reset\/[A-Za-z0-9_-]+)/.exec(
+        mails[0].body.replace(/=\r?\n/g, ''),
+      )![1];
       await page.goto(link);
       await page.getByLabel('Password').fill('mailed new password');
       await page.getByRole('button', { name: 'Set password' }).click();

@@ -8,9 +8,12 @@ import { accountIdOf, PASSWORD, signUp, uniqueEmail } from './helpers.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
 let browser: Browser;
-beforeAll(async () => { browser = await launchBrowser(); });
-afterAll(async () => { await browser?.close(); });
-
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 /** Presses Tab until `target` has the focus, as a keyboard user reaches it; fails if it never does. */
 async function tabTo(page: Page, target: Locator) {
@@ -25,7 +28,9 @@ describe('studio pages', () => {
   it('serves the first page in under 100 KB, every byte from our own origin', async () => {
     const { context, page } = await freshPage(browser, f.svc.base);
     const sizes: { url: string; bytes: number }[] = [];
-    page.on('response', async (r) => { sizes.push({ url: r.url(), bytes: (await r.body().catch(() => Buffer.alloc(0))).length }); });
+    page.on('response', async (r) => {
+      sizes.push({ url: r.url(), bytes: (await r.body().catch(() => Buffer.alloc(0))).length });
+    });
     await page.goto('/', { waitUntil: 'networkidle' });
     expect(new URL(page.url()).pathname).toBe('/signin');
     expect(sizes.every((s) => s.url.startsWith(f.svc.base))).toBe(true);
@@ -56,21 +61,37 @@ describe('studio pages', () => {
   });
 
   it('fits a phone: no page scrolls sideways at 360 px', async () => {
-    const context = await browser.newContext({ baseURL: f.svc.base, viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+    const context = await browser.newContext({
+      baseURL: f.svc.base,
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+    });
     const page = await context.newPage();
     page.on('dialog', (d) => void d.accept());
     const email = await signUp(page);
-    await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: 5_000 });
+    await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, {
+      amountCents: 5_000,
+    });
     await page.goto('/models/rendergate/shot-list');
     await page.getByLabel('Text', { exact: true }).fill('A phone-sized render.');
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('pre.text-output').waitFor({ timeout: 60_000 });
-    for (const p of ['/', '/models/rendergate/start-end-to-video', '/history', '/keys', '/usage', '/account']) {
+    for (const p of [
+      '/',
+      '/models/rendergate/start-end-to-video',
+      '/history',
+      '/keys',
+      '/usage',
+      '/account',
+    ]) {
       await page.goto(p);
-      const [scroll, width] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      const [scroll, width] = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        window.innerWidth,
+      ]);
       expect(scroll, p).toBeLessThanOrEqual(width);
     }
     await context.close();
   });
-
 });

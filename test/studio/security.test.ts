@@ -17,26 +17,43 @@ import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
 let browser: Browser;
-beforeAll(async () => { browser = await launchBrowser(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 const HOSTILE = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">"'&`;
 
 /** A page of another origin (its own port) that posts a form to the studio as soon as it loads. */
 async function attackerSite(action: string, fields: Record<string, string>) {
-  const inputs = Object.entries(fields).map(([k, v]) => `<input name="${k}" value="${v}">`).join('');
+  const inputs = Object.entries(fields)
+    .map(([k, v]) => `<input name="${k}" value="${v}">`)
+    .join('');
   const html = `<!doctype html><form id=f method=post action="${action}">${inputs}</form><script>document.getElementById('f').submit()</script>`;
-  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+  const server = http.createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/html' }).end(html),
+  );
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
-  return { port, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
+  return {
+    port,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
 }
 
 describe('studio security', () => {
   it('shows a prompt and a key name holding HTML and script as text, everywhere, and runs none of it', async () => {
     const { context, page } = await freshPage(browser, f.svc.base);
     const email = await signUp(page);
-    await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: 10_000 });
+    await f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, {
+      amountCents: 10_000,
+    });
     await page.goto('/models/rendergate/shot-list');
     await page.getByLabel('Text', { exact: true }).fill(HOSTILE);
     await page.getByRole('button', { name: 'Render' }).click();
@@ -45,14 +62,18 @@ describe('studio security', () => {
     await row.getByRole('link', { name: 'Shot list' }).click();
     await page.getByRole('heading', { name: 'Use from the API' }).waitFor();
     expect(await page.locator('dl.inputs:not(.timings) dd').first().textContent()).toBe(HOSTILE);
-    expect(await page.locator('pre.code').first().textContent()).toContain('<script>window.__pwned = 1</script>');
+    expect(await page.locator('pre.code').first().textContent()).toContain(
+      '<script>window.__pwned = 1</script>',
+    );
     await page.goto('/keys');
     await page.getByLabel('Name').fill(HOSTILE);
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('rowheader', { name: HOSTILE }).waitFor();
     for (const p of ['/history', '/keys', '/usage']) {
       await page.goto(p);
-      expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+      expect(
+        await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned),
+      ).toBeUndefined();
       expect(await page.locator('script:not([src])').count()).toBe(0);
     }
     // and in the operator's console
@@ -62,7 +83,9 @@ describe('studio security', () => {
     await op.page.getByRole('button', { name: 'Sign in' }).click();
     await op.page.getByRole('link', { name: email }).click();
     await op.page.getByRole('rowheader', { name: HOSTILE }).waitFor();
-    expect(await op.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(
+      await op.page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned),
+    ).toBeUndefined();
     await op.context.close();
     await context.close();
   });
@@ -74,13 +97,18 @@ describe('studio security', () => {
     const studioPort = new URL(f.svc.base).port;
     for (const host of ['127.0.0.1', 'localhost']) {
       const evil = await attackerSite(`${f.svc.base}/keys`, { name: `evil-${host}`, dailyCap: '' });
-      const answer = page.waitForResponse((r) => r.url() === `${f.svc.base}/keys` && r.request().method() === 'POST');
+      const answer = page.waitForResponse(
+        (r) => r.url() === `${f.svc.base}/keys` && r.request().method() === 'POST',
+      );
       await page.goto(`http://${host}:${evil.port}/`);
       expect((await answer).status()).toBe(403);
       await evil.close();
       expect(host === '127.0.0.1' ? String(evil.port) : host).not.toBe(studioPort);
     }
-    const { rows } = await f.dbh.db.query('SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1', [accountId]);
+    const { rows } = await f.dbh.db.query(
+      'SELECT count(*)::int AS n FROM api_keys WHERE account_id = $1',
+      [accountId],
+    );
     expect(rows[0].n).toBe(0);
     await context.close();
   });
@@ -92,7 +120,15 @@ describe('studio security', () => {
     const other = `http://127.0.0.1:${Number(new URL(f.svc.base).port) + 1}`;
     expect((await s.post('/keys', { name: 'a' }, { origin: other })).status).toBe(403);
     expect((await s.post('/keys', { name: 'a' }, { origin: null })).status).toBe(403);
-    expect((await s.post('/keys', { name: 'a' }, { origin: null, headers: { referer: `${other}/page` } })).status).toBe(403);
+    expect(
+      (
+        await s.post(
+          '/keys',
+          { name: 'a' },
+          { origin: null, headers: { referer: `${other}/page` } },
+        )
+      ).status,
+    ).toBe(403);
     expect((await s.post('/keys', { name: 'a' }, { csrf: null })).status).toBe(403);
     expect((await s.post('/keys', { name: 'a' }, { csrf: 'forged' })).status).toBe(403);
     expect((await s.post('/keys', { name: 'a' })).status).toBe(201);
@@ -109,11 +145,17 @@ describe('studio security', () => {
     expect(cookie).not.toMatch(/Secure/);
     expect(s.cookies.get('rg_session')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // the table holds only a hash of it
-    const { rows } = await f.dbh.db.query('SELECT count(*)::int AS n FROM studio_sessions WHERE id_hash = $1::bytea', [Buffer.from(s.cookies.get('rg_session')!)]);
+    const { rows } = await f.dbh.db.query(
+      'SELECT count(*)::int AS n FROM studio_sessions WHERE id_hash = $1::bytea',
+      [Buffer.from(s.cookies.get('rg_session')!)],
+    );
     expect(rows[0].n).toBe(0);
 
     // Behind https (the public URL says so), the cookies are Secure too.
-    const tls = await startTestService(f.dbh.url, { role: 'api', env: { RENDERGATE_PUBLIC_URL: 'https://studio.example.test' } });
+    const tls = await startTestService(f.dbh.url, {
+      role: 'api',
+      env: { RENDERGATE_PUBLIC_URL: 'https://studio.example.test' },
+    });
     try {
       const t = new StudioSession(tls.base, 'https://studio.example.test');
       await t.get('/signup');
@@ -134,7 +176,10 @@ describe('studio security', () => {
     const created = await s.post('/keys', { name: 'k' });
     const key = /id="new-key" readonly value="([^"]+)"/.exec(created.text)![1];
     expect((await f.api.call('GET', '/v1/me', { key })).status).toBe(200);
-    const page = await fetch(`${f.svc.base}/history`, { headers: { authorization: `Bearer ${key}` }, redirect: 'manual' });
+    const page = await fetch(`${f.svc.base}/history`, {
+      headers: { authorization: `Bearer ${key}` },
+      redirect: 'manual',
+    });
     expect([page.status, page.headers.get('location')]).toEqual([303, '/signin?next=%2Fhistory']);
   });
 
@@ -145,20 +190,30 @@ describe('studio security', () => {
     const answers: Record<string, number[]> = { known: [], unknown: [] };
     await stranger.get('/signin');
     for (let i = 0; i < 10; i++) {
-      answers.known.push((await stranger.post('/signin', { email, password: 'wrong password' })).status);
-      answers.unknown.push((await stranger.post('/signin', { email: `nobody-${email}`, password: 'wrong password' })).status);
+      answers.known.push(
+        (await stranger.post('/signin', { email, password: 'wrong password' })).status,
+      );
+      answers.unknown.push(
+        (await stranger.post('/signin', { email: `nobody-${email}`, password: 'wrong password' }))
+          .status,
+      );
     }
     expect(answers.known).toEqual(Array(10).fill(401));
     expect(answers.unknown).toEqual(Array(10).fill(401));
     // now even the right password is refused for a while, and the unknown email answers the same
     const right = await stranger.post('/signin', { email, password: PASSWORD });
-    const unknown = await stranger.post('/signin', { email: `nobody-${email}`, password: PASSWORD });
+    const unknown = await stranger.post('/signin', {
+      email: `nobody-${email}`,
+      password: PASSWORD,
+    });
     expect([right.status, unknown.status]).toEqual([429, 429]);
     const strip = (t: string) => t.replace(/value="[^"]*"/g, '');
-    expect(strip(right.text).replace(email, 'E')).toBe(strip(unknown.text).replace(`nobody-${email}`, 'E'));
+    expect(strip(right.text).replace(email, 'E')).toBe(
+      strip(unknown.text).replace(`nobody-${email}`, 'E'),
+    );
   });
 
-  it('refuses a revoked session at once: sign out everywhere ends the other browser\'s session', async () => {
+  it("refuses a revoked session at once: sign out everywhere ends the other browser's session", async () => {
     const a = new StudioSession(f.svc.base);
     const email = await a.signUp();
     const b = new StudioSession(f.svc.base);
@@ -176,12 +231,19 @@ describe('studio security', () => {
     await idle.signUp();
     const whole = new StudioSession(f.svc.base);
     await whole.signUp();
-    const hash = (s: StudioSession) => crypto.createHash('sha256').update(s.cookies.get('rg_session')!).digest();
+    const hash = (s: StudioSession) =>
+      crypto.createHash('sha256').update(s.cookies.get('rg_session')!).digest();
     expect((await idle.get('/history')).status).toBe(200);
-    await f.dbh.db.query(`UPDATE studio_sessions SET last_seen_at = now() - interval '2 hours 1 minute' WHERE id_hash = $1`, [hash(idle)]);
+    await f.dbh.db.query(
+      `UPDATE studio_sessions SET last_seen_at = now() - interval '2 hours 1 minute' WHERE id_hash = $1`,
+      [hash(idle)],
+    );
     expect((await idle.get('/history')).status).toBe(303);
     // Active all along, but created over 7 days ago.
-    await f.dbh.db.query(`UPDATE studio_sessions SET expires_at = now() - interval '1 second' WHERE id_hash = $1`, [hash(whole)]);
+    await f.dbh.db.query(
+      `UPDATE studio_sessions SET expires_at = now() - interval '1 second' WHERE id_hash = $1`,
+      [hash(whole)],
+    );
     expect((await whole.get('/history')).status).toBe(303);
   });
 
@@ -192,8 +254,11 @@ describe('studio security', () => {
     await s.get('/signin');
     // As if this address had failed 100 times in the last quarter hour, on other emails.
     const w = Math.floor(Date.now() / 1000 / 900) * 900;
-    await f.dbh.db.query(`INSERT INTO studio_attempts (scope, window_start, attempts) VALUES ('signin-ip:127.0.0.1', $1, 100)
-      ON CONFLICT (scope, window_start) DO UPDATE SET attempts = studio_attempts.attempts + 100`, [w]);
+    await f.dbh.db.query(
+      `INSERT INTO studio_attempts (scope, window_start, attempts) VALUES ('signin-ip:127.0.0.1', $1, 100)
+      ON CONFLICT (scope, window_start) DO UPDATE SET attempts = studio_attempts.attempts + 100`,
+      [w],
+    );
     try {
       expect((await s.post('/signin', { email, password: PASSWORD })).status).toBe(429);
     } finally {
@@ -208,13 +273,23 @@ describe('studio security', () => {
     const path = new URL(invite.link).pathname;
     const s = new StudioSession(f.svc.base);
     expect((await s.get(path)).status).toBe(200);
-    const [first, second] = await Promise.all([s.post(path, { password: 'first password!' }), s.post(path, { password: 'second password' })]);
+    const [first, second] = await Promise.all([
+      s.post(path, { password: 'first password!' }),
+      s.post(path, { password: 'second password' }),
+    ]);
     expect([first.status, second.status].sort()).toEqual([303, 410]);
     expect((await s.get(path)).status).toBe(410);
 
     const accountId = await accountIdOf(f.dbh.db, email);
     const expiring = await issueToken(f.dbh.db, accountId, 'reset', 1);
-    await waitFor('the link to expire', async () => { expect((await s.get(`/reset/${expiring}`)).status).toBe(410); return true; }, { timeoutMs: 10_000, intervalMs: 200 });
+    await waitFor(
+      'the link to expire',
+      async () => {
+        expect((await s.get(`/reset/${expiring}`)).status).toBe(410);
+        return true;
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
     expect((await s.post(`/reset/${expiring}`, { password: 'a new password' })).status).toBe(410);
     // an invite link is not a reset link
     const inv2 = await issueToken(f.dbh.db, accountId, 'invite');
@@ -223,7 +298,14 @@ describe('studio security', () => {
 
   it('keeps one-time links out of the access log', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'info' }, { write: (l: string) => { lines.push(l); } });
+    const logger = pino(
+      { level: 'info' },
+      {
+        write: (l: string) => {
+          lines.push(l);
+        },
+      },
+    );
     const svc = await startTestService(f.dbh.url, { role: 'api', logger });
     try {
       const invite = await inviteLink(f.dbh.db, svc.base, uniqueEmail());

@@ -12,11 +12,17 @@ import { waitFor } from '../helpers/wait.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
 let browser: Browser;
-beforeAll(async () => { browser = await launchBrowser(); });
-afterAll(async () => { await browser?.close(); });
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
 
 const credit = async (email: string, cents: number) =>
-  f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, { amountCents: cents });
+  f.api.admin('POST', `/accounts/${await accountIdOf(f.dbh.db, email)}/credits`, {
+    amountCents: cents,
+  });
 
 describe('studio accounts', () => {
   it('signs up, signs out, refuses a wrong password, signs in, changes the password', async () => {
@@ -52,22 +58,45 @@ describe('studio renders', () => {
     await page.goto('/');
     await page.getByRole('link', { name: 'Shot list' }).click();
     const price = page.locator('#price');
-    await page.getByLabel('Text', { exact: true }).fill('A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.');
-    const quoted = (await f.api.call('POST', '/v1/quote', { key: (await f.api.account(0)).key,
-      body: { modelId: 'rendergate/shot-list', inputs: { text: 'A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.', max_items: 12 } } })).json.costCents;
+    await page
+      .getByLabel('Text', { exact: true })
+      .fill('A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.');
+    const quoted = (
+      await f.api.call('POST', '/v1/quote', {
+        key: (await f.api.account(0)).key,
+        body: {
+          modelId: 'rendergate/shot-list',
+          inputs: {
+            text: 'A lighthouse at dusk. Waves hit the rocks. A ship passes slowly.',
+            max_items: 12,
+          },
+        },
+      })
+    ).json.costCents;
     await page.getByLabel('Most items', { exact: true }).fill('12');
-    await waitFor('the quoted price', async () => { expect(await price.textContent()).toBe(`€${(quoted / 100).toFixed(2)}`); return true; }, { intervalMs: 200 });
+    await waitFor(
+      'the quoted price',
+      async () => {
+        expect(await price.textContent()).toBe(`€${(quoted / 100).toFixed(2)}`);
+        return true;
+      },
+      { intervalMs: 200 },
+    );
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
-    const row = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Shot list' }) });
+    const row = page
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('heading', { name: 'Shot list' }) });
     await row.locator('pre.text-output').waitFor({ timeout: 60_000 });
-    expect(await page.locator('#balance').textContent()).toContain(`€${((1000 - quoted) / 100).toFixed(2)}`);
+    expect(await page.locator('#balance').textContent()).toContain(
+      `€${((1000 - quoted) / 100).toFixed(2)}`,
+    );
     await row.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No renders yet').waitFor();
     await context.close();
   });
 
-  it('shows the API\'s validation messages beside the fields', async () => {
+  it("shows the API's validation messages beside the fields", async () => {
     const { context, page } = await freshPage(browser, f.svc.base);
     const email = await signUp(page);
     await credit(email, 1_000);
@@ -77,8 +106,12 @@ describe('studio renders', () => {
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByText('Some fields need attention.').waitFor();
     expect(await page.locator('#f-prompt-err').textContent()).toBe('is required');
-    expect(await page.locator('#f-image-err').textContent()).toBe('must be an absolute http or https URL');
-    expect(await page.locator('#f-guidance_scale-err').textContent()).toBe('must be a number between 0 and 1');
+    expect(await page.locator('#f-image-err').textContent()).toBe(
+      'must be an absolute http or https URL',
+    );
+    expect(await page.locator('#f-guidance_scale-err').textContent()).toBe(
+      'must be a number between 0 and 1',
+    );
     // the typed values stay
     expect(await page.getByLabel('Guidance scale', { exact: true }).inputValue()).toBe('3');
     await context.close();
@@ -96,16 +129,23 @@ describe('studio renders', () => {
     const video = page.locator('video');
     await video.waitFor({ timeout: 90_000 });
     const duration = await video.evaluate(async (v: HTMLVideoElement) => {
-      if (v.readyState < 1) await new Promise((r) => v.addEventListener('loadedmetadata', r, { once: true }));
+      if (v.readyState < 1)
+        await new Promise((r) => v.addEventListener('loadedmetadata', r, { once: true }));
       v.currentTime = v.duration / 2;
       await new Promise((r) => v.addEventListener('seeked', r, { once: true }));
       return v.duration;
     });
     expect(duration).toBeGreaterThan(1);
     const src = await video.getAttribute('src');
-    const ranged = await page.evaluate(async (u) => { const r = await fetch(u!, { headers: { range: 'bytes=0-99' } }); return [r.status, (await r.arrayBuffer()).byteLength]; }, src);
+    const ranged = await page.evaluate(async (u) => {
+      const r = await fetch(u!, { headers: { range: 'bytes=0-99' } });
+      return [r.status, (await r.arrayBuffer()).byteLength];
+    }, src);
     expect(ranged).toEqual([206, 100]);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^gen_[0-9a-f]{32}\.mp4$/);
 
     // A render waiting on an image that is never served stays queued until it is cancelled.
@@ -117,8 +157,19 @@ describe('studio renders', () => {
     await held.getByRole('button', { name: 'Cancel' }).click();
     await held.getByText('refunded').first().waitFor();
     // The header's balance follows the refund without a reload.
-    const { rows } = await f.dbh.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [await accountIdOf(f.dbh.db, email)]);
-    await waitFor('the new balance', async () => { expect(await page.locator('#balance strong').textContent()).toBe(`€${(rows[0].balance_cents / 100).toFixed(2)}`); return true; }, { timeoutMs: 10_000, intervalMs: 200 });
+    const { rows } = await f.dbh.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [
+      await accountIdOf(f.dbh.db, email),
+    ]);
+    await waitFor(
+      'the new balance',
+      async () => {
+        expect(await page.locator('#balance strong').textContent()).toBe(
+          `€${(rows[0].balance_cents / 100).toFixed(2)}`,
+        );
+        return true;
+      },
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
     await checkInvariants(f.dbh.db);
     await context.close();
   });
@@ -138,12 +189,18 @@ describe('studio API keys and usage', () => {
     await page.getByRole('button', { name: 'Copy' }).click();
 
     // The key works on the API and its render shows up in the studio's History.
-    const made = await f.api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'From the API.' } }, headers: { 'idempotency-key': 'k1' } });
+    const made = await f.api.call('POST', '/v1/generations', {
+      key,
+      body: { modelId: 'rendergate/shot-list', inputs: { text: 'From the API.' } },
+      headers: { 'idempotency-key': 'k1' },
+    });
     expect(made.status).toBe(202);
     await f.api.waitFinal(key, made.json.id);
     await page.goto('/keys');
     expect(await page.content()).not.toContain(key);
-    const keyRow = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'ci' }) });
+    const keyRow = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('rowheader', { name: 'ci' }) });
     const cells = await keyRow.getByRole('cell').allTextContents();
     expect(cells[0]).toBe(key.slice(0, 12) + '…');
     expect(cells[2]).not.toBe('never');
@@ -161,28 +218,61 @@ describe('studio API keys and usage', () => {
     expect(js).toContain("await rg.run('rendergate/shot-list', {");
     expect(py).toContain('"modelId": "rendergate/shot-list"');
     // A second render with the key, as the snippets make (the ledger below counts two charges).
-    const again = await f.api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'From the API.' } }, headers: { 'idempotency-key': 'k2' } });
+    const again = await f.api.call('POST', '/v1/generations', {
+      key,
+      body: { modelId: 'rendergate/shot-list', inputs: { text: 'From the API.' } },
+      headers: { 'idempotency-key': 'k2' },
+    });
     expect(again.json).toMatchObject({ inputs: made.json.inputs, costCents: made.json.costCents });
 
     await page.goto('/keys');
     await keyRow.getByRole('button', { name: 'Revoke' }).click();
     await keyRow.getByText('revoked').waitFor();
-    await waitFor('the key to be refused', async () => { expect((await f.api.call('GET', '/v1/me', { key })).json.code).toBe('API_KEY_REVOKED'); return true; }, { timeoutMs: 5_000, intervalMs: 200 });
+    await waitFor(
+      'the key to be refused',
+      async () => {
+        expect((await f.api.call('GET', '/v1/me', { key })).json.code).toBe('API_KEY_REVOKED');
+        return true;
+      },
+      { timeoutMs: 5_000, intervalMs: 200 },
+    );
 
     await page.getByRole('link', { name: 'Usage' }).click();
     const ledger = page.getByRole('table', { name: /Credits, charges and refunds/ });
     expect(await ledger.getByRole('row').count()).toBe(4); // header, the credit, two charges
-    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
     const stream = await csv.createReadStream();
     const text = await new Promise<string>((resolve, reject) => {
-      let out = ''; stream.on('data', (d) => { out += String(d); }); stream.on('end', () => resolve(out)); stream.on('error', reject);
+      let out = '';
+      stream.on('data', (d) => {
+        out += String(d);
+      });
+      stream.on('end', () => resolve(out));
+      stream.on('error', reject);
     });
     const lines = text.trim().split('\r\n');
     expect(lines[0]).toBe('id,createdAt,kind,amountCents,amountEur,generationId,reason');
-    expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual(['"charge"', '"charge"', '"credit"']);
-    expect(await page.getByRole('table', { name: /Per key/ }).getByRole('rowheader').allTextContents()).toEqual([`ci (${key.slice(0, 12)}…)`]);
-    const perModel = page.getByRole('table', { name: /Per model/ }).getByRole('row', { name: /rendergate\/shot-list/ });
-    expect(await perModel.getByRole('cell').allTextContents()).toEqual(['2', `€${(2 * made.json.costCents / 100).toFixed(2)}`]);
+    expect(lines.slice(1).map((l) => l.split(',')[2])).toEqual([
+      '"charge"',
+      '"charge"',
+      '"credit"',
+    ]);
+    expect(
+      await page
+        .getByRole('table', { name: /Per key/ })
+        .getByRole('rowheader')
+        .allTextContents(),
+    ).toEqual([`ci (${key.slice(0, 12)}…)`]);
+    const perModel = page
+      .getByRole('table', { name: /Per model/ })
+      .getByRole('row', { name: /rendergate\/shot-list/ });
+    expect(await perModel.getByRole('cell').allTextContents()).toEqual([
+      '2',
+      `€${((2 * made.json.costCents) / 100).toFixed(2)}`,
+    ]);
     await context.close();
   });
 });
@@ -194,13 +284,41 @@ describe('studio uploads', () => {
     await credit(email, 10_000);
     await page.goto('/models/rendergate/image-to-video');
     await page.getByLabel('Prompt', { exact: true }).fill('from an upload');
-    await page.getByLabel('Upload a file for Image').setInputFiles({ name: 'not-an-image.png', mimeType: 'image/png', buffer: Buffer.from('hello') });
+    await page.getByLabel('Upload a file for Image').setInputFiles({
+      name: 'not-an-image.png',
+      mimeType: 'image/png',
+      buffer: Buffer.from('hello'),
+    });
     await page.getByText('does not decode as image/png').waitFor();
-    const png = await sharp({ create: { width: 320, height: 180, channels: 3, background: { r: 30, g: 160, b: 90 } } }).png().toBuffer();
-    await page.getByLabel('Upload a file for Image').setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: png });
-    await waitFor('the upload URL in the field', async () => { expect(await page.getByLabel('Image', { exact: true }).inputValue()).toMatch(new RegExp(`^${f.svc.base}/v1/uploads/upl_`)); return true; }, { intervalMs: 200 });
+    const png = await sharp({
+      create: { width: 320, height: 180, channels: 3, background: { r: 30, g: 160, b: 90 } },
+    })
+      .png()
+      .toBuffer();
+    await page
+      .getByLabel('Upload a file for Image')
+      .setInputFiles({ name: 'frame.png', mimeType: 'image/png', buffer: png });
+    await waitFor(
+      'the upload URL in the field',
+      async () => {
+        expect(await page.getByLabel('Image', { exact: true }).inputValue()).toMatch(
+          new RegExp(`^${f.svc.base}/v1/uploads/upl_`),
+        );
+        return true;
+      },
+      { intervalMs: 200 },
+    );
     const preview = page.getByRole('img', { name: 'Preview of Image' });
-    await waitFor('the preview to load', async () => { expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(320); return true; }, { intervalMs: 200 });
+    await waitFor(
+      'the preview to load',
+      async () => {
+        expect(
+          await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth),
+        ).toBe(320);
+        return true;
+      },
+      { intervalMs: 200 },
+    );
     await page.getByRole('button', { name: 'Render' }).click();
     await page.locator('video').waitFor({ timeout: 90_000 });
     await context.close();
@@ -208,7 +326,7 @@ describe('studio uploads', () => {
 });
 
 describe('studio live status', () => {
-  it('shows a waiting render\'s place in the queue, then follows it to its video without a reload', async () => {
+  it("shows a waiting render's place in the queue, then follows it to its video without a reload", async () => {
     const { context, page } = await freshPage(browser, f.svc.base);
     const email = await signUp(page);
     await credit(email, 10_000);
@@ -219,7 +337,11 @@ describe('studio live status', () => {
       await page.getByLabel('Prompt', { exact: true }).fill(`holder ${h}`);
       await page.getByLabel('Image', { exact: true }).fill(f.img.url(h));
       await page.getByRole('button', { name: 'Render' }).click();
-      await page.getByRole('listitem').filter({ hasText: `holder ${h}` }).getByText('running').waitFor();
+      await page
+        .getByRole('listitem')
+        .filter({ hasText: `holder ${h}` })
+        .getByText('running')
+        .waitFor();
     }
     await page.goto('/models/rendergate/image-to-video');
     await page.getByLabel('Prompt', { exact: true }).fill('waits its turn');

@@ -22,12 +22,31 @@ describe('bench profile summary', () => {
     const cwd = process.cwd();
     const p: CpuProfile = {
       nodes: [
-        { id: 1, callFrame: { functionName: '(root)', url: '', lineNumber: -1 }, children: [2, 4, 5, 6] },
-        { id: 2, callFrame: { functionName: 'query', url: `file://${cwd}/node_modules/pg/lib/client.js`, lineNumber: 9 }, children: [3] },
+        {
+          id: 1,
+          callFrame: { functionName: '(root)', url: '', lineNumber: -1 },
+          children: [2, 4, 5, 6],
+        },
+        {
+          id: 2,
+          callFrame: {
+            functionName: 'query',
+            url: `file://${cwd}/node_modules/pg/lib/client.js`,
+            lineNumber: 9,
+          },
+          children: [3],
+        },
         { id: 3, callFrame: { functionName: 'writev', url: '', lineNumber: -1 } },
         { id: 4, callFrame: { functionName: '(idle)', url: '', lineNumber: -1 } },
         { id: 5, callFrame: { functionName: 'post', url: 'node:inspector', lineNumber: 1 } },
-        { id: 6, callFrame: { functionName: 'create', url: `file://${cwd}/src/services/generations.ts`, lineNumber: 40 } },
+        {
+          id: 6,
+          callFrame: {
+            functionName: 'create',
+            url: `file://${cwd}/src/services/generations.ts`,
+            lineNumber: 40,
+          },
+        },
       ],
       samples: [3, 3, 3, 2, 4, 4, 5, 6],
       timeDeltas: [1000, 1000, 1000, 1000, 5000, 5000, 9000, 4000],
@@ -35,7 +54,10 @@ describe('bench profile summary', () => {
     const s = summarise('t', 't.cpuprofile', p);
     expect(s.busyMs).toBe(8);
     expect(s.idleMs).toBe(10);
-    expect(s.areas).toEqual([{ area: 'pg', selfMs: 4, pct: 50 }, { area: 'src/services/generations.ts', selfMs: 4, pct: 50 }]);
+    expect(s.areas).toEqual([
+      { area: 'pg', selfMs: 4, pct: 50 },
+      { area: 'src/services/generations.ts', selfMs: 4, pct: 50 },
+    ]);
     expect(s.functions[0]).toMatchObject({ fn: 'create', where: 'src/services/generations.ts:41' });
     expect(s.functions.find((f) => f.fn === 'writev')).toMatchObject({ area: 'pg', selfMs: 3 });
   });
@@ -44,12 +66,22 @@ describe('bench profile summary', () => {
 describe('bench table', () => {
   it('prints one line per result with its verdict', () => {
     const r: Result = {
-      scenario: 'poll', variant: 'GET', concurrency: 64, rps: 45_000, p50: 1.2, p99: 8.5,
-      baseline: { name: 'bare http', rps: 90_000 }, ratio: 0.5, target: '≥0.50×', pass: true,
+      scenario: 'poll',
+      variant: 'GET',
+      concurrency: 64,
+      rps: 45_000,
+      p50: 1.2,
+      p99: 8.5,
+      baseline: { name: 'bare http', rps: 90_000 },
+      ratio: 0.5,
+      target: '≥0.50×',
+      pass: true,
     };
     const lines = table([r, { ...r, pass: false, note: 'noisy' }]).split('\n');
     expect(lines).toHaveLength(4);
-    expect(lines[2]).toMatch(/^poll\s+GET\s+64\s+45\.0k\s+1\.20\s+8\.50\s+bare http 90\.0k\/s\s+0\.50\s+≥0\.50×\s+pass$/);
+    expect(lines[2]).toMatch(
+      /^poll\s+GET\s+64\s+45\.0k\s+1\.20\s+8\.50\s+bare http 90\.0k\/s\s+0\.50\s+≥0\.50×\s+pass$/,
+    );
     expect(lines[3]).toMatch(/MISS \(noisy\)$/);
   });
 });

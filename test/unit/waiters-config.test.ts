@@ -10,7 +10,19 @@ describe('preferWait', () => {
     expect(preferWait('respond-async, wait=60')).toBe(60);
     expect(preferWait('WAIT = "10"')).toBe(10);
     expect(preferWait(['return=minimal', 'wait=3'])).toBe(3);
-    for (const v of [undefined, '', 'wait', 'wait=', 'wait=0', 'wait=61', 'wait=-1', 'wait=1.5', 'wait=100', 'waits=5', 'return=minimal']) {
+    for (const v of [
+      undefined,
+      '',
+      'wait',
+      'wait=',
+      'wait=0',
+      'wait=61',
+      'wait=-1',
+      'wait=1.5',
+      'wait=100',
+      'waits=5',
+      'return=minimal',
+    ]) {
       expect([v, preferWait(v)]).toEqual([v, undefined]);
     }
   });
@@ -37,15 +49,31 @@ describe('Waiters', () => {
 
 describe('configuration', () => {
   it('reads retention durations, the upload limit and the retry schedule; reports every bad one', () => {
-    const c = loadConfig({ RENDERGATE_OUTPUT_RETENTION: '0', RENDERGATE_UPLOAD_RETENTION: '36h', RENDERGATE_WEBHOOK_RETRY_SECONDS: '1, 2,3' });
-    expect([c.outputRetentionSeconds, c.uploadRetentionSeconds, c.webhookRetrySeconds, c.uploadLimitBytes]).toEqual([0, 36 * 3600, [1, 2, 3], 20 * 1024 * 1024]);
+    const c = loadConfig({
+      RENDERGATE_OUTPUT_RETENTION: '0',
+      RENDERGATE_UPLOAD_RETENTION: '36h',
+      RENDERGATE_WEBHOOK_RETRY_SECONDS: '1, 2,3',
+    });
+    expect([
+      c.outputRetentionSeconds,
+      c.uploadRetentionSeconds,
+      c.webhookRetrySeconds,
+      c.uploadLimitBytes,
+    ]).toEqual([0, 36 * 3600, [1, 2, 3], 20 * 1024 * 1024]);
     expect(loadConfig({}).outputRetentionSeconds).toBe(30 * 86400);
     try {
-      loadConfig({ RENDERGATE_OUTPUT_RETENTION: '3w', RENDERGATE_UPLOAD_RETENTION: '0', RENDERGATE_WEBHOOK_RETRY_SECONDS: '5,x' });
+      loadConfig({
+        RENDERGATE_OUTPUT_RETENTION: '3w',
+        RENDERGATE_UPLOAD_RETENTION: '0',
+        RENDERGATE_WEBHOOK_RETRY_SECONDS: '5,x',
+      });
       throw new Error('accepted');
     } catch (e) {
-      expect((e as ConfigError).problems.map((p) => p.split('=')[0]).sort())
-        .toEqual(['RENDERGATE_OUTPUT_RETENTION', 'RENDERGATE_UPLOAD_RETENTION', 'RENDERGATE_WEBHOOK_RETRY_SECONDS']);
+      expect((e as ConfigError).problems.map((p) => p.split('=')[0]).sort()).toEqual([
+        'RENDERGATE_OUTPUT_RETENTION',
+        'RENDERGATE_UPLOAD_RETENTION',
+        'RENDERGATE_WEBHOOK_RETRY_SECONDS',
+      ]);
     }
   });
 });

@@ -5,16 +5,32 @@
 // carries the comment `-- contract: <why>` on one of its lines.
 export const BREAKING: { pattern: RegExp; why: string }[] = [
   { pattern: /\bDROP\s+COLUMN\b/i, why: 'the previous release still reads or writes the column' },
-  { pattern: /\bDROP\s+(TABLE|VIEW|FUNCTION|TYPE|SEQUENCE)\b/i, why: 'the previous release still uses it' },
-  { pattern: /\bRENAME\b/i, why: 'the previous release still uses the old name (add the new one, copy, drop later)' },
-  { pattern: /\bALTER\s+COLUMN\s+\S+\s+(SET\s+DATA\s+)?TYPE\b/i, why: 'the previous release reads and writes the old type' },
+  {
+    pattern: /\bDROP\s+(TABLE|VIEW|FUNCTION|TYPE|SEQUENCE)\b/i,
+    why: 'the previous release still uses it',
+  },
+  {
+    pattern: /\bRENAME\b/i,
+    why: 'the previous release still uses the old name (add the new one, copy, drop later)',
+  },
+  {
+    pattern: /\bALTER\s+COLUMN\s+\S+\s+(SET\s+DATA\s+)?TYPE\b/i,
+    why: 'the previous release reads and writes the old type',
+  },
   { pattern: /\bSET\s+NOT\s+NULL\b/i, why: "the previous release's inserts leave the column out" },
-  { pattern: /\bADD\s+(COLUMN\s+)?(IF\s+NOT\s+EXISTS\s+)?\S+\s+[^,;]*\bNOT\s+NULL\b(?![^,;]*\bDEFAULT\b)/i, why: "a NOT NULL column without a DEFAULT fails the previous release's inserts" },
+  {
+    pattern:
+      /\bADD\s+(COLUMN\s+)?(IF\s+NOT\s+EXISTS\s+)?\S+\s+[^,;]*\bNOT\s+NULL\b(?![^,;]*\bDEFAULT\b)/i,
+    why: "a NOT NULL column without a DEFAULT fails the previous release's inserts",
+  },
 ];
 
 /** SQL statements of a migration file, with comments kept (markers live in them). */
 function statements(sql: string): string[] {
-  return sql.split(/;\s*(?:\n|$)/).map((s) => s.trim()).filter(Boolean);
+  return sql
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** What in `sql` would break the previous release, one line per finding. */

@@ -13,7 +13,9 @@ import { freshDatabase } from '../helpers/db.ts';
 import { breakingChanges } from './migration-rules.ts';
 
 const MIGRATIONS = path.resolve(import.meta.dirname, '../../migrations');
-const previous = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../fixtures/previous-release.json'), 'utf8')) as {
+const previous = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../fixtures/previous-release.json'), 'utf8'),
+) as {
   release: { commit: string; version: string };
   migrations: { name: string; sha256: string }[];
   statements: string[];
@@ -21,13 +23,20 @@ const previous = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '.
 
 describe(`the previous release (${previous.release.version}, ${previous.release.commit.slice(0, 7)}) beside this one`, () => {
   let dbh: Awaited<ReturnType<typeof freshDatabase>>;
-  beforeAll(async () => { dbh = await freshDatabase(); });
-  afterAll(async () => { await dbh?.drop(); });
+  beforeAll(async () => {
+    dbh = await freshDatabase();
+  });
+  afterAll(async () => {
+    await dbh?.drop();
+  });
 
   it('finds its migrations unchanged, in their place', () => {
     const changed = previous.migrations.filter((m) => {
       const file = path.join(MIGRATIONS, m.name);
-      return !fs.existsSync(file) || crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex') !== m.sha256;
+      return (
+        !fs.existsSync(file) ||
+        crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex') !== m.sha256
+      );
     });
     expect(changed.map((m) => m.name)).toEqual([]);
   });
@@ -43,7 +52,9 @@ describe(`the previous release (${previous.release.version}, ${previous.release.
           await client.query(`PREPARE previous_${i} AS ${sql}`);
           await client.query(`DEALLOCATE previous_${i}`);
         } catch (e) {
-          failures.push(`${(e as Error).message}\n    in: ${sql.replace(/\s+/g, ' ').slice(0, 200)}`);
+          failures.push(
+            `${(e as Error).message}\n    in: ${sql.replace(/\s+/g, ' ').slice(0, 200)}`,
+          );
         }
       }
     } finally {
@@ -55,7 +66,9 @@ describe(`the previous release (${previous.release.version}, ${previous.release.
   it('meets no migration added since that breaks it', () => {
     const known = new Set(previous.migrations.map((m) => m.name));
     const added = migrationFiles().filter((f) => !known.has(f));
-    const findings = added.flatMap((f) => breakingChanges(f, fs.readFileSync(path.join(MIGRATIONS, f), 'utf8')));
+    const findings = added.flatMap((f) =>
+      breakingChanges(f, fs.readFileSync(path.join(MIGRATIONS, f), 'utf8')),
+    );
     expect(findings).toEqual([]);
   });
 });
@@ -68,11 +81,14 @@ describe('the migration rule itself', () => {
     ['ALTER TABLE accounts ALTER COLUMN name SET NOT NULL;', true],
     ['ALTER TABLE accounts ADD COLUMN plan text NOT NULL;', true],
     ['DROP TABLE rate_limits;', true],
-    ['ALTER TABLE accounts ADD COLUMN plan text NOT NULL DEFAULT \'free\';', false],
+    ["ALTER TABLE accounts ADD COLUMN plan text NOT NULL DEFAULT 'free';", false],
     ['ALTER TABLE accounts ADD COLUMN plan text;', false],
     ['CREATE TABLE uploads (id text PRIMARY KEY, bytes bigint NOT NULL);', false],
     ['CREATE OR REPLACE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;', false],
-    ['-- contract: 0.3 stopped reading it (see 0.3 release notes)\nALTER TABLE generations DROP COLUMN legacy;', false],
+    [
+      '-- contract: 0.3 stopped reading it (see 0.3 release notes)\nALTER TABLE generations DROP COLUMN legacy;',
+      false,
+    ],
   ];
   it.each(cases)('%s → breaking: %s', (sql, breaking) => {
     expect(breakingChanges('x.sql', sql).length > 0).toBe(breaking);

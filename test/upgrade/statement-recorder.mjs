@@ -16,7 +16,10 @@ if (out && root) {
     if (typeof text !== 'string' || seen.has(text)) return;
     // The first frame outside pg says who sent the statement (pool.query hands it to a client later,
     // from pg-pool's own frames, so both entry points record).
-    const caller = (new Error().stack ?? '').split('\n').slice(3).find((l) => !l.includes('node_modules'));
+    const caller = (new Error().stack ?? '')
+      .split('\n')
+      .slice(3)
+      .find((l) => !l.includes('node_modules'));
     if (!caller?.includes(src)) return;
     seen.add(text);
     fs.appendFileSync(out, JSON.stringify(text) + '\n');

@@ -3,8 +3,13 @@
 import type { Generation } from './types.js';
 
 /** Codes the SDK itself raises, beside the API's own (ErrorCode). */
-export type ClientErrorCode = 'NETWORK_ERROR' | 'WAIT_TIMEOUT' | 'GENERATION_FAILED' | 'GENERATION_REFUNDED'
-  | 'INVALID_RESPONSE' | 'WEBHOOK_INVALID';
+export type ClientErrorCode =
+  | 'NETWORK_ERROR'
+  | 'WAIT_TIMEOUT'
+  | 'GENERATION_FAILED'
+  | 'GENERATION_REFUNDED'
+  | 'INVALID_RESPONSE'
+  | 'WEBHOOK_INVALID';
 
 export class RendergateError extends Error {
   /** HTTP status of the answer; 0 when there was no error answer (network, timeout, failed render, webhook). */
@@ -19,8 +24,16 @@ export class RendergateError extends Error {
   /** The final generation, when run() ended failed or refunded (or a wait timed out). */
   readonly generation: Generation | undefined;
 
-  constructor(init: { status: number; code: string; message: string; details?: unknown[]; requestId?: string;
-    retryAfter?: number; generation?: Generation; cause?: unknown }) {
+  constructor(init: {
+    status: number;
+    code: string;
+    message: string;
+    details?: unknown[];
+    requestId?: string;
+    retryAfter?: number;
+    generation?: Generation;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'RendergateError';
     this.status = init.status;
@@ -51,7 +64,10 @@ export async function errorFromResponse(res: Response): Promise<RendergateError>
   return new RendergateError({
     status: res.status,
     code: typeof body.code === 'string' ? body.code : `HTTP_${res.status}`,
-    message: typeof body.message === 'string' ? body.message : `The server answered ${res.status} ${res.statusText}.`,
+    message:
+      typeof body.message === 'string'
+        ? body.message
+        : `The server answered ${res.status} ${res.statusText}.`,
     details: Array.isArray(body.details) ? body.details : undefined,
     requestId: body.requestId ?? res.headers.get('x-request-id') ?? undefined,
     retryAfter: parseRetryAfter(res.headers.get('retry-after')),

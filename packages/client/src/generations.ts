@@ -37,23 +37,52 @@ export class Generations {
   constructor(private readonly t: Transport) {}
 
   /** Starts a render: priced, charged and queued in one step (202). Retries replay the same key, never charge twice. */
-  create<M extends ModelId>(modelId: M, inputs: InputsOf<M>, options: CreateOptions = {}): Promise<Generation> {
+  create<M extends ModelId>(
+    modelId: M,
+    inputs: InputsOf<M>,
+    options: CreateOptions = {},
+  ): Promise<Generation> {
     const key = options.idempotencyKey ?? crypto.randomUUID();
     return this.t.json<Generation>({
-      method: 'POST', path: '/v1/generations', json: { modelId, inputs }, idempotent: true, signal: options.signal,
-      headers: { 'idempotency-key': key, ...prefer(options.wait) }, holdSeconds: options.wait,
+      method: 'POST',
+      path: '/v1/generations',
+      json: { modelId, inputs },
+      idempotent: true,
+      signal: options.signal,
+      headers: { 'idempotency-key': key, ...prefer(options.wait) },
+      holdSeconds: options.wait,
     });
   }
 
   get(id: string, options: { wait?: number; signal?: AbortSignal } = {}): Promise<Generation> {
-    return this.t.json<Generation>({ method: 'GET', path: path(id), idempotent: true, signal: options.signal,
-      headers: prefer(options.wait), holdSeconds: options.wait });
+    return this.t.json<Generation>({
+      method: 'GET',
+      path: path(id),
+      idempotent: true,
+      signal: options.signal,
+      headers: prefer(options.wait),
+      holdSeconds: options.wait,
+    });
   }
 
   /** Every generation of the account (newest first), across all pages. */
-  list(filter: { status?: GenerationStatus; modelId?: string; pageSize?: number; signal?: AbortSignal } = {}): PagedList<Generation> {
-    return paged((cursor) => this.t.json<Page<Generation>>({ method: 'GET', path: '/v1/generations', idempotent: true, signal: filter.signal,
-      query: { status: filter.status, modelId: filter.modelId, limit: filter.pageSize, cursor } }));
+  list(
+    filter: {
+      status?: GenerationStatus;
+      modelId?: string;
+      pageSize?: number;
+      signal?: AbortSignal;
+    } = {},
+  ): PagedList<Generation> {
+    return paged((cursor) =>
+      this.t.json<Page<Generation>>({
+        method: 'GET',
+        path: '/v1/generations',
+        idempotent: true,
+        signal: filter.signal,
+        query: { status: filter.status, modelId: filter.modelId, limit: filter.pageSize, cursor },
+      }),
+    );
   }
 
   /**
@@ -68,10 +97,20 @@ export class Generations {
     for (;;) {
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new RendergateError({ status: 0, code: 'WAIT_TIMEOUT', generation: last,
-          message: `Generation ${id} was not final after ${options.timeoutMs} ms.` });
+        throw new RendergateError({
+          status: 0,
+          code: 'WAIT_TIMEOUT',
+          generation: last,
+          message: `Generation ${id} was not final after ${options.timeoutMs} ms.`,
+        });
       }
-      const hold = Math.max(1, Math.min(options.onProgress ? PROGRESS_HOLD_SECONDS : HOLD_SECONDS, Math.floor(left / 1000)));
+      const hold = Math.max(
+        1,
+        Math.min(
+          options.onProgress ? PROGRESS_HOLD_SECONDS : HOLD_SECONDS,
+          Math.floor(left / 1000),
+        ),
+      );
       const started = Date.now();
       const g = await this.get(id, { wait: hold, signal: options.signal });
       last = g;
@@ -87,16 +126,30 @@ export class Generations {
 
   /** Cancels a queued generation: it becomes refunded, its charge returned; the record stays. */
   cancel(id: string, options: { signal?: AbortSignal } = {}): Promise<Generation> {
-    return this.t.json<Generation>({ method: 'POST', path: `${path(id)}/cancel`, idempotent: true, signal: options.signal });
+    return this.t.json<Generation>({
+      method: 'POST',
+      path: `${path(id)}/cancel`,
+      idempotent: true,
+      signal: options.signal,
+    });
   }
 
   /** Deletes a generation and its file; a queued one is cancelled and refunded first. */
   async delete(id: string, options: { signal?: AbortSignal } = {}): Promise<Deleted> {
     try {
-      return await this.t.json<Deleted>({ method: 'DELETE', path: path(id), idempotent: true, signal: options.signal });
+      return await this.t.json<Deleted>({
+        method: 'DELETE',
+        path: path(id),
+        idempotent: true,
+        signal: options.signal,
+      });
     } catch (e) {
       // A retry after a lost answer finds it already gone: that is the outcome asked for.
-      if (e instanceof RendergateError && e.code === 'GENERATION_NOT_FOUND' && afterLostAnswer.has(e)) {
+      if (
+        e instanceof RendergateError &&
+        e.code === 'GENERATION_NOT_FOUND' &&
+        afterLostAnswer.has(e)
+      ) {
         return { id, deleted: true };
       }
       throw e;
@@ -105,7 +158,12 @@ export class Generations {
 
   /** The output file as a streaming Response (Content-Type, Content-Length, ETag); `range` e.g. "bytes=0-1023". */
   content(id: string, options: { range?: string; signal?: AbortSignal } = {}): Promise<Response> {
-    return this.t.send({ method: 'GET', path: `${path(id)}/content`, idempotent: true, signal: options.signal,
-      headers: options.range ? { range: options.range } : {} });
+    return this.t.send({
+      method: 'GET',
+      path: `${path(id)}/content`,
+      idempotent: true,
+      signal: options.signal,
+      headers: options.range ? { range: options.range } : {},
+    });
   }
 }

@@ -8,7 +8,9 @@ export interface PagedList<T> extends AsyncIterable<T> {
   toArray(): Promise<T[]>;
 }
 
-export function paged<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>): PagedList<T> {
+export function paged<T>(
+  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+): PagedList<T> {
   async function* pages(): AsyncGenerator<Page<T>> {
     let cursor: string | undefined;
     do {

@@ -37,12 +37,21 @@ const MAX_RETRY_AFTER_S = 60;
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     // Rejects with the signal's own reason, whatever the caller aborted with, as fetch() does.
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-    if (signal?.aborted) { reject(signal.reason); return; }
-    const done = () => { signal?.removeEventListener('abort', abort); resolve(); };
+    if (signal?.aborted) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      reject(signal.reason);
+      return;
+    }
+    const done = () => {
+      signal?.removeEventListener('abort', abort);
+      resolve();
+    };
     const t = setTimeout(done, ms);
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-    const abort = () => { clearTimeout(t); reject(signal!.reason); };
+    const abort = () => {
+      clearTimeout(t);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      reject(signal!.reason);
+    };
     signal?.addEventListener('abort', abort, { once: true });
   });
 }
@@ -52,13 +61,17 @@ export class Transport {
 
   url(path: string, query?: Call['query']): string {
     const u = new URL(this.opts.baseUrl.replace(/\/+$/, '') + path);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined) u.searchParams.set(k, String(v));
     return u.toString();
   }
 
   /** The successful Response (2xx or 304), after retries; a RendergateError otherwise. */
   async send(call: Call): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.opts.apiKey}`, ...call.headers };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.opts.apiKey}`,
+      ...call.headers,
+    };
     if (this.opts.userAgent) headers['user-agent'] = this.opts.userAgent;
     let body = call.body;
     if (call.json !== undefined) {
@@ -75,8 +88,12 @@ export class Transport {
         res = await this.opts.fetch(url, { method: call.method, headers, body, signal });
       } catch (e) {
         if (call.signal?.aborted) throw call.signal.reason;
-        const err = new RendergateError({ status: 0, code: 'NETWORK_ERROR', cause: e,
-          message: `${call.method} ${call.path}: ${timeout.aborted ? 'no answer in time' : (e as Error).message}` });
+        const err = new RendergateError({
+          status: 0,
+          code: 'NETWORK_ERROR',
+          cause: e,
+          message: `${call.method} ${call.path}: ${timeout.aborted ? 'no answer in time' : (e as Error).message}`,
+        });
         if (!call.idempotent || attempt >= this.opts.maxRetries) throw err;
         lost = true;
         await sleep(backoff(attempt), call.signal);
@@ -86,7 +103,10 @@ export class Transport {
       if ((res.status === 429 || res.status === 503) && attempt < this.opts.maxRetries) {
         const after = parseRetryAfter(res.headers.get('retry-after'));
         await res.body?.cancel();
-        await sleep(after === undefined ? backoff(attempt) : Math.min(after, MAX_RETRY_AFTER_S) * 1000, call.signal);
+        await sleep(
+          after === undefined ? backoff(attempt) : Math.min(after, MAX_RETRY_AFTER_S) * 1000,
+          call.signal,
+        );
         continue;
       }
       const err = await errorFromResponse(res);
@@ -98,10 +118,15 @@ export class Transport {
   async json<T>(call: Call): Promise<T> {
     const res = await this.send(call);
     try {
-      return await res.json() as T;
+      return (await res.json()) as T;
     } catch (e) {
-      throw new RendergateError({ status: res.status, code: 'INVALID_RESPONSE', message: `${call.method} ${call.path}: the answer is not JSON.`,
-        requestId: res.headers.get('x-request-id') ?? undefined, cause: e });
+      throw new RendergateError({
+        status: res.status,
+        code: 'INVALID_RESPONSE',
+        message: `${call.method} ${call.path}: the answer is not JSON.`,
+        requestId: res.headers.get('x-request-id') ?? undefined,
+        cause: e,
+      });
     }
   }
 }

@@ -18,7 +18,10 @@ export type WebhookEvent = S['WebhookEvent'];
 export type EventType = S['EventType'];
 export type ErrorBody = S['Error'];
 export type ErrorCode = S['ErrorCode'];
-export interface Page<T> { data: T[]; nextCursor: string | null }
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
 
 export type InputValue = string | number | boolean;
 type RenderRequest = S['RenderRequest'];

@@ -14,10 +14,12 @@ export interface VerifyOptions {
   now?: number;
 }
 
-const invalid = (message: string) => new RendergateError({ status: 0, code: 'WEBHOOK_INVALID', message });
+const invalid = (message: string) =>
+  new RendergateError({ status: 0, code: 'WEBHOOK_INVALID', message });
 
 function header(headers: HeaderSource, name: string): string | undefined {
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  if (typeof (headers as Headers).get === 'function')
+    return (headers as Headers).get(name) ?? undefined;
   const rec = headers as Record<string, string | string[] | undefined>;
   const key = Object.keys(rec).find((k) => k.toLowerCase() === name);
   const v = key === undefined ? undefined : rec[key];
@@ -36,27 +38,43 @@ function base64Bytes(b64: string): Uint8Array<ArrayBuffer> | undefined {
 }
 
 /** The event of a genuine, fresh delivery; a RendergateError WEBHOOK_INVALID otherwise. */
-export async function verifyWebhook(rawBody: string | Uint8Array | ArrayBuffer, headers: HeaderSource, secret: string,
-  options: VerifyOptions = {}): Promise<WebhookEvent> {
+export async function verifyWebhook(
+  rawBody: string | Uint8Array | ArrayBuffer,
+  headers: HeaderSource,
+  secret: string,
+  options: VerifyOptions = {},
+): Promise<WebhookEvent> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw invalid('The webhook-id, webhook-timestamp and webhook-signature headers are required.');
-  if (!/^\d{1,12}$/.test(timestamp)) throw invalid('webhook-timestamp is not a Unix time in seconds.');
+  if (!id || !timestamp || !signatures)
+    throw invalid('The webhook-id, webhook-timestamp and webhook-signature headers are required.');
+  if (!/^\d{1,12}$/.test(timestamp))
+    throw invalid('webhook-timestamp is not a Unix time in seconds.');
   const now = Math.floor((options.now ?? Date.now()) / 1000);
-  if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? 300)) throw invalid('webhook-timestamp is too far from now.');
-  const keyBytes = base64Bytes(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret);
+  if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? 300))
+    throw invalid('webhook-timestamp is too far from now.');
+  const keyBytes = base64Bytes(
+    secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret,
+  );
   if (!keyBytes || keyBytes.length === 0) throw invalid('The secret is not a whsec_ secret.');
-  const body = typeof rawBody === 'string' ? new TextEncoder().encode(rawBody) : new Uint8Array(rawBody);
+  const body =
+    typeof rawBody === 'string' ? new TextEncoder().encode(rawBody) : new Uint8Array(rawBody);
   const prefix = new TextEncoder().encode(`${id}.${timestamp}.`);
   const signed = new Uint8Array(prefix.length + body.length);
   signed.set(prefix);
   signed.set(body, prefix.length);
-  const key = await crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    keyBytes,
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
   for (const candidate of signatures.split(' ')) {
     const [version, sig] = candidate.split(',', 2);
     const sigBytes = version === 'v1' && sig ? base64Bytes(sig) : undefined;
-    if (sigBytes && await crypto.subtle.verify('HMAC', key, sigBytes, signed)) {
+    if (sigBytes && (await crypto.subtle.verify('HMAC', key, sigBytes, signed))) {
       try {
         return JSON.parse(new TextDecoder().decode(body)) as WebhookEvent;
       } catch {

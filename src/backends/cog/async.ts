@@ -12,7 +12,14 @@
 // webhooks and polls alike.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RenderError, type RenderContext } from '../types.ts';
-import { call, errorFor, malformed, readJson, withRetries, type CallOptions } from '../shared/http.ts';
+import {
+  call,
+  errorFor,
+  malformed,
+  readJson,
+  withRetries,
+  type CallOptions,
+} from '../shared/http.ts';
 import { timeLeft } from '../shared/driver.ts';
 import type { CogReceiver, Prediction } from './receiver.ts';
 import { tqdmProgress } from './tqdm.ts';
@@ -41,17 +48,42 @@ export async function predictAsync(o: AsyncOptions): Promise<Prediction> {
   const take = (p: Prediction) => {
     const f = tqdmProgress(p.logs);
     // Monotonic within the attempt (a model may run several bars); 1 only once succeeded.
-    if (f !== undefined && f > best) { best = f; ctx.progress(Math.min(0.99, f)); }
-    if (!state.final && typeof p.status === 'string' && FINAL.includes(p.status)) { state.final = p; arrived.abort(); }
+    if (f !== undefined && f > best) {
+      best = f;
+      ctx.progress(Math.min(0.99, f));
+    }
+    if (!state.final && typeof p.status === 'string' && FINAL.includes(p.status)) {
+      state.final = p;
+      arrived.abort();
+    }
   };
   const hook = await o.receiver.register(o.id, take);
   try {
-    const body = JSON.stringify({ id: o.id, input: o.input, webhook: hook.url, webhook_events_filter: ['start', 'output', 'logs', 'completed'] });
-    take(await withRetries(() => put(o, body, true, ctx.signal), { signal: ctx.signal, tries: 4, until: o.until }));
+    const body = JSON.stringify({
+      id: o.id,
+      input: o.input,
+      webhook: hook.url,
+      webhook_events_filter: ['start', 'output', 'logs', 'completed'],
+    });
+    take(
+      await withRetries(() => put(o, body, true, ctx.signal), {
+        signal: ctx.signal,
+        tries: 4,
+        until: o.until,
+      }),
+    );
     while (!state.final) {
-      if (Date.now() >= o.until) throw new RenderError('BACKEND_TIMEOUT', 'The Cog prediction did not finish in time.', true);
-      await sleep(Math.min(o.pollMs, timeLeft(o.until)), undefined, { signal: AbortSignal.any([ctx.signal, arrived.signal]) }).catch(() => undefined);
-      if (ctx.signal.aborted) throw new RenderError('RENDER_ABORTED', 'The render was stopped.', true);
+      if (Date.now() >= o.until)
+        throw new RenderError(
+          'BACKEND_TIMEOUT',
+          'The Cog prediction did not finish in time.',
+          true,
+        );
+      await sleep(Math.min(o.pollMs, timeLeft(o.until)), undefined, {
+        signal: AbortSignal.any([ctx.signal, arrived.signal]),
+      }).catch(() => undefined);
+      if (ctx.signal.aborted)
+        throw new RenderError('RENDER_ABORTED', 'The render was stopped.', true);
       if (state.final) break;
       // A poll: the current state while it runs; the final one (by running it again) if Cog has
       // forgotten it. Closed when the webhook brings the final state first.
@@ -68,13 +100,28 @@ export async function predictAsync(o: AsyncOptions): Promise<Prediction> {
   }
 }
 
-async function put(o: AsyncOptions, body: string, async: boolean, signal: AbortSignal): Promise<Prediction> {
-  const c: CallOptions = { signal, timeoutMs: timeLeft(o.until), redact: o.redact, what: 'Cog prediction' };
+async function put(
+  o: AsyncOptions,
+  body: string,
+  async: boolean,
+  signal: AbortSignal,
+): Promise<Prediction> {
+  const c: CallOptions = {
+    signal,
+    timeoutMs: timeLeft(o.until),
+    redact: o.redact,
+    what: 'Cog prediction',
+  };
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (async) headers.prefer = 'respond-async';
-  const res = await call(`${o.base}/predictions/${encodeURIComponent(o.id)}`, { method: 'PUT', headers, body }, c);
+  const res = await call(
+    `${o.base}/predictions/${encodeURIComponent(o.id)}`,
+    { method: 'PUT', headers, body },
+    c,
+  );
   if (!res.ok) throw await errorFor(res, c, [409, 503]);
   const p = await readJson(res, c, o.limitBytes);
-  if (typeof p !== 'object' || p === null || typeof (p as Prediction).status !== 'string') throw malformed('Cog prediction', 'no status');
+  if (typeof p !== 'object' || p === null || typeof (p as Prediction).status !== 'string')
+    throw malformed('Cog prediction', 'no status');
   return p;
 }

@@ -8,9 +8,18 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 
-export interface Prediction { id?: string; status?: string; output?: unknown; error?: unknown; logs?: string }
+export interface Prediction {
+  id?: string;
+  status?: string;
+  output?: unknown;
+  error?: unknown;
+  logs?: string;
+}
 
-interface Registration { predictionId: string; onUpdate: (p: Prediction) => void }
+interface Registration {
+  predictionId: string;
+  onUpdate: (p: Prediction) => void;
+}
 
 export class CogReceiver {
   private byPath = new Map<string, Registration>();
@@ -19,19 +28,28 @@ export class CogReceiver {
   private base: URL;
 
   /** `limitBytes`: the largest body taken (a final prediction may inline its file as a data URL). */
-  constructor(callbackUrl: string, private limitBytes: number, private warn: (msg: string) => void = () => {}) {
+  constructor(
+    callbackUrl: string,
+    private limitBytes: number,
+    private warn: (msg: string) => void = () => {},
+  ) {
     this.base = new URL(callbackUrl);
   }
 
   /** The webhook URL for one prediction of a live attempt, and the function that retires it. */
-  async register(predictionId: string, onUpdate: (p: Prediction) => void): Promise<{ url: string; release: () => void }> {
+  async register(
+    predictionId: string,
+    onUpdate: (p: Prediction) => void,
+  ): Promise<{ url: string; release: () => void }> {
     await this.listen();
     const pathname = `${this.base.pathname.replace(/\/$/, '')}/cog-webhooks/${crypto.randomBytes(32).toString('base64url')}`;
     const reg = { predictionId, onUpdate };
     this.byPath.set(pathname, reg);
     return {
       url: `${this.base.origin}${pathname}`,
-      release: () => { if (this.byPath.get(pathname) === reg) this.byPath.delete(pathname); },
+      release: () => {
+        if (this.byPath.get(pathname) === reg) this.byPath.delete(pathname);
+      },
     };
   }
 
@@ -41,7 +59,10 @@ export class CogReceiver {
       const server = http.createServer((req, res) => this.handle(req, res));
       server.requestTimeout = 30_000;
       server.once('error', reject);
-      server.listen(Number(this.base.port), () => { server.off('error', reject); resolve(); });
+      server.listen(Number(this.base.port), () => {
+        server.off('error', reject);
+        resolve();
+      });
       this.server = server;
     });
     return this.listening;
@@ -49,15 +70,26 @@ export class CogReceiver {
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const answer = (status: number) => {
-      if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end('{}');
+      if (!res.headersSent)
+        res
+          .writeHead(status, { 'content-type': 'application/json', connection: 'close' })
+          .end('{}');
     };
     const reg = req.method === 'POST' ? this.byPath.get((req.url ?? '').split('?')[0]) : undefined;
-    if (!reg) { req.resume(); answer(404); return; }
+    if (!reg) {
+      req.resume();
+      answer(404);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > this.limitBytes) { answer(413); req.destroy(); return; }
+      if (size > this.limitBytes) {
+        answer(413);
+        req.destroy();
+        return;
+      }
       chunks.push(c);
     });
     req.on('error', () => undefined);
@@ -71,7 +103,12 @@ export class CogReceiver {
         return;
       }
       // Only the prediction this token was made for, and only while its attempt runs.
-      if (typeof p !== 'object' || p === null || p.id !== reg.predictionId || this.byPath.get((req.url ?? '').split('?')[0]) !== reg) {
+      if (
+        typeof p !== 'object' ||
+        p === null ||
+        p.id !== reg.predictionId ||
+        this.byPath.get((req.url ?? '').split('?')[0]) !== reg
+      ) {
         answer(404);
         return;
       }

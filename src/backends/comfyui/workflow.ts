@@ -5,7 +5,13 @@
 import type { RenderContext } from '../types.ts';
 import { call, errorFor, malformed, readJson, type CallOptions } from '../shared/http.ts';
 
-export async function bindWorkflow(graph: Record<string, unknown>, values: Record<string, unknown>, base: string, ctx: RenderContext, o: CallOptions): Promise<Record<string, unknown>> {
+export async function bindWorkflow(
+  graph: Record<string, unknown>,
+  values: Record<string, unknown>,
+  base: string,
+  ctx: RenderContext,
+  o: CallOptions,
+): Promise<Record<string, unknown>> {
   const copy = structuredClone(graph) as Record<string, { inputs: Record<string, unknown> }>;
   for (const [path, value] of Object.entries(values)) {
     const [node, , name] = path.split('.');
@@ -14,17 +20,32 @@ export async function bindWorkflow(graph: Record<string, unknown>, values: Recor
   return copy;
 }
 
-async function uploadIfOurs(value: unknown, base: string, ctx: RenderContext, o: CallOptions): Promise<unknown> {
+async function uploadIfOurs(
+  value: unknown,
+  base: string,
+  ctx: RenderContext,
+  o: CallOptions,
+): Promise<unknown> {
   if (typeof value !== 'string' || !/^https?:\/\//.test(value)) return value;
   const upload = await ctx.readUpload(value);
   if (!upload) return value;
   const form = new FormData();
   const ext = upload.contentType.split('/')[1] ?? 'png';
-  form.append('image', new Blob([new Uint8Array(upload.bytes)], { type: upload.contentType }), `rendergate-${ctx.attemptId}.${ext}`);
+  form.append(
+    'image',
+    new Blob([new Uint8Array(upload.bytes)], { type: upload.contentType }),
+    `rendergate-${ctx.attemptId}.${ext}`,
+  );
   form.append('overwrite', 'true');
-  const res = await call(`${base}/upload/image`, { method: 'POST', body: form }, { ...o, what: 'ComfyUI image upload' });
+  const res = await call(
+    `${base}/upload/image`,
+    { method: 'POST', body: form },
+    { ...o, what: 'ComfyUI image upload' },
+  );
   if (!res.ok) throw await errorFor(res, { ...o, what: 'ComfyUI image upload' });
-  const j = await readJson(res, o) as { name?: unknown; subfolder?: unknown };
+  const j = (await readJson(res, o)) as { name?: unknown; subfolder?: unknown };
   if (typeof j?.name !== 'string') throw malformed('ComfyUI image upload', 'no name');
-  return typeof j.subfolder === 'string' && j.subfolder !== '' ? `${j.subfolder}/${j.name}` : j.name;
+  return typeof j.subfolder === 'string' && j.subfolder !== ''
+    ? `${j.subfolder}/${j.name}`
+    : j.name;
 }

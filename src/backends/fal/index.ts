@@ -9,12 +9,26 @@
 // reports progress 0, then the tqdm progress of its logs.
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderOutput } from '../types.ts';
-import { call, errorFor, malformed, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
+import {
+  call,
+  errorFor,
+  malformed,
+  readJson,
+  textAnswerLimit,
+  textOutput,
+  withRetries,
+  type CallOptions,
+} from '../shared/http.ts';
 import { inlineUploads, saveOutput, tqdmProgress } from '../shared/output.ts';
 import { firstUrl, pollJson } from '../shared/poll.ts';
 import { originOf, textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
-interface Status { status?: string; queue_position?: number; logs?: { message?: string }[] | null; error?: unknown }
+interface Status {
+  status?: string;
+  queue_position?: number;
+  logs?: { message?: string }[] | null;
+  error?: unknown;
+}
 
 const POLL_MS = 500;
 
@@ -36,54 +50,97 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
       let id: string | null = null;
       const cancel = () => {
         if (!id) return;
-        void fetch(`${requests}/${encodeURIComponent(id)}/cancel`, { method: 'PUT', headers, signal: AbortSignal.timeout(5_000) })
-          .then((r) => r.body?.cancel(), () => undefined);
+        void fetch(`${requests}/${encodeURIComponent(id)}/cancel`, {
+          method: 'PUT',
+          headers,
+          signal: AbortSignal.timeout(5_000),
+        }).then(
+          (r) => r.body?.cancel(),
+          () => undefined,
+        );
       };
       ctx.signal.addEventListener('abort', cancel, { once: true });
       const t0 = performance.now();
       try {
-        const input = await inlineUploads(model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs, ctx.readUpload);
-        const submitted = await withRetries(async () => {
-          const res = await call(`${b.baseUrl}/${b.driver === 'fal' ? b.app : ''}`, { method: 'POST', headers, body: JSON.stringify(input) }, o);
-          if (!res.ok) throw await errorFor(res, o);
-          return await readJson(res, o, jsonLimit) as { request_id?: unknown };
-        }, { signal: ctx.signal, tries: 3, until, only: ['BACKEND_BUSY'] });
-        if (typeof submitted?.request_id !== 'string') throw malformed('fal submit', 'no request_id');
+        const input = await inlineUploads(
+          model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
+          ctx.readUpload,
+        );
+        const submitted = await withRetries(
+          async () => {
+            const res = await call(
+              `${b.baseUrl}/${b.driver === 'fal' ? b.app : ''}`,
+              { method: 'POST', headers, body: JSON.stringify(input) },
+              o,
+            );
+            if (!res.ok) throw await errorFor(res, o);
+            return (await readJson(res, o, jsonLimit)) as { request_id?: unknown };
+          },
+          { signal: ctx.signal, tries: 3, until, only: ['BACKEND_BUSY'] },
+        );
+        if (typeof submitted?.request_id !== 'string')
+          throw malformed('fal submit', 'no request_id');
         id = submitted.request_id;
-        const status = await pollJson<Status>(`${requests}/${encodeURIComponent(id)}/status?logs=1`, headers, { ...o, intervalMs: POLL_MS, until, limitBytes: jsonLimit }, (s) => {
-          if (s?.status === 'IN_PROGRESS' && Array.isArray(s.logs)) {
-            const p = tqdmProgress(s.logs.map((l) => l?.message ?? '').join('\n'));
-            if (p !== null) ctx.progress(Math.min(0.99, p));
-          }
-          return s?.status === 'COMPLETED';
-        });
-        if (status.error) throw new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(status.error)).slice(0, 300)}`, false);
+        const status = await pollJson<Status>(
+          `${requests}/${encodeURIComponent(id)}/status?logs=1`,
+          headers,
+          { ...o, intervalMs: POLL_MS, until, limitBytes: jsonLimit },
+          (s) => {
+            if (s?.status === 'IN_PROGRESS' && Array.isArray(s.logs)) {
+              const p = tqdmProgress(s.logs.map((l) => l?.message ?? '').join('\n'));
+              if (p !== null) ctx.progress(Math.min(0.99, p));
+            }
+            return s?.status === 'COMPLETED';
+          },
+        );
+        if (status.error)
+          throw new RenderError(
+            'MODEL_FAILED',
+            `The model failed: ${redact(textOf(status.error)).slice(0, 300)}`,
+            false,
+          );
         const res = await call(`${requests}/${encodeURIComponent(id)}`, { headers }, o);
         if (!res.ok) {
           const err = await errorFor(res, { ...o, what: 'fal result' });
           // A result that is an error for the input (422 with `detail`) is the model's refusal: final.
-          throw err.code === 'MODEL_INPUT_REJECTED' ? new RenderError('MODEL_FAILED', err.message, false) : err;
+          throw err.code === 'MODEL_INPUT_REJECTED'
+            ? new RenderError('MODEL_FAILED', err.message, false)
+            : err;
         }
         const result = await readJson(res, o, jsonLimit);
         if (model.def.output.type === 'text') {
-          const text = (result as { output?: unknown; text?: unknown })?.output ?? (result as { text?: unknown })?.text;
-          if (typeof text !== 'string') throw malformed('fal result', 'a text model answered without text');
+          const text =
+            (result as { output?: unknown; text?: unknown })?.output ??
+            (result as { text?: unknown })?.text;
+          if (typeof text !== 'string')
+            throw malformed('fal result', 'a text model answered without text');
           return textOutput(text, deps.textLimitBytes);
         }
         const file = firstUrl(result);
         if (!file) throw malformed('fal result', 'no file in it');
         return await saveOutput(file, {
-          workDir: ctx.workDir, contentType: model.def.output.contentType, limitBytes: deps.outputLimitBytes,
-          origin: originOf(b.baseUrl), allowPrivate: deps.allowPrivateUrls,
-          signal: ctx.signal, timeoutMs: Math.max(1, until - Date.now()), redact, what: 'fal output',
+          workDir: ctx.workDir,
+          contentType: model.def.output.contentType,
+          limitBytes: deps.outputLimitBytes,
+          origin: originOf(b.baseUrl),
+          allowPrivate: deps.allowPrivateUrls,
+          signal: ctx.signal,
+          timeoutMs: Math.max(1, until - Date.now()),
+          redact,
+          what: 'fal output',
         });
       } catch (e) {
-        if (id && !ctx.signal.aborted && e instanceof RenderError && e.code === 'BACKEND_TIMEOUT') cancel();
-        if (e instanceof RenderError && !ctx.signal.aborted) deps.metrics.backendErrors.inc({ driver: 'fal', code: e.code });
+        if (id && !ctx.signal.aborted && e instanceof RenderError && e.code === 'BACKEND_TIMEOUT')
+          cancel();
+        if (e instanceof RenderError && !ctx.signal.aborted)
+          deps.metrics.backendErrors.inc({ driver: 'fal', code: e.code });
         throw e;
       } finally {
         ctx.signal.removeEventListener('abort', cancel);
-        deps.metrics.backendRequest.observe({ driver: 'fal', kind: 'request' }, (performance.now() - t0) / 1000);
+        deps.metrics.backendRequest.observe(
+          { driver: 'fal', kind: 'request' },
+          (performance.now() - t0) / 1000,
+        );
       }
     },
   };

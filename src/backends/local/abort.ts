@@ -20,10 +20,16 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
     const onAbort = () => reject(abortError(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
-      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
       // the promise's own rejection, passed on as it is
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-      (e: unknown) => { signal.removeEventListener('abort', onAbort); reject(e); },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        reject(e);
+      },
     );
   });
 }
@@ -39,7 +45,11 @@ export interface Deadline {
  * A signal that aborts when `parent` does (keeping its reason) or after `ms` with `timeoutError`.
  * Always dispose() it: the timer and the listener on `parent` are released there.
  */
-export function deadline(parent: AbortSignal | undefined, ms: number, timeoutError: () => RenderError): Deadline {
+export function deadline(
+  parent: AbortSignal | undefined,
+  ms: number,
+  timeoutError: () => RenderError,
+): Deadline {
   const controller = new AbortController();
   const endsAt = Date.now() + ms;
   const onParentAbort = () => controller.abort(parent?.reason);
@@ -58,6 +68,14 @@ export function deadline(parent: AbortSignal | undefined, ms: number, timeoutErr
 
 /** The render-wide deadline of a backend call: RENDER_TIMEOUT once `seconds` have passed. */
 export function renderDeadline(signal: AbortSignal, seconds: number): Deadline {
-  return deadline(signal, seconds * 1000, () =>
-    new RenderError('RENDER_TIMEOUT', `The render took longer than its limit of ${seconds} s.`, true));
+  return deadline(
+    signal,
+    seconds * 1000,
+    () =>
+      new RenderError(
+        'RENDER_TIMEOUT',
+        `The render took longer than its limit of ${seconds} s.`,
+        true,
+      ),
+  );
 }

@@ -17,15 +17,22 @@ const fmt = (v: number): string => {
 };
 export const num = (v: number): Expr => ({ text: v < 0 ? `(${fmt(v)})` : fmt(v), at: () => v });
 export const U: Expr = { text: '{u}', at: (u) => u };
-const bin = (op: string, fn: (a: number, b: number) => number) => (a: Expr, b: Expr): Expr =>
-  ({ text: `(${a.text}${op}${b.text})`, at: (u) => fn(a.at(u), b.at(u)) });
+const bin =
+  (op: string, fn: (a: number, b: number) => number) =>
+  (a: Expr, b: Expr): Expr => ({
+    text: `(${a.text}${op}${b.text})`,
+    at: (u) => fn(a.at(u), b.at(u)),
+  });
 export const add = bin('+', (a, b) => a + b);
 export const sub = bin('-', (a, b) => a - b);
 export const mul = bin('*', (a, b) => a * b);
 export const div = bin('/', (a, b) => a / b);
 export const cos = (a: Expr): Expr => ({ text: `cos(${a.text})`, at: (u) => Math.cos(a.at(u)) });
 export const sin = (a: Expr): Expr => ({ text: `sin(${a.text})`, at: (u) => Math.sin(a.at(u)) });
-export const pow = (a: Expr, k: number): Expr => ({ text: `pow(${a.text},${fmt(k)})`, at: (u) => Math.pow(a.at(u), k) });
+export const pow = (a: Expr, k: number): Expr => ({
+  text: `pow(${a.text},${fmt(k)})`,
+  at: (u) => Math.pow(a.at(u), k),
+});
 
 /** Sine ease in and out: 0 → 1 with zero speed at both ends. */
 export const easeInOut = (u: Expr): Expr => mul(num(0.5), sub(num(1), cos(mul(num(Math.PI), u))));
@@ -37,9 +44,18 @@ export const bump = (u: Expr): Expr => mul(num(0.5), sub(num(1), cos(mul(num(2 *
  * the window within the slack that zoom leaves (−1 left/top edge, 0 centred, 1 right/bottom edge), so the
  * window can never leave the picture.
  */
-export interface CameraPath { zoom: Expr; panX: Expr; panY: Expr }
+export interface CameraPath {
+  zoom: Expr;
+  panX: Expr;
+  panY: Expr;
+}
 
-export interface Window { left: number; top: number; right: number; bottom: number }
+export interface Window {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
 
 /** The source window of `path` at `u`, in fractions of the frame (for tests and reasoning). */
 export function windowAt(path: CameraPath, u: number): Window {
@@ -59,8 +75,15 @@ export function perspectiveFilter(path: CameraPath, frames: number): string {
   const u = `min(in/${Math.max(1, frames - 1)},1)`;
   // Quoted, so the commas and colons inside the expressions need no filtergraph escaping.
   const e = (scale: 'W' | 'H', x: Expr) => `'${scale}*${x.text.replaceAll('{u}', u)}'`;
-  const [l, r, t, b] = [e('W', lo(path.panX)), e('W', hi(path.panX)), e('H', lo(path.panY)), e('H', hi(path.panY))];
+  const [l, r, t, b] = [
+    e('W', lo(path.panX)),
+    e('W', hi(path.panX)),
+    e('H', lo(path.panY)),
+    e('H', hi(path.panY)),
+  ];
   // sense=source: the four points of the source window are sent to the corners of the output.
-  return `perspective=x0=${l}:y0=${t}:x1=${r}:y1=${t}:x2=${l}:y2=${b}:x3=${r}:y3=${b}`
-    + ':interpolation=linear:sense=source:eval=frame';
+  return (
+    `perspective=x0=${l}:y0=${t}:x1=${r}:y1=${t}:x2=${l}:y2=${b}:x3=${r}:y3=${b}` +
+    ':interpolation=linear:sense=source:eval=frame'
+  );
 }

@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import sharp, { type Metadata } from 'sharp';
 import { RenderError } from '../types.ts';
 import { deadline } from './abort.ts';
-import { anyAddressPolicy, publicAddressPolicy, type AddressPolicy } from '../../net/address-guard.ts';
+import {
+  anyAddressPolicy,
+  publicAddressPolicy,
+  type AddressPolicy,
+} from '../../net/address-guard.ts';
 import { describeUrl, guardedGet, parseInputUrl, type Resolver } from './guarded-get.ts';
 import { MAX_INPUT_PIXELS } from '../../domain/limits.ts';
 
@@ -61,8 +65,16 @@ export async function fetchImage(input: string, opts: FetchImageOptions): Promis
   const url = parseInputUrl(input);
   const where = describeUrl(url);
   const timeoutMs = opts.timeoutMs ?? FETCH_DEFAULTS.timeoutMs;
-  const limit = deadline(opts.signal, timeoutMs, () =>
-    new RenderError('INPUT_FETCH_TIMEOUT', `Fetching ${where} took longer than ${Math.round(timeoutMs / 100) / 10} s.`, true));
+  const limit = deadline(
+    opts.signal,
+    timeoutMs,
+    () =>
+      new RenderError(
+        'INPUT_FETCH_TIMEOUT',
+        `Fetching ${where} took longer than ${Math.round(timeoutMs / 100) / 10} s.`,
+        true,
+      ),
+  );
   try {
     const { body } = await guardedGet(url, {
       policy: opts.allowPrivate ? anyAddressPolicy : (opts.policy ?? publicAddressPolicy),
@@ -78,15 +90,28 @@ export async function fetchImage(input: string, opts: FetchImageOptions): Promis
 }
 
 /** Checks and normalises image bytes already in hand (an upload read from storage) as a fetch would. */
-export function imageFromBytes(body: Buffer, where: string, opts: Pick<FetchImageOptions, 'workDir' | 'maxPixels' | 'maxDimension'>): Promise<FetchedImage> {
+export function imageFromBytes(
+  body: Buffer,
+  where: string,
+  opts: Pick<FetchImageOptions, 'workDir' | 'maxPixels' | 'maxDimension'>,
+): Promise<FetchedImage> {
   return normalise(body, where, opts);
 }
 
-async function normalise(body: Buffer, where: string, opts: Pick<FetchImageOptions, 'workDir' | 'maxPixels' | 'maxDimension'>): Promise<FetchedImage> {
+async function normalise(
+  body: Buffer,
+  where: string,
+  opts: Pick<FetchImageOptions, 'workDir' | 'maxPixels' | 'maxDimension'>,
+): Promise<FetchedImage> {
   const maxPixels = opts.maxPixels ?? FETCH_DEFAULTS.maxPixels;
   const maxDimension = opts.maxDimension ?? FETCH_DEFAULTS.maxDimension;
   const notImage = (cause?: unknown) =>
-    new RenderError('INPUT_NOT_IMAGE', `${where} is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF, AVIF).`, false, { cause });
+    new RenderError(
+      'INPUT_NOT_IMAGE',
+      `${where} is not an image in a supported format (JPEG, PNG, WebP, GIF, TIFF, AVIF).`,
+      false,
+      { cause },
+    );
 
   let meta: Metadata;
   try {
@@ -94,17 +119,26 @@ async function normalise(body: Buffer, where: string, opts: Pick<FetchImageOptio
   } catch (err) {
     throw notImage(err);
   }
-  if (!meta.format || !ACCEPTED_FORMATS.has(meta.format) || !meta.width || !meta.height) throw notImage();
+  if (!meta.format || !ACCEPTED_FORMATS.has(meta.format) || !meta.width || !meta.height)
+    throw notImage();
   if (meta.width * meta.height > maxPixels) {
-    throw new RenderError('INPUT_TOO_LARGE',
-      `${where} is ${meta.width}×${meta.height} pixels, more than the limit of ${maxPixels}.`, false);
+    throw new RenderError(
+      'INPUT_TOO_LARGE',
+      `${where} is ${meta.width}×${meta.height} pixels, more than the limit of ${maxPixels}.`,
+      false,
+    );
   }
   const path = join(opts.workDir, `input-${randomUUID()}.png`);
   try {
     // failOn 'error' rejects truncated or corrupt data instead of rendering a half-grey picture.
     const info = await sharp(body, { limitInputPixels: maxPixels, failOn: 'error' })
       .rotate()
-      .resize({ width: maxDimension, height: maxDimension, fit: 'inside', withoutEnlargement: true })
+      .resize({
+        width: maxDimension,
+        height: maxDimension,
+        fit: 'inside',
+        withoutEnlargement: true,
+      })
       .png({ compressionLevel: 1 })
       .toFile(path);
     return { path, width: info.width, height: info.height };

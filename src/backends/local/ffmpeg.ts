@@ -31,7 +31,9 @@ let exitHookInstalled = false;
 function track(child: ChildProcess): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
-    process.once('exit', () => { for (const c of live) c.kill('SIGKILL'); });
+    process.once('exit', () => {
+      for (const c of live) c.kill('SIGKILL');
+    });
   }
   live.add(child);
   child.once('close', () => live.delete(child));
@@ -46,7 +48,17 @@ export async function runFfmpeg(run: FfmpegRun): Promise<void> {
   const bin = await ffmpegPath();
   // Checked after the await: an abort during it has already fired, and the listener added below never would.
   if (run.signal.aborted) throw abortError(run.signal);
-  const args = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-progress', 'pipe:1', '-y', ...run.args];
+  const args = [
+    '-hide_banner',
+    '-nostdin',
+    '-nostats',
+    '-loglevel',
+    'error',
+    '-progress',
+    'pipe:1',
+    '-y',
+    ...run.args,
+  ];
   return new Promise<void>((resolve, reject) => {
     const child = spawn(bin, args, {
       cwd: run.workDir,
@@ -68,8 +80,17 @@ export async function runFfmpeg(run: FfmpegRun): Promise<void> {
     };
     const onAbort = () => kill(abortError(run.signal));
     run.signal.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => kill(new RenderError('RENDER_TIMEOUT',
-      `Encoding took longer than its limit of ${Math.round(run.timeLimitMs / 100) / 10} s.`, true)), run.timeLimitMs);
+    const timer = setTimeout(
+      () =>
+        kill(
+          new RenderError(
+            'RENDER_TIMEOUT',
+            `Encoding took longer than its limit of ${Math.round(run.timeLimitMs / 100) / 10} s.`,
+            true,
+          ),
+        ),
+      run.timeLimitMs,
+    );
 
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
@@ -97,22 +118,38 @@ export async function runFfmpeg(run: FfmpegRun): Promise<void> {
       fn();
     };
     child.once('error', (err) => {
-      const error = new RenderError('RENDERER_FAILED', `ffmpeg could not be run: ${err.message}`, false, { cause: err });
-      if (child.pid === undefined) settle(() => reject(error)); // never started: no 'close' to wait for
+      const error = new RenderError(
+        'RENDERER_FAILED',
+        `ffmpeg could not be run: ${err.message}`,
+        false,
+        { cause: err },
+      );
+      if (child.pid === undefined)
+        settle(() => reject(error)); // never started: no 'close' to wait for
       else kill(error);
     });
-    child.once('close', (code, signal) => settle(() => {
-      if (failure) return reject(failure);
-      if (code === 0) return resolve();
-      const tail = stderrTail.split(run.workDir).join('<workdir>').trim();
-      reject(new RenderError('RENDERER_FAILED',
-        `ffmpeg failed (${signal ? `signal ${signal}` : `exit code ${code}`})${tail ? `: ${tail}` : '.'}`, false));
-    }));
+    child.once('close', (code, signal) =>
+      settle(() => {
+        if (failure) return reject(failure);
+        if (code === 0) return resolve();
+        const tail = stderrTail.split(run.workDir).join('<workdir>').trim();
+        reject(
+          new RenderError(
+            'RENDERER_FAILED',
+            `ffmpeg failed (${signal ? `signal ${signal}` : `exit code ${code}`})${tail ? `: ${tail}` : '.'}`,
+            false,
+          ),
+        );
+      }),
+    );
   });
 }
 
 /** Reads one `-progress` line: out_time (HH:MM:SS.micro) as a fraction of the output, `progress=end` as 1. */
-export function progressFraction(line: string, outputSeconds: number | undefined): number | undefined {
+export function progressFraction(
+  line: string,
+  outputSeconds: number | undefined,
+): number | undefined {
   const [key, value] = line.trim().split('=', 2);
   if (key === 'progress' && value === 'end') return 1;
   if (key !== 'out_time' || !value || !outputSeconds || outputSeconds <= 0) return undefined;

@@ -9,7 +9,10 @@ import { RenderError } from '../types.ts';
 import { abortError, raceAbort, throwIfAborted } from './abort.ts';
 import type { AddressPolicy } from '../../net/address-guard.ts';
 
-export interface ResolvedAddress { address: string; family: 4 | 6 }
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
 /** Resolves a host name to its addresses. Injectable so tests can stand in for DNS. */
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
@@ -45,16 +48,27 @@ export function parseInputUrl(raw: string): URL {
     throw new RenderError('INPUT_URL_REFUSED', 'The input address is not a valid URL.', false);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new RenderError('INPUT_URL_REFUSED', `Only http and https addresses can be fetched, not ${url.protocol}`, false);
+    throw new RenderError(
+      'INPUT_URL_REFUSED',
+      `Only http and https addresses can be fetched, not ${url.protocol}`,
+      false,
+    );
   }
   if (url.username || url.password) {
-    throw new RenderError('INPUT_URL_REFUSED', `${describeUrl(url)}: addresses with credentials are not fetched.`, false);
+    throw new RenderError(
+      'INPUT_URL_REFUSED',
+      `${describeUrl(url)}: addresses with credentials are not fetched.`,
+      false,
+    );
   }
   return url;
 }
 
 /** GETs `start`, following at most `maxRedirects` redirects; answers the body of the final 2xx response. */
-export async function guardedGet(start: URL, opts: GuardedGetOptions): Promise<{ body: Buffer; url: URL }> {
+export async function guardedGet(
+  start: URL,
+  opts: GuardedGetOptions,
+): Promise<{ body: Buffer; url: URL }> {
   let url = start;
   for (let hop = 0; ; hop++) {
     throwIfAborted(opts.signal);
@@ -62,20 +76,30 @@ export async function guardedGet(start: URL, opts: GuardedGetOptions): Promise<{
     const outcome = await exchange(url, target, opts);
     if (outcome.kind === 'body') return { body: outcome.body, url };
     if (hop >= opts.maxRedirects) {
-      throw new RenderError('INPUT_TOO_MANY_REDIRECTS',
-        `${describeUrl(start)} redirected more than ${opts.maxRedirects} times.`, false);
+      throw new RenderError(
+        'INPUT_TOO_MANY_REDIRECTS',
+        `${describeUrl(start)} redirected more than ${opts.maxRedirects} times.`,
+        false,
+      );
     }
     let next: URL;
     try {
       next = new URL(outcome.location, url);
     } catch {
-      throw new RenderError('INPUT_URL_REFUSED', `${describeUrl(url)} redirected to an invalid address.`, false);
+      throw new RenderError(
+        'INPUT_URL_REFUSED',
+        `${describeUrl(url)} redirected to an invalid address.`,
+        false,
+      );
     }
     url = parseInputUrl(next.href);
   }
 }
 
-export async function pickAddress(url: URL, opts: Pick<GuardedGetOptions, 'policy' | 'signal' | 'resolve'>): Promise<ResolvedAddress> {
+export async function pickAddress(
+  url: URL,
+  opts: Pick<GuardedGetOptions, 'policy' | 'signal' | 'resolve'>,
+): Promise<ResolvedAddress> {
   const host = bareHost(url);
   const family = isIP(host);
   let addresses: ResolvedAddress[];
@@ -88,20 +112,37 @@ export async function pickAddress(url: URL, opts: Pick<GuardedGetOptions, 'polic
       if (err instanceof RenderError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOTFOUND' || code === 'ENODATA') {
-        throw new RenderError('INPUT_NOT_FOUND', `The host of ${describeUrl(url)} does not exist.`, false, { cause: err });
+        throw new RenderError(
+          'INPUT_NOT_FOUND',
+          `The host of ${describeUrl(url)} does not exist.`,
+          false,
+          { cause: err },
+        );
       }
-      throw new RenderError('INPUT_FETCH_FAILED', `Could not resolve the host of ${describeUrl(url)}.`, true, { cause: err });
+      throw new RenderError(
+        'INPUT_FETCH_FAILED',
+        `Could not resolve the host of ${describeUrl(url)}.`,
+        true,
+        { cause: err },
+      );
     }
   }
   if (addresses.length === 0) {
-    throw new RenderError('INPUT_NOT_FOUND', `The host of ${describeUrl(url)} has no address.`, false);
+    throw new RenderError(
+      'INPUT_NOT_FOUND',
+      `The host of ${describeUrl(url)} has no address.`,
+      false,
+    );
   }
   // Every address must pass: a name that resolves to a public and a private address is refused whole.
   for (const a of addresses) {
     const verdict = opts.policy(a.address);
     if (!verdict.allowed) {
-      throw new RenderError('INPUT_URL_REFUSED',
-        `${describeUrl(url)} resolves to ${verdict.reason}, which renders may not fetch.`, false);
+      throw new RenderError(
+        'INPUT_URL_REFUSED',
+        `${describeUrl(url)} resolves to ${verdict.reason}, which renders may not fetch.`,
+        false,
+      );
     }
   }
   return addresses[0];
@@ -113,7 +154,11 @@ export function bareHost(url: URL): string {
 }
 
 export function pinnedLookup(target: ResolvedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+  return ((
+    _hostname: string,
+    options: { all?: boolean },
+    callback: (...args: unknown[]) => void,
+  ) => {
     if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
   }) as unknown as LookupFunction;
@@ -125,7 +170,10 @@ function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): P
   const where = describeUrl(url);
   return new Promise<Outcome>((resolve, reject) => {
     // An abort while the address was picked has already fired, and the listener added below never would.
-    if (opts.signal.aborted) { reject(abortError(opts.signal)); return; }
+    if (opts.signal.aborted) {
+      reject(abortError(opts.signal));
+      return;
+    }
     let settled = false;
     const mod = url.protocol === 'https:' ? https : http;
     const req = mod.request({
@@ -137,7 +185,11 @@ function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): P
       agent: false, // a fresh connection per hop: a pooled socket could lead to an address not checked now
       lookup: pinnedLookup(target),
       family: target.family,
-      headers: { 'user-agent': USER_AGENT, accept: 'image/*,*/*;q=0.5', 'accept-encoding': 'identity' },
+      headers: {
+        'user-agent': USER_AGENT,
+        accept: 'image/*,*/*;q=0.5',
+        'accept-encoding': 'identity',
+      },
     });
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -145,7 +197,11 @@ function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): P
       opts.signal.removeEventListener('abort', onAbort);
       fn();
     };
-    const fail = (err: RenderError) => finish(() => { req.destroy(); reject(err); });
+    const fail = (err: RenderError) =>
+      finish(() => {
+        req.destroy();
+        reject(err);
+      });
     const onAbort = () => fail(abortError(opts.signal));
     opts.signal.addEventListener('abort', onAbort, { once: true });
 
@@ -154,7 +210,10 @@ function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): P
       const status = res.statusCode ?? 0;
       if (REDIRECTS.has(status) && res.headers.location) {
         res.resume();
-        finish(() => { req.destroy(); resolve({ kind: 'redirect', location: res.headers.location as string }); });
+        finish(() => {
+          req.destroy();
+          resolve({ kind: 'redirect', location: res.headers.location as string });
+        });
         return;
       }
       if (status < 200 || status > 299) {
@@ -176,11 +235,15 @@ function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): P
       });
       res.on('error', (err) => fail(networkError(err, where)));
       res.on('end', () => {
-        if (res.complete) finish(() => resolve({ kind: 'body', body: Buffer.concat(chunks, size) }));
+        if (res.complete)
+          finish(() => resolve({ kind: 'body', body: Buffer.concat(chunks, size) }));
       });
       // A body cut short (the server closed or reset mid-way) ends in 'close' without a complete message.
       res.on('close', () => {
-        if (!res.complete) fail(networkError(Object.assign(new Error('body cut short'), { code: 'ECONNRESET' }), where));
+        if (!res.complete)
+          fail(
+            networkError(Object.assign(new Error('body cut short'), { code: 'ECONNRESET' }), where),
+          );
       });
     });
     req.end();
@@ -188,7 +251,11 @@ function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): P
 }
 
 function tooLarge(where: string, maxBytes: number): RenderError {
-  return new RenderError('INPUT_TOO_LARGE', `${where} is larger than the limit of ${maxBytes} bytes.`, false);
+  return new RenderError(
+    'INPUT_TOO_LARGE',
+    `${where} is larger than the limit of ${maxBytes} bytes.`,
+    false,
+  );
 }
 
 function statusError(status: number, where: string): RenderError {
@@ -197,7 +264,11 @@ function statusError(status: number, where: string): RenderError {
     return new RenderError('INPUT_FETCH_FAILED', `${where} answered HTTP ${status}.`, true);
   }
   if (status >= 300 && status < 400) {
-    return new RenderError('INPUT_NOT_FOUND', `${where} answered HTTP ${status} without a usable redirect.`, false);
+    return new RenderError(
+      'INPUT_NOT_FOUND',
+      `${where} answered HTTP ${status} without a usable redirect.`,
+      false,
+    );
   }
   return new RenderError('INPUT_NOT_FOUND', `${where} answered HTTP ${status}.`, false);
 }
@@ -207,13 +278,26 @@ const TLS_CODES = /^(CERT_|ERR_TLS_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME
 function networkError(err: Error, where: string): RenderError {
   const code = (err as NodeJS.ErrnoException).code ?? '';
   if (TLS_CODES.test(code)) {
-    return new RenderError('INPUT_TLS_INVALID', `${where}: the server's TLS certificate was not accepted (${code}).`, false, { cause: err });
+    return new RenderError(
+      'INPUT_TLS_INVALID',
+      `${where}: the server's TLS certificate was not accepted (${code}).`,
+      false,
+      { cause: err },
+    );
   }
   if (code.startsWith('HPE_')) {
-    return new RenderError('INPUT_BAD_RESPONSE', `${where}: the server sent an invalid HTTP response.`, false, { cause: err });
+    return new RenderError(
+      'INPUT_BAD_RESPONSE',
+      `${where}: the server sent an invalid HTTP response.`,
+      false,
+      { cause: err },
+    );
   }
-  const what = code === 'ECONNREFUSED' ? 'refused the connection'
-    : code === 'ECONNRESET' ? 'reset the connection'
-      : `could not be fetched${code ? ` (${code})` : ''}`;
+  const what =
+    code === 'ECONNREFUSED'
+      ? 'refused the connection'
+      : code === 'ECONNRESET'
+        ? 'reset the connection'
+        : `could not be fetched${code ? ` (${code})` : ''}`;
   return new RenderError('INPUT_FETCH_FAILED', `${where} ${what}.`, true, { cause: err });
 }

@@ -9,7 +9,15 @@ import { perspectiveFilter } from './camera.ts';
 import { frameImage } from './frame.ts';
 import { planStillMove, stillMovePath } from './motion-plan.ts';
 import {
-  FPS, TO_YUV, encodeMp4, fetchInputImage, h264OutputArgs, numberInput, progressSlice, textInput, type LocalFetchSettings,
+  FPS,
+  TO_YUV,
+  encodeMp4,
+  fetchInputImage,
+  h264OutputArgs,
+  numberInput,
+  progressSlice,
+  textInput,
+  type LocalFetchSettings,
 } from './video-common.ts';
 
 const FRAME = { width: 1280, height: 720 };
@@ -18,7 +26,11 @@ export function createImageToVideo(settings: LocalFetchSettings): ModelBackend {
   return { run: (inputs, ctx) => renderImageToVideo(inputs, ctx, settings) };
 }
 
-async function renderImageToVideo(inputs: ResolvedInputs, ctx: RenderContext, settings: LocalFetchSettings): Promise<RenderOutput> {
+async function renderImageToVideo(
+  inputs: ResolvedInputs,
+  ctx: RenderContext,
+  settings: LocalFetchSettings,
+): Promise<RenderOutput> {
   const prompt = textInput(inputs, 'prompt', true);
   const image = textInput(inputs, 'image', true);
   const negative = textInput(inputs, 'negative_prompt', false);
@@ -29,7 +41,13 @@ async function renderImageToVideo(inputs: ResolvedInputs, ctx: RenderContext, se
   const limit = renderDeadline(ctx.signal, ctx.timeLimitSeconds);
   try {
     progress.at(0);
-    const fetched = await fetchInputImage(image, settings, ctx.workDir, limit.signal, ctx.readUpload);
+    const fetched = await fetchInputImage(
+      image,
+      settings,
+      ctx.workDir,
+      limit.signal,
+      ctx.readUpload,
+    );
     progress.at(0.1);
     const still = join(ctx.workDir, 'still.png');
     await frameImage(fetched.path, still, FRAME);
@@ -41,11 +59,27 @@ async function renderImageToVideo(inputs: ResolvedInputs, ctx: RenderContext, se
       `[0:v]${TO_YUV},loop=loop=${frames - 1}:size=1:start=0,setpts=N/${FPS}/TB,`,
       `${perspectiveFilter(path, frames)}[v]`,
     ].join('');
-    return await encodeMp4([
-      '-i', still,
-      '-filter_complex', graph, '-map', '[v]', '-frames:v', String(frames),
-      ...h264OutputArgs({ title: prompt, comment: negative ? `negative prompt: ${negative}` : undefined }),
-    ], output, duration, ctx, limit, progress);
+    return await encodeMp4(
+      [
+        '-i',
+        still,
+        '-filter_complex',
+        graph,
+        '-map',
+        '[v]',
+        '-frames:v',
+        String(frames),
+        ...h264OutputArgs({
+          title: prompt,
+          comment: negative ? `negative prompt: ${negative}` : undefined,
+        }),
+      ],
+      output,
+      duration,
+      ctx,
+      limit,
+      progress,
+    );
   } finally {
     limit.dispose();
   }

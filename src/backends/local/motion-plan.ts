@@ -1,6 +1,18 @@
 // Chooses the camera move of each video model from its inputs.
 import { createHash } from 'node:crypto';
-import { add, bump, easeInOut, mul, num, pow, sin, sub, U, type CameraPath, type Expr } from './camera.ts';
+import {
+  add,
+  bump,
+  easeInOut,
+  mul,
+  num,
+  pow,
+  sin,
+  sub,
+  U,
+  type CameraPath,
+  type Expr,
+} from './camera.ts';
 import { prng } from './music.ts';
 
 /** A stable 31-bit number from any strings (for choices that must repeat for identical inputs). */
@@ -17,8 +29,10 @@ export interface StillMove {
   strength: number;
 }
 
-const ZOOM_OUT = /\b(zoom(s|ing|ed)?[\s-]*out|pull(s|ing|ed)?[\s-]*(back|out)|dolly(ing)?[\s-]*out|wid(en|ening|e shot)|reveal(s|ing)?)\b/;
-const ZOOM_IN = /\b(zoom(s|ing|ed)?[\s-]*in|push(es|ing|ed)?[\s-]*in|dolly(ing)?[\s-]*in|close[\s-]*up|closer|move(s)? in)\b/;
+const ZOOM_OUT =
+  /\b(zoom(s|ing|ed)?[\s-]*out|pull(s|ing|ed)?[\s-]*(back|out)|dolly(ing)?[\s-]*out|wid(en|ening|e shot)|reveal(s|ing)?)\b/;
+const ZOOM_IN =
+  /\b(zoom(s|ing|ed)?[\s-]*in|push(es|ing|ed)?[\s-]*in|dolly(ing)?[\s-]*in|close[\s-]*up|closer|move(s)? in)\b/;
 const PANS: Array<[RegExp, [number, number]]> = [
   [/\b(pan(s|ning|ned)?|truck(s|ing)?|track(s|ing)?)[\s-]*(to (the )?)?left\b/, [-1, 0]],
   [/\b(pan(s|ning|ned)?|truck(s|ing)?|track(s|ing)?)[\s-]*(to (the )?)?right\b/, [1, 0]],
@@ -31,13 +45,23 @@ const PANS: Array<[RegExp, [number, number]]> = [
  * the negative prompt can rule zooming or panning out. Unnamed choices (the drift direction) come from a
  * hash of the prompt, so the same inputs always get the same move.
  */
-export function planStillMove(prompt: string, negative: string | undefined, guidance: number): StillMove {
+export function planStillMove(
+  prompt: string,
+  negative: string | undefined,
+  guidance: number,
+): StillMove {
   const p = prompt.toLowerCase();
   const n = (negative ?? '').toLowerCase();
   const noZoom = /\bzoom|\bdolly|\bpush[\s-]*in|\bpull[\s-]*back/.test(n);
   const noPan = /\bpan(ning)?\b|\btilt|\bcamera (movement|motion)|\bshak/.test(n);
   const named = PANS.find(([re]) => re.test(p))?.[1] ?? null;
-  let zoom: StillMove['zoom'] = ZOOM_OUT.test(p) ? 'out' : ZOOM_IN.test(p) ? 'in' : named ? 'hold' : 'in';
+  let zoom: StillMove['zoom'] = ZOOM_OUT.test(p)
+    ? 'out'
+    : ZOOM_IN.test(p)
+      ? 'in'
+      : named
+        ? 'hold'
+        : 'in';
   if (noZoom) zoom = 'hold';
   let pan: [number, number] | null = named;
   if (!pan) {
@@ -52,14 +76,18 @@ export function stillMovePath(move: StillMove): CameraPath {
   const zoomAmount = 0.04 + 0.26 * move.strength; // at most 1.3×: further, a 720p still turns soft
   const travel = 0.5 + 0.5 * move.strength;
   const e = easeInOut(U);
-  const zoom: Expr = move.zoom === 'in' ? add(num(1), mul(num(zoomAmount), e))
-    : move.zoom === 'out' ? add(num(1), mul(num(zoomAmount), sub(num(1), e)))
-      // Holding the zoom still needs some magnification, or there is no room to pan.
-      : num(1 + Math.max(zoomAmount, 0.08));
+  const zoom: Expr =
+    move.zoom === 'in'
+      ? add(num(1), mul(num(zoomAmount), e))
+      : move.zoom === 'out'
+        ? add(num(1), mul(num(zoomAmount), sub(num(1), e)))
+        : // Holding the zoom still needs some magnification, or there is no room to pan.
+          num(1 + Math.max(zoomAmount, 0.08));
   if (!move.pan) return { zoom, panX: num(0), panY: num(0) };
   // Zooming in opens the slack as it goes, so the view heads from the centre towards its side; zooming out
   // comes back from the side to the centre; a held zoom crosses from one side to the other.
-  const along: Expr = move.zoom === 'in' ? e : move.zoom === 'out' ? sub(num(1), e) : sub(mul(num(2), e), num(1));
+  const along: Expr =
+    move.zoom === 'in' ? e : move.zoom === 'out' ? sub(num(1), e) : sub(mul(num(2), e), num(1));
   const lateral = (k: number) => mul(num(k * travel), along);
   return { zoom, panX: lateral(move.pan[0]), panY: lateral(move.pan[1]) };
 }

@@ -22,24 +22,53 @@ export function prng(seed: number): () => number {
 }
 
 // Chords as semitones above the key's root (major key): I, ii, IV, V, vi.
-const I = [0, 4, 7], ii = [2, 5, 9], IV = [5, 9, 12], V = [7, 11, 14], vi = [9, 12, 16];
-const PROGRESSIONS = [[I, V, vi, IV], [vi, IV, I, V], [I, vi, IV, V], [I, IV, vi, V], [ii, V, I, vi]];
+const I = [0, 4, 7],
+  ii = [2, 5, 9],
+  IV = [5, 9, 12],
+  V = [7, 11, 14],
+  vi = [9, 12, 16];
+const PROGRESSIONS = [
+  [I, V, vi, IV],
+  [vi, IV, I, V],
+  [I, vi, IV, V],
+  [I, IV, vi, V],
+  [ii, V, I, vi],
+];
 const ROOTS = [48, 50, 52, 53, 55, 57]; // C3 … A3
-const ARPEGGIOS = [[0, 1, 2, 1], [0, 2, 1, 2], [0, 1, 2, 3], [2, 1, 0, 1]];
+const ARPEGGIOS = [
+  [0, 1, 2, 1],
+  [0, 2, 1, 2],
+  [0, 1, 2, 3],
+  [2, 1, 0, 1],
+];
 
 const hz = (midi: number) => 440 * Math.pow(2, (midi - 69) / 12);
 const TAU = 2 * Math.PI;
 
-export interface MusicPlan { root: number; bpm: number; progression: number[][]; arpeggio: number[] }
+export interface MusicPlan {
+  root: number;
+  bpm: number;
+  progression: number[][];
+  arpeggio: number[];
+}
 
 export function planMusic(seed: number): MusicPlan {
   const rnd = prng(seed ^ 0x5eed);
   const pick = <T>(list: T[]): T => list[Math.floor(rnd() * list.length)];
-  return { root: pick(ROOTS), bpm: 78 + Math.floor(rnd() * 33), progression: pick(PROGRESSIONS), arpeggio: pick(ARPEGGIOS) };
+  return {
+    root: pick(ROOTS),
+    bpm: 78 + Math.floor(rnd() * 33),
+    progression: pick(PROGRESSIONS),
+    arpeggio: pick(ARPEGGIOS),
+  };
 }
 
 /** Renders the bed as interleaved stereo float samples in -1..1. */
-export function synthesise(opts: MusicOptions): { left: Float32Array; right: Float32Array; sampleRate: number } {
+export function synthesise(opts: MusicOptions): {
+  left: Float32Array;
+  right: Float32Array;
+  sampleRate: number;
+} {
   const sampleRate = opts.sampleRate ?? 44_100;
   const total = Math.round(opts.durationSeconds * sampleRate);
   const plan = planMusic(opts.seed);
@@ -56,7 +85,8 @@ export function synthesise(opts: MusicOptions): { left: Float32Array; right: Flo
     const inBar = t % bar;
     // Pad: chord tones an octave up, two detuned partials each, swelling within the bar (no clicks at changes).
     const swell = Math.min(1, inBar / 0.3) * Math.min(1, (bar - inBar) / 0.3);
-    let padL = 0, padR = 0;
+    let padL = 0,
+      padR = 0;
     for (const step of chord) {
       const f = hz(plan.root + 12 + step);
       padL += Math.sin(TAU * f * 0.9985 * t) + 0.3 * Math.sin(TAU * 2 * f * t);
@@ -92,7 +122,10 @@ function normalise(left: Float32Array, right: Float32Array, peak: number): void 
   for (let i = 0; i < left.length; i++) max = Math.max(max, Math.abs(left[i]), Math.abs(right[i]));
   if (max === 0) return;
   const gain = peak / max;
-  for (let i = 0; i < left.length; i++) { left[i] *= gain; right[i] *= gain; }
+  for (let i = 0; i < left.length; i++) {
+    left[i] *= gain;
+    right[i] *= gain;
+  }
 }
 
 /** The bed as a 16-bit PCM stereo WAV file. */

@@ -13,10 +13,24 @@ import { frameImage, imageDifference } from './frame.ts';
 import { autoAmplitude, hash31, planTransition, type Amplitude } from './motion-plan.ts';
 import { musicBedWav } from './music.ts';
 import {
-  FPS, TO_YUV, encodeMp4, enumInput, fetchInputImage, h264OutputArgs, numberInput, progressSlice, textInput, toggleInput, type LocalFetchSettings,
+  FPS,
+  TO_YUV,
+  encodeMp4,
+  enumInput,
+  fetchInputImage,
+  h264OutputArgs,
+  numberInput,
+  progressSlice,
+  textInput,
+  toggleInput,
+  type LocalFetchSettings,
 } from './video-common.ts';
 
-const SIZES = { '540p': { width: 960, height: 540 }, '720p': { width: 1280, height: 720 }, '1080p': { width: 1920, height: 1080 } } as const;
+const SIZES = {
+  '540p': { width: 960, height: 540 },
+  '720p': { width: 1280, height: 720 },
+  '1080p': { width: 1920, height: 1080 },
+} as const;
 
 export function createStartEndToVideo(settings: LocalFetchSettings): ModelBackend {
   return { run: (inputs, ctx) => renderTransition(inputs, ctx, settings) };
@@ -26,15 +40,27 @@ export function createStartEndToVideo(settings: LocalFetchSettings): ModelBacken
 export function transitionSeed(inputs: ResolvedInputs): number {
   if (typeof inputs.seed === 'number') return inputs.seed;
   const { seed: _omit, ...rest } = inputs;
-  return hash31('start-end-to-video', JSON.stringify(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b))));
+  return hash31(
+    'start-end-to-video',
+    JSON.stringify(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b))),
+  );
 }
 
-async function renderTransition(inputs: ResolvedInputs, ctx: RenderContext, settings: LocalFetchSettings): Promise<RenderOutput> {
+async function renderTransition(
+  inputs: ResolvedInputs,
+  ctx: RenderContext,
+  settings: LocalFetchSettings,
+): Promise<RenderOutput> {
   const prompt = textInput(inputs, 'prompt', true);
   const duration = numberInput(inputs, 'duration', 5, 1, 10);
   const frame = SIZES[enumInput(inputs, 'resolution', '720p', ['540p', '720p', '1080p'] as const)];
   const bgm = toggleInput(inputs, 'bgm', true);
-  const requested = enumInput(inputs, 'movement_amplitude', 'auto', ['auto', 'small', 'medium', 'large'] as const);
+  const requested = enumInput(inputs, 'movement_amplitude', 'auto', [
+    'auto',
+    'small',
+    'medium',
+    'large',
+  ] as const);
   const seed = transitionSeed(inputs);
   const frames = Math.round(duration * FPS);
   const progress = progressSlice(ctx.progress);
@@ -45,15 +71,26 @@ async function renderTransition(inputs: ResolvedInputs, ctx: RenderContext, sett
     const both = new AbortController();
     const forward = () => both.abort(limit.signal.reason);
     limit.signal.addEventListener('abort', forward, { once: true });
-    const fetchOne = (name: string) => fetchInputImage(textInput(inputs, name, true), settings, ctx.workDir, both.signal, ctx.readUpload)
-      .catch((err: unknown) => { both.abort(err); throw err; });
-    const [first, last] = await Promise.all([fetchOne('image'), fetchOne('last_image')])
-      .finally(() => limit.signal.removeEventListener('abort', forward));
+    const fetchOne = (name: string) =>
+      fetchInputImage(
+        textInput(inputs, name, true),
+        settings,
+        ctx.workDir,
+        both.signal,
+        ctx.readUpload,
+      ).catch((err: unknown) => {
+        both.abort(err);
+        throw err;
+      });
+    const [first, last] = await Promise.all([fetchOne('image'), fetchOne('last_image')]).finally(
+      () => limit.signal.removeEventListener('abort', forward),
+    );
     progress.at(0.1);
     const a = join(ctx.workDir, 'first.png');
     const b = join(ctx.workDir, 'last.png');
     await Promise.all([frameImage(first.path, a, frame), frameImage(last.path, b, frame)]);
-    const amplitude: Amplitude = requested === 'auto' ? autoAmplitude(await imageDifference(a, b)) : requested;
+    const amplitude: Amplitude =
+      requested === 'auto' ? autoAmplitude(await imageDifference(a, b)) : requested;
     const plan = planTransition(amplitude, seed);
     progress.at(0.15);
 
@@ -72,14 +109,32 @@ async function renderTransition(inputs: ResolvedInputs, ctx: RenderContext, sett
       `[a][b]overlay=format=yuv420:eof_action=endall,${perspectiveFilter(plan.path, frames)},format=yuv420p[v]`,
     ].join(';');
     const output = join(ctx.workDir, 'start-end-to-video.mp4');
-    return await encodeMp4([
-      '-i', a, '-i', b, ...audioArgs,
-      // No -frames:v: reaching it would close the whole file and cut the audio short. The loop yields
-      // exactly `frames` frames and -t bounds both streams.
-      '-filter_complex', graph, '-map', '[v]', '-t', String(frames / FPS),
-      ...(bgm ? ['-map', '2:a', '-c:a', 'aac', '-b:a', '128k', '-ar', '44100', '-flags:a', '+bitexact'] : ['-an']),
-      ...h264OutputArgs({ title: prompt, comment: `seed ${seed}, movement ${amplitude}` }),
-    ], output, duration, ctx, limit, progress);
+    return await encodeMp4(
+      [
+        '-i',
+        a,
+        '-i',
+        b,
+        ...audioArgs,
+        // No -frames:v: reaching it would close the whole file and cut the audio short. The loop yields
+        // exactly `frames` frames and -t bounds both streams.
+        '-filter_complex',
+        graph,
+        '-map',
+        '[v]',
+        '-t',
+        String(frames / FPS),
+        ...(bgm
+          ? ['-map', '2:a', '-c:a', 'aac', '-b:a', '128k', '-ar', '44100', '-flags:a', '+bitexact']
+          : ['-an']),
+        ...h264OutputArgs({ title: prompt, comment: `seed ${seed}, movement ${amplitude}` }),
+      ],
+      output,
+      duration,
+      ctx,
+      limit,
+      progress,
+    );
   } finally {
     limit.dispose();
   }

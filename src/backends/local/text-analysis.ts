@@ -41,7 +41,9 @@ const NOUN_POS = new Set(['NOUN', 'PROPN']);
  */
 const LONG_RUN = /\S{65,}/g;
 function breakLongRuns(text: string): string {
-  return text.replace(LONG_RUN, (run) => run.replace(/([.!?])(?=\S)/g, '$1 ').replace(LONG_RUN, (r) => r.match(/[^]{1,64}/g)!.join(' ')));
+  return text.replace(LONG_RUN, (run) =>
+    run.replace(/([.!?])(?=\S)/g, '$1 ').replace(LONG_RUN, (r) => r.match(/[^]{1,64}/g)!.join(' ')),
+  );
 }
 
 export function analyse(text: string): Sentence[] {
@@ -68,22 +70,36 @@ export function analyse(text: string): Sentence[] {
       while (run.length > 0 && !NOUN_POS.has(pos[run[run.length - 1]])) run.pop(); // must end in a noun
       if (run.length > 0) {
         const ws = run.map((i) => lemmas[i]);
-        phrases.push({ key: ws.join(' '), text: run.map((i) => (pos[i] === 'PROPN' ? words[i] : words[i].toLowerCase())).join(' '), words: ws });
+        phrases.push({
+          key: ws.join(' '),
+          text: run.map((i) => (pos[i] === 'PROPN' ? words[i] : words[i].toLowerCase())).join(' '),
+          words: ws,
+        });
       }
       run = [];
     };
-    const plural = (i: number) => pos[i] === 'NOUN' && words[i].toLowerCase() !== lemmas[i] && /s$/i.test(words[i]);
+    const plural = (i: number) =>
+      pos[i] === 'NOUN' && words[i].toLowerCase() !== lemmas[i] && /s$/i.test(words[i]);
     for (let i = 0; i < words.length; i++) {
       if (usable(i) && CONTENT_POS.has(pos[i])) terms.push(lemmas[i]);
       const last = run[run.length - 1];
-      if (last !== undefined && plural(last) && NOUN_POS.has(pos[i])) { closeRun(i); continue; }
+      if (last !== undefined && plural(last) && NOUN_POS.has(pos[i])) {
+        closeRun(i);
+        continue;
+      }
       if (usable(i) && (NOUN_POS.has(pos[i]) || pos[i] === 'ADJ') && run.length < 4) run.push(i);
       else closeRun(i);
     }
     closeRun(words.length);
     const sentenceText = s.out().replace(/\s+/g, ' ').trim();
     if (sentenceText && types.some((t) => t === 'word')) {
-      sentences.push({ index: sentences.length, text: sentenceText, terms, phrases, wordCount: types.filter((t) => t === 'word').length });
+      sentences.push({
+        index: sentences.length,
+        text: sentenceText,
+        terms,
+        phrases,
+        wordCount: types.filter((t) => t === 'word').length,
+      });
     }
   });
   return sentences;
@@ -109,7 +125,11 @@ export function addEdge(graph: Graph, a: number, b: number, w: number): void {
 export function pageRank(graph: Graph, damping = 0.85, iterations = 60): number[] {
   const n = graph.length;
   if (n === 0) return [];
-  const out = graph.map((edges) => { let s = 0; for (const w of edges.values()) s += w; return s; });
+  const out = graph.map((edges) => {
+    let s = 0;
+    for (const w of edges.values()) s += w;
+    return s;
+  });
   let rank = new Array<number>(n).fill(1 / n);
   for (let it = 0; it < iterations; it++) {
     // A node without edges spreads its rank over every node: summed once, added to all.
@@ -152,7 +172,13 @@ export function rankSentences(sentences: Sentence[]): number[] {
   });
   // Candidate pairs from an inverted index: only sentences that share a term can be similar.
   const postings = new Map<string, number[]>();
-  vectors.forEach((x, i) => { for (const t of x.v.keys()) { let p = postings.get(t); if (!p) postings.set(t, p = []); p.push(i); } });
+  vectors.forEach((x, i) => {
+    for (const t of x.v.keys()) {
+      let p = postings.get(t);
+      if (!p) postings.set(t, (p = []));
+      p.push(i);
+    }
+  });
   const graph = emptyGraph(n);
   const linked = new Set<number>();
   for (const list of postings.values()) {
@@ -177,13 +203,19 @@ export function rankSentences(sentences: Sentence[]): number[] {
 /** Indexes of the `count` best sentences, in reading order. */
 export function topSentences(sentences: Sentence[], count: number): number[] {
   const scores = rankSentences(sentences);
-  return sentences.map((s) => s.index)
+  return sentences
+    .map((s) => s.index)
     .sort((a, b) => scores[b] - scores[a] || a - b)
     .slice(0, count)
     .sort((a, b) => a - b);
 }
 
-export interface Keyword { text: string; key: string; score: number; count: number }
+export interface Keyword {
+  text: string;
+  key: string;
+  score: number;
+  count: number;
+}
 
 /**
  * Keywords by TextRank over words (nouns and adjectives linked when they occur within 3 content words of
@@ -212,9 +244,18 @@ export function keywords(sentences: Sentence[], max: number): Keyword[] {
   for (const s of sentences) {
     for (const p of s.phrases) {
       const c = candidates.get(p.key);
-      if (c) { c.count++; continue; }
+      if (c) {
+        c.count++;
+        continue;
+      }
       const mean = p.words.reduce((a, w) => a + wordScore(w), 0) / p.words.length;
-      candidates.set(p.key, { key: p.key, text: p.text, score: mean * (1 + 0.25 * (p.words.length - 1)), count: 1, first: order++ });
+      candidates.set(p.key, {
+        key: p.key,
+        text: p.text,
+        score: mean * (1 + 0.25 * (p.words.length - 1)),
+        count: 1,
+        first: order++,
+      });
     }
   }
   const ranked = [...candidates.values()]

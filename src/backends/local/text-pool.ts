@@ -9,7 +9,8 @@ import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError } from '../types.ts';
 import { abortError } from './abort.ts';
 
-type Answer = { ok: true; text: string } | { ok: false; code: string; message: string; retryable: boolean };
+type Answer =
+  { ok: true; text: string } | { ok: false; code: string; message: string; retryable: boolean };
 
 /** Heap of one text worker thread: many times what the largest allowed text needs (tens of MB). */
 const THREAD_HEAP_MB = 256;
@@ -30,14 +31,22 @@ function thePool(): Piscina {
 }
 
 /** The shot-list text for `inputs`, computed on a worker thread; rejects with the signal's RenderError once it aborts. */
-export async function shotListOffThread(inputs: ResolvedInputs, signal: AbortSignal): Promise<string> {
+export async function shotListOffThread(
+  inputs: ResolvedInputs,
+  signal: AbortSignal,
+): Promise<string> {
   let answer: Answer;
   try {
     answer = (await thePool().run(inputs, { signal })) as Answer;
   } catch (e) {
     if (signal.aborted) throw abortError(signal);
     if ((e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-      throw new RenderError('RENDER_INPUT_TOO_COMPLEX', 'The text needs more memory than a render may use.', false, { cause: e });
+      throw new RenderError(
+        'RENDER_INPUT_TOO_COMPLEX',
+        'The text needs more memory than a render may use.',
+        false,
+        { cause: e },
+      );
     }
     throw e;
   }

@@ -37,23 +37,31 @@ export function shotListText(inputs: ResolvedInputs): string {
   const mode: Mode = enumInput(inputs, 'mode', 'summary', MODES);
   const max = Math.floor(numberInput(inputs, 'max_items', 5, 1, 100));
   const sentences = analyse(text);
-  if (sentences.length === 0) throw new RenderError('RENDER_INPUT_INVALID', 'The text has no words to work on.', false);
+  if (sentences.length === 0)
+    throw new RenderError('RENDER_INPUT_INVALID', 'The text has no words to work on.', false);
   if (mode === 'summary') return summary(sentences, max);
   if (mode === 'keywords') {
     const ks = keywords(sentences, max);
-    return ks.length > 0 ? ks.map((k) => k.text).join('\n') : 'No keywords: the text names no things.';
+    return ks.length > 0
+      ? ks.map((k) => k.text).join('\n')
+      : 'No keywords: the text names no things.';
   }
   return shots(sentences, max);
 }
 
 function summary(sentences: Sentence[], max: number): string {
   const count = Math.max(1, Math.min(max, Math.ceil(sentences.length / 2)));
-  return topSentences(sentences, count).map((i) => sentences[i].text).join(' ');
+  return topSentences(sentences, count)
+    .map((i) => sentences[i].text)
+    .join(' ');
 }
 
-const CLOSE = /\b(close[\s-]?up|detail|face|faces|eyes?|hands?|fingers?|lips|tears?|smile[sd]?|ring|letter|screen|phone|macro|tiny)\b/i;
-const WIDE = /\b(landscape|city|cityscape|skyline|sky|horizon|aerial|harbou?r|valley|crowd|field|fields|sea|ocean|mountains?|desert|forest|street|square|coast|beach|panorama)\b/i;
-const MOVING = /\b(walk|walks|walked|walking|run|runs|ran|running|drive|drives|drove|driving|rides?|riding|fly|flies|flew|flying|follows?|followed|chases?|chased|moves?|moved|moving|crosses|crossed|climbs?|climbed|races?|raced)\b/i;
+const CLOSE =
+  /\b(close[\s-]?up|detail|face|faces|eyes?|hands?|fingers?|lips|tears?|smile[sd]?|ring|letter|screen|phone|macro|tiny)\b/i;
+const WIDE =
+  /\b(landscape|city|cityscape|skyline|sky|horizon|aerial|harbou?r|valley|crowd|field|fields|sea|ocean|mountains?|desert|forest|street|square|coast|beach|panorama)\b/i;
+const MOVING =
+  /\b(walk|walks|walked|walking|run|runs|ran|running|drive|drives|drove|driving|rides?|riding|fly|flies|flew|flying|follows?|followed|chases?|chased|moves?|moved|moving|crosses|crossed|climbs?|climbed|races?|raced)\b/i;
 
 function framing(s: Sentence, position: number): string {
   if (CLOSE.test(s.text)) return 'close-up';
@@ -67,7 +75,8 @@ function seconds(s: Sentence): number {
 }
 
 function shots(sentences: Sentence[], max: number): string {
-  const picked = sentences.length <= max ? sentences.map((s) => s.index) : topSentences(sentences, max);
+  const picked =
+    sentences.length <= max ? sentences.map((s) => s.index) : topSentences(sentences, max);
   // Each shot's keywords: the globally strongest candidates that this sentence contains.
   const global = keywords(sentences, 200);
   const strength = new Map(global.map((k, i) => [k.key, i]));

@@ -16,7 +16,8 @@ export default function run(inputs) {
   try {
     return { ok: true, text: shotListText(inputs) };
   } catch (e) {
-    if (e instanceof RenderError) return { ok: false, code: e.code, message: e.message, retryable: e.retryable };
+    if (e instanceof RenderError)
+      return { ok: false, code: e.code, message: e.message, retryable: e.retryable };
     throw e;
   }
 }

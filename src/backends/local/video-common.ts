@@ -4,7 +4,12 @@ import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
 import type { Deadline } from './abort.ts';
 import { runFfmpeg } from './ffmpeg.ts';
-import { fetchImage, imageFromBytes, type FetchedImage, type FetchImageOptions } from './fetch-image.ts';
+import {
+  fetchImage,
+  imageFromBytes,
+  type FetchedImage,
+  type FetchImageOptions,
+} from './fetch-image.ts';
 
 export const FPS = 25;
 
@@ -20,7 +25,11 @@ export interface LocalFetchSettings {
 
 /** An input image: an upload of the render's account read from storage (ctx.readUpload), else fetched under the address guard. */
 export async function fetchInputImage(
-  url: string, settings: LocalFetchSettings, workDir: string, signal: AbortSignal, readUpload?: RenderContext['readUpload'],
+  url: string,
+  settings: LocalFetchSettings,
+  workDir: string,
+  signal: AbortSignal,
+  readUpload?: RenderContext['readUpload'],
 ): Promise<FetchedImage> {
   const upload = readUpload ? await readUpload(url) : null;
   if (upload) return imageFromBytes(upload.bytes, 'the uploaded image', { workDir });
@@ -40,8 +49,16 @@ function badInput(name: string, problem: string): RenderError {
 }
 
 export function textInput(inputs: ResolvedInputs, name: string, required: true): string;
-export function textInput(inputs: ResolvedInputs, name: string, required: false): string | undefined;
-export function textInput(inputs: ResolvedInputs, name: string, required: boolean): string | undefined {
+export function textInput(
+  inputs: ResolvedInputs,
+  name: string,
+  required: false,
+): string | undefined;
+export function textInput(
+  inputs: ResolvedInputs,
+  name: string,
+  required: boolean,
+): string | undefined {
   const v = inputs[name];
   if (v === undefined || v === null) {
     if (required) throw badInput(name, 'is missing');
@@ -51,16 +68,28 @@ export function textInput(inputs: ResolvedInputs, name: string, required: boolea
   return v;
 }
 
-export function numberInput(inputs: ResolvedInputs, name: string, fallback: number, min: number, max: number): number {
+export function numberInput(
+  inputs: ResolvedInputs,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const v = inputs[name] ?? fallback;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw badInput(name, 'must be a number');
   if (v < min || v > max) throw badInput(name, `must be between ${min} and ${max}`);
   return v;
 }
 
-export function enumInput<T extends string>(inputs: ResolvedInputs, name: string, fallback: T, values: readonly T[]): T {
+export function enumInput<T extends string>(
+  inputs: ResolvedInputs,
+  name: string,
+  fallback: T,
+  values: readonly T[],
+): T {
   const v = inputs[name] ?? fallback;
-  if (typeof v !== 'string' || !values.includes(v as T)) throw badInput(name, `must be one of ${values.join(', ')}`);
+  if (typeof v !== 'string' || !values.includes(v as T))
+    throw badInput(name, `must be one of ${values.join(', ')}`);
   return v as T;
 }
 
@@ -79,13 +108,41 @@ export const TO_YUV = 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p'
  */
 export function h264OutputArgs(tags: Record<string, string | undefined>): string[] {
   const args = [
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20', '-profile:v', 'high', '-pix_fmt', 'yuv420p',
-    '-threads', '4', '-r', String(FPS),
-    '-color_primaries', 'bt709', '-color_trc', 'bt709', '-colorspace', 'bt709', '-color_range', 'tv',
-    '-flags:v', '+bitexact', '-fflags', '+bitexact', '-map_metadata', '-1', '-map_chapters', '-1',
-    '-movflags', '+faststart',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '20',
+    '-profile:v',
+    'high',
+    '-pix_fmt',
+    'yuv420p',
+    '-threads',
+    '4',
+    '-r',
+    String(FPS),
+    '-color_primaries',
+    'bt709',
+    '-color_trc',
+    'bt709',
+    '-colorspace',
+    'bt709',
+    '-color_range',
+    'tv',
+    '-flags:v',
+    '+bitexact',
+    '-fflags',
+    '+bitexact',
+    '-map_metadata',
+    '-1',
+    '-map_chapters',
+    '-1',
+    '-movflags',
+    '+faststart',
   ];
-  for (const [key, value] of Object.entries(tags)) if (value) args.push('-metadata', `${key}=${value}`);
+  for (const [key, value] of Object.entries(tags))
+    if (value) args.push('-metadata', `${key}=${value}`);
   return args;
 }
 
@@ -94,7 +151,10 @@ export function progressSlice(report: (f: number) => void) {
   let last = 0;
   const emit = (f: number) => {
     const v = Math.min(1, Math.max(last, f));
-    if (v > last || f === 0) { last = v; report(v); }
+    if (v > last || f === 0) {
+      last = v;
+      report(v);
+    }
   };
   return {
     at: emit,
@@ -104,7 +164,12 @@ export function progressSlice(report: (f: number) => void) {
 
 /** The last step of a video render: the encode to `output` under the render's deadline, as its final 85 %. */
 export async function encodeMp4(
-  args: string[], output: string, seconds: number, ctx: RenderContext, limit: Deadline, progress: ReturnType<typeof progressSlice>,
+  args: string[],
+  output: string,
+  seconds: number,
+  ctx: RenderContext,
+  limit: Deadline,
+  progress: ReturnType<typeof progressSlice>,
 ): Promise<RenderOutput> {
   await runFfmpeg({
     args: [...args, output],

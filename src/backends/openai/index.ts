@@ -8,16 +8,32 @@ import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
 import {
-  call, errorFor, malformed, networkError, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions,
+  call,
+  errorFor,
+  malformed,
+  networkError,
+  readJson,
+  textAnswerLimit,
+  textOutput,
+  withRetries,
+  type CallOptions,
 } from '../shared/http.ts';
-import { serverOf, textOf, timeLeft, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
-
+import {
+  serverOf,
+  textOf,
+  timeLeft,
+  type DriverDeps,
+  type RemoteBackend,
+} from '../shared/driver.ts';
 
 export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
   const b = model.def.backend;
   if (b.driver !== 'openai') throw new Error(`model ${model.id} is not an openai model`);
   const apiKey = deps.secrets.resolve(b.apiKey);
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+  };
   const redact = (t: string) => deps.secrets.redact(t);
   const cel = model.backendCel;
 
@@ -25,29 +41,57 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
   function body(inputs: ResolvedInputs, chat: RenderContext['messages']): Record<string, unknown> {
     const params = cel.params?.evaluate(inputs) ?? {};
     const contents = chat ? {} : cel.messages!.evaluate(inputs);
-    const messages = chat ?? (b.driver === 'openai' ? b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') })) : []);
+    const messages =
+      chat ??
+      (b.driver === 'openai'
+        ? b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') }))
+        : []);
     return { ...params, model: b.driver === 'openai' ? b.model : '', messages, stream: true };
   }
 
-  async function readStream(res: Response, ctx: RenderContext, o: CallOptions, maxTokens: number | null, until: number): Promise<string> {
+  async function readStream(
+    res: Response,
+    ctx: RenderContext,
+    o: CallOptions,
+    maxTokens: number | null,
+    until: number,
+  ): Promise<string> {
     let text = '';
     let done = false;
     let failure: RenderError | null = null;
     let pieces = 0;
     let bytes = 0;
-    const tooLarge = () => new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${deps.textLimitBytes} bytes.`, false);
+    const tooLarge = () =>
+      new RenderError(
+        'OUTPUT_TOO_LARGE',
+        `The model's text is longer than ${deps.textLimitBytes} bytes.`,
+        false,
+      );
     const parser = createParser({
       onEvent(ev) {
         if (done || failure) return;
-        if (ev.data === '[DONE]') { done = true; return; }
-        let chunk: { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]; error?: { message?: unknown } };
+        if (ev.data === '[DONE]') {
+          done = true;
+          return;
+        }
+        let chunk: {
+          choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[];
+          error?: { message?: unknown };
+        };
         try {
           chunk = JSON.parse(ev.data) as typeof chunk;
         } catch {
           failure = malformed('chat completion', 'an event that is not JSON');
           return;
         }
-        if (chunk.error) { failure = new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(chunk.error.message ?? 'no reason given')).slice(0, 300)}`, false); return; }
+        if (chunk.error) {
+          failure = new RenderError(
+            'MODEL_FAILED',
+            `The model failed: ${redact(textOf(chunk.error.message ?? 'no reason given')).slice(0, 300)}`,
+            false,
+          );
+          return;
+        }
         const piece = chunk.choices?.[0]?.delta?.content;
         if (typeof piece === 'string' && piece !== '') {
           text += piece;
@@ -66,13 +110,21 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
         streamed += chunk.byteLength;
-        if (streamed > streamLimit) { failure ??= tooLarge(); break; }
+        if (streamed > streamLimit) {
+          failure ??= tooLarge();
+          break;
+        }
         parser.feed(decoder.decode(chunk, { stream: true }));
         if (done || failure) break;
       }
     } catch (e) {
       // The request's own time limit (set in call()) also ends the stream it is reading.
-      if (!ctx.signal.aborted && Date.now() >= until - 50) throw new RenderError('BACKEND_TIMEOUT', 'The model server did not finish its answer in time.', true);
+      if (!ctx.signal.aborted && Date.now() >= until - 50)
+        throw new RenderError(
+          'BACKEND_TIMEOUT',
+          'The model server did not finish its answer in time.',
+          true,
+        );
       throw networkError(e, o);
     }
     // Set by the parser's callback or the read loop above.
@@ -87,29 +139,48 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
       const payload = body(inputs, ctx.messages);
       const maxTokens = typeof payload.max_tokens === 'number' ? payload.max_tokens : null;
-      const o: CallOptions = { signal: ctx.signal, timeoutMs: timeLeft(until), redact, what: 'chat completion' };
+      const o: CallOptions = {
+        signal: ctx.signal,
+        timeoutMs: timeLeft(until),
+        redact,
+        what: 'chat completion',
+      };
       const t0 = performance.now();
       try {
-        const res = await withRetries(async () => {
-          const r = await call(`${base}/chat/completions`, { method: 'POST', headers, body: JSON.stringify(payload) }, { ...o, timeoutMs: timeLeft(until) });
-          if (!r.ok) throw await errorFor(r, o, [503]);
-          return r;
-        }, { signal: ctx.signal, tries: 4, until });
+        const res = await withRetries(
+          async () => {
+            const r = await call(
+              `${base}/chat/completions`,
+              { method: 'POST', headers, body: JSON.stringify(payload) },
+              { ...o, timeoutMs: timeLeft(until) },
+            );
+            if (!r.ok) throw await errorFor(r, o, [503]);
+            return r;
+          },
+          { signal: ctx.signal, tries: 4, until },
+        );
         // A server that ignores `stream` answers with one JSON completion.
         if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
-          const j = await readJson(res, o, textAnswerLimit(deps.textLimitBytes)) as { choices?: { message?: { content?: unknown } }[] };
+          const j = (await readJson(res, o, textAnswerLimit(deps.textLimitBytes))) as {
+            choices?: { message?: { content?: unknown } }[];
+          };
           const content = j?.choices?.[0]?.message?.content;
-          if (typeof content !== 'string') throw malformed('chat completion', 'no choices[0].message.content');
+          if (typeof content !== 'string')
+            throw malformed('chat completion', 'no choices[0].message.content');
           const out = textOutput(content, deps.textLimitBytes);
           ctx.textPiece?.(content);
           return out;
         }
         return { kind: 'text', text: await readStream(res, ctx, o, maxTokens, until) };
       } catch (e) {
-        if (e instanceof RenderError && !ctx.signal.aborted) deps.metrics.backendErrors.inc({ driver: 'openai', code: e.code });
+        if (e instanceof RenderError && !ctx.signal.aborted)
+          deps.metrics.backendErrors.inc({ driver: 'openai', code: e.code });
         throw e;
       } finally {
-        deps.metrics.backendRequest.observe({ driver: 'openai', kind: 'chat' }, (performance.now() - t0) / 1000);
+        deps.metrics.backendRequest.observe(
+          { driver: 'openai', kind: 'chat' },
+          (performance.now() - t0) / 1000,
+        );
       }
     },
 

@@ -9,12 +9,27 @@
 // bill a second prediction; the worker's retry of the attempt covers it instead.
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import { RenderError, type RenderOutput } from '../types.ts';
-import { call, errorFor, malformed, readJson, textAnswerLimit, textOutput, withRetries, type CallOptions } from '../shared/http.ts';
+import {
+  call,
+  errorFor,
+  malformed,
+  readJson,
+  textAnswerLimit,
+  textOutput,
+  withRetries,
+  type CallOptions,
+} from '../shared/http.ts';
 import { inlineUploads, saveOutput, tqdmProgress } from '../shared/output.ts';
 import { firstUrl, pollJson } from '../shared/poll.ts';
 import { originOf, textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 
-interface Prediction { id?: string; status?: string; output?: unknown; error?: unknown; logs?: string }
+interface Prediction {
+  id?: string;
+  status?: string;
+  output?: unknown;
+  error?: unknown;
+  logs?: string;
+}
 
 const TERMINAL = ['succeeded', 'failed', 'canceled', 'aborted'];
 const POLL_MS = 500;
@@ -32,54 +47,100 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
   return {
     async run(inputs, ctx): Promise<RenderOutput> {
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
-      const o: CallOptions = { signal: ctx.signal, timeoutMs: 30_000, redact, what: 'Replicate prediction' };
+      const o: CallOptions = {
+        signal: ctx.signal,
+        timeoutMs: 30_000,
+        redact,
+        what: 'Replicate prediction',
+      };
       let id: string | null = null;
       const cancel = () => {
         if (!id) return;
-        void fetch(`${api}/predictions/${encodeURIComponent(id)}/cancel`, { method: 'POST', headers, signal: AbortSignal.timeout(5_000) })
-          .then((r) => r.body?.cancel(), () => undefined);
+        void fetch(`${api}/predictions/${encodeURIComponent(id)}/cancel`, {
+          method: 'POST',
+          headers,
+          signal: AbortSignal.timeout(5_000),
+        }).then(
+          (r) => r.body?.cancel(),
+          () => undefined,
+        );
       };
       ctx.signal.addEventListener('abort', cancel, { once: true });
       const t0 = performance.now();
       try {
-        const input = await inlineUploads(model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs, ctx.readUpload);
-        const [url, body] = b.driver === 'replicate' && b.version
-          ? [`${api}/predictions`, { version: b.version, input }]
-          : [`${api}/models/${b.driver === 'replicate' ? b.model : ''}/predictions`, { input }];
-        const created = await withRetries(async () => {
-          const res = await call(url, { method: 'POST', headers, body: JSON.stringify(body) }, o);
-          if (!res.ok) throw await errorFor(res, o);
-          return await readJson(res, o, jsonLimit) as Prediction;
-        }, { signal: ctx.signal, tries: 3, until, only: ['BACKEND_BUSY'] });
+        const input = await inlineUploads(
+          model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
+          ctx.readUpload,
+        );
+        const [url, body] =
+          b.driver === 'replicate' && b.version
+            ? [`${api}/predictions`, { version: b.version, input }]
+            : [`${api}/models/${b.driver === 'replicate' ? b.model : ''}/predictions`, { input }];
+        const created = await withRetries(
+          async () => {
+            const res = await call(url, { method: 'POST', headers, body: JSON.stringify(body) }, o);
+            if (!res.ok) throw await errorFor(res, o);
+            return (await readJson(res, o, jsonLimit)) as Prediction;
+          },
+          { signal: ctx.signal, tries: 3, until, only: ['BACKEND_BUSY'] },
+        );
         if (typeof created?.id !== 'string') throw malformed('Replicate prediction', 'no id');
         id = created.id;
-        const p = TERMINAL.includes(String(created.status)) ? created : await pollJson<Prediction>(`${api}/predictions/${encodeURIComponent(id)}`, headers,
-          { ...o, intervalMs: POLL_MS, until, limitBytes: jsonLimit }, (x) => {
-            const progress = typeof x?.logs === 'string' ? tqdmProgress(x.logs) : null;
-            if (progress !== null) ctx.progress(Math.min(0.99, progress));
-            return TERMINAL.includes(String(x?.status));
-          });
-        if (p.status === 'failed') throw new RenderError('MODEL_FAILED', `The model failed: ${redact(textOf(p.error ?? 'no reason given')).slice(0, 300)}`, false);
-        if (p.status !== 'succeeded') throw new RenderError('BACKEND_CANCELLED', `Replicate ended the prediction (${p.status}).`, true);
+        const p = TERMINAL.includes(String(created.status))
+          ? created
+          : await pollJson<Prediction>(
+              `${api}/predictions/${encodeURIComponent(id)}`,
+              headers,
+              { ...o, intervalMs: POLL_MS, until, limitBytes: jsonLimit },
+              (x) => {
+                const progress = typeof x?.logs === 'string' ? tqdmProgress(x.logs) : null;
+                if (progress !== null) ctx.progress(Math.min(0.99, progress));
+                return TERMINAL.includes(String(x?.status));
+              },
+            );
+        if (p.status === 'failed')
+          throw new RenderError(
+            'MODEL_FAILED',
+            `The model failed: ${redact(textOf(p.error ?? 'no reason given')).slice(0, 300)}`,
+            false,
+          );
+        if (p.status !== 'succeeded')
+          throw new RenderError(
+            'BACKEND_CANCELLED',
+            `Replicate ended the prediction (${p.status}).`,
+            true,
+          );
         if (model.def.output.type === 'text') {
           if (typeof p.output === 'string') return textOutput(p.output, deps.textLimitBytes);
-          if (Array.isArray(p.output) && p.output.every((x) => typeof x === 'string')) return textOutput(p.output.join(''), deps.textLimitBytes);
+          if (Array.isArray(p.output) && p.output.every((x) => typeof x === 'string'))
+            return textOutput(p.output.join(''), deps.textLimitBytes);
           throw malformed('Replicate prediction', 'a text model answered without text');
         }
         const file = firstUrl(p.output);
         if (!file) throw malformed('Replicate prediction', 'no file in its output');
         return await saveOutput(file, {
-          workDir: ctx.workDir, contentType: model.def.output.contentType, limitBytes: deps.outputLimitBytes,
-          origin: originOf(b.baseUrl), allowPrivate: deps.allowPrivateUrls,
-          signal: ctx.signal, timeoutMs: Math.max(1, until - Date.now()), redact, what: 'Replicate output',
+          workDir: ctx.workDir,
+          contentType: model.def.output.contentType,
+          limitBytes: deps.outputLimitBytes,
+          origin: originOf(b.baseUrl),
+          allowPrivate: deps.allowPrivateUrls,
+          signal: ctx.signal,
+          timeoutMs: Math.max(1, until - Date.now()),
+          redact,
+          what: 'Replicate output',
         });
       } catch (e) {
-        if (id && !ctx.signal.aborted && e instanceof RenderError && e.code === 'BACKEND_TIMEOUT') cancel();
-        if (e instanceof RenderError && !ctx.signal.aborted) deps.metrics.backendErrors.inc({ driver: 'replicate', code: e.code });
+        if (id && !ctx.signal.aborted && e instanceof RenderError && e.code === 'BACKEND_TIMEOUT')
+          cancel();
+        if (e instanceof RenderError && !ctx.signal.aborted)
+          deps.metrics.backendErrors.inc({ driver: 'replicate', code: e.code });
         throw e;
       } finally {
         ctx.signal.removeEventListener('abort', cancel);
-        deps.metrics.backendRequest.observe({ driver: 'replicate', kind: 'prediction' }, (performance.now() - t0) / 1000);
+        deps.metrics.backendRequest.observe(
+          { driver: 'replicate', kind: 'prediction' },
+          (performance.now() - t0) / 1000,
+        );
       }
     },
   };

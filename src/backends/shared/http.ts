@@ -44,9 +44,16 @@ export function sentenceOf(text: string, redact: (t: string) => string): string 
     const j = JSON.parse(text) as Record<string, unknown>;
     const detail = j?.detail ?? j?.error ?? j?.message;
     if (detail === undefined || detail === null) return '';
-    const inner = typeof detail === 'object' && detail !== null && !Array.isArray(detail)
-      ? (detail as Record<string, unknown>).message ?? (detail as Record<string, unknown>).msg : undefined;
-    msg = typeof detail === 'string' ? detail : typeof inner === 'string' ? inner : JSON.stringify(detail);
+    const inner =
+      typeof detail === 'object' && detail !== null && !Array.isArray(detail)
+        ? ((detail as Record<string, unknown>).message ?? (detail as Record<string, unknown>).msg)
+        : undefined;
+    msg =
+      typeof detail === 'string'
+        ? detail
+        : typeof inner === 'string'
+          ? inner
+          : JSON.stringify(detail);
   } catch {
     return ''; // not JSON: a page, a trace or a dump, never shown
   }
@@ -59,11 +66,19 @@ export function sentenceOf(text: string, redact: (t: string) => string): string 
  * The body, read at most `limit` bytes: past it reading stops, the connection is dropped and
  * `tooLarge` (or a plain error when null) is thrown. Nothing past the limit is ever buffered.
  */
-export async function readBounded(res: Response, limit: number, o: CallOptions | null,
-  tooLarge?: (bytes: number) => RenderError): Promise<Buffer> {
-  const fail = (bytes: number) => tooLarge?.(bytes) ?? new Error(`answer larger than ${limit} bytes`);
+export async function readBounded(
+  res: Response,
+  limit: number,
+  o: CallOptions | null,
+  tooLarge?: (bytes: number) => RenderError,
+): Promise<Buffer> {
+  const fail = (bytes: number) =>
+    tooLarge?.(bytes) ?? new Error(`answer larger than ${limit} bytes`);
   const len = Number(res.headers.get('content-length') ?? 0);
-  if (len > limit) { await res.body?.cancel().catch(() => undefined); throw fail(len); }
+  if (len > limit) {
+    await res.body?.cancel().catch(() => undefined);
+    throw fail(len);
+  }
   if (!res.body) return Buffer.alloc(0);
   const reader = res.body.getReader();
   const chunks: Buffer[] = [];
@@ -92,20 +107,49 @@ export const textAnswerLimit = (textLimitBytes: number) => 2 * textLimitBytes + 
 /** A text model's output, refused past the limit (UTF-8 bytes). */
 export function textOutput(text: string, limitBytes: number): { kind: 'text'; text: string } {
   if (text.length > limitBytes || Buffer.byteLength(text) > limitBytes) {
-    throw new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${limitBytes} bytes.`, false);
+    throw new RenderError(
+      'OUTPUT_TOO_LARGE',
+      `The model's text is longer than ${limitBytes} bytes.`,
+      false,
+    );
   }
   return { kind: 'text', text };
 }
 
 /** The RenderError for an unsuccessful answer; `busy` lists statuses that mean "full, try later". */
-export async function errorFor(res: Response, o: CallOptions, busy: number[] = []): Promise<RenderError> {
+export async function errorFor(
+  res: Response,
+  o: CallOptions,
+  busy: number[] = [],
+): Promise<RenderError> {
   const body = await describeBody(res, o.redact);
   const after = retryAfter(res.headers.get('retry-after'));
   const opts = after === undefined ? {} : { retryAfterSeconds: after };
-  if (res.status === 429 || busy.includes(res.status)) return new RenderError('BACKEND_BUSY', `The model server is busy (${o.what}: HTTP ${res.status}${body ? `, ${body}` : ''}).`, true, opts);
-  if (res.status >= 500) return new RenderError('BACKEND_UNAVAILABLE', `The model server failed (${o.what}: HTTP ${res.status}${body ? `, ${body}` : ''}).`, true, opts);
-  if (res.status === 422 || res.status === 400) return new RenderError('MODEL_INPUT_REJECTED', `The model server refused the input (${o.what}: ${body || `HTTP ${res.status}`}).`, false);
-  return new RenderError('BACKEND_REJECTED', `The model server refused the request (${o.what}: HTTP ${res.status}${body ? `, ${body}` : ''}).`, false);
+  if (res.status === 429 || busy.includes(res.status))
+    return new RenderError(
+      'BACKEND_BUSY',
+      `The model server is busy (${o.what}: HTTP ${res.status}${body ? `, ${body}` : ''}).`,
+      true,
+      opts,
+    );
+  if (res.status >= 500)
+    return new RenderError(
+      'BACKEND_UNAVAILABLE',
+      `The model server failed (${o.what}: HTTP ${res.status}${body ? `, ${body}` : ''}).`,
+      true,
+      opts,
+    );
+  if (res.status === 422 || res.status === 400)
+    return new RenderError(
+      'MODEL_INPUT_REJECTED',
+      `The model server refused the input (${o.what}: ${body || `HTTP ${res.status}`}).`,
+      false,
+    );
+  return new RenderError(
+    'BACKEND_REJECTED',
+    `The model server refused the request (${o.what}: HTTP ${res.status}${body ? `, ${body}` : ''}).`,
+    false,
+  );
 }
 
 /** fetch with the render's abort and a time limit; network failures become retryable RenderErrors. */
@@ -120,14 +164,28 @@ export async function call(url: string, init: RequestInit, o: CallOptions): Prom
 
 export function networkError(e: unknown, o: CallOptions, timeout?: AbortSignal): RenderError {
   if (e instanceof RenderError) return e;
-  if (o.signal.aborted) return new RenderError('RENDER_ABORTED', 'The render was stopped.', true, { cause: e });
-  if (timeout?.aborted) return new RenderError('BACKEND_TIMEOUT', `The model server did not answer in time (${o.what}).`, true);
+  if (o.signal.aborted)
+    return new RenderError('RENDER_ABORTED', 'The render was stopped.', true, { cause: e });
+  if (timeout?.aborted)
+    return new RenderError(
+      'BACKEND_TIMEOUT',
+      `The model server did not answer in time (${o.what}).`,
+      true,
+    );
   const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
-  return new RenderError('BACKEND_UNREACHABLE', `The model server could not be reached (${o.what}: ${o.redact(String(cause))}).`, true);
+  return new RenderError(
+    'BACKEND_UNREACHABLE',
+    `The model server could not be reached (${o.what}: ${o.redact(String(cause))}).`,
+    true,
+  );
 }
 
 /** JSON of a successful answer, read at most `limitBytes`; a body that is not JSON is malformed (retryable). */
-export async function readJson(res: Response, o: CallOptions, limitBytes = 64 * 1024 * 1024): Promise<unknown> {
+export async function readJson(
+  res: Response,
+  o: CallOptions,
+  limitBytes = 64 * 1024 * 1024,
+): Promise<unknown> {
   const bytes = await readBounded(res, limitBytes, o, (n) => tooLargeAnswer(o, n));
   try {
     return JSON.parse(bytes.toString('utf8'));
@@ -137,25 +195,45 @@ export async function readJson(res: Response, o: CallOptions, limitBytes = 64 * 
 }
 
 const tooLargeAnswer = (o: CallOptions, bytes: number) =>
-  new RenderError('OUTPUT_TOO_LARGE', `The model server's answer is too large (${o.what}: over ${bytes} bytes).`, false);
+  new RenderError(
+    'OUTPUT_TOO_LARGE',
+    `The model server's answer is too large (${o.what}: over ${bytes} bytes).`,
+    false,
+  );
 
 export const malformed = (what: string, why: string) =>
-  new RenderError('BACKEND_BAD_RESPONSE', `The model server sent a malformed answer (${what}: ${why}).`, true);
+  new RenderError(
+    'BACKEND_BAD_RESPONSE',
+    `The model server sent a malformed answer (${what}: ${why}).`,
+    true,
+  );
 
 /**
  * Runs `fn` again on a retryable failure, after the server's Retry-After or a doubling delay, while the
  * render's time allows; then the failure goes to the worker, which retries the attempt later (worker.ts).
  */
-export async function withRetries<T>(fn: () => Promise<T>, o: { signal: AbortSignal; tries: number; until: number; only?: string[] }): Promise<T> {
+export async function withRetries<T>(
+  fn: () => Promise<T>,
+  o: { signal: AbortSignal; tries: number; until: number; only?: string[] },
+): Promise<T> {
   for (let i = 1; ; i++) {
     try {
       return await fn();
     } catch (e) {
-      if (!(e instanceof RenderError) || !e.retryable || e.code === 'RENDER_ABORTED' || i >= o.tries || o.signal.aborted) throw e;
+      if (
+        !(e instanceof RenderError) ||
+        !e.retryable ||
+        e.code === 'RENDER_ABORTED' ||
+        i >= o.tries ||
+        o.signal.aborted
+      )
+        throw e;
       if (o.only && !o.only.includes(e.code)) throw e;
       const delayMs = e.retryAfterSeconds !== undefined ? e.retryAfterSeconds * 1000 : 250 * 2 ** i;
       if (Date.now() + delayMs >= o.until) throw e;
-      await sleep(delayMs, undefined, { signal: o.signal }).catch(() => { throw e; });
+      await sleep(delayMs, undefined, { signal: o.signal }).catch(() => {
+        throw e;
+      });
     }
   }
 }

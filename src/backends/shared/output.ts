@@ -27,37 +27,72 @@ const baseType = (t: string | null) => (t ?? '').split(';')[0].trim().toLowerCas
 
 function checkType(got: string, o: OutputOptions): void {
   if (baseType(got) !== baseType(o.contentType)) {
-    throw new RenderError('OUTPUT_WRONG_TYPE', `The model server sent ${baseType(got) || 'a file of no type'}, not ${o.contentType} as the model promises.`, false);
+    throw new RenderError(
+      'OUTPUT_WRONG_TYPE',
+      `The model server sent ${baseType(got) || 'a file of no type'}, not ${o.contentType} as the model promises.`,
+      false,
+    );
   }
 }
 
-const tooLarge = (o: OutputOptions) => new RenderError('OUTPUT_TOO_LARGE', `The model server's result is larger than ${o.limitBytes} bytes.`, false);
+const tooLarge = (o: OutputOptions) =>
+  new RenderError(
+    'OUTPUT_TOO_LARGE',
+    `The model server's result is larger than ${o.limitBytes} bytes.`,
+    false,
+  );
 
 /** Saves the result named by `source` (data: or http(s) URL); the file output for the worker to store. */
-export async function saveOutput(source: string, o: OutputOptions): Promise<Extract<RenderOutput, { kind: 'file' }>> {
+export async function saveOutput(
+  source: string,
+  o: OutputOptions,
+): Promise<Extract<RenderOutput, { kind: 'file' }>> {
   const file = path.join(o.workDir, 'output');
   if (source.startsWith('data:')) {
     const m = /^data:([^;,]*)((?:;[^;,]*)*),/.exec(source.slice(0, 512));
-    if (!m) throw new RenderError('BACKEND_BAD_RESPONSE', 'The model server sent a malformed data URL.', true);
+    if (!m)
+      throw new RenderError(
+        'BACKEND_BAD_RESPONSE',
+        'The model server sent a malformed data URL.',
+        true,
+      );
     checkType(m[1], o);
     const payload = source.slice(m[0].length);
     const base64 = m[2].split(';').includes('base64');
     if ((base64 ? payload.length * 0.75 : payload.length) > o.limitBytes + 3) throw tooLarge(o);
-    const bytes = base64 ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'utf8');
+    const bytes = base64
+      ? Buffer.from(payload, 'base64')
+      : Buffer.from(decodeURIComponent(payload), 'utf8');
     if (bytes.length > o.limitBytes) throw tooLarge(o);
     await writeFile(file, bytes);
     return { kind: 'file', path: file, contentType: o.contentType };
   }
-  if (!/^https?:\/\//i.test(source)) throw new RenderError('BACKEND_BAD_RESPONSE', 'The model server named its result with neither a data: nor an http(s) URL.', true);
+  if (!/^https?:\/\//i.test(source))
+    throw new RenderError(
+      'BACKEND_BAD_RESPONSE',
+      'The model server named its result with neither a data: nor an http(s) URL.',
+      true,
+    );
   const timeout = AbortSignal.timeout(o.timeoutMs);
   try {
     await fetchResult(source, {
-      file, limitBytes: o.limitBytes, signal: AbortSignal.any([o.signal, timeout]), origin: o.origin,
-      allowPrivate: o.allowPrivate, checkType: (t) => checkType(t, o), tooLarge: () => tooLarge(o),
-      what: `${o.what} result download`, ...(o.policy ? { policy: o.policy } : {}),
+      file,
+      limitBytes: o.limitBytes,
+      signal: AbortSignal.any([o.signal, timeout]),
+      origin: o.origin,
+      allowPrivate: o.allowPrivate,
+      checkType: (t) => checkType(t, o),
+      tooLarge: () => tooLarge(o),
+      what: `${o.what} result download`,
+      ...(o.policy ? { policy: o.policy } : {}),
     });
   } catch (e) {
-    if (timeout.aborted && !o.signal.aborted) throw new RenderError('BACKEND_TIMEOUT', `The model server did not send its result in time (${o.what}).`, true);
+    if (timeout.aborted && !o.signal.aborted)
+      throw new RenderError(
+        'BACKEND_TIMEOUT',
+        `The model server did not send its result in time (${o.what}).`,
+        true,
+      );
     throw e;
   }
   return { kind: 'file', path: file, contentType: o.contentType };
@@ -67,7 +102,10 @@ export async function saveOutput(source: string, o: OutputOptions): Promise<Extr
  * The input with each upload address of the render's account (docs/api.md "Uploads") replaced by its
  * bytes as a data URL: a remote model server cannot fetch our upload URLs (they need the account's key).
  */
-export async function inlineUploads(input: Record<string, unknown>, readUpload: (url: string) => Promise<{ bytes: Buffer; contentType: string } | null>): Promise<Record<string, unknown>> {
+export async function inlineUploads(
+  input: Record<string, unknown>,
+  readUpload: (url: string) => Promise<{ bytes: Buffer; contentType: string } | null>,
+): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(input)) {
     const upload = typeof v === 'string' && /^https?:\/\//.test(v) ? await readUpload(v) : null;

@@ -10,7 +10,11 @@ import https from 'node:https';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { RenderError } from '../types.ts';
-import { anyAddressPolicy, publicAddressPolicy, type AddressPolicy } from '../../net/address-guard.ts';
+import {
+  anyAddressPolicy,
+  publicAddressPolicy,
+  type AddressPolicy,
+} from '../../net/address-guard.ts';
 import { bareHost, describeUrl, pickAddress, pinnedLookup } from '../local/guarded-get.ts';
 
 export const RESULT_MAX_REDIRECTS = 5;
@@ -32,7 +36,11 @@ export interface ResultFetchOptions {
 }
 
 const refused = (o: ResultFetchOptions, why: string, retryable = false) =>
-  new RenderError('BACKEND_BAD_RESPONSE', `The model server's result could not be fetched (${o.what}: ${why}).`, retryable);
+  new RenderError(
+    'BACKEND_BAD_RESPONSE',
+    `The model server's result could not be fetched (${o.what}: ${why}).`,
+    retryable,
+  );
 
 /** Downloads `source` into `o.file`; resolves when the whole body is written. */
 export async function fetchResult(source: string, o: ResultFetchOptions): Promise<void> {
@@ -42,9 +50,10 @@ export async function fetchResult(source: string, o: ResultFetchOptions): Promis
   } catch {
     throw refused(o, 'not a valid address');
   }
-  const policy = o.allowPrivate ? anyAddressPolicy : o.policy ?? publicAddressPolicy;
+  const policy = o.allowPrivate ? anyAddressPolicy : (o.policy ?? publicAddressPolicy);
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refused(o, 'not an http(s) address');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw refused(o, 'not an http(s) address');
     if (url.username || url.password) throw refused(o, 'an address with credentials');
     const own = o.origin !== null && url.origin === o.origin;
     let lookup;
@@ -55,14 +64,19 @@ export async function fetchResult(source: string, o: ResultFetchOptions): Promis
       } catch (e) {
         if (o.signal.aborted) throw e;
         const r = e as RenderError;
-        throw refused(o, r.message.replace(/, which renders may not fetch\.$/, '').replace(/\.$/, ''), r.retryable);
+        throw refused(
+          o,
+          r.message.replace(/, which renders may not fetch\.$/, '').replace(/\.$/, ''),
+          r.retryable,
+        );
       }
     }
     const res = await request(url, lookup, o);
     const status = res.statusCode ?? 0;
     if (REDIRECTS.has(status) && res.headers.location) {
       res.destroy();
-      if (hop >= RESULT_MAX_REDIRECTS) throw refused(o, `more than ${RESULT_MAX_REDIRECTS} redirects`);
+      if (hop >= RESULT_MAX_REDIRECTS)
+        throw refused(o, `more than ${RESULT_MAX_REDIRECTS} redirects`);
       try {
         url = new URL(res.headers.location, url);
       } catch {
@@ -73,8 +87,11 @@ export async function fetchResult(source: string, o: ResultFetchOptions): Promis
     if (status < 200 || status > 299) {
       res.destroy(); // never read: its body is not shown to anyone
       const busy = status === 429 || status >= 500;
-      throw new RenderError(busy ? 'BACKEND_UNAVAILABLE' : 'BACKEND_REJECTED',
-        `The model server's result download failed (${o.what}: HTTP ${status}).`, busy);
+      throw new RenderError(
+        busy ? 'BACKEND_UNAVAILABLE' : 'BACKEND_REJECTED',
+        `The model server's result download failed (${o.what}: HTTP ${status}).`,
+        busy,
+      );
     }
     try {
       o.checkType(String(res.headers['content-type'] ?? ''));
@@ -94,27 +111,52 @@ export async function fetchResult(source: string, o: ResultFetchOptions): Promis
       await pipeline(res, limit, createWriteStream(o.file), { signal: o.signal });
     } catch (e) {
       if (e instanceof RenderError) throw e;
-      if (o.signal.aborted) throw new RenderError('RENDER_ABORTED', 'The render was stopped.', true);
-      throw refused(o, `the download broke off (${(e as NodeJS.ErrnoException).code ?? 'error'})`, true);
+      if (o.signal.aborted)
+        throw new RenderError('RENDER_ABORTED', 'The render was stopped.', true);
+      throw refused(
+        o,
+        `the download broke off (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        true,
+      );
     }
     return;
   }
 }
 
-function request(url: URL, pinned: { lookup: ReturnType<typeof pinnedLookup>; family: 4 | 6 } | undefined,
-  o: ResultFetchOptions): Promise<http.IncomingMessage> {
+function request(
+  url: URL,
+  pinned: { lookup: ReturnType<typeof pinnedLookup>; family: 4 | 6 } | undefined,
+  o: ResultFetchOptions,
+): Promise<http.IncomingMessage> {
   return new Promise((resolve, reject) => {
-    if (o.signal.aborted) { reject(new RenderError('RENDER_ABORTED', 'The render was stopped.', true)); return; }
+    if (o.signal.aborted) {
+      reject(new RenderError('RENDER_ABORTED', 'The render was stopped.', true));
+      return;
+    }
     const mod = url.protocol === 'https:' ? https : http;
     const req = mod.request({
-      protocol: url.protocol, hostname: bareHost(url), port: url.port || undefined,
-      path: `${url.pathname}${url.search}`, method: 'GET', agent: false, maxHeaderSize: 16 * 1024,
+      protocol: url.protocol,
+      hostname: bareHost(url),
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      method: 'GET',
+      agent: false,
+      maxHeaderSize: 16 * 1024,
       headers: { 'user-agent': 'Rendergate-Results/1', 'accept-encoding': 'identity' },
-      ...(pinned ?? {}), signal: o.signal,
+      ...(pinned ?? {}),
+      signal: o.signal,
     });
     req.on('error', (e) => {
-      if (o.signal.aborted) reject(new RenderError('RENDER_ABORTED', 'The render was stopped.', true));
-      else reject(refused(o, `${describeUrl(url)} could not be reached (${(e as NodeJS.ErrnoException).code ?? 'error'})`, true));
+      if (o.signal.aborted)
+        reject(new RenderError('RENDER_ABORTED', 'The render was stopped.', true));
+      else
+        reject(
+          refused(
+            o,
+            `${describeUrl(url)} could not be reached (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+            true,
+          ),
+        );
     });
     req.on('response', resolve);
     req.end();

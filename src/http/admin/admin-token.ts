@@ -5,7 +5,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config.ts';
 
-export function resolveAdminToken(config: Config, announce: (token: string, file: string) => void): string {
+export function resolveAdminToken(
+  config: Config,
+  announce: (token: string, file: string) => void,
+): string {
   if (config.adminToken) return config.adminToken;
   const file = path.join(config.dataDir, 'admin-token');
   if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();

@@ -19,7 +19,10 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   app.addHook('onRequest', async (req) => {
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!m || !crypto.timingSafeEqual(sha(m[1]), expected)) {
-      throw new ApiError('ADMIN_TOKEN_INVALID', 'The admin API needs "Authorization: Bearer <admin token>".');
+      throw new ApiError(
+        'ADMIN_TOKEN_INVALID',
+        'The admin API needs "Authorization: Bearer <admin token>".',
+      );
     }
   });
 
@@ -37,7 +40,9 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   });
 
   const doc = JSON.stringify(buildAdminOpenApiDocument(ctx.config.publicUrl));
-  app.get('/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(doc));
+  app.get('/openapi.json', (_req, reply) =>
+    reply.type('application/json; charset=utf-8').send(doc),
+  );
 
   // Newest first; `email` finds one account by its exact email, `query` by part of one (or an id).
   app.get('/accounts', async (req) => {
@@ -46,7 +51,9 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const email = queryParam(req.query, 'email');
     const query = queryParam(req.query, 'query');
     if ((query?.length ?? 0) > 254 || (email?.length ?? 0) > 254) {
-      throw new ApiError('INVALID_INPUT', 'query and email: at most 254 characters.', [{ field: email ? 'email' : 'query', message: 'too long' }]);
+      throw new ApiError('INVALID_INPUT', 'query and email: at most 254 characters.', [
+        { field: email ? 'email' : 'query', message: 'too long' },
+      ]);
     }
     return ctx.accounts.list({ limit, cursor: cursor ?? null, email, query });
   });
@@ -59,7 +66,9 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
     const name = f.string('name', { max: 200 });
     f.done();
-    return reply.code(201).send(await ctx.accounts.invite(ctx.config.publicUrl, email!, name ?? null));
+    return reply
+      .code(201)
+      .send(await ctx.accounts.invite(ctx.config.publicUrl, email!, name ?? null));
   });
 
   app.post('/reset-links', async (req, reply) => {
@@ -69,7 +78,9 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     return reply.code(201).send(await ctx.accounts.resetLink(ctx.config.publicUrl, email!));
   });
 
-  app.get<{ Params: { id: string } }>('/accounts/:id', async (req) => ctx.accounts.get(accountId(req.params.id)));
+  app.get<{ Params: { id: string } }>('/accounts/:id', async (req) =>
+    ctx.accounts.get(accountId(req.params.id)),
+  );
 
   app.post<{ Params: { id: string } }>('/accounts/:id/credits', async (req, reply) => {
     const id = accountId(req.params.id);
@@ -83,13 +94,23 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
     const id = accountId(req.params.id);
     // No body at all means no options; a JSON null is a body that is not an object.
-    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), ['name', 'dailyCapCents', 'rateLimitPerMinute', 'mode']);
+    const f = new Fields(objectBody(req.body === undefined ? {} : req.body), [
+      'name',
+      'dailyCapCents',
+      'rateLimitPerMinute',
+      'mode',
+    ]);
     const name = f.string('name', { max: 200 });
     const cap = f.int('dailyCapCents', { min: 0, max: MAX_CENTS, nullable: true });
     const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
     const mode = f.oneOf('mode', ['live', 'test'] as const);
     f.done();
-    const key = await ctx.apiKeys.create(id, { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined, mode });
+    const key = await ctx.apiKeys.create(id, {
+      name,
+      dailyCapCents: cap ?? null,
+      rateLimitPerMinute: rate ?? undefined,
+      mode,
+    });
     return reply.code(201).send(key);
   });
 
@@ -106,7 +127,8 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   });
 
   app.post<{ Params: { id: string } }>('/generations/:id/refund', async (req) => {
-    if (!isId('gen', req.params.id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    if (!isId('gen', req.params.id))
+      throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     return ctx.generations.adminRefund(req.params.id);
   });
 }

@@ -20,16 +20,34 @@ function closedSignal(reply: FastifyReply): AbortSignal {
 /** Why a final generation has no text, as an ApiError-like triple for OpenAI's error body. */
 function failure(g: FinalGeneration): { status: number; code: string; message: string } {
   if (g.status === 'queued') {
-    return { status: 408, code: 'REQUEST_TIMEOUT', message: `The render ${g.id} was not final within 60 s; send the request again with the same Idempotency-Key to keep waiting, or poll /v1/generations/${g.id}.` };
+    return {
+      status: 408,
+      code: 'REQUEST_TIMEOUT',
+      message: `The render ${g.id} was not final within 60 s; send the request again with the same Idempotency-Key to keep waiting, or poll /v1/generations/${g.id}.`,
+    };
   }
   const code = g.error?.code ?? 'RENDER_FAILED';
-  return { status: 500, code, message: `The render ${g.id} ${g.status === 'refunded' ? 'was refunded' : 'failed'} (${code}): ${g.error?.message ?? 'no reason given'}` };
+  return {
+    status: 500,
+    code,
+    message: `The render ${g.id} ${g.status === 'refunded' ? 'was refunded' : 'failed'} (${code}): ${g.error?.message ?? 'no reason given'}`,
+  };
 }
 
 function completion(s: ChatStarted, g: FinalGeneration) {
   return {
-    id: s.id, object: 'chat.completion', created: s.created, model: s.request.model.id,
-    choices: [{ index: 0, message: { role: 'assistant', content: g.textOutput ?? '', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    id: s.id,
+    object: 'chat.completion',
+    created: s.created,
+    model: s.request.model.id,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: g.textOutput ?? '', refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
   };
 }
 
@@ -38,7 +56,10 @@ export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
     const sent = req.headers['idempotency-key'];
     const idem = idempotencyKeyOf(sent);
     if (sent !== undefined && idem === undefined) {
-      throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'An Idempotency-Key must be 1 to 255 printable ASCII characters (e.g. a UUID).');
+      throw new ApiError(
+        'IDEMPOTENCY_KEY_REQUIRED',
+        'An Idempotency-Key must be 1 to 255 printable ASCII characters (e.g. a UUID).',
+      );
     }
     const started = await ctx.chat.start(req.apiKey, req.body, idem);
     if (started.replayed) reply.header('idempotent-replayed', 'true');
@@ -47,7 +68,10 @@ export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
     const g = await ctx.chat.final(req.apiKey.accountId, started.id, closed, started.mode);
     if (g.status !== 'succeeded') {
       const f = failure(g);
-      return reply.code(f.status).type('application/json; charset=utf-8').send(openAiErrorBody(f.status, f.code, f.message));
+      return reply
+        .code(f.status)
+        .type('application/json; charset=utf-8')
+        .send(openAiErrorBody(f.status, f.code, f.message));
     }
     return reply.type('application/json; charset=utf-8').send(completion(started, g));
   });
@@ -57,9 +81,20 @@ export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
  * The answer as server-sent events: the text as the backend streams it when its render runs in this
  * process (LiveText), and whatever of the final text was not sent yet once the generation is final.
  */
-function stream(ctx: Ctx, reply: FastifyReply, s: ChatStarted, accountId: string, closed: AbortSignal) {
+function stream(
+  ctx: Ctx,
+  reply: FastifyReply,
+  s: ChatStarted,
+  accountId: string,
+  closed: AbortSignal,
+) {
   const out = new PassThrough();
-  const base = { id: s.id, object: 'chat.completion.chunk', created: s.created, model: s.request.model.id };
+  const base = {
+    id: s.id,
+    object: 'chat.completion.chunk',
+    created: s.created,
+    model: s.request.model.id,
+  };
   const event = (data: unknown) => out.write(`data: ${JSON.stringify(data)}\n\n`);
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     event({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
@@ -69,25 +104,38 @@ function stream(ctx: Ctx, reply: FastifyReply, s: ChatStarted, accountId: string
     streamed += piece;
     chunk({ content: piece });
   });
-  void ctx.chat.final(accountId, s.id, closed, s.mode).then((g) => {
-    stop();
-    if (g.status !== 'succeeded') {
-      const f = failure(g);
-      event(openAiErrorBody(f.status, f.code, f.message));
-    } else {
-      const text = g.textOutput ?? '';
-      // The final text is the stored one: what the live pieces did not carry goes now. (A render
-      // retried after it had streamed part of an answer cannot take those pieces back.)
-      if (text.startsWith(streamed) && text.length > streamed.length) chunk({ content: text.slice(streamed.length) });
-      chunk({}, 'stop');
-    }
-    out.end('data: [DONE]\n\n');
-  }, (e: unknown) => {
-    stop();
-    reply.log.error({ err: e }, 'chat stream failed');
-    event(openAiErrorBody(503, 'SERVICE_UNAVAILABLE', 'The service is briefly unavailable; retry shortly.'));
-    out.end();
-  });
-  return reply.header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
-    .type('text/event-stream; charset=utf-8').send(out);
+  void ctx.chat.final(accountId, s.id, closed, s.mode).then(
+    (g) => {
+      stop();
+      if (g.status !== 'succeeded') {
+        const f = failure(g);
+        event(openAiErrorBody(f.status, f.code, f.message));
+      } else {
+        const text = g.textOutput ?? '';
+        // The final text is the stored one: what the live pieces did not carry goes now. (A render
+        // retried after it had streamed part of an answer cannot take those pieces back.)
+        if (text.startsWith(streamed) && text.length > streamed.length)
+          chunk({ content: text.slice(streamed.length) });
+        chunk({}, 'stop');
+      }
+      out.end('data: [DONE]\n\n');
+    },
+    (e: unknown) => {
+      stop();
+      reply.log.error({ err: e }, 'chat stream failed');
+      event(
+        openAiErrorBody(
+          503,
+          'SERVICE_UNAVAILABLE',
+          'The service is briefly unavailable; retry shortly.',
+        ),
+      );
+      out.end();
+    },
+  );
+  return reply
+    .header('cache-control', 'no-cache')
+    .header('x-accel-buffering', 'no')
+    .type('text/event-stream; charset=utf-8')
+    .send(out);
 }

@@ -22,16 +22,27 @@ function paramOf(details: unknown[] | undefined): string | null {
   return field === 'inputs' || field.startsWith('inputs.') ? 'messages' : field;
 }
 
-export function openAiErrorBody(status: number, code: string, message: string, param: string | null = null) {
+export function openAiErrorBody(
+  status: number,
+  code: string,
+  message: string,
+  param: string | null = null,
+) {
   return { error: { message, type: errorType(status), param, code } };
 }
 
-export function sendOpenAiError(req: FastifyRequest, reply: FastifyReply, e: unknown): FastifyReply {
+export function sendOpenAiError(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  e: unknown,
+): FastifyReply {
   const err = toApiError(e);
   if (err.code === 'INTERNAL_ERROR') req.log.error({ err: e }, 'unhandled error');
   else if (err.code === 'SERVICE_UNAVAILABLE') req.log.warn({ err: e }, 'dependency unavailable');
   if (err.headers) reply.headers(err.headers);
   const status = ERROR_STATUS[err.code];
-  return reply.code(status).type('application/json; charset=utf-8')
+  return reply
+    .code(status)
+    .type('application/json; charset=utf-8')
     .send(openAiErrorBody(status, err.code, err.message, paramOf(err.details)));
 }

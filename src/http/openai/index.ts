@@ -15,13 +15,22 @@ export async function registerOpenAi(app: FastifyInstance, ctx: Ctx) {
   app.addHook('onRequest', (req, reply, done) => {
     const key = ctx.keys.cached(req.headers.authorization);
     const d = key && ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
-    if (key && d) { done(admit(req, reply, key, d)); return; }
-    ctx.keys.authenticate(req.headers.authorization, req.ip)
+    if (key && d) {
+      done(admit(req, reply, key, d));
+      return;
+    }
+    ctx.keys
+      .authenticate(req.headers.authorization, req.ip)
       .then(async (k) => admit(req, reply, k, await ctx.limits.consume(k.id, k.rateLimitPerMinute)))
       .then(done, done);
   });
   registerOpenAiModels(app, ctx);
   registerChatCompletions(app, ctx);
-  app.setNotFoundHandler((req, reply) => sendOpenAiError(req, reply,
-    new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`)));
+  app.setNotFoundHandler((req, reply) =>
+    sendOpenAiError(
+      req,
+      reply,
+      new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`),
+    ),
+  );
 }

@@ -6,12 +6,20 @@ import type { Ctx } from '../../web/context.ts';
 
 export function registerOpenAiModels(app: FastifyInstance, ctx: Ctx) {
   const created = Math.floor(Date.now() / 1000);
-  const models = ctx.chat.models().map((m) => ({ id: m.id, object: 'model', created, owned_by: m.id.split('/')[0] }));
+  const models = ctx.chat
+    .models()
+    .map((m) => ({ id: m.id, object: 'model', created, owned_by: m.id.split('/')[0] }));
   const list = JSON.stringify({ object: 'list', data: models });
-  app.get('/models', (_req, reply) => { reply.type('application/json; charset=utf-8').send(list); });
+  app.get('/models', (_req, reply) => {
+    reply.type('application/json; charset=utf-8').send(list);
+  });
   app.get<{ Params: { '*': string } }>('/models/*', (req, reply) => {
     const model = models.find((m) => m.id === req.params['*']);
-    if (!model) throw new ApiError('MODEL_NOT_FOUND', `The model ${JSON.stringify(req.params['*'].slice(0, 200))} does not exist.`);
+    if (!model)
+      throw new ApiError(
+        'MODEL_NOT_FOUND',
+        `The model ${JSON.stringify(req.params['*'].slice(0, 200))} does not exist.`,
+      );
     reply.type('application/json; charset=utf-8').send(model);
   });
 }

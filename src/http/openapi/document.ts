@@ -17,7 +17,8 @@ const PREFERENCE = `${TOKEN}(?:${SP}=${SP}${WORD})?(?:${SP};${SP}(?:${TOKEN}(?:$
 export const PREFER_PATTERN = `^(?:${SP},)*${SP}${PREFERENCE}(?:${SP},(?:${SP}${PREFERENCE})?)*${SP}$`;
 
 /** The component name of a model's inputs schema (component names allow `[A-Za-z0-9._-]`). */
-export const inputsComponent = (modelId: string) => `Inputs.${modelId.replace(/[^A-Za-z0-9._-]/g, '.')}`;
+export const inputsComponent = (modelId: string) =>
+  `Inputs.${modelId.replace(/[^A-Za-z0-9._-]/g, '.')}`;
 
 const DESCRIPTION = `A metered rendering API over a catalog of generative models.
 
@@ -29,11 +30,17 @@ Authenticate with \`Authorization: Bearer <key>\`. Every authenticated answer (n
 \`RateLimit-Policy\` and \`RateLimit\`; a 429 adds \`Retry-After\`.`;
 
 const TAGS = [
-  ['Account', 'The account and key making the request.'], ['Models', 'The catalog.'],
-  ['Generations', 'Renders: priced, charged, queued, read, cancelled.'], ['Uploads', 'Images to use as inputs.'],
-  ['Webhooks', 'Endpoints that receive generation events.'], ['Reference', 'This document.'],
+  ['Account', 'The account and key making the request.'],
+  ['Models', 'The catalog.'],
+  ['Generations', 'Renders: priced, charged, queued, read, cancelled.'],
+  ['Uploads', 'Images to use as inputs.'],
+  ['Webhooks', 'Endpoints that receive generation events.'],
+  ['Reference', 'This document.'],
   ['Billing', 'Top-ups through Stripe Checkout (Stripe calls it, not clients).'],
-  ['OpenAI', 'OpenAI\'s chat API over the catalog\'s text models (`/openai/v1`), for OpenAI\'s SDKs and tools built on them.'],
+  [
+    'OpenAI',
+    "OpenAI's chat API over the catalog's text models (`/openai/v1`), for OpenAI's SDKs and tools built on them.",
+  ],
 ].map(([name, description]) => ({ name, description }));
 
 export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, version = '1.0.0') {
@@ -43,16 +50,36 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
   const renderRequest = {
     description: 'A model and its inputs: one variant per model of the catalog.',
     oneOf: catalog.models.map((m) => ({
-      type: 'object', title: m.id, required: ['modelId', 'inputs'],
-      properties: { modelId: { const: m.id }, inputs: { $ref: `#/components/schemas/${inputsComponent(m.id)}` } },
+      type: 'object',
+      title: m.id,
+      required: ['modelId', 'inputs'],
+      properties: {
+        modelId: { const: m.id },
+        inputs: { $ref: `#/components/schemas/${inputsComponent(m.id)}` },
+      },
     })),
   };
   const event = (type: string) => ({
     post: {
-      operationId: `event.${type}`, summary: `Sent when a generation ${type.split('.')[1]}.`, tags: ['Webhooks'],
-      parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } })),
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } } },
-      responses: { '2XX': { description: 'Delivered. Anything else (or no answer within 15 s) is retried; 410 disables the endpoint.' } },
+      operationId: `event.${type}`,
+      summary: `Sent when a generation ${type.split('.')[1]}.`,
+      tags: ['Webhooks'],
+      parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({
+        name,
+        in: 'header',
+        required: true,
+        schema: { type: 'string' },
+      })),
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+      },
+      responses: {
+        '2XX': {
+          description:
+            'Delivered. Anything else (or no answer within 15 s) is retried; 410 disables the endpoint.',
+        },
+      },
     },
   });
   return {
@@ -64,23 +91,69 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
     paths: { ...paths(), ...openAiPaths() },
     webhooks: Object.fromEntries(EVENT_TYPES.map((t) => [t, event(t)])),
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `rg_live_…`.' } },
-      schemas: { ...resourceSchemas, RenderRequest: renderRequest, ...inputs, ...errors.schemas, ...openAiSchemas },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `rg_live_…`.' },
+      },
+      schemas: {
+        ...resourceSchemas,
+        RenderRequest: renderRequest,
+        ...inputs,
+        ...errors.schemas,
+        ...openAiSchemas,
+      },
       responses: { ...errors.responses, ...openAiErrorResponses },
       parameters: {
-        limit: { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-        cursor: { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The previous page\'s `nextCursor`.' },
-        'Idempotency-Key': { name: 'Idempotency-Key', in: 'header', required: true, schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
-          description: 'Replaying the same key with the same body returns the original answer and charges nothing. Kept ≥ 24 h per account.' },
-        Prefer: { name: 'Prefer', in: 'header', schema: { type: 'string', pattern: PREFER_PATTERN }, example: 'wait=30',
-          description: '`wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240; other preferences are ignored).' },
+        limit: {
+          name: 'limit',
+          in: 'query',
+          schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+        },
+        cursor: {
+          name: 'cursor',
+          in: 'query',
+          schema: { type: 'string' },
+          description: "The previous page's `nextCursor`.",
+        },
+        'Idempotency-Key': {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: true,
+          schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          description:
+            'Replaying the same key with the same body returns the original answer and charges nothing. Kept ≥ 24 h per account.',
+        },
+        Prefer: {
+          name: 'Prefer',
+          in: 'header',
+          schema: { type: 'string', pattern: PREFER_PATTERN },
+          example: 'wait=30',
+          description:
+            '`wait=N` (1-60): hold the answer until the generation is final or N seconds passed (RFC 7240; other preferences are ignored).',
+        },
       },
       headers: {
-        'X-Request-Id': { required: true, schema: { type: 'string' }, description: 'Echoed when the client sent one of ≤ 128 safe characters.' },
-        RateLimit: { schema: { type: 'string', pattern: '^"default";r=\\d+;t=\\d+$' }, description: 'Remaining requests and seconds to the window\'s reset.' },
-        'RateLimit-Policy': { schema: { type: 'string', pattern: '^"default";q=\\d+;w=60$' }, description: 'The key\'s limit per minute.' },
-        'Retry-After': { required: true, schema: { type: 'string', pattern: '^\\d+$' }, description: 'Seconds to wait before retrying.' },
-        'Preference-Applied': { schema: { type: 'string', pattern: '^wait=\\d+$' }, description: 'Set when a `Prefer: wait=N` was honoured.' },
+        'X-Request-Id': {
+          required: true,
+          schema: { type: 'string' },
+          description: 'Echoed when the client sent one of ≤ 128 safe characters.',
+        },
+        RateLimit: {
+          schema: { type: 'string', pattern: '^"default";r=\\d+;t=\\d+$' },
+          description: "Remaining requests and seconds to the window's reset.",
+        },
+        'RateLimit-Policy': {
+          schema: { type: 'string', pattern: '^"default";q=\\d+;w=60$' },
+          description: "The key's limit per minute.",
+        },
+        'Retry-After': {
+          required: true,
+          schema: { type: 'string', pattern: '^\\d+$' },
+          description: 'Seconds to wait before retrying.',
+        },
+        'Preference-Applied': {
+          schema: { type: 'string', pattern: '^wait=\\d+$' },
+          description: 'Set when a `Prefer: wait=N` was honoured.',
+        },
       },
     },
   };

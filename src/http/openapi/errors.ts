@@ -29,26 +29,73 @@ const STATUS_TEXT: Record<number, string> = {
 /** `components.schemas` for the error bodies and their details, and `components.responses` per status. */
 export function errorComponents() {
   const byStatus = new Map<number, string[]>();
-  for (const [code, status] of Object.entries(allErrorCodes())) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  for (const [code, status] of Object.entries(allErrorCodes()))
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   const schemas: Record<string, unknown> = {
-    FieldProblem: { type: 'object', required: ['field', 'message'], additionalProperties: false,
-      properties: { field: { type: 'string', examples: ['inputs.duration'] }, message: { type: 'string' } } },
-    BalanceProblem: { type: 'object', required: ['costCents', 'balanceCents'], additionalProperties: false,
-      properties: { costCents: { type: 'integer' }, balanceCents: { type: 'integer' } } },
-    DailyCapProblem: { type: 'object', required: ['capCents', 'spentTodayCents', 'costCents', 'resetsAt'], additionalProperties: false,
-      properties: { capCents: { type: 'integer' }, spentTodayCents: { type: 'integer' }, costCents: { type: 'integer' }, resetsAt: { type: 'string', format: 'date-time' } } },
-    UploadQuotaProblem: { type: 'object', required: ['usedBytes', 'quotaBytes', 'count', 'quotaCount'], additionalProperties: false,
-      properties: { usedBytes: { type: 'integer' }, quotaBytes: { type: 'integer' }, count: { type: 'integer' }, quotaCount: { type: 'integer' } } },
-    StatusProblem: { type: 'object', required: ['status'], additionalProperties: false,
-      properties: { status: { $ref: '#/components/schemas/GenerationStatus' } } },
+    FieldProblem: {
+      type: 'object',
+      required: ['field', 'message'],
+      additionalProperties: false,
+      properties: {
+        field: { type: 'string', examples: ['inputs.duration'] },
+        message: { type: 'string' },
+      },
+    },
+    BalanceProblem: {
+      type: 'object',
+      required: ['costCents', 'balanceCents'],
+      additionalProperties: false,
+      properties: { costCents: { type: 'integer' }, balanceCents: { type: 'integer' } },
+    },
+    DailyCapProblem: {
+      type: 'object',
+      required: ['capCents', 'spentTodayCents', 'costCents', 'resetsAt'],
+      additionalProperties: false,
+      properties: {
+        capCents: { type: 'integer' },
+        spentTodayCents: { type: 'integer' },
+        costCents: { type: 'integer' },
+        resetsAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    UploadQuotaProblem: {
+      type: 'object',
+      required: ['usedBytes', 'quotaBytes', 'count', 'quotaCount'],
+      additionalProperties: false,
+      properties: {
+        usedBytes: { type: 'integer' },
+        quotaBytes: { type: 'integer' },
+        count: { type: 'integer' },
+        quotaCount: { type: 'integer' },
+      },
+    },
+    StatusProblem: {
+      type: 'object',
+      required: ['status'],
+      additionalProperties: false,
+      properties: { status: { $ref: '#/components/schemas/GenerationStatus' } },
+    },
     ErrorCode: { type: 'string', enum: Object.keys(allErrorCodes()).sort() },
     Error: {
-      type: 'object', required: ['code', 'message', 'requestId'], additionalProperties: false,
+      type: 'object',
+      required: ['code', 'message', 'requestId'],
+      additionalProperties: false,
       description: 'Every error. `message` is one human sentence; `code` is from the closed list.',
       properties: {
         code: { $ref: '#/components/schemas/ErrorCode' },
         message: { type: 'string' },
-        details: { type: 'array', items: { anyOf: ['FieldProblem', 'BalanceProblem', 'DailyCapProblem', 'StatusProblem', 'UploadQuotaProblem'].map((n) => ({ $ref: `#/components/schemas/${n}` })) } },
+        details: {
+          type: 'array',
+          items: {
+            anyOf: [
+              'FieldProblem',
+              'BalanceProblem',
+              'DailyCapProblem',
+              'StatusProblem',
+              'UploadQuotaProblem',
+            ].map((n) => ({ $ref: `#/components/schemas/${n}` })),
+          },
+        },
         requestId: { type: 'string' },
       },
     },
@@ -56,13 +103,27 @@ export function errorComponents() {
   const responses: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
     codes.sort();
-    schemas[`Error${status}`] = { allOf: [{ $ref: '#/components/schemas/Error' }], properties: { code: { enum: codes } } };
-    const headers: Record<string, unknown> = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-    if (status === 429 || status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-    if (status === 416) headers['Content-Range'] = { description: '`bytes */<size>`', schema: { type: 'string', pattern: '^bytes \\*/\\d+$' } };
+    schemas[`Error${status}`] = {
+      allOf: [{ $ref: '#/components/schemas/Error' }],
+      properties: { code: { enum: codes } },
+    };
+    const headers: Record<string, unknown> = {
+      'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    };
+    if (status === 429 || status === 503)
+      headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    if (status === 416)
+      headers['Content-Range'] = {
+        description: '`bytes */<size>`',
+        schema: { type: 'string', pattern: '^bytes \\*/\\d+$' },
+      };
     if (status === 401) {
-      headers['WWW-Authenticate'] = { required: true, description: 'RFC 6750: `Bearer realm="rendergate"`, with `error="invalid_token"` when a key was sent.',
-        schema: { type: 'string', pattern: '^Bearer realm=' } };
+      headers['WWW-Authenticate'] = {
+        required: true,
+        description:
+          'RFC 6750: `Bearer realm="rendergate"`, with `error="invalid_token"` when a key was sent.',
+        schema: { type: 'string', pattern: '^Bearer realm=' },
+      };
     }
     if (status !== 401) {
       headers.RateLimit = { $ref: '#/components/headers/RateLimit' };

@@ -3,56 +3,109 @@
 // npm) reads them; only the fields this service sends are described.
 const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-const RATE = { RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' } };
+const RATE = {
+  RateLimit: { $ref: '#/components/headers/RateLimit' },
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
+};
 
 const errorResponse = (description: string, headers: Record<string, unknown> = {}) => ({
-  description, headers: { ...REQUEST_ID, ...headers }, content: { 'application/json': { schema: schema('OpenAIError') } },
+  description,
+  headers: { ...REQUEST_ID, ...headers },
+  content: { 'application/json': { schema: schema('OpenAIError') } },
 });
 
 /** `components.responses` of the OpenAI-shaped errors, one per status. */
 export const openAiErrorResponses = {
-  OpenAIError400: errorResponse('The request is malformed or names a parameter the model cannot take (`param`).', RATE),
+  OpenAIError400: errorResponse(
+    'The request is malformed or names a parameter the model cannot take (`param`).',
+    RATE,
+  ),
   OpenAIError401: errorResponse('No valid API key.'),
   OpenAIError402: errorResponse('The balance is below the price (`INSUFFICIENT_BALANCE`).', RATE),
   OpenAIError404: errorResponse('No such model (`MODEL_NOT_FOUND`) or route.', RATE),
-  OpenAIError408: errorResponse('The render was not final within 60 s (send the same Idempotency-Key again to keep waiting).', RATE),
+  OpenAIError408: errorResponse(
+    'The render was not final within 60 s (send the same Idempotency-Key again to keep waiting).',
+    RATE,
+  ),
   OpenAIError409: errorResponse('Daily cap reached, or the Idempotency-Key is in use.', RATE),
   OpenAIError413: errorResponse('The body is over the limit.', RATE),
   OpenAIError415: errorResponse('The body is not JSON.', RATE),
   OpenAIError422: errorResponse('The Idempotency-Key was used before with a different body.', RATE),
-  OpenAIError429: errorResponse('Too many requests on this key.', { ...RATE, 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
-  OpenAIError500: errorResponse('The render failed (`code` is the generation\'s error code; refunded) or a bug.', RATE),
-  OpenAIError503: errorResponse('The database is unreachable.', { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }),
+  OpenAIError429: errorResponse('Too many requests on this key.', {
+    ...RATE,
+    'Retry-After': { $ref: '#/components/headers/Retry-After' },
+  }),
+  OpenAIError500: errorResponse(
+    "The render failed (`code` is the generation's error code; refunded) or a bug.",
+    RATE,
+  ),
+  OpenAIError503: errorResponse('The database is unreachable.', {
+    'Retry-After': { $ref: '#/components/headers/Retry-After' },
+  }),
 };
 
 const errors = (statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/OpenAIError${s}` }]));
+  Object.fromEntries(
+    statuses.map((s) => [String(s), { $ref: `#/components/responses/OpenAIError${s}` }]),
+  );
 
-const TEXT_PART = { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } };
+const TEXT_PART = {
+  type: 'object',
+  required: ['type', 'text'],
+  properties: { type: { const: 'text' }, text: { type: 'string' } },
+};
 
 export const openAiSchemas = {
   OpenAIError: {
-    type: 'object', required: ['error'], description: 'OpenAI\'s error body; `code` is the v1 error code.',
-    properties: { error: { type: 'object', required: ['message', 'type', 'param', 'code'], properties: {
-      message: { type: 'string' }, type: { type: 'string', examples: ['invalid_request_error'] },
-      param: { type: ['string', 'null'], examples: ['messages'] }, code: { type: 'string', examples: ['INVALID_INPUT'] },
-    } } },
+    type: 'object',
+    required: ['error'],
+    description: "OpenAI's error body; `code` is the v1 error code.",
+    properties: {
+      error: {
+        type: 'object',
+        required: ['message', 'type', 'param', 'code'],
+        properties: {
+          message: { type: 'string' },
+          type: { type: 'string', examples: ['invalid_request_error'] },
+          param: { type: ['string', 'null'], examples: ['messages'] },
+          code: { type: 'string', examples: ['INVALID_INPUT'] },
+        },
+      },
+    },
   },
   OpenAIModel: {
-    type: 'object', required: ['id', 'object', 'created', 'owned_by'],
-    properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
+    type: 'object',
+    required: ['id', 'object', 'created', 'owned_by'],
+    properties: {
+      id: { type: 'string' },
+      object: { const: 'model' },
+      created: { type: 'integer' },
+      owned_by: { type: 'string' },
+    },
   },
-  OpenAIModelList: { type: 'object', required: ['object', 'data'], properties: { object: { const: 'list' }, data: { type: 'array', items: schema('OpenAIModel') } } },
+  OpenAIModelList: {
+    type: 'object',
+    required: ['object', 'data'],
+    properties: {
+      object: { const: 'list' },
+      data: { type: 'array', items: schema('OpenAIModel') },
+    },
+  },
   ChatMessage: {
-    type: 'object', required: ['role'],
+    type: 'object',
+    required: ['role'],
     properties: {
       role: { enum: ['system', 'developer', 'user', 'assistant'] },
-      content: { oneOf: [{ type: 'string' }, { type: 'array', items: TEXT_PART }, { type: 'null' }] },
+      content: {
+        oneOf: [{ type: 'string' }, { type: 'array', items: TEXT_PART }, { type: 'null' }],
+      },
     },
   },
   ChatCompletionRequest: {
-    type: 'object', required: ['model', 'messages'],
-    description: 'OpenAI\'s chat request. The last user message\'s text becomes the model\'s `openai.input` field; a `driver: openai` model gets the messages as they are. Other OpenAI parameters are accepted and not used; `n` > 1, tools and images are refused (400 naming the parameter).',
+    type: 'object',
+    required: ['model', 'messages'],
+    description:
+      "OpenAI's chat request. The last user message's text becomes the model's `openai.input` field; a `driver: openai` model gets the messages as they are. Other OpenAI parameters are accepted and not used; `n` > 1, tools and images are refused (400 naming the parameter).",
     properties: {
       model: { type: 'string', examples: ['rendergate/shot-list'] },
       messages: { type: 'array', minItems: 1, items: schema('ChatMessage') },
@@ -62,50 +115,119 @@ export const openAiSchemas = {
     },
   },
   ChatCompletion: {
-    type: 'object', required: ['id', 'object', 'created', 'model', 'choices'],
+    type: 'object',
+    required: ['id', 'object', 'created', 'model', 'choices'],
     properties: {
-      id: { type: 'string', description: 'The generation\'s id (`/v1/generations/{id}`).' }, object: { const: 'chat.completion' },
-      created: { type: 'integer' }, model: { type: 'string' },
-      choices: { type: 'array', minItems: 1, maxItems: 1, items: { type: 'object', required: ['index', 'message', 'finish_reason'], properties: {
-        index: { const: 0 }, finish_reason: { const: 'stop' }, logprobs: { type: 'null' },
-        message: { type: 'object', required: ['role', 'content'], properties: {
-          role: { const: 'assistant' }, content: { type: 'string', description: 'The generation\'s `textOutput`.' }, refusal: { type: 'null' },
-        } },
-      } } },
+      id: { type: 'string', description: "The generation's id (`/v1/generations/{id}`)." },
+      object: { const: 'chat.completion' },
+      created: { type: 'integer' },
+      model: { type: 'string' },
+      choices: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 1,
+        items: {
+          type: 'object',
+          required: ['index', 'message', 'finish_reason'],
+          properties: {
+            index: { const: 0 },
+            finish_reason: { const: 'stop' },
+            logprobs: { type: 'null' },
+            message: {
+              type: 'object',
+              required: ['role', 'content'],
+              properties: {
+                role: { const: 'assistant' },
+                content: { type: 'string', description: "The generation's `textOutput`." },
+                refusal: { type: 'null' },
+              },
+            },
+          },
+        },
+      },
     },
   },
 };
 
 const CHAT_STREAM = {
-  schema: { type: 'string', description: 'With `stream: true`: server-sent events, each `data: <chat.completion.chunk JSON>`, the last `data: [DONE]`. A render that fails sends `data: {"error": {…}}` instead.' },
+  schema: {
+    type: 'string',
+    description:
+      'With `stream: true`: server-sent events, each `data: <chat.completion.chunk JSON>`, the last `data: [DONE]`. A render that fails sends `data: {"error": {…}}` instead.',
+  },
 };
 
 export function openAiPaths() {
   const tags = ['OpenAI'];
   return {
-    '/openai/v1/models': { get: {
-      operationId: 'openaiListModels', summary: 'The catalog\'s text models, as OpenAI\'s model list.', tags,
-      responses: { 200: { description: 'The text models.', headers: { ...REQUEST_ID, ...RATE }, content: { 'application/json': { schema: schema('OpenAIModelList') } } },
-        ...errors([400, 401, 429, 500, 503]) },
-    } },
-    '/openai/v1/models/{vendor}/{name}': { get: {
-      operationId: 'openaiGetModel', summary: 'One text model.', tags,
-      parameters: ['vendor', 'name'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-      responses: { 200: { description: 'The model.', headers: { ...REQUEST_ID, ...RATE }, content: { 'application/json': { schema: schema('OpenAIModel') } } },
-        ...errors([400, 401, 404, 429, 500, 503]) },
-    } },
-    '/openai/v1/chat/completions': { post: {
-      operationId: 'openaiCreateChatCompletion', tags,
-      summary: 'A render of a text model, priced and charged like POST /v1/generations, answered when final (within 60 s).',
-      description: 'An `Idempotency-Key` is honoured (one is made when absent): send one per request and keep it across retries to be charged once.',
-      parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string' },
-        description: 'As on POST /v1/generations; optional here.' }],
-      requestBody: { required: true, content: { 'application/json': { schema: schema('ChatCompletionRequest') } } },
-      responses: {
-        200: { description: 'The completion (or, with `stream: true`, its chunks).', headers: { ...REQUEST_ID, ...RATE },
-          content: { 'application/json': { schema: schema('ChatCompletion') }, 'text/event-stream': CHAT_STREAM } },
-        ...errors([400, 401, 402, 404, 408, 409, 413, 415, 422, 429, 500, 503]),
+    '/openai/v1/models': {
+      get: {
+        operationId: 'openaiListModels',
+        summary: "The catalog's text models, as OpenAI's model list.",
+        tags,
+        responses: {
+          200: {
+            description: 'The text models.',
+            headers: { ...REQUEST_ID, ...RATE },
+            content: { 'application/json': { schema: schema('OpenAIModelList') } },
+          },
+          ...errors([400, 401, 429, 500, 503]),
+        },
       },
-    } },
+    },
+    '/openai/v1/models/{vendor}/{name}': {
+      get: {
+        operationId: 'openaiGetModel',
+        summary: 'One text model.',
+        tags,
+        parameters: ['vendor', 'name'].map((name) => ({
+          name,
+          in: 'path',
+          required: true,
+          schema: { type: 'string' },
+        })),
+        responses: {
+          200: {
+            description: 'The model.',
+            headers: { ...REQUEST_ID, ...RATE },
+            content: { 'application/json': { schema: schema('OpenAIModel') } },
+          },
+          ...errors([400, 401, 404, 429, 500, 503]),
+        },
+      },
+    },
+    '/openai/v1/chat/completions': {
+      post: {
+        operationId: 'openaiCreateChatCompletion',
+        tags,
+        summary:
+          'A render of a text model, priced and charged like POST /v1/generations, answered when final (within 60 s).',
+        description:
+          'An `Idempotency-Key` is honoured (one is made when absent): send one per request and keep it across retries to be charged once.',
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            schema: { type: 'string' },
+            description: 'As on POST /v1/generations; optional here.',
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: schema('ChatCompletionRequest') } },
+        },
+        responses: {
+          200: {
+            description: 'The completion (or, with `stream: true`, its chunks).',
+            headers: { ...REQUEST_ID, ...RATE },
+            content: {
+              'application/json': { schema: schema('ChatCompletion') },
+              'text/event-stream': CHAT_STREAM,
+            },
+          },
+          ...errors([400, 401, 402, 404, 408, 409, 413, 415, 422, 429, 500, 503]),
+        },
+      },
+    },
   };
 }

@@ -26,7 +26,8 @@ ${tags.map((t) => `<a href="#tag--${t.replace(/[\s#:?&={}]/g, '-')}">${t}</a>`).
  allow-server-selection="false" schema-style="table" load-fonts="false" regular-font="system-ui, sans-serif"
  mono-font="ui-monospace, monospace" theme="light"></rapi-doc></main></body></html>`;
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Registered on the root app, outside the /v1 plugin, so the key check of /v1 does not apply to it. */
 export function registerOpenApi(app: FastifyInstance, ctx: Ctx) {
@@ -34,7 +35,10 @@ export function registerOpenApi(app: FastifyInstance, ctx: Ctx) {
   const body = JSON.stringify(doc);
   const html = page(((doc.tags ?? []) as { name: string }[]).map((t) => t.name));
   app.get('/v1/openapi.json', (_req, reply) => {
-    reply.header('cache-control', 'public, max-age=300').type('application/json; charset=utf-8').send(body);
+    reply
+      .header('cache-control', 'public, max-age=300')
+      .type('application/json; charset=utf-8')
+      .send(body);
   });
 
   const script = { plain: fs.readFileSync(RAPIDOC), gzip: fs.readFileSync(RAPIDOC + '.gz') };
@@ -43,7 +47,10 @@ export function registerOpenApi(app: FastifyInstance, ctx: Ctx) {
   });
   app.get('/docs/rapidoc-min.js', (req, reply) => {
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-    reply.header('cache-control', 'public, max-age=86400').header('vary', 'accept-encoding').type('text/javascript; charset=utf-8');
+    reply
+      .header('cache-control', 'public, max-age=86400')
+      .header('vary', 'accept-encoding')
+      .type('text/javascript; charset=utf-8');
     if (gzip) reply.header('content-encoding', 'gzip');
     reply.send(gzip ? script.gzip : script.plain);
   });

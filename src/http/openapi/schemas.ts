@@ -6,10 +6,19 @@ const str = { type: 'string' };
 const int = { type: 'integer' };
 const time = { type: 'string', format: 'date-time' };
 const nullable = (s: Record<string, unknown>) => ({ ...s, type: [s.type as string, 'null'] });
-const obj = (required: string[], properties: Record<string, unknown>, description?: string) =>
-  ({ type: 'object', ...(description ? { description } : {}), required, additionalProperties: false, properties });
-const page = (item: string) => obj(['data', 'nextCursor'], { data: { type: 'array', items: ref(item) }, nextCursor: nullable(str) },
-  'A page, newest first. Pass `nextCursor` as `cursor` for the next one; null on the last page.');
+const obj = (required: string[], properties: Record<string, unknown>, description?: string) => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  required,
+  additionalProperties: false,
+  properties,
+});
+const page = (item: string) =>
+  obj(
+    ['data', 'nextCursor'],
+    { data: { type: 'array', items: ref(item) }, nextCursor: nullable(str) },
+    'A page, newest first. Pass `nextCursor` as `cursor` for the next one; null on the last page.',
+  );
 
 const MODEL_REQUIRED = ['id', 'name', 'kind', 'description', 'output', 'fields'];
 const MODEL_PROPS = {
@@ -17,70 +26,187 @@ const MODEL_PROPS = {
   name: str,
   kind: { enum: ['video', 'image', 'text'] },
   description: str,
-  output: { oneOf: [obj(['type', 'contentType'], { type: { const: 'file' }, contentType: str }), obj(['type'], { type: { const: 'text' } })] },
+  output: {
+    oneOf: [
+      obj(['type', 'contentType'], { type: { const: 'file' }, contentType: str }),
+      obj(['type'], { type: { const: 'text' } }),
+    ],
+  },
   fields: { type: 'array', items: ref('Field') },
 };
 
-export const EVENT_TYPES = ['generation.started', 'generation.succeeded', 'generation.failed', 'generation.refunded'];
+export const EVENT_TYPES = [
+  'generation.started',
+  'generation.succeeded',
+  'generation.failed',
+  'generation.refunded',
+];
 
 export const resourceSchemas: Record<string, unknown> = {
-  Field: obj(['name', 'type', 'required', 'default'], {
-    name: str,
-    type: { enum: ['text', 'url', 'number', 'toggle', 'enum'] },
-    required: { type: 'boolean' },
-    default: { type: ['string', 'number', 'boolean', 'null'], description: 'null: no default (the field stays absent when omitted).' },
-    description: str,
-    media: { enum: ['image'], description: 'For url fields: what the address points at.' },
-    values: { type: 'array', items: { type: ['string', 'number'] }, description: 'enum: allowed values, in order.' },
-    minimum: { type: 'number' }, maximum: { type: 'number' }, integer: { type: 'boolean' }, maxLength: int,
-  }, 'One input of a model.'),
+  Field: obj(
+    ['name', 'type', 'required', 'default'],
+    {
+      name: str,
+      type: { enum: ['text', 'url', 'number', 'toggle', 'enum'] },
+      required: { type: 'boolean' },
+      default: {
+        type: ['string', 'number', 'boolean', 'null'],
+        description: 'null: no default (the field stays absent when omitted).',
+      },
+      description: str,
+      media: { enum: ['image'], description: 'For url fields: what the address points at.' },
+      values: {
+        type: 'array',
+        items: { type: ['string', 'number'] },
+        description: 'enum: allowed values, in order.',
+      },
+      minimum: { type: 'number' },
+      maximum: { type: 'number' },
+      integer: { type: 'boolean' },
+      maxLength: int,
+    },
+    'One input of a model.',
+  ),
   Model: obj(MODEL_REQUIRED, MODEL_PROPS),
   ModelDetail: obj([...MODEL_REQUIRED, 'inputSchema'], {
     ...MODEL_PROPS,
-    inputSchema: { type: 'object', description: 'The model\'s `inputs` as a JSON Schema (2020-12), derived from its fields.' },
+    inputSchema: {
+      type: 'object',
+      description: "The model's `inputs` as a JSON Schema (2020-12), derived from its fields.",
+    },
   }),
   ModelList: page('Model'),
   Me: obj(['accountId', 'balanceCents', 'currency', 'key'], {
-    accountId: str, balanceCents: int, currency: { const: 'EUR' },
-    key: obj(['id', 'name', 'start', 'createdAt', 'dailyCapCents', 'spentTodayCents', 'rateLimitPerMinute', 'mode'], {
-      id: str, name: nullable(str), start: str, createdAt: time, dailyCapCents: nullable(int), spentTodayCents: int, rateLimitPerMinute: int,
-      mode: { enum: ['live', 'test'], description: 'A test key (`rg_test_…`) renders for free, with results made by the service itself.' },
-    }),
+    accountId: str,
+    balanceCents: int,
+    currency: { const: 'EUR' },
+    key: obj(
+      [
+        'id',
+        'name',
+        'start',
+        'createdAt',
+        'dailyCapCents',
+        'spentTodayCents',
+        'rateLimitPerMinute',
+        'mode',
+      ],
+      {
+        id: str,
+        name: nullable(str),
+        start: str,
+        createdAt: time,
+        dailyCapCents: nullable(int),
+        spentTodayCents: int,
+        rateLimitPerMinute: int,
+        mode: {
+          enum: ['live', 'test'],
+          description:
+            'A test key (`rg_test_…`) renders for free, with results made by the service itself.',
+        },
+      },
+    ),
   }),
   Quote: obj(['modelId', 'inputs', 'costCents', 'currency'], {
-    modelId: str, inputs: ref('ResolvedInputs'), costCents: int, currency: { const: 'EUR' },
-  }),
-  ResolvedInputs: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] },
-    description: 'The inputs with defaults applied: what is priced, stored and echoed back.' },
-  GenerationStatus: { enum: ['queued', 'succeeded', 'failed', 'refunded'],
-    description: '`queued` covers waiting and running (`startedAt` set once it runs); the others are final.' },
-  Generation: obj(['id', 'modelId', 'inputs', 'status', 'costCents', 'refundedCents', 'progress', 'queuePosition', 'expiresAt',
-    'createdAt', 'startedAt', 'completedAt'], {
-    id: { ...str, examples: ['gen_0190f6f1c2a87c3e9a4e5b6d7c8e9f01'] },
     modelId: str,
     inputs: ref('ResolvedInputs'),
-    status: ref('GenerationStatus'),
     costCents: int,
-    refundedCents: { ...int, description: '0, or costCents once the charge was returned (failed, refunded).' },
-    contentUrl: { ...str, format: 'uri', description: 'Succeeded file output: `{PUBLIC_URL}/v1/generations/{id}/content`.' },
-    contentType: { ...str, description: 'With contentUrl, e.g. `video/mp4`.' },
-    textOutput: { ...str, description: 'Succeeded text output.' },
-    error: obj(['code', 'message'], { code: str, message: str }, 'Why it failed or was refunded.'),
-    progress: { type: ['number', 'null'], minimum: 0, maximum: 1, description: '0..1 while running when the renderer reports it; 1 when succeeded; else null.' },
-    queuePosition: { type: ['integer', 'null'], minimum: 1, description: 'While waiting to start: 1 = next of its model; null once started or final.' },
-    expiresAt: { ...nullable(time), description: 'When its file will be removed; null if kept forever or no file.' },
-    createdAt: time, startedAt: nullable(time), completedAt: nullable(time),
-    mode: { const: 'test', description: 'Present on renders of test keys only: nothing was charged; `costCents` is the price it would cost.' },
+    currency: { const: 'EUR' },
   }),
+  ResolvedInputs: {
+    type: 'object',
+    additionalProperties: { type: ['string', 'number', 'boolean'] },
+    description: 'The inputs with defaults applied: what is priced, stored and echoed back.',
+  },
+  GenerationStatus: {
+    enum: ['queued', 'succeeded', 'failed', 'refunded'],
+    description:
+      '`queued` covers waiting and running (`startedAt` set once it runs); the others are final.',
+  },
+  Generation: obj(
+    [
+      'id',
+      'modelId',
+      'inputs',
+      'status',
+      'costCents',
+      'refundedCents',
+      'progress',
+      'queuePosition',
+      'expiresAt',
+      'createdAt',
+      'startedAt',
+      'completedAt',
+    ],
+    {
+      id: { ...str, examples: ['gen_0190f6f1c2a87c3e9a4e5b6d7c8e9f01'] },
+      modelId: str,
+      inputs: ref('ResolvedInputs'),
+      status: ref('GenerationStatus'),
+      costCents: int,
+      refundedCents: {
+        ...int,
+        description: '0, or costCents once the charge was returned (failed, refunded).',
+      },
+      contentUrl: {
+        ...str,
+        format: 'uri',
+        description: 'Succeeded file output: `{PUBLIC_URL}/v1/generations/{id}/content`.',
+      },
+      contentType: { ...str, description: 'With contentUrl, e.g. `video/mp4`.' },
+      textOutput: { ...str, description: 'Succeeded text output.' },
+      error: obj(
+        ['code', 'message'],
+        { code: str, message: str },
+        'Why it failed or was refunded.',
+      ),
+      progress: {
+        type: ['number', 'null'],
+        minimum: 0,
+        maximum: 1,
+        description:
+          '0..1 while running when the renderer reports it; 1 when succeeded; else null.',
+      },
+      queuePosition: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        description: 'While waiting to start: 1 = next of its model; null once started or final.',
+      },
+      expiresAt: {
+        ...nullable(time),
+        description: 'When its file will be removed; null if kept forever or no file.',
+      },
+      createdAt: time,
+      startedAt: nullable(time),
+      completedAt: nullable(time),
+      mode: {
+        const: 'test',
+        description:
+          'Present on renders of test keys only: nothing was charged; `costCents` is the price it would cost.',
+      },
+    },
+  ),
   GenerationList: page('Generation'),
   RenderRequest: { description: 'A model and its inputs (one variant per model of the catalog).' },
   Deleted: obj(['id', 'deleted'], { id: str, deleted: { const: true } }),
-  Upload: obj(['id', 'url', 'contentType', 'sizeBytes', 'width', 'height', 'createdAt', 'expiresAt'], {
-    id: { ...str, examples: ['upl_0190f6f1c2a87c3e9a4e5b6d7c8e9f01'] },
-    url: { ...str, format: 'uri', description: '`{PUBLIC_URL}/v1/uploads/{id}`: use it as any `url` input with `media: "image"`.' },
-    contentType: { enum: ['image/png', 'image/jpeg', 'image/webp'] },
-    sizeBytes: int, width: int, height: int, createdAt: time, expiresAt: time,
-  }),
+  Upload: obj(
+    ['id', 'url', 'contentType', 'sizeBytes', 'width', 'height', 'createdAt', 'expiresAt'],
+    {
+      id: { ...str, examples: ['upl_0190f6f1c2a87c3e9a4e5b6d7c8e9f01'] },
+      url: {
+        ...str,
+        format: 'uri',
+        description:
+          '`{PUBLIC_URL}/v1/uploads/{id}`: use it as any `url` input with `media: "image"`.',
+      },
+      contentType: { enum: ['image/png', 'image/jpeg', 'image/webp'] },
+      sizeBytes: int,
+      width: int,
+      height: int,
+      createdAt: time,
+      expiresAt: time,
+    },
+  ),
   EventType: { enum: EVENT_TYPES },
   WebhookEndpointCreate: obj(['url'], {
     url: { ...str, format: 'uri', maxLength: 2048 },
@@ -90,22 +216,56 @@ export const resourceSchemas: Record<string, unknown> = {
     id: { ...str, examples: ['whe_0190f6f1c2a87c3e9a4e5b6d7c8e9f01'] },
     url: { ...str, format: 'uri' },
     events: { type: 'array', items: ref('EventType') },
-    secret: { ...str, pattern: '^whsec_', description: 'Signing secret (Standard Webhooks); on create and on GET of one endpoint, never in lists.' },
+    secret: {
+      ...str,
+      pattern: '^whsec_',
+      description:
+        'Signing secret (Standard Webhooks); on create and on GET of one endpoint, never in lists.',
+    },
     enabled: { type: 'boolean', description: 'false once a delivery was answered 410.' },
     createdAt: time,
   }),
   WebhookEndpointList: page('WebhookEndpoint'),
   UploadList: page('Upload'),
-  WebhookDelivery: obj(['id', 'eventId', 'type', 'generationId', 'attempts', 'status', 'lastResponseStatus', 'lastError',
-    'createdAt', 'nextAttemptAt'], {
-    id: str, eventId: str, type: ref('EventType'), generationId: str, attempts: int,
-    status: { enum: ['pending', 'delivered', 'failed'] },
-    lastResponseStatus: nullable(int),
-    lastError: { ...nullable(str), description: 'One sentence on the last failed attempt ("HTTP 500", "no answer within 15 s", "address refused: 127.0.0.1 is a loopback address"); null when none failed.' },
-    createdAt: time, nextAttemptAt: nullable(time),
-  }),
+  WebhookDelivery: obj(
+    [
+      'id',
+      'eventId',
+      'type',
+      'generationId',
+      'attempts',
+      'status',
+      'lastResponseStatus',
+      'lastError',
+      'createdAt',
+      'nextAttemptAt',
+    ],
+    {
+      id: str,
+      eventId: str,
+      type: ref('EventType'),
+      generationId: str,
+      attempts: int,
+      status: { enum: ['pending', 'delivered', 'failed'] },
+      lastResponseStatus: nullable(int),
+      lastError: {
+        ...nullable(str),
+        description:
+          'One sentence on the last failed attempt ("HTTP 500", "no answer within 15 s", "address refused: 127.0.0.1 is a loopback address"); null when none failed.',
+      },
+      createdAt: time,
+      nextAttemptAt: nullable(time),
+    },
+  ),
   WebhookDeliveryList: page('WebhookDelivery'),
-  WebhookEvent: obj(['type', 'timestamp', 'livemode', 'data'], { type: ref('EventType'), timestamp: time,
-    livemode: { type: 'boolean', description: 'false for the renders of test keys.' }, data: ref('Generation') },
-    'Sent as the POST body, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).'),
+  WebhookEvent: obj(
+    ['type', 'timestamp', 'livemode', 'data'],
+    {
+      type: ref('EventType'),
+      timestamp: time,
+      livemode: { type: 'boolean', description: 'false for the renders of test keys.' },
+      data: ref('Generation'),
+    },
+    'Sent as the POST body, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).',
+  ),
 };

@@ -24,7 +24,12 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
   // Checked before the body is parsed, so a missing key is the answer whatever the body's type or syntax.
   const requireIdempotencyKey: preParsingHookHandler = (req, _reply, payload, done) => {
     if (idempotencyKeyOf(req.headers['idempotency-key']) === undefined) {
-      done(new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'Send an Idempotency-Key header of 1 to 255 printable ASCII characters (e.g. a UUID).'));
+      done(
+        new ApiError(
+          'IDEMPOTENCY_KEY_REQUIRED',
+          'Send an Idempotency-Key header of 1 to 255 printable ASCII characters (e.g. a UUID).',
+        ),
+      );
       return;
     }
     done(null, payload);
@@ -37,8 +42,13 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     const wait = preferWait(req.headers.prefer);
     if (wait === undefined) return reply.code(202).send(created.body);
     // Held: the answer is the state when the render is final or the wait is over (a replay's too).
-    const held = await ctx.generations.waitJson(req.apiKey.accountId, created.body.id as string, wait, closedSignal(reply),
-      req.apiKey.mode);
+    const held = await ctx.generations.waitJson(
+      req.apiKey.accountId,
+      created.body.id as string,
+      wait,
+      closedSignal(reply),
+      req.apiKey.mode,
+    );
     if (held.applied) reply.header('preference-applied', `wait=${wait}`);
     return reply.code(202).type(JSON_TYPE).send(held.json);
   });
@@ -48,11 +58,23 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     const status = queryParam(req.query, 'status') ?? null;
     const modelId = queryParam(req.query, 'modelId') ?? null;
     const problems = [];
-    if (status !== null && !STATUSES.includes(status)) problems.push({ field: 'status', message: `must be one of ${STATUSES.join(', ')}` });
-    if (modelId !== null && (modelId.length > 200 || !ctx.catalog.get(modelId))) problems.push({ field: 'modelId', message: 'not a model in the catalog' });
-    if (problems.length) throw new ApiError('INVALID_INPUT', `${problems[0].field}: ${problems[0].message}.`, problems);
-    return ctx.generations.list(req.apiKey.accountId,
-      { limit, cursor: queryParam(req.query, 'cursor') ?? null, status, modelId, mode: req.apiKey.mode });
+    if (status !== null && !STATUSES.includes(status))
+      problems.push({ field: 'status', message: `must be one of ${STATUSES.join(', ')}` });
+    if (modelId !== null && (modelId.length > 200 || !ctx.catalog.get(modelId)))
+      problems.push({ field: 'modelId', message: 'not a model in the catalog' });
+    if (problems.length)
+      throw new ApiError(
+        'INVALID_INPUT',
+        `${problems[0].field}: ${problems[0].message}.`,
+        problems,
+      );
+    return ctx.generations.list(req.apiKey.accountId, {
+      limit,
+      cursor: queryParam(req.query, 'cursor') ?? null,
+      status,
+      modelId,
+      mode: req.apiKey.mode,
+    });
   });
 
   // A poll of a generation in this process's cache is answered without a promise (nor the reply
@@ -61,10 +83,12 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
     if (req.headers.prefer !== undefined) {
       const wait = preferWait(req.headers.prefer);
       if (wait !== undefined) {
-        return ctx.generations.waitJson(req.apiKey.accountId, req.params.id, wait, closedSignal(reply), req.apiKey.mode).then((held) => {
-          if (held.applied) reply.header('preference-applied', `wait=${wait}`);
-          return reply.type(JSON_TYPE).send(held.json);
-        });
+        return ctx.generations
+          .waitJson(req.apiKey.accountId, req.params.id, wait, closedSignal(reply), req.apiKey.mode)
+          .then((held) => {
+            if (held.applied) reply.header('preference-applied', `wait=${wait}`);
+            return reply.type(JSON_TYPE).send(held.json);
+          });
       }
     }
     const json = ctx.generations.cachedJson(req.apiKey.accountId, req.params.id, req.apiKey.mode);
@@ -72,7 +96,9 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
       reply.type(JSON_TYPE).send(json);
       return undefined;
     }
-    return ctx.generations.getJson(req.apiKey.accountId, req.params.id, req.apiKey.mode).then((body) => reply.type(JSON_TYPE).send(body));
+    return ctx.generations
+      .getJson(req.apiKey.accountId, req.params.id, req.apiKey.mode)
+      .then((body) => reply.type(JSON_TYPE).send(body));
   });
 
   app.get<{ Params: { id: string } }>('/generations/:id/content', async (req, reply) => {
@@ -81,8 +107,10 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
   });
 
   app.post<{ Params: { id: string } }>('/generations/:id/cancel', async (req) =>
-    ctx.generations.cancel(req.apiKey.accountId, req.params.id, req.apiKey.mode));
+    ctx.generations.cancel(req.apiKey.accountId, req.params.id, req.apiKey.mode),
+  );
 
   app.delete<{ Params: { id: string } }>('/generations/:id', async (req) =>
-    ctx.generations.delete(req.apiKey.accountId, req.params.id, req.apiKey.mode));
+    ctx.generations.delete(req.apiKey.accountId, req.params.id, req.apiKey.mode),
+  );
 }

@@ -5,14 +5,21 @@ export function registerMe(app: FastifyInstance, ctx: Ctx) {
   app.get('/me', async (req) => {
     const key = req.apiKey;
     const [account, usage] = await Promise.all([
-      ctx.accounts.get(key.accountId), ctx.accounts.dayUsage(key.id, ctx.config.dayTimeZone)]);
+      ctx.accounts.get(key.accountId),
+      ctx.accounts.dayUsage(key.id, ctx.config.dayTimeZone),
+    ]);
     return {
       accountId: account.id,
       balanceCents: account.balanceCents,
       currency: 'EUR',
       key: {
-        id: key.id, name: key.name, start: key.start, createdAt: key.createdAt.toISOString(),
-        dailyCapCents: key.dailyCapCents, spentTodayCents: usage.spent, rateLimitPerMinute: key.rateLimitPerMinute,
+        id: key.id,
+        name: key.name,
+        start: key.start,
+        createdAt: key.createdAt.toISOString(),
+        dailyCapCents: key.dailyCapCents,
+        spentTodayCents: usage.spent,
+        rateLimitPerMinute: key.rateLimitPerMinute,
         mode: key.mode,
       },
     };

@@ -11,27 +11,52 @@ import { sendError } from '../../web/error-handler.ts';
 export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
   // A plugin of its own: the image parsers exist only here, so no other route accepts an image body.
   app.register(async (up) => {
-    up.addContentTypeParser(Object.keys(UPLOAD_TYPES), { parseAs: 'buffer', bodyLimit: ctx.config.uploadLimitBytes },
-      (_req, body, done) => done(null, body));
+    up.addContentTypeParser(
+      Object.keys(UPLOAD_TYPES),
+      { parseAs: 'buffer', bodyLimit: ctx.config.uploadLimitBytes },
+      (_req, body, done) => done(null, body),
+    );
     // A body of another type is refused naming the types this route takes (not JSON, as elsewhere).
-    up.setErrorHandler((err: Error & { code?: string }, req, reply) => sendError(req, reply,
-      err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the image as ${Object.keys(UPLOAD_TYPES).join(', ')}.`) : err));
+    up.setErrorHandler((err: Error & { code?: string }, req, reply) =>
+      sendError(
+        req,
+        reply,
+        err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? new ApiError(
+              'UNSUPPORTED_MEDIA_TYPE',
+              `Send the image as ${Object.keys(UPLOAD_TYPES).join(', ')}.`,
+            )
+          : err,
+      ),
+    );
 
-    up.get('/uploads', async (req) => ctx.uploads.list(req.apiKey.accountId,
-      { limit: parseLimit(queryParam(req.query, 'limit')), cursor: queryParam(req.query, 'cursor') ?? null }));
+    up.get('/uploads', async (req) =>
+      ctx.uploads.list(req.apiKey.accountId, {
+        limit: parseLimit(queryParam(req.query, 'limit')),
+        cursor: queryParam(req.query, 'cursor') ?? null,
+      }),
+    );
 
     up.post('/uploads', { bodyLimit: ctx.config.uploadLimitBytes }, async (req, reply) => {
-      const made = await ctx.uploads.create(req.apiKey.accountId, req.headers['content-type'], req.body as Buffer | undefined);
+      const made = await ctx.uploads.create(
+        req.apiKey.accountId,
+        req.headers['content-type'],
+        req.body as Buffer | undefined,
+      );
       return reply.code(201).header('location', made.url).send(made);
     });
 
     up.get<{ Params: { id: string } }>('/uploads/:id', async (req, reply) => {
       const u = await ctx.uploads.open(req.apiKey.accountId, req.params.id);
-      return reply.type(u.contentType).header('content-length', String(u.sizeBytes))
-        .header('cache-control', 'private, max-age=0').send(u.body);
+      return reply
+        .type(u.contentType)
+        .header('content-length', String(u.sizeBytes))
+        .header('cache-control', 'private, max-age=0')
+        .send(u.body);
     });
 
-    up.delete<{ Params: { id: string } }>('/uploads/:id', async (req) => ctx.uploads.delete(req.apiKey.accountId, req.params.id));
+    up.delete<{ Params: { id: string } }>('/uploads/:id', async (req) =>
+      ctx.uploads.delete(req.apiKey.accountId, req.params.id),
+    );
   });
 }

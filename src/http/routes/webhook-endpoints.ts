@@ -7,15 +7,29 @@ import type { Ctx } from '../../web/context.ts';
 type ById = { Params: { id: string } };
 
 export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx) {
-  const page = (query: unknown) => ({ limit: parseLimit(queryParam(query, 'limit')), cursor: queryParam(query, 'cursor') ?? null });
+  const page = (query: unknown) => ({
+    limit: parseLimit(queryParam(query, 'limit')),
+    cursor: queryParam(query, 'cursor') ?? null,
+  });
 
   app.post('/webhook-endpoints', async (req, reply) => {
     const made = await ctx.webhooks.create(req.apiKey.accountId, req.body);
     // RFC 9110 15.3.2: a 201 names the resource it created.
-    return reply.code(201).header('location', `${ctx.config.publicUrl}/v1/webhook-endpoints/${made.id}`).send(made);
+    return reply
+      .code(201)
+      .header('location', `${ctx.config.publicUrl}/v1/webhook-endpoints/${made.id}`)
+      .send(made);
   });
-  app.get('/webhook-endpoints', async (req) => ctx.webhooks.list(req.apiKey.accountId, page(req.query)));
-  app.get<ById>('/webhook-endpoints/:id', async (req) => ctx.webhooks.get(req.apiKey.accountId, req.params.id));
-  app.delete<ById>('/webhook-endpoints/:id', async (req) => ctx.webhooks.delete(req.apiKey.accountId, req.params.id));
-  app.get<ById>('/webhook-endpoints/:id/deliveries', async (req) => ctx.webhooks.deliveries(req.apiKey.accountId, req.params.id, page(req.query)));
+  app.get('/webhook-endpoints', async (req) =>
+    ctx.webhooks.list(req.apiKey.accountId, page(req.query)),
+  );
+  app.get<ById>('/webhook-endpoints/:id', async (req) =>
+    ctx.webhooks.get(req.apiKey.accountId, req.params.id),
+  );
+  app.delete<ById>('/webhook-endpoints/:id', async (req) =>
+    ctx.webhooks.delete(req.apiKey.accountId, req.params.id),
+  );
+  app.get<ById>('/webhook-endpoints/:id/deliveries', async (req) =>
+    ctx.webhooks.deliveries(req.apiKey.accountId, req.params.id, page(req.query)),
+  );
 }

@@ -11,7 +11,11 @@ export function registerStripeWebhook(app: FastifyInstance, ctx: Ctx) {
   const topups = ctx.topups;
   if (!topups) return;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STRIPE_BODY_LIMIT }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: STRIPE_BODY_LIMIT },
+    (_req, body, done) => done(null, body),
+  );
   app.post('/webhooks/stripe', async (req, reply) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const sig = req.headers['stripe-signature'];

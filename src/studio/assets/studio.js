@@ -27,15 +27,21 @@
     const update = async () => {
       const mine = ++seq;
       try {
-        const res = await fetch(form.dataset.quote, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin' });
+        const res = await fetch(form.dataset.quote, {
+          method: 'POST',
+          body: new URLSearchParams(new FormData(form)),
+          credentials: 'same-origin',
+        });
         if (!res.ok || mine !== seq) return;
         const q = await res.json();
         out.textContent = q.price === null ? 'fill in the fields marked below' : q.price;
         for (const p of $$('[data-error-for]', form)) {
           const name = p.dataset.errorFor;
-          p.textContent = touched.has(name) ? (q.errors[name] || '') : '';
+          p.textContent = touched.has(name) ? q.errors[name] || '' : '';
         }
-      } catch { /* offline: the price shown stays */ }
+      } catch {
+        /* offline: the price shown stays */
+      }
     };
     const changed = (e) => {
       if (e.target && e.target.name) touched.add(e.target.name);
@@ -44,7 +50,10 @@
     };
     form.addEventListener('input', changed);
     form.addEventListener('change', changed);
-    form.addEventListener('submit', () => { const b = form.querySelector('button[type=submit]'); if (b) b.setAttribute('aria-busy', 'true'); });
+    form.addEventListener('submit', () => {
+      const b = form.querySelector('button[type=submit]');
+      if (b) b.setAttribute('aria-busy', 'true');
+    });
   }
 
   // Preview of image addresses; an uploaded image is shown through the studio (its /v1 address needs a key).
@@ -54,10 +63,20 @@
     const prefix = input.form ? input.form.dataset.uploadPrefix || '' : '';
     const show = () => {
       const v = input.value.trim();
-      if (prefix && v.startsWith(prefix)) { img.src = '/uploads/' + v.slice(prefix.length); img.hidden = false; }
-      else if (/^https?:\/\/\S+$/i.test(v)) { img.src = v; img.hidden = false; } else { img.hidden = true; img.removeAttribute('src'); }
+      if (prefix && v.startsWith(prefix)) {
+        img.src = '/uploads/' + v.slice(prefix.length);
+        img.hidden = false;
+      } else if (/^https?:\/\/\S+$/i.test(v)) {
+        img.src = v;
+        img.hidden = false;
+      } else {
+        img.hidden = true;
+        img.removeAttribute('src');
+      }
     };
-    img.addEventListener('error', () => { img.hidden = true; });
+    img.addEventListener('error', () => {
+      img.hidden = true;
+    });
     input.addEventListener('change', show);
     input.addEventListener('input', show);
   }
@@ -71,14 +90,26 @@
       if (!f || !target) return;
       status.textContent = 'Uploading…';
       try {
-        const res = await fetch('/uploads', { method: 'POST', body: f, credentials: 'same-origin',
-          headers: { 'content-type': f.type || 'application/octet-stream', 'x-csrf-token': file.form.querySelector('input[name=_csrf]').value } });
+        const res = await fetch('/uploads', {
+          method: 'POST',
+          body: f,
+          credentials: 'same-origin',
+          headers: {
+            'content-type': f.type || 'application/octet-stream',
+            'x-csrf-token': file.form.querySelector('input[name=_csrf]').value,
+          },
+        });
         const body = await res.json().catch(() => ({}));
-        if (!res.ok) { status.textContent = body.message || 'The upload failed.'; return; }
+        if (!res.ok) {
+          status.textContent = body.message || 'The upload failed.';
+          return;
+        }
         status.textContent = '';
         target.value = body.url;
         target.dispatchEvent(new Event('input', { bubbles: true }));
-      } catch { status.textContent = 'The upload failed; check the connection and try again.'; }
+      } catch {
+        status.textContent = 'The upload failed; check the connection and try again.';
+      }
     });
   }
 
@@ -92,11 +123,13 @@
       delay = Math.min(delay * 1.5, 5000);
       try {
         const res = await fetch(li.dataset.row, { credentials: 'same-origin' });
-        if (res.status === 429) wait = Math.max(wait, 1000 * (Number(res.headers.get('retry-after')) || 5));
+        if (res.status === 429)
+          wait = Math.max(wait, 1000 * (Number(res.headers.get('retry-after')) || 5));
         if (res.ok) {
           const balance = document.querySelector('#balance strong');
           const cents = Number(res.headers.get('x-balance-cents'));
-          if (balance && res.headers.has('x-balance-cents') && Number.isInteger(cents)) balance.textContent = '€' + (cents / 100).toFixed(2);
+          if (balance && res.headers.has('x-balance-cents') && Number.isInteger(cents))
+            balance.textContent = '€' + (cents / 100).toFixed(2);
           const html = (await res.text()).trim();
           const tpl = document.createElement('template');
           tpl.innerHTML = html;
@@ -110,14 +143,18 @@
           }
           if (li.dataset.status !== 'queued') return;
         }
-      } catch { /* try again */ }
+      } catch {
+        /* try again */
+      }
       setTimeout(tick, wait);
     };
     setTimeout(tick, delay);
   };
   const wire = (root) => {
     for (const form of $$('form[data-confirm]', root)) {
-      form.addEventListener('submit', (e) => { if (!window.confirm(form.dataset.confirm)) e.preventDefault(); });
+      form.addEventListener('submit', (e) => {
+        if (!window.confirm(form.dataset.confirm)) e.preventDefault();
+      });
     }
   };
   wire(document);
@@ -127,7 +164,12 @@
   for (const b of $$('button[data-copy]')) {
     b.addEventListener('click', async () => {
       const input = document.getElementById(b.dataset.copy);
-      try { await navigator.clipboard.writeText(input.value); } catch { input.select(); document.execCommand('copy'); }
+      try {
+        await navigator.clipboard.writeText(input.value);
+      } catch {
+        input.select();
+        document.execCommand('copy');
+      }
       b.textContent = 'Copied';
     });
   }

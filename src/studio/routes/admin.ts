@@ -18,25 +18,42 @@ const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   const expected = sha(ctx.adminToken);
   const cookie = sessionCookie(ctx, '/admin');
-  const signedIn = async (req: FastifyRequest) => !!(await ctx.sessions.find(req.cookies[ADMIN_COOKIE], 'admin'));
-  const pre = { preHandler: async (req: FastifyRequest, reply: FastifyReply) => { if (!await signedIn(req)) return reply.redirect('/admin', 303); } };
-  const adminPage = (req: FastifyRequest, reply: FastifyReply, template: string, data: Record<string, unknown> & { title: string }) =>
-    page(reply, template, req, { admin: true, ...data }, 'admin-layout');
+  const signedIn = async (req: FastifyRequest) =>
+    !!(await ctx.sessions.find(req.cookies[ADMIN_COOKIE], 'admin'));
+  const pre = {
+    preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
+      if (!(await signedIn(req))) return reply.redirect('/admin', 303);
+    },
+  };
+  const adminPage = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    template: string,
+    data: Record<string, unknown> & { title: string },
+  ) => page(reply, template, req, { admin: true, ...data }, 'admin-layout');
   const accountId = (raw: string) => {
     if (!isId('acct', raw)) throw new ApiError('ACCOUNT_NOT_FOUND', 'No such account.');
     return raw;
   };
 
   app.get<{ Querystring: { q?: string } }>('/admin', async (req, reply) => {
-    if (!await signedIn(req)) return adminPage(req, reply, 'admin-signin', { title: 'Operator sign-in' });
+    if (!(await signedIn(req)))
+      return adminPage(req, reply, 'admin-signin', { title: 'Operator sign-in' });
     const q = typeof req.query.q === 'string' ? req.query.q.trim().slice(0, 200) : '';
-    return adminPage(req, reply, 'admin-accounts', { title: 'Accounts', q, accounts: await ctx.studioAccounts.search(q),
-      owing: await ctx.billing.shortfalls() });
+    return adminPage(req, reply, 'admin-accounts', {
+      title: 'Accounts',
+      q,
+      accounts: await ctx.studioAccounts.search(q),
+      owing: await ctx.billing.shortfalls(),
+    });
   });
 
   // Stripe's events as received (docs/billing.md), with what each did.
   app.get('/admin/stripe', pre, async (req, reply) => {
-    return adminPage(req, reply, 'admin-stripe', { title: 'Stripe events', events: await ctx.billing.stripeEvents({ limit: 200 }) });
+    return adminPage(req, reply, 'admin-stripe', {
+      title: 'Stripe events',
+      events: await ctx.billing.stripeEvents({ limit: 200 }),
+    });
   });
 
   app.post('/admin/signin', async (req, reply) => {
@@ -45,11 +62,21 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     const door = { kind: 'console' as const, ip: req.ip };
     const taken = await ctx.studioAccounts.attempt(door);
     if (!taken.ok) {
-      return adminPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)), 'admin-signin',
-        { title: 'Operator sign-in', error: 'Too many wrong tokens from this address. Wait a quarter of an hour.' });
+      return adminPage(
+        req,
+        reply.code(429).header('retry-after', String(taken.retryAfterS)),
+        'admin-signin',
+        {
+          title: 'Operator sign-in',
+          error: 'Too many wrong tokens from this address. Wait a quarter of an hour.',
+        },
+      );
     }
     if (!crypto.timingSafeEqual(sha(token), expected) || ctx.adminToken === '') {
-      return adminPage(req, reply.code(401), 'admin-signin', { title: 'Operator sign-in', error: 'That is not the admin token.' });
+      return adminPage(req, reply.code(401), 'admin-signin', {
+        title: 'Operator sign-in',
+        error: 'That is not the admin token.',
+      });
     }
     await ctx.studioAccounts.succeeded(door);
     reply.setCookie(ADMIN_COOKIE, await ctx.sessions.create(null), cookie);
@@ -64,42 +91,76 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.post('/admin/accounts', pre, async (req, reply) => {
-    const link = await ctx.studioAccounts.invite((field(req.body, 'email') ?? '').trim(), (field(req.body, 'name') ?? '').trim() || null);
+    const link = await ctx.studioAccounts.invite(
+      (field(req.body, 'email') ?? '').trim(),
+      (field(req.body, 'name') ?? '').trim() || null,
+    );
     return accountPage(req as FastifyRequest<IdParams>, reply, link.accountId, { link });
   });
 
-  const accountPage = async (req: FastifyRequest<IdParams>, reply: FastifyReply, id: string, extra: Record<string, unknown> = {}) => {
+  const accountPage = async (
+    req: FastifyRequest<IdParams>,
+    reply: FastifyReply,
+    id: string,
+    extra: Record<string, unknown> = {},
+  ) => {
     const account = await ctx.accounts.get(accountId(id));
-    const cursor = typeof (req.query as { cursor?: unknown })?.cursor === 'string' ? (req.query as { cursor: string }).cursor : null;
+    const cursor =
+      typeof (req.query as { cursor?: unknown })?.cursor === 'string'
+        ? (req.query as { cursor: string }).cursor
+        : null;
     const [keys, ledger, gens, stripe] = await Promise.all([
       ctx.apiKeys.list(id, ctx.config.dayTimeZone),
       ctx.accounts.ledger(id, 25, cursor),
       ctx.generations.list(id, { limit: 20, cursor: null, status: null, modelId: null }),
       ctx.billing.stripeEvents({ limit: 20, accountId: id }),
     ]);
-    return adminPage(req, reply, 'admin-account', { title: account.email, account, keys, ledger: ledger.data, nextCursor: ledger.nextCursor,
-      generations: gens.data, stripe, ledgerLabel, ...extra });
+    return adminPage(req, reply, 'admin-account', {
+      title: account.email,
+      account,
+      keys,
+      ledger: ledger.data,
+      nextCursor: ledger.nextCursor,
+      generations: gens.data,
+      stripe,
+      ledgerLabel,
+      ...extra,
+    });
   };
 
-  app.get<IdParams>('/admin/accounts/:id', pre, async (req, reply) => accountPage(req, reply, req.params.id));
+  app.get<IdParams>('/admin/accounts/:id', pre, async (req, reply) =>
+    accountPage(req, reply, req.params.id),
+  );
 
   app.post<IdParams>('/admin/accounts/:id/credits', pre, async (req, reply) => {
     const cents = parseEuros(field(req.body, 'amount') ?? '');
-    if (!cents) throw new ApiError('INVALID_INPUT', 'Write a positive amount in euros, such as 10 or 12.50.');
-    await ctx.accounts.credit(accountId(req.params.id), cents, (field(req.body, 'reason') ?? '').trim().slice(0, 500) || null);
+    if (!cents)
+      throw new ApiError('INVALID_INPUT', 'Write a positive amount in euros, such as 10 or 12.50.');
+    await ctx.accounts.credit(
+      accountId(req.params.id),
+      cents,
+      (field(req.body, 'reason') ?? '').trim().slice(0, 500) || null,
+    );
     return reply.redirect(`/admin/accounts/${req.params.id}`, 303);
   });
 
   app.post<IdParams>('/admin/accounts/:id/keys', pre, async (req, reply) => {
     const cap = parseEuros(field(req.body, 'dailyCap') ?? '');
-    if (cap === undefined) throw new ApiError('INVALID_INPUT', 'Daily cap: an amount in euros, or empty for none.');
+    if (cap === undefined)
+      throw new ApiError('INVALID_INPUT', 'Daily cap: an amount in euros, or empty for none.');
     const rateRaw = (field(req.body, 'rateLimit') ?? '').trim();
     const rate = rateRaw === '' ? undefined : Number(rateRaw);
-    if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= 1_000_000)) throw new ApiError('INVALID_INPUT', 'Rate limit: a whole number from 1 to 1000000.');
+    if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= 1_000_000))
+      throw new ApiError('INVALID_INPUT', 'Rate limit: a whole number from 1 to 1000000.');
     const mode = field(req.body, 'mode') ?? 'live';
-    if (mode !== 'live' && mode !== 'test') throw new ApiError('INVALID_INPUT', 'Mode: Live or Test.');
-    const created = await ctx.apiKeys.create(accountId(req.params.id),
-      { name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined, dailyCapCents: cap, rateLimitPerMinute: rate, mode });
+    if (mode !== 'live' && mode !== 'test')
+      throw new ApiError('INVALID_INPUT', 'Mode: Live or Test.');
+    const created = await ctx.apiKeys.create(accountId(req.params.id), {
+      name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined,
+      dailyCapCents: cap,
+      rateLimitPerMinute: rate,
+      mode,
+    });
     return accountPage(req, reply.code(201), req.params.id, { createdKey: created });
   });
 
@@ -111,7 +172,9 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post<IdParams>('/admin/accounts/:id/reset-link', pre, async (req, reply) => {
     const account = await ctx.accounts.get(accountId(req.params.id));
-    return accountPage(req, reply, req.params.id, { link: await ctx.studioAccounts.resetLink(account.email) });
+    return accountPage(req, reply, req.params.id, {
+      link: await ctx.studioAccounts.resetLink(account.email),
+    });
   });
 
   app.post('/admin/refund', pre, async (req, reply) => {

@@ -5,7 +5,12 @@ import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } fr
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
 import crypto from 'node:crypto';
-import { EMAIL, MIN_PASSWORD, passwordProblem, spendVerification } from '../../services/passwords.ts';
+import {
+  EMAIL,
+  MIN_PASSWORD,
+  passwordProblem,
+  spendVerification,
+} from '../../services/passwords.ts';
 import type { Purpose } from '../../services/one-time-links.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
@@ -14,14 +19,25 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
     return reply.redirect(localPath(next), 303);
   };
-  const signinPage = (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
-    page(reply, 'signin', req, { title: 'Sign in', signupOpen: ctx.config.signupOpen, canReset: ctx.mailer !== null, ...extra });
+  const signinPage = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    extra: Record<string, unknown> = {},
+  ) =>
+    page(reply, 'signin', req, {
+      title: 'Sign in',
+      signupOpen: ctx.config.signupOpen,
+      canReset: ctx.mailer !== null,
+      ...extra,
+    });
 
   app.get('/', { preHandler: signedIn(ctx) }, async (req, reply) =>
-    page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models, cards: ctx.cards }));
+    page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models, cards: ctx.cards }),
+  );
 
   app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => {
-    if (await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account')) return reply.redirect(localPath(req.query.next), 303);
+    if (await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account'))
+      return reply.redirect(localPath(req.query.next), 303);
     return signinPage(req, reply, { next: localPath(req.query.next) });
   });
 
@@ -33,40 +49,79 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const door = { kind: 'signin' as const, ip: req.ip, email };
     const taken = await ctx.studioAccounts.attempt(door);
     if (!taken.ok) {
-      return signinPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)),
-        { email, next, error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.' });
+      return signinPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)), {
+        email,
+        next,
+        error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.',
+      });
     }
     const accountId = await ctx.studioAccounts.checkPassword(email, password);
-    if (!accountId) return signinPage(req, reply.code(401), { email, next, error: 'The email or the password is wrong.' });
+    if (!accountId)
+      return signinPage(req, reply.code(401), {
+        email,
+        next,
+        error: 'The email or the password is wrong.',
+      });
     await ctx.studioAccounts.succeeded(door);
     return startSession(reply, accountId, next);
   });
 
   app.get('/signup', async (req, reply) => {
-    if (!ctx.config.signupOpen) return page(reply.code(404), 'error', req, { title: 'Sign-up is closed', message: 'Accounts are created by the operator here; ask them for an invitation.' });
+    if (!ctx.config.signupOpen)
+      return page(reply.code(404), 'error', req, {
+        title: 'Sign-up is closed',
+        message: 'Accounts are created by the operator here; ask them for an invitation.',
+      });
     return page(reply, 'signup', req, { title: 'Create an account', min: MIN_PASSWORD });
   });
 
   app.post('/signup', async (req, reply) => {
-    if (!ctx.config.signupOpen) return page(reply.code(404), 'error', req, { title: 'Sign-up is closed', message: 'Accounts are created by the operator here; ask them for an invitation.' });
+    if (!ctx.config.signupOpen)
+      return page(reply.code(404), 'error', req, {
+        title: 'Sign-up is closed',
+        message: 'Accounts are created by the operator here; ask them for an invitation.',
+      });
     const email = (field(req.body, 'email') ?? '').trim();
     const password = field(req.body, 'password') ?? '';
-    const again = (error: string) => page(reply.code(400), 'signup', req, { title: 'Create an account', min: MIN_PASSWORD, email, error });
+    const again = (error: string) =>
+      page(reply.code(400), 'signup', req, {
+        title: 'Create an account',
+        min: MIN_PASSWORD,
+        email,
+        error,
+      });
     if (!EMAIL.test(email) || email.length > 254) return again('Enter a valid email address.');
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    const perAddress = await ctx.studioAccounts.attempt({ kind: 'signup', ip: req.ip, perHour: ctx.config.signupsPerHour });
+    const perAddress = await ctx.studioAccounts.attempt({
+      kind: 'signup',
+      ip: req.ip,
+      perHour: ctx.config.signupsPerHour,
+    });
     if (!perAddress.ok) {
-      return page(reply.code(429).header('retry-after', String(perAddress.retryAfterS)), 'signup', req,
-        { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many accounts were created from this address. Try again in an hour.' });
+      return page(
+        reply.code(429).header('retry-after', String(perAddress.retryAfterS)),
+        'signup',
+        req,
+        {
+          title: 'Create an account',
+          min: MIN_PASSWORD,
+          email,
+          error: 'Too many accounts were created from this address. Try again in an hour.',
+        },
+      );
     }
     // A sign-up with an email that has an account is a sign-in from the outside: counted like one, and
     // answered like a new account (303 to the studio with a session cookie) whatever the email.
     const door = { kind: 'signin' as const, ip: req.ip, email };
     const taken = await ctx.studioAccounts.attempt(door);
     if (!taken.ok) {
-      return page(reply.code(429).header('retry-after', String(taken.retryAfterS)), 'signup', req,
-        { title: 'Create an account', min: MIN_PASSWORD, email, error: 'Too many attempts with this email. Wait a quarter of an hour and try again.' });
+      return page(reply.code(429).header('retry-after', String(taken.retryAfterS)), 'signup', req, {
+        title: 'Create an account',
+        min: MIN_PASSWORD,
+        email,
+        error: 'Too many attempts with this email. Wait a quarter of an hour and try again.',
+      });
     }
     const created = await ctx.studioAccounts.signUp(email, password);
     if (created) {
@@ -81,10 +136,18 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     }
     // A wrong password for a taken email: no session (the cookie opens nothing; the studio then asks
     // to sign in), and the owner hears of it where mail is set up.
-    reply.setCookie(SESSION_COOKIE, crypto.randomBytes(32).toString('base64url'), sessionCookie(ctx));
+    reply.setCookie(
+      SESSION_COOKIE,
+      crypto.randomBytes(32).toString('base64url'),
+      sessionCookie(ctx),
+    );
     // Not awaited: the mail server's time must not tell this answer from a new account's.
-    void ctx.mailer?.send(email, 'Someone tried to create a Rendergate account with your email',
-      `Someone tried to create a Rendergate account with this email, which already has one.\n\nIf it was you, sign in at ${ctx.config.publicUrl}/signin, or reset your password there.\n`)
+    void ctx.mailer
+      ?.send(
+        email,
+        'Someone tried to create a Rendergate account with your email',
+        `Someone tried to create a Rendergate account with this email, which already has one.\n\nIf it was you, sign in at ${ctx.config.publicUrl}/signin, or reset your password there.\n`,
+      )
       .catch((e) => req.log.warn({ err: e }, 'sign-up notice not sent'));
     return reply.redirect('/', 303);
   });
@@ -102,11 +165,20 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     return reply.redirect('/signin', 303);
   });
 
-  app.get('/account', { preHandler: signedIn(ctx) }, async (req, reply) => page(reply, 'account', req, { title: 'Account', min: MIN_PASSWORD }));
+  app.get('/account', { preHandler: signedIn(ctx) }, async (req, reply) =>
+    page(reply, 'account', req, { title: 'Account', min: MIN_PASSWORD }),
+  );
 
   app.post('/account/password', { preHandler: signedIn(ctx) }, async (req, reply) => {
-    const again = (error: string) => page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
-    if (!await ctx.studioAccounts.currentPasswordOk(accountOf(req), field(req.body, 'current') ?? '')) return again('The current password is wrong.');
+    const again = (error: string) =>
+      page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
+    if (
+      !(await ctx.studioAccounts.currentPasswordOk(
+        accountOf(req),
+        field(req.body, 'current') ?? '',
+      ))
+    )
+      return again('The current password is wrong.');
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
@@ -115,7 +187,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     await ctx.sessions.revokeAll(accountOf(req));
     const id = await ctx.sessions.create(accountOf(req));
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
-    return page(reply, 'account', req, { title: 'Account', min: MIN_PASSWORD, notice: 'Your password has been changed. Other sessions were signed out.' });
+    return page(reply, 'account', req, {
+      title: 'Account',
+      min: MIN_PASSWORD,
+      notice: 'Your password has been changed. Other sessions were signed out.',
+    });
   });
 
   // One-time links: the form (GET does not use the link, so a mail scanner fetching it spends nothing)…
@@ -127,36 +203,71 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       const live = await ctx.studioAccounts.peekLink(req.params.token, purpose);
       const accountId = live?.accountId ?? null;
       const email = live?.email ?? null;
-      return page(reply.code(accountId ? 200 : 410), 'set-password', req, { title, valid: !!accountId, email, min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}` });
+      return page(reply.code(accountId ? 200 : 410), 'set-password', req, {
+        title,
+        valid: !!accountId,
+        email,
+        min: MIN_PASSWORD,
+        action: `/${purpose}/${req.params.token}`,
+      });
     });
     // …and its use: the password set and the link spent in one transaction, all other sessions ended.
     app.post<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
       const password = field(req.body, 'password') ?? '';
       const problem = passwordProblem(password);
       if (problem) {
-        return page(reply.code(400), 'set-password', req, { title, valid: true, email: '', min: MIN_PASSWORD, action: `/${purpose}/${req.params.token}`, error: problem });
+        return page(reply.code(400), 'set-password', req, {
+          title,
+          valid: true,
+          email: '',
+          min: MIN_PASSWORD,
+          action: `/${purpose}/${req.params.token}`,
+          error: problem,
+        });
       }
       // Sets the password, spends the link, ends every session and voids every other link, in one go.
-      const accountId = await ctx.studioAccounts.setPasswordWithLink(req.params.token, purpose, password);
-      if (!accountId) return page(reply.code(410), 'set-password', req, { title, valid: false, min: MIN_PASSWORD, action: '' });
+      const accountId = await ctx.studioAccounts.setPasswordWithLink(
+        req.params.token,
+        purpose,
+        password,
+      );
+      if (!accountId)
+        return page(reply.code(410), 'set-password', req, {
+          title,
+          valid: false,
+          min: MIN_PASSWORD,
+          action: '',
+        });
       return startSession(reply, accountId);
     });
   }
 
   app.get('/forgot', async (req, reply) => {
-    if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
+    if (!ctx.mailer)
+      return page(reply.code(404), 'error', req, {
+        title: 'Not available',
+        message: 'Ask the operator for a password reset link.',
+      });
     return page(reply, 'forgot', req, { title: 'Reset your password' });
   });
 
   app.post('/forgot', async (req, reply) => {
-    if (!ctx.mailer) return page(reply.code(404), 'error', req, { title: 'Not available', message: 'Ask the operator for a password reset link.' });
+    if (!ctx.mailer)
+      return page(reply.code(404), 'error', req, {
+        title: 'Not available',
+        message: 'Ask the operator for a password reset link.',
+      });
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     // The same answer whether or not the email has an account, and the throttle counts every request.
     if ((await ctx.studioAccounts.attempt({ kind: 'reset', ip: req.ip, email })).ok) {
       const reset = await ctx.studioAccounts.resetLinkFor(email);
       if (reset) {
-        await ctx.mailer.send(reset.email, 'Reset your Rendergate password',
-          `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${reset.link}\n\nIf it was not you, ignore this message.\n`)
+        await ctx.mailer
+          .send(
+            reset.email,
+            'Reset your Rendergate password',
+            `Someone asked to reset the password of this Rendergate account.\n\nSet a new password (the link works once, within an hour):\n${reset.link}\n\nIf it was not you, ignore this message.\n`,
+          )
           .catch((e) => req.log.warn({ err: e }, 'reset mail not sent'));
       }
     }

@@ -17,25 +17,39 @@ const SESSION_ID = /^cs_[A-Za-z0-9_]{1,200}$/;
  * so Checkout's origin (the session URL's, and nothing wider) is allowed there, on this page only.
  */
 function checkoutPolicy(origin: string): string {
-  return SECURITY_HEADERS['content-security-policy'].replace("form-action 'self'", `form-action 'self' ${origin}`);
+  return SECURITY_HEADERS['content-security-policy'].replace(
+    "form-action 'self'",
+    `form-action 'self' ${origin}`,
+  );
 }
 
 export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const topups = ctx.topups;
   if (!topups) return;
   const pre = { preHandler: signedIn(ctx) };
-  const creditPage = (req: FastifyRequest, reply: FastifyReply, t: Topups, extra: Record<string, unknown> = {}) =>
-    page(reply.header('content-security-policy', checkoutPolicy(t.checkoutOrigin)), 'credit', req,
-      { title: 'Add credit', amounts: t.amounts, ...extra });
+  const creditPage = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    t: Topups,
+    extra: Record<string, unknown> = {},
+  ) =>
+    page(reply.header('content-security-policy', checkoutPolicy(t.checkoutOrigin)), 'credit', req, {
+      title: 'Add credit',
+      amounts: t.amounts,
+      ...extra,
+    });
 
   app.get<{ Querystring: { cancelled?: string } }>('/credit', pre, async (req, reply) =>
-    creditPage(req, reply, topups, { cancelled: req.query.cancelled === '1' }));
+    creditPage(req, reply, topups, { cancelled: req.query.cancelled === '1' }),
+  );
 
   app.post('/credit', pre, async (req, reply) => {
     const raw = (field(req.body, 'amount') ?? '').trim();
     const amount = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
     if (!topups.amounts.includes(amount)) {
-      return creditPage(req, reply.code(400), topups, { error: 'Choose one of the amounts below.' });
+      return creditPage(req, reply.code(400), topups, {
+        error: 'Choose one of the amounts below.',
+      });
     }
     let url: string;
     try {
@@ -48,14 +62,25 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.get<{ Querystring: { session_id?: string } }>('/credit/success', pre, async (req, reply) => {
-    const sessionId = typeof req.query.session_id === 'string' && SESSION_ID.test(req.query.session_id) ? req.query.session_id : null;
+    const sessionId =
+      typeof req.query.session_id === 'string' && SESSION_ID.test(req.query.session_id)
+        ? req.query.session_id
+        : null;
     if (!sessionId) throw new ApiError('NOT_FOUND', 'This payment is unknown.');
     const closed = new AbortController();
     reply.raw.once('close', () => closed.abort());
-    const topup = await topups.waitCredited(accountOf(req), sessionId, SUCCESS_WAIT_SECONDS, closed.signal);
+    const topup = await topups.waitCredited(
+      accountOf(req),
+      sessionId,
+      SUCCESS_WAIT_SECONDS,
+      closed.signal,
+    );
     // The balance shown (here and in the header) is the one after the wait.
     const fresh = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
     if (fresh) req.studio = fresh;
-    return page(reply, 'credit-success', req, { title: topup ? 'Credit added' : 'Payment received', topup });
+    return page(reply, 'credit-success', req, {
+      title: topup ? 'Credit added' : 'Payment received',
+      topup,
+    });
   });
 }

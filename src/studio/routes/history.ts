@@ -14,51 +14,94 @@ const PAGE = 20;
 
 export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
-  const one = async (req: FastifyRequest<IdParams>) => JSON.parse(await ctx.generations.getJson(accountOf(req), req.params.id)) as Record<string, unknown>;
+  const one = async (req: FastifyRequest<IdParams>) =>
+    JSON.parse(await ctx.generations.getJson(accountOf(req), req.params.id)) as Record<
+      string,
+      unknown
+    >;
 
-  type HistoryQuery = { Querystring: { cursor?: string; created?: string; model?: string; status?: string } };
+  type HistoryQuery = {
+    Querystring: { cursor?: string; created?: string; model?: string; status?: string };
+  };
   app.get<HistoryQuery>('/history', pre, async (req, reply) => {
-    const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : null;
+    const cursor =
+      typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : null;
     // Filters: a model of the catalog and a status, else none (an unknown value shows everything).
-    const modelId = typeof req.query.model === 'string' && ctx.catalog.get(req.query.model) ? req.query.model : null;
-    const status = (HISTORY_STATUSES as readonly string[]).includes(req.query.status ?? '') ? req.query.status! : null;
+    const modelId =
+      typeof req.query.model === 'string' && ctx.catalog.get(req.query.model)
+        ? req.query.model
+        : null;
+    const status = (HISTORY_STATUSES as readonly string[]).includes(req.query.status ?? '')
+      ? req.query.status!
+      : null;
     let list;
     try {
       list = await ctx.history.list(accountOf(req), { limit: PAGE, cursor, status, modelId });
     } catch (e) {
-      if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/history', 303);
+      if (e instanceof ApiError && e.code === 'INVALID_INPUT')
+        return reply.redirect('/history', 303);
       throw e;
     }
-    const more = list.nextCursor === null ? null
-      : `/history?${new URLSearchParams({ ...(modelId ? { model: modelId } : {}), ...(status ? { status } : {}), cursor: list.nextCursor })}`;
+    const more =
+      list.nextCursor === null
+        ? null
+        : `/history?${new URLSearchParams({ ...(modelId ? { model: modelId } : {}), ...(status ? { status } : {}), cursor: list.nextCursor })}`;
     return page(reply, 'history', req, {
-      title: 'History', items: list.data, more, created: req.query.created ?? null, models: ctx.catalog,
-      filter: { modelId, status }, statuses: HISTORY_STATUSES, plainError,
+      title: 'History',
+      items: list.data,
+      more,
+      created: req.query.created ?? null,
+      models: ctx.catalog,
+      filter: { modelId, status },
+      statuses: HISTORY_STATUSES,
+      plainError,
     });
   });
 
   // One row, for the script that follows a queued render until it is final.
   // The balance rides along, so that the header follows a refund.
   app.get<IdParams>('/history/:id/row', pre, async (req, reply) =>
-    fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row',
-      { g: { ...await one(req), source: await ctx.history.source(accountOf(req), req.params.id) }, csrf: reply.generateCsrf(), models: ctx.catalog, plainError }));
+    fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row', {
+      g: { ...(await one(req)), source: await ctx.history.source(accountOf(req), req.params.id) },
+      csrf: reply.generateCsrf(),
+      models: ctx.catalog,
+      plainError,
+    }),
+  );
 
   app.get<IdParams>('/history/:id', pre, async (req, reply) => {
-    const g: Record<string, unknown> = { ...await one(req), source: await ctx.history.source(accountOf(req), req.params.id) };
-    return page(reply, 'generation', req, { title: `Generation ${g.id as string}`, g, models: ctx.catalog, plainError,
-      card: ctx.cards.get(g.modelId as string), times: timings(g),
-      snippets: apiSnippets(ctx.config.publicUrl, g.modelId as string, g.inputs as Record<string, unknown>) });
+    const g: Record<string, unknown> = {
+      ...(await one(req)),
+      source: await ctx.history.source(accountOf(req), req.params.id),
+    };
+    return page(reply, 'generation', req, {
+      title: `Generation ${g.id as string}`,
+      g,
+      models: ctx.catalog,
+      plainError,
+      card: ctx.cards.get(g.modelId as string),
+      times: timings(g),
+      snippets: apiSnippets(
+        ctx.config.publicUrl,
+        g.modelId as string,
+        g.inputs as Record<string, unknown>,
+      ),
+    });
   });
 
   // The file, with Range (seeking in the player), ETag and the same answers as /v1/…/content.
-  app.get<IdParams & { Querystring: { download?: string } }>('/history/:id/content', pre, async (req, reply) => {
-    const c = await ctx.generations.content(accountOf(req), req.params.id);
-    if (req.query.download !== undefined) {
-      const ext = c.contentType.split('/')[1]?.replace(/[^a-z0-9]/g, '') || 'bin';
-      reply.header('content-disposition', `attachment; filename="${req.params.id}.${ext}"`);
-    }
-    return sendContent(req, reply, ctx.storage, c);
-  });
+  app.get<IdParams & { Querystring: { download?: string } }>(
+    '/history/:id/content',
+    pre,
+    async (req, reply) => {
+      const c = await ctx.generations.content(accountOf(req), req.params.id);
+      if (req.query.download !== undefined) {
+        const ext = c.contentType.split('/')[1]?.replace(/[^a-z0-9]/g, '') || 'bin';
+        reply.header('content-disposition', `attachment; filename="${req.params.id}.${ext}"`);
+      }
+      return sendContent(req, reply, ctx.storage, c);
+    },
+  );
 
   app.post<IdParams>('/history/:id/cancel', pre, async (req, reply) => {
     await ctx.generations.cancel(accountOf(req), req.params.id);

@@ -17,9 +17,20 @@ export function parseEuros(raw: string): number | null | undefined {
 
 export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
-  const keysPage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) =>
-    page(reply, 'keys', req, { title: 'API keys', keys: await ctx.apiKeys.list(accountOf(req), ctx.config.dayTimeZone),
-      defaultRate: ctx.config.defaultRateLimitPerMinute, maxRate: ctx.config.maxRateLimitPerMinute, errors: {}, values: {}, ...extra });
+  const keysPage = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    extra: Record<string, unknown> = {},
+  ) =>
+    page(reply, 'keys', req, {
+      title: 'API keys',
+      keys: await ctx.apiKeys.list(accountOf(req), ctx.config.dayTimeZone),
+      defaultRate: ctx.config.defaultRateLimitPerMinute,
+      maxRate: ctx.config.maxRateLimitPerMinute,
+      errors: {},
+      values: {},
+      ...extra,
+    });
 
   app.get('/keys', pre, async (req, reply) => keysPage(req, reply));
 
@@ -30,23 +41,41 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const mode = field(req.body, 'mode') ?? 'live';
     const errors: Record<string, string> = {};
     if (mode !== 'live' && mode !== 'test') errors.mode = 'Choose Live or Test.';
-    if (name === '' || name.length > 200) errors.name = 'Give the key a name of 1 to 200 characters.';
+    if (name === '' || name.length > 200)
+      errors.name = 'Give the key a name of 1 to 200 characters.';
     const cap = parseEuros(capRaw);
-    if (cap === undefined) errors.dailyCap = 'Write an amount in euros such as 5 or 12.50, or leave it empty for no cap.';
+    if (cap === undefined)
+      errors.dailyCap =
+        'Write an amount in euros such as 5 or 12.50, or leave it empty for no cap.';
     const rate = rateRaw === '' ? undefined : /^\d{1,7}$/.test(rateRaw) ? Number(rateRaw) : NaN;
     const maxRate = ctx.config.maxRateLimitPerMinute;
-    if (rate !== undefined && !(rate >= 1 && rate <= maxRate)) errors.rateLimit = `A whole number of requests per minute, from 1 to ${maxRate}.`;
+    if (rate !== undefined && !(rate >= 1 && rate <= maxRate))
+      errors.rateLimit = `A whole number of requests per minute, from 1 to ${maxRate}.`;
     const values = { name, dailyCap: capRaw, rateLimit: rateRaw, mode };
     if (Object.keys(errors).length) return keysPage(req, reply.code(400), { errors, values });
     let key;
     try {
-      key = await ctx.apiKeys.createOwn(accountOf(req), { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate, mode: mode as 'live' | 'test' },
-        { maxRateLimitPerMinute: maxRate, maxLiveKeys: ctx.config.keysPerAccount });
+      key = await ctx.apiKeys.createOwn(
+        accountOf(req),
+        {
+          name,
+          dailyCapCents: cap ?? null,
+          rateLimitPerMinute: rate,
+          mode: mode as 'live' | 'test',
+        },
+        { maxRateLimitPerMinute: maxRate, maxLiveKeys: ctx.config.keysPerAccount },
+      );
     } catch (e) {
-      const problem = e instanceof ApiError ? (e.details?.[0] as { field?: string; message?: string } | undefined) : undefined;
+      const problem =
+        e instanceof ApiError
+          ? (e.details?.[0] as { field?: string; message?: string } | undefined)
+          : undefined;
       if (!problem?.message) throw e;
       const at = problem.field === 'rateLimitPerMinute' ? 'rateLimit' : 'name';
-      return keysPage(req, reply.code(400), { errors: { [at]: problem.message[0].toUpperCase() + problem.message.slice(1) + '.' }, values });
+      return keysPage(req, reply.code(400), {
+        errors: { [at]: problem.message[0].toUpperCase() + problem.message.slice(1) + '.' },
+        values,
+      });
     }
     // The one and only time the key leaves the server; the page is never cached (page() sets no-store).
     return keysPage(req, reply.code(201), { created: key });
@@ -54,7 +83,8 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', pre, async (req, reply) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
-    if (!await ctx.apiKeys.revokeOwn(accountOf(req), req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
+    if (!(await ctx.apiKeys.revokeOwn(accountOf(req), req.params.id)))
+      throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
     return reply.redirect('/keys', 303);
   });
 }

@@ -11,18 +11,38 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // The raw image parsers exist in this scope only. The script sends the CSRF token as a header.
   app.register(async (up) => {
     // The script reads the answer: errors are the API's JSON body here, not a page.
-    up.setErrorHandler((err: Error & { code?: string }, req, reply) => err.code?.startsWith('FST_CSRF')
-      ? reply.code(403).send({ code: 'INVALID_REQUEST', message: 'This upload was not sent from this page; reload it and try again.' })
-      : sendError(req, reply, err));
-    up.addContentTypeParser(Object.keys(UPLOAD_TYPES), { parseAs: 'buffer', bodyLimit: ctx.config.uploadLimitBytes }, (_req, body, done) => done(null, body));
+    up.setErrorHandler((err: Error & { code?: string }, req, reply) =>
+      err.code?.startsWith('FST_CSRF')
+        ? reply.code(403).send({
+            code: 'INVALID_REQUEST',
+            message: 'This upload was not sent from this page; reload it and try again.',
+          })
+        : sendError(req, reply, err),
+    );
+    up.addContentTypeParser(
+      Object.keys(UPLOAD_TYPES),
+      { parseAs: 'buffer', bodyLimit: ctx.config.uploadLimitBytes },
+      (_req, body, done) => done(null, body),
+    );
     up.post('/uploads', { ...pre, bodyLimit: ctx.config.uploadLimitBytes }, async (req, reply) => {
-      const made = await ctx.uploads.create(accountOf(req), req.headers['content-type'], req.body as Buffer | undefined);
-      return reply.code(201).header('cache-control', 'no-store').send({ ...made, preview: `/uploads/${made.id}` });
+      const made = await ctx.uploads.create(
+        accountOf(req),
+        req.headers['content-type'],
+        req.body as Buffer | undefined,
+      );
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .send({ ...made, preview: `/uploads/${made.id}` });
     });
   });
 
   app.get<{ Params: { id: string } }>('/uploads/:id', pre, async (req, reply) => {
     const u = await ctx.uploads.open(accountOf(req), req.params.id);
-    return reply.type(u.contentType).header('content-length', String(u.sizeBytes)).header('cache-control', 'private, max-age=300').send(u.body);
+    return reply
+      .type(u.contentType)
+      .header('content-length', String(u.sizeBytes))
+      .header('cache-control', 'private, max-age=300')
+      .send(u.body);
   });
 }

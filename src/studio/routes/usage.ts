@@ -16,10 +16,17 @@ const CSV_PAGE = 100;
 const cell = (v: unknown) => {
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
   if (typeof v === 'string' && /^-?\d+\.\d{2}$/.test(v)) return v; // an amount in euros, from toFixed(2)
-  let s = v === undefined || v === null ? ''
-    : typeof v === 'string' ? v
-      : v instanceof Date || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' ? v.toString()
-        : JSON.stringify(v) ?? '';
+  let s =
+    v === undefined || v === null
+      ? ''
+      : typeof v === 'string'
+        ? v
+        : v instanceof Date ||
+            typeof v === 'number' ||
+            typeof v === 'boolean' ||
+            typeof v === 'bigint'
+          ? v.toString()
+          : (JSON.stringify(v) ?? '');
   if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return `"${s.replace(/"/g, '""')}"`;
 };
@@ -27,37 +34,66 @@ const cell = (v: unknown) => {
 export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
 
-  app.get<{ Querystring: { cursor?: string; from?: string; to?: string } }>('/usage', pre, async (req, reply) => {
-    const today = new Date().toISOString().slice(0, 10);
-    const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-    const from = typeof req.query.from === 'string' && DAY.test(req.query.from) ? req.query.from : monthAgo;
-    const to = typeof req.query.to === 'string' && DAY.test(req.query.to) ? req.query.to : today;
-    const fromD = new Date(`${from}T00:00:00Z`);
-    const toD = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
-    if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime())) return reply.redirect('/usage', 303);
-    let ledger;
-    try {
-      ledger = await ctx.accounts.ledger(accountOf(req), 25, typeof req.query.cursor === 'string' ? req.query.cursor : null);
-    } catch (e) {
-      if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/usage', 303);
-      throw e;
-    }
-    const s = await ctx.accounts.spend(accountOf(req), fromD, toD);
-    return page(reply, 'usage', req, { title: 'Usage', ledger: ledger.data, nextCursor: ledger.nextCursor, from, to, ...s });
-  });
+  app.get<{ Querystring: { cursor?: string; from?: string; to?: string } }>(
+    '/usage',
+    pre,
+    async (req, reply) => {
+      const today = new Date().toISOString().slice(0, 10);
+      const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+      const from =
+        typeof req.query.from === 'string' && DAY.test(req.query.from) ? req.query.from : monthAgo;
+      const to = typeof req.query.to === 'string' && DAY.test(req.query.to) ? req.query.to : today;
+      const fromD = new Date(`${from}T00:00:00Z`);
+      const toD = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
+      if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime()))
+        return reply.redirect('/usage', 303);
+      let ledger;
+      try {
+        ledger = await ctx.accounts.ledger(
+          accountOf(req),
+          25,
+          typeof req.query.cursor === 'string' ? req.query.cursor : null,
+        );
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 'INVALID_INPUT')
+          return reply.redirect('/usage', 303);
+        throw e;
+      }
+      const s = await ctx.accounts.spend(accountOf(req), fromD, toD);
+      return page(reply, 'usage', req, {
+        title: 'Usage',
+        ledger: ledger.data,
+        nextCursor: ledger.nextCursor,
+        from,
+        to,
+        ...s,
+      });
+    },
+  );
 
   // The whole ledger, streamed page by page (keyset paging, so a long history never sits in memory).
   app.get('/usage/ledger.csv', pre, async (req, reply) => {
-    reply.header('content-type', 'text/csv; charset=utf-8').header('content-disposition', 'attachment; filename="ledger.csv"').header('cache-control', 'no-store');
+    reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="ledger.csv"')
+      .header('cache-control', 'no-store');
     const accountId = accountOf(req);
     async function* rows() {
       yield 'id,createdAt,kind,amountCents,amountEur,generationId,reason\r\n';
       let cursor: string | null = null;
       do {
-        const p: { data: LedgerEntry[]; nextCursor: string | null } = await ctx.accounts.ledger(accountId, CSV_PAGE, cursor);
+        const p: { data: LedgerEntry[]; nextCursor: string | null } = await ctx.accounts.ledger(
+          accountId,
+          CSV_PAGE,
+          cursor,
+        );
         for (const e of p.data) {
           const signed = e.kind === 'charge' ? -e.amountCents : e.amountCents;
-          yield [e.id, e.createdAt, e.kind, signed, (signed / 100).toFixed(2), e.generationId, e.reason].map(cell).join(',') + '\r\n';
+          yield (
+            [e.id, e.createdAt, e.kind, signed, (signed / 100).toFixed(2), e.generationId, e.reason]
+              .map(cell)
+              .join(',') + '\r\n'
+          );
         }
         cursor = p.nextCursor;
       } while (cursor);

@@ -10,8 +10,14 @@ import { field, fields } from '../form-body.ts';
 
 /** A delivery as this page shows it. `lastError` comes with the deliveries' last-error column. */
 export interface WebhookDeliveryView {
-  id: string; type: string; generationId: string; status: string; attempts: number;
-  lastResponseStatus: number | null; createdAt: string; nextAttemptAt: string | null;
+  id: string;
+  type: string;
+  generationId: string;
+  status: string;
+  attempts: number;
+  lastResponseStatus: number | null;
+  createdAt: string;
+  nextAttemptAt: string | null;
   lastError?: string | null;
 }
 
@@ -19,13 +25,29 @@ const RECENT = 10;
 
 export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
-  const webhooksPage = async (req: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}) => {
+  const webhooksPage = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    extra: Record<string, unknown> = {},
+  ) => {
     const accountId = accountOf(req);
     const endpoints = (await ctx.webhooks.list(accountId, { limit: 10, cursor: null })).data;
-    const withDeliveries = await Promise.all(endpoints.map(async (e) => ({
-      ...e, deliveries: (await ctx.webhooks.deliveries(accountId, e.id, { limit: RECENT, cursor: null })).data as unknown as WebhookDeliveryView[],
-    })));
-    return page(reply, 'webhooks', req, { title: 'Webhooks', endpoints: withDeliveries, eventTypes: EVENT_TYPES, errors: {}, values: {}, ...extra });
+    const withDeliveries = await Promise.all(
+      endpoints.map(async (e) => ({
+        ...e,
+        deliveries: (
+          await ctx.webhooks.deliveries(accountId, e.id, { limit: RECENT, cursor: null })
+        ).data as unknown as WebhookDeliveryView[],
+      })),
+    );
+    return page(reply, 'webhooks', req, {
+      title: 'Webhooks',
+      endpoints: withDeliveries,
+      eventTypes: EVENT_TYPES,
+      errors: {},
+      values: {},
+      ...extra,
+    });
   };
 
   app.get('/webhooks', pre, async (req, reply) => webhooksPage(req, reply));
@@ -34,7 +56,10 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const url = (field(req.body, 'url') ?? '').trim();
     const events = fields(req.body, 'events');
     try {
-      const created = await ctx.webhooks.create(accountOf(req), { url, ...(events.length ? { events } : {}) });
+      const created = await ctx.webhooks.create(accountOf(req), {
+        url,
+        ...(events.length ? { events } : {}),
+      });
       // The one time the secret is shown; the page is never cached (page() sets no-store).
       return webhooksPage(req, reply.code(201), { created });
     } catch (e) {
@@ -42,11 +67,14 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
       if (e.code === 'INVALID_INPUT') {
         const errors: Record<string, string> = {};
         for (const d of (e.details ?? []) as { field?: string; message?: string }[]) {
-          if (d.field === 'url' || d.field === 'events') errors[d.field] ??= `${d.field === 'url' ? 'The address' : 'Events'} ${d.message ?? 'is invalid'}.`;
+          if (d.field === 'url' || d.field === 'events')
+            errors[d.field] ??=
+              `${d.field === 'url' ? 'The address' : 'Events'} ${d.message ?? 'is invalid'}.`;
         }
         return webhooksPage(req, reply.code(400), { errors, values: { url } });
       }
-      if (e.code === 'WEBHOOK_ENDPOINT_LIMIT') return webhooksPage(req, reply.code(409), { errors: { url: e.message }, values: { url } });
+      if (e.code === 'WEBHOOK_ENDPOINT_LIMIT')
+        return webhooksPage(req, reply.code(409), { errors: { url: e.message }, values: { url } });
       throw e;
     }
   });
@@ -56,10 +84,17 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
     return reply.redirect('/webhooks', 303);
   });
 
-  app.post<{ Params: { id: string } }>('/webhooks/deliveries/:id/resend', pre, async (req, reply) => {
-    const outcome = await ctx.webhooks.resend(accountOf(req), req.params.id);
-    return webhooksPage(req, reply, {
-      notice: outcome === 'queued' ? 'The delivery is being sent again now.' : 'This delivery is being sent at this moment; its result appears shortly.',
-    });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/webhooks/deliveries/:id/resend',
+    pre,
+    async (req, reply) => {
+      const outcome = await ctx.webhooks.resend(accountOf(req), req.params.id);
+      return webhooksPage(req, reply, {
+        notice:
+          outcome === 'queued'
+            ? 'The delivery is being sent again now.'
+            : 'This delivery is being sent at this moment; its result appears shortly.',
+      });
+    },
+  );
 }

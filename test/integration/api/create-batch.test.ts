@@ -9,7 +9,10 @@ import { client, startTestService } from '../../helpers/service.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 
 const f = serviceFixture({ role: 'api' });
-const TEXT = { modelId: 'rendergate/shot-list', inputs: { text: 'A gull lands. The tide turns. Night falls on the harbour.' } };
+const TEXT = {
+  modelId: 'rendergate/shot-list',
+  inputs: { text: 'A gull lands. The tide turns. Night falls on the harbour.' },
+};
 
 type Api = ReturnType<typeof client>;
 const create = (api: Api, key: string, idem: string = crypto.randomUUID(), body: object = TEXT) =>
@@ -38,22 +41,30 @@ it('400 parallel creates over two API processes, six accounts and twelve keys: e
   try {
     const apis = [f.api, client(second.base)];
     // Accounts whose balance covers 5, 10 … 30 creates; each with a capped key (4 creates a day) and an uncapped one.
-    const accounts = await Promise.all(Array.from({ length: 6 }, async (_, i) => {
-      const a = await f.api.account(c * 5 * (i + 1), { dailyCapCents: c * 4 });
-      const open = await f.api.admin('POST', `/accounts/${a.accountId}/keys`, {});
-      return { ...a, keys: [a.key, open.key as string], covers: 5 * (i + 1) };
-    }));
-    const sent = accounts.flatMap((a) => Array.from({ length: 66 }, (_, j) => ({ a, key: a.keys[j % 2] })));
+    const accounts = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const a = await f.api.account(c * 5 * (i + 1), { dailyCapCents: c * 4 });
+        const open = await f.api.admin('POST', `/accounts/${a.accountId}/keys`, {});
+        return { ...a, keys: [a.key, open.key as string], covers: 5 * (i + 1) };
+      }),
+    );
+    const sent = accounts.flatMap((a) =>
+      Array.from({ length: 66 }, (_, j) => ({ a, key: a.keys[j % 2] })),
+    );
     const rs = await Promise.all(sent.map(({ key }, i) => create(apis[i % 2], key)));
     expect(rs.filter((r) => r.status >= 500)).toEqual([]);
     for (const a of accounts) {
       const mine = rs.filter((_, i) => sent[i].a === a);
-      const capped = rs.filter((r, i) => sent[i].a === a && sent[i].key === a.keys[0] && r.status === 202).length;
+      const capped = rs.filter(
+        (r, i) => sent[i].a === a && sent[i].key === a.keys[0] && r.status === 202,
+      ).length;
       const accepted = mine.filter((r) => r.status === 202).length;
       expect(capped).toBeLessThanOrEqual(4);
       // The uncapped key takes whatever the balance leaves: all of it is spent.
       expect(accepted).toBe(a.covers);
-      expect(mine.filter((r) => r.status === 402).length + mine.filter((r) => r.status === 409).length).toBe(66 - a.covers);
+      expect(
+        mine.filter((r) => r.status === 402).length + mine.filter((r) => r.status === 409).length,
+      ).toBe(66 - a.covers);
       expect((await f.api.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(0);
     }
     await checkInvariants(f.dbh.db);
@@ -68,19 +79,28 @@ it('one Idempotency-Key sent 30 times at once through two processes: one generat
     const apis = [f.api, client(second.base)];
     const a = await f.api.account(100_000);
     const idem = crypto.randomUUID();
-    const rs = await Promise.all(Array.from({ length: 30 }, (_, i) => create(apis[i % 2], a.key, idem)));
+    const rs = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => create(apis[i % 2], a.key, idem)),
+    );
     const ok = rs.filter((r) => r.status === 202);
     expect(ok.length).toBeGreaterThanOrEqual(1);
     expect(new Set(ok.map((r) => r.json.id)).size).toBe(1);
     expect(ok.filter((r) => r.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
-    for (const r of rs.filter((x) => x.status !== 202)) expect([r.status, r.json.code]).toEqual([409, 'IDEMPOTENCY_KEY_IN_USE']);
+    for (const r of rs.filter((x) => x.status !== 202))
+      expect([r.status, r.json.code]).toEqual([409, 'IDEMPOTENCY_KEY_IN_USE']);
     // A different body with the key is refused: REUSED, or IN_USE while another of them holds the key.
     const otherBody = { ...TEXT, inputs: { text: 'Something else entirely.' } };
-    const other = await Promise.all(Array.from({ length: 5 }, () => create(f.api, a.key, idem, otherBody)));
+    const other = await Promise.all(
+      Array.from({ length: 5 }, () => create(f.api, a.key, idem, otherBody)),
+    );
     expect(other.map((r) => r.json.code)).toContain('IDEMPOTENCY_KEY_REUSED');
-    for (const r of other) expect(['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']).toContain(r.json.code);
+    for (const r of other)
+      expect(['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_KEY_IN_USE']).toContain(r.json.code);
     expect((await create(f.api, a.key, idem, otherBody)).json.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    const { rows } = await f.dbh.db.query('SELECT count(*)::int AS n FROM generations WHERE account_id = $1', [a.accountId]);
+    const { rows } = await f.dbh.db.query(
+      'SELECT count(*)::int AS n FROM generations WHERE account_id = $1',
+      [a.accountId],
+    );
     expect(rows[0].n).toBe(1);
     await checkInvariants(f.dbh.db);
   } finally {

@@ -14,21 +14,36 @@ afterAll(async () => drop());
 /** A clock the test moves; starts 5 s into a minute. */
 function clock() {
   let t = Math.floor(Date.now() / 60_000) * 60_000 + 5_000;
-  return { now: () => t, advance: (ms: number) => { t += ms; } };
+  return {
+    now: () => t,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 /** Sends `n` requests at once, spread round-robin over the limiters; returns how many were admitted by each. */
-async function burst(limiters: RateLimits[], key: string, limit: number, n: number): Promise<number[]> {
+async function burst(
+  limiters: RateLimits[],
+  key: string,
+  limit: number,
+  n: number,
+): Promise<number[]> {
   const admitted = limiters.map(() => 0);
-  await Promise.all(Array.from({ length: n }, async (_, i) => {
-    const d = await limiters[i % limiters.length].consume(key, limit);
-    if (d.allowed) admitted[i % limiters.length]++;
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const d = await limiters[i % limiters.length].consume(key, limit);
+      if (d.allowed) admitted[i % limiters.length]++;
+    }),
+  );
   return admitted;
 }
 
 async function windowCount(key: string): Promise<number> {
-  const { rows } = await db.query('SELECT coalesce(sum(used), 0)::int AS n FROM rate_windows WHERE key_id = $1', [key]);
+  const { rows } = await db.query(
+    'SELECT coalesce(sum(used), 0)::int AS n FROM rate_windows WHERE key_id = $1',
+    [key],
+  );
   return rows[0].n;
 }
 
@@ -39,7 +54,9 @@ describe('leased rate limits', () => {
     const seen = [];
     for (let i = 0; i < 25; i++) seen.push(await rl.consume('k-one', 20));
     expect(seen.filter((d) => d.allowed)).toHaveLength(20);
-    expect(seen.slice(0, 20).map((d) => d.remaining)).toEqual(Array.from({ length: 20 }, (_, i) => 19 - i));
+    expect(seen.slice(0, 20).map((d) => d.remaining)).toEqual(
+      Array.from({ length: 20 }, (_, i) => 19 - i),
+    );
     expect(seen[24]).toEqual({ allowed: false, limit: 20, remaining: 0, resetSeconds: 55 });
   });
 
@@ -82,7 +99,10 @@ describe('leased rate limits', () => {
     c.advance(60_000);
     const d = await rl.consume('k-roll', 10);
     expect(d).toMatchObject({ allowed: true, remaining: 9 });
-    const { rows } = await db.query('SELECT count(*)::int AS n FROM rate_windows WHERE key_id = $1', ['k-roll']);
+    const { rows } = await db.query(
+      'SELECT count(*)::int AS n FROM rate_windows WHERE key_id = $1',
+      ['k-roll'],
+    );
     expect(rows[0].n).toBe(2);
   });
 
@@ -90,7 +110,9 @@ describe('leased rate limits', () => {
     const c = clock();
     let fail = true;
     const rl = new RateLimits(counting(db, () => fail).db, c.now);
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => rl.consume('k-flaky', 10)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => rl.consume('k-flaky', 10)),
+    );
     expect(results.every((r) => r.status === 'rejected')).toBe(true);
     fail = false;
     expect(await rl.consume('k-flaky', 10)).toMatchObject({ allowed: true, remaining: 9 });

@@ -18,14 +18,20 @@ it('a worst-case text render leaves the event loop and /healthz free', async () 
   const a = await f.api.account(1_000);
   // warm the text model's worker thread, so the measured render is the model's work
   const warm = await f.api.call('POST', '/v1/generations', {
-    key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'A gull lands.' } }, headers: { 'idempotency-key': crypto.randomUUID() },
+    key: a.key,
+    body: { modelId: 'rendergate/shot-list', inputs: { text: 'A gull lands.' } },
+    headers: { 'idempotency-key': crypto.randomUUID() },
   });
   await f.api.waitFinal(a.key, warm.json.id);
 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   const created = await f.api.call('POST', '/v1/generations', {
-    key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'a!'.repeat(10_000), mode: 'shot_list', max_items: 20 } },
+    key: a.key,
+    body: {
+      modelId: 'rendergate/shot-list',
+      inputs: { text: 'a!'.repeat(10_000), mode: 'shot_list', max_items: 20 },
+    },
     headers: { 'idempotency-key': crypto.randomUUID() },
   });
   expect([created.status, created.json.costCents]).toEqual([202, 6]);

@@ -28,37 +28,61 @@ beforeAll(async () => {
   // Examples name files beside the catalog file, which this copy (in a temporary folder) has not.
   for (const m of doc.models) delete m.examples;
   doc.models.push({
-    id: 'acme/still', name: 'Still', kind: 'image', description: 'An image from a prompt.',
+    id: 'acme/still',
+    name: 'Still',
+    kind: 'image',
+    description: 'An image from a prompt.',
     output: { type: 'file', contentType: 'image/png' },
-    fields: [{ name: 'prompt', type: 'text', required: true, maxLength: 500 },
+    fields: [
+      { name: 'prompt', type: 'text', required: true, maxLength: 500 },
       { name: 'width', type: 'number', integer: true, minimum: 64, maximum: 2048, default: 640 },
-      { name: 'height', type: 'number', integer: true, minimum: 64, maximum: 2048, default: 480 }],
-    price: '3', backend: { driver: 'cog', url: 'http://127.0.0.1:9' }, timeLimitSeconds: 60, maxAttempts: 1,
+      { name: 'height', type: 'number', integer: true, minimum: 64, maximum: 2048, default: 480 },
+    ],
+    price: '3',
+    backend: { driver: 'cog', url: 'http://127.0.0.1:9' },
+    timeLimitSeconds: 60,
+    maxAttempts: 1,
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-cat-'));
   // The default models' examples name files beside the catalog file.
-  fs.symlinkSync(path.join(path.dirname(DEFAULT_CATALOG_PATH), 'examples'), path.join(dir, 'examples'));
+  fs.symlinkSync(
+    path.join(path.dirname(DEFAULT_CATALOG_PATH), 'examples'),
+    path.join(dir, 'examples'),
+  );
   const catalog = path.join(dir, 'catalog.yaml');
   fs.writeFileSync(catalog, stringify(doc));
   dbh = await freshDatabase();
-  svc = await startTestService(dbh.url, { env: { RENDERGATE_WORKER_CONCURRENCY: '0', RENDERGATE_CATALOG: catalog },
+  svc = await startTestService(dbh.url, {
+    env: { RENDERGATE_WORKER_CONCURRENCY: '0', RENDERGATE_CATALOG: catalog },
     beforeTestRender: (id) => {
       if (!holdNext && !holding.has(id)) return Promise.resolve();
       holdNext = false;
       holding.add(id);
       return new Promise<void>((r) => held.set(id, r));
-    } });
+    },
+  });
   api = client(svc.base);
 });
-afterAll(async () => { for (const r of held.values()) r(); await svc?.stop(); await dbh?.drop(); });
+afterAll(async () => {
+  for (const r of held.values()) r();
+  await svc?.stop();
+  await dbh?.drop();
+});
 
 const q = async (sql: string, values: unknown[] = []) => (await dbh.db.query(sql, values)).rows;
 const I2V = 'rendergate/image-to-video';
-const i2v = (extra: Record<string, unknown> = {}) => ({ modelId: I2V, inputs: { prompt: 'a harbour', image: 'http://127.0.0.1:9/x.png', ...extra } });
+const i2v = (extra: Record<string, unknown> = {}) => ({
+  modelId: I2V,
+  inputs: { prompt: 'a harbour', image: 'http://127.0.0.1:9/x.png', ...extra },
+});
 const text = (t: string) => ({ modelId: 'rendergate/shot-list', inputs: { text: t } });
 let n = 0;
 const create = (key: string, body: unknown, headers: Record<string, string> = {}) =>
-  api.call('POST', '/v1/generations', { key, body, headers: { 'idempotency-key': `k-${++n}`, ...headers } });
+  api.call('POST', '/v1/generations', {
+    key,
+    body,
+    headers: { 'idempotency-key': `k-${++n}`, ...headers },
+  });
 
 /** An account with `cents`, a test key and a live key. */
 async function account(cents: number, testKey: Record<string, unknown> = {}) {
@@ -67,19 +91,34 @@ async function account(cents: number, testKey: Record<string, unknown> = {}) {
   return { ...a, live: a.key, test: t.key as string, testId: t.id as string };
 }
 
-const ledgerOf = (id: string) => q('SELECT kind, amount_cents FROM ledger_entries WHERE account_id = $1 ORDER BY id', [id]);
+const ledgerOf = (id: string) =>
+  q('SELECT kind, amount_cents FROM ledger_entries WHERE account_id = $1 ORDER BY id', [id]);
 
 describe('test keys', () => {
   it('are made by the admin API with mode test (rg_test_), shown in the key record and /v1/me; live by default', async () => {
     const a = await api.admin('POST', '/accounts', { email: 'modes@example.test' });
     const live = await api.admin('POST', `/accounts/${a.id}/keys`, {});
     const test = await api.admin('POST', `/accounts/${a.id}/keys`, { mode: 'test', name: 'ci' });
-    expect(live).toMatchObject({ mode: 'live', key: expect.stringMatching(/^rg_live_/), start: expect.stringMatching(/^rg_live_/) });
-    expect(test).toMatchObject({ mode: 'test', name: 'ci', key: expect.stringMatching(/^rg_test_[1-9A-HJ-NP-Za-km-z]{32,}$/) });
-    expect((await api.call('GET', '/v1/me', { key: test.key })).json.key).toMatchObject({ id: test.id, mode: 'test' });
+    expect(live).toMatchObject({
+      mode: 'live',
+      key: expect.stringMatching(/^rg_live_/),
+      start: expect.stringMatching(/^rg_live_/),
+    });
+    expect(test).toMatchObject({
+      mode: 'test',
+      name: 'ci',
+      key: expect.stringMatching(/^rg_test_[1-9A-HJ-NP-Za-km-z]{32,}$/),
+    });
+    expect((await api.call('GET', '/v1/me', { key: test.key })).json.key).toMatchObject({
+      id: test.id,
+      mode: 'test',
+    });
     expect((await api.call('GET', '/v1/me', { key: live.key })).json.key.mode).toBe('live');
     for (const mode of ['sandbox', 1, true]) {
-      const r = await api.call('POST', `/admin/v1/accounts/${a.id}/keys`, { key: ADMIN, body: { mode } });
+      const r = await api.call('POST', `/admin/v1/accounts/${a.id}/keys`, {
+        key: ADMIN,
+        body: { mode },
+      });
       expect(r.status).toBe(400);
       expect(r.json.details).toEqual([{ field: 'mode', message: 'must be one of "live", "test"' }]);
     }
@@ -88,14 +127,22 @@ describe('test keys', () => {
   it('work at /openai/v1 too: a test chat completion is made by the service and charges nothing', async () => {
     const a = await account(0);
     const openai = new OpenAI({ apiKey: a.test, baseURL: `${svc.base}/openai/v1`, maxRetries: 0 });
-    const done = await openai.chat.completions.create({ model: 'rendergate/shot-list',
-      messages: [{ role: 'user', content: 'The boat leaves the harbour at dawn.' }] });
+    const done = await openai.chat.completions.create({
+      model: 'rendergate/shot-list',
+      messages: [{ role: 'user', content: 'The boat leaves the harbour at dawn.' }],
+    });
     expect(done.choices[0].message.content).toMatch(/^\[test\]/);
     const g = await api.call('GET', `/v1/generations/${done.id}`, { key: a.test });
-    expect(g.json).toMatchObject({ status: 'succeeded', mode: 'test', textOutput: done.choices[0].message.content });
+    expect(g.json).toMatchObject({
+      status: 'succeeded',
+      mode: 'test',
+      textOutput: done.choices[0].message.content,
+    });
     expect((await api.call('GET', `/v1/generations/${done.id}`, { key: a.live })).status).toBe(404);
-    const failed = openai.chat.completions.create({ model: 'rendergate/shot-list',
-      messages: [{ role: 'user', content: 'rendergate:insufficient' }] });
+    const failed = openai.chat.completions.create({
+      model: 'rendergate/shot-list',
+      messages: [{ role: 'user', content: 'rendergate:insufficient' }],
+    });
     await expect(failed).rejects.toMatchObject({ status: 402, code: 'INSUFFICIENT_BALANCE' });
     expect(await ledgerOf(a.accountId)).toEqual([]);
     expect((await api.call('GET', '/v1/me', { key: a.live })).json.balanceCents).toBe(0);
@@ -106,10 +153,19 @@ describe('test keys', () => {
     const quote = await api.call('POST', '/v1/quote', { key: a.test, body: i2v({ duration: 10 }) });
     const r = await create(a.test, i2v({ duration: 10 }));
     expect(r.status).toBe(202);
-    expect(r.json).toMatchObject({ status: 'queued', costCents: quote.json.costCents, mode: 'test' });
+    expect(r.json).toMatchObject({
+      status: 'queued',
+      costCents: quote.json.costCents,
+      mode: 'test',
+    });
     expect(quote.json.costCents).toBeGreaterThan(0);
     const done = await api.waitFinal(a.test, r.json.id);
-    expect(done).toMatchObject({ status: 'succeeded', costCents: quote.json.costCents, refundedCents: 0, mode: 'test' });
+    expect(done).toMatchObject({
+      status: 'succeeded',
+      costCents: quote.json.costCents,
+      refundedCents: 0,
+      mode: 'test',
+    });
     const me = (await api.call('GET', '/v1/me', { key: a.test })).json;
     expect(me.balanceCents).toBe(0);
     expect(me.key.spentTodayCents).toBe(quote.json.costCents);
@@ -118,9 +174,15 @@ describe('test keys', () => {
 
   it('leave ledger and balance unchanged after 100 test renders', async () => {
     const a = await account(500, { rateLimitPerMinute: 100_000 }); // 100 renders polled to the end
-    const before = { ledger: await ledgerOf(a.accountId), me: (await api.call('GET', '/v1/me', { key: a.live })).json.balanceCents };
-    const made = await Promise.all(Array.from({ length: 100 }, (_, i) =>
-      create(a.test, i % 4 === 0 ? i2v({ duration: 5 }) : text(`shot ${i}: a harbour at dawn`))));
+    const before = {
+      ledger: await ledgerOf(a.accountId),
+      me: (await api.call('GET', '/v1/me', { key: a.live })).json.balanceCents,
+    };
+    const made = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        create(a.test, i % 4 === 0 ? i2v({ duration: 5 }) : text(`shot ${i}: a harbour at dawn`)),
+      ),
+    );
     expect(made.map((r) => r.status)).toEqual(Array(100).fill(202));
     const finals = await Promise.all(made.map((r) => api.waitFinal(a.test, r.json.id)));
     expect(finals.filter((g) => g.status !== 'succeeded')).toEqual([]);
@@ -143,8 +205,16 @@ describe('test keys', () => {
 
   it('make a video of the asked resolution and duration, within a second', async () => {
     const a = await account(0);
-    const body = { modelId: 'rendergate/start-end-to-video', inputs: {
-      prompt: 'dawn', image: 'http://127.0.0.1:9/a.png', last_image: 'http://127.0.0.1:9/b.png', duration: 3, resolution: '540p' } };
+    const body = {
+      modelId: 'rendergate/start-end-to-video',
+      inputs: {
+        prompt: 'dawn',
+        image: 'http://127.0.0.1:9/a.png',
+        last_image: 'http://127.0.0.1:9/b.png',
+        duration: 3,
+        resolution: '540p',
+      },
+    };
     const first = await api.waitFinal(a.test, (await create(a.test, body)).json.id);
     expect(first.contentType).toBe('video/mp4');
     // The file is encoded once per size and duration; then a test render is a copy.
@@ -163,12 +233,27 @@ describe('test keys', () => {
 
   it('make an image of the asked size, and text that begins [test]', async () => {
     const a = await account(0);
-    const img = await api.waitFinal(a.test, (await create(a.test, { modelId: 'acme/still', inputs: { prompt: 'x', width: 320, height: 200 } })).json.id);
+    const img = await api.waitFinal(
+      a.test,
+      (
+        await create(a.test, {
+          modelId: 'acme/still',
+          inputs: { prompt: 'x', width: 320, height: 200 },
+        })
+      ).json.id,
+    );
     expect(img).toMatchObject({ status: 'succeeded', contentType: 'image/png' });
-    const bytes = Buffer.from(await (await fetch(img.contentUrl, { headers: { authorization: `Bearer ${a.test}` } })).arrayBuffer());
+    const bytes = Buffer.from(
+      await (
+        await fetch(img.contentUrl, { headers: { authorization: `Bearer ${a.test}` } })
+      ).arrayBuffer(),
+    );
     const sharp = (await import('sharp')).default;
     expect(await sharp(bytes).metadata()).toMatchObject({ format: 'png', width: 320, height: 200 });
-    const t = await api.waitFinal(a.test, (await create(a.test, text('three shots of a harbour'))).json.id);
+    const t = await api.waitFinal(
+      a.test,
+      (await create(a.test, text('three shots of a harbour'))).json.id,
+    );
     expect(t.status).toBe('succeeded');
     expect(t.textOutput).toMatch(/^\[test\] /);
   });
@@ -177,7 +262,11 @@ describe('test keys', () => {
     const a = await account(0);
     for (const body of [i2v({ prompt: 'please rendergate:fail now' }), text('x rendergate:fail')]) {
       const g = await api.waitFinal(a.test, (await create(a.test, body)).json.id);
-      expect(g).toMatchObject({ status: 'refunded', mode: 'test', error: { code: 'MODEL_FAILED' } });
+      expect(g).toMatchObject({
+        status: 'refunded',
+        mode: 'test',
+        error: { code: 'MODEL_FAILED' },
+      });
       expect(g.refundedCents).toBe(g.costCents);
     }
     expect((await api.call('GET', '/v1/me', { key: a.test })).json.key.spentTodayCents).toBe(0);
@@ -204,15 +293,25 @@ describe('test keys', () => {
     expect(l.id).not.toBe(t.id); // idempotency keys of the two modes are apart too
     expect(l.mode).toBeUndefined();
     await api.waitFinal(a.test, t.id);
-    for (const [key, other] of [[a.live, t.id], [a.test, l.id]]) {
+    for (const [key, other] of [
+      [a.live, t.id],
+      [a.test, l.id],
+    ]) {
       expect((await api.call('GET', `/v1/generations/${other}`, { key })).status).toBe(404);
-      expect((await api.call('GET', `/v1/generations/${other}`, { key, headers: { prefer: 'wait=1' } })).status).toBe(404);
+      expect(
+        (await api.call('GET', `/v1/generations/${other}`, { key, headers: { prefer: 'wait=1' } }))
+          .status,
+      ).toBe(404);
       expect((await api.call('GET', `/v1/generations/${other}/content`, { key })).status).toBe(404);
       expect((await api.call('POST', `/v1/generations/${other}/cancel`, { key })).status).toBe(404);
       expect((await api.call('DELETE', `/v1/generations/${other}`, { key })).status).toBe(404);
     }
-    expect((await api.call('GET', '/v1/generations', { key: a.live })).json.data.map((g: any) => g.id)).toEqual([l.id]);
-    expect((await api.call('GET', '/v1/generations', { key: a.test })).json.data.map((g: any) => g.id)).toEqual([t.id]);
+    expect(
+      (await api.call('GET', '/v1/generations', { key: a.live })).json.data.map((g: any) => g.id),
+    ).toEqual([l.id]);
+    expect(
+      (await api.call('GET', '/v1/generations', { key: a.test })).json.data.map((g: any) => g.id),
+    ).toEqual([t.id]);
   });
 
   it('replay and refuse Idempotency-Keys, validate inputs and limit the rate as live keys do', async () => {
@@ -222,11 +321,21 @@ describe('test keys', () => {
     expect(again.status).toBe(202);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.json.id).toBe(first.json.id);
-    expect((await create(a.test, i2v({ duration: 10 }), { 'idempotency-key': 'replay-me' })).json.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    const bad = await create(a.test, { modelId: I2V, inputs: { prompt: 'x', image: 'ftp://x', duration: 7 } });
+    expect(
+      (await create(a.test, i2v({ duration: 10 }), { 'idempotency-key': 'replay-me' })).json.code,
+    ).toBe('IDEMPOTENCY_KEY_REUSED');
+    const bad = await create(a.test, {
+      modelId: I2V,
+      inputs: { prompt: 'x', image: 'ftp://x', duration: 7 },
+    });
     expect(bad.status).toBe(400);
-    expect(bad.json.details.map((d: any) => d.field).sort()).toEqual(['inputs.duration', 'inputs.image']);
-    expect((await api.call('POST', '/v1/generations', { key: a.test, body: i2v() })).json.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
+    expect(bad.json.details.map((d: any) => d.field).sort()).toEqual([
+      'inputs.duration',
+      'inputs.image',
+    ]);
+    expect(
+      (await api.call('POST', '/v1/generations', { key: a.test, body: i2v() })).json.code,
+    ).toBe('IDEMPOTENCY_KEY_REQUIRED');
     let limited;
     for (let i = 0; i < 8 && !limited; i++) {
       const r = await api.call('GET', '/v1/me', { key: a.test });
@@ -249,11 +358,24 @@ describe('test keys', () => {
     const g = (await create(a.test, i2v())).json;
     await waitFor('the test render held', () => held.has(g.id));
     const c = await api.call('POST', `/v1/generations/${g.id}/cancel`, { key: a.test });
-    expect(c.json).toMatchObject({ status: 'refunded', error: { code: 'CANCELLED' }, mode: 'test' });
+    expect(c.json).toMatchObject({
+      status: 'refunded',
+      error: { code: 'CANCELLED' },
+      mode: 'test',
+    });
     held.get(g.id)!();
-    await waitFor('no file kept', async () => (await q('SELECT content_key FROM generations WHERE id = $1', [g.id]))[0].content_key === null
-      && !(await fs.promises.readdir(path.join(svc.dataDir, 'files', 'generations')).catch(() => [])).some((f) => f.startsWith(g.id)));
-    expect((await api.call('GET', `/v1/generations/${g.id}`, { key: a.test })).json.status).toBe('refunded');
+    await waitFor(
+      'no file kept',
+      async () =>
+        (await q('SELECT content_key FROM generations WHERE id = $1', [g.id]))[0].content_key ===
+          null &&
+        !(
+          await fs.promises.readdir(path.join(svc.dataDir, 'files', 'generations')).catch(() => [])
+        ).some((f) => f.startsWith(g.id)),
+    );
+    expect((await api.call('GET', `/v1/generations/${g.id}`, { key: a.test })).json.status).toBe(
+      'refunded',
+    );
     expect((await api.call('GET', '/v1/me', { key: a.test })).json.key.spentTodayCents).toBe(0);
     await checkInvariants(dbh.db);
   });
@@ -261,27 +383,49 @@ describe('test keys', () => {
   it('take uploads as image inputs', async () => {
     const a = await account(0);
     const sharp = (await import('sharp')).default;
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer();
-    const up = await fetch(`${svc.base}/v1/uploads`, { method: 'POST', body: png,
-      headers: { authorization: `Bearer ${a.test}`, 'content-type': 'image/png' } }).then((r) => r.json());
+    const png = await sharp({
+      create: { width: 64, height: 48, channels: 3, background: '#336699' },
+    })
+      .png()
+      .toBuffer();
+    const up = await fetch(`${svc.base}/v1/uploads`, {
+      method: 'POST',
+      body: png,
+      headers: { authorization: `Bearer ${a.test}`, 'content-type': 'image/png' },
+    }).then((r) => r.json());
     const g = await api.waitFinal(a.test, (await create(a.test, i2v({ image: up.url }))).json.id);
     expect(g.status).toBe('succeeded');
   });
 
-  it('send webhook events with livemode false; a live render\'s carry livemode true', async () => {
+  it("send webhook events with livemode false; a live render's carry livemode true", async () => {
     const a = await account(1000);
     const rx = await webhookReceiver();
     try {
-      const ep = await api.call('POST', '/v1/webhook-endpoints', { key: a.live, body: { url: rx.url('/ok') } });
+      const ep = await api.call('POST', '/v1/webhook-endpoints', {
+        key: a.live,
+        body: { url: rx.url('/ok') },
+      });
       rx.secret('/ok', ep.json.secret);
       const t = (await create(a.test, text('hello'))).json;
       const l = (await create(a.live, text('hello'))).json;
       await api.call('POST', `/v1/generations/${l.id}/cancel`, { key: a.live }); // no worker here: cancelled while waiting
-      await waitFor('the two final events', () => rx.received.filter((x) => x.body.type === 'generation.succeeded' || x.body.type === 'generation.refunded').length >= 2);
+      await waitFor(
+        'the two final events',
+        () =>
+          rx.received.filter(
+            (x) => x.body.type === 'generation.succeeded' || x.body.type === 'generation.refunded',
+          ).length >= 2,
+      );
       const byGen = (id: string) => rx.received.filter((x) => x.body.data.id === id);
       expect(byGen(t.id).map((x) => [x.body.type, x.body.livemode, x.verified])).toEqual(
-        expect.arrayContaining([['generation.started', false, true], ['generation.succeeded', false, true]]));
-      expect(byGen(l.id).map((x) => [x.body.type, x.body.livemode])).toEqual([['generation.refunded', true]]);
+        expect.arrayContaining([
+          ['generation.started', false, true],
+          ['generation.succeeded', false, true],
+        ]),
+      );
+      expect(byGen(l.id).map((x) => [x.body.type, x.body.livemode])).toEqual([
+        ['generation.refunded', true],
+      ]);
     } finally {
       await rx.close();
     }

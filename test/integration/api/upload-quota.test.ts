@@ -20,21 +20,39 @@ let big: Buffer;
 let quotaBytes: number;
 
 beforeAll(async () => {
-  small = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 10, g: 200, b: 30 } } }).png().toBuffer();
+  small = await sharp({
+    create: { width: 32, height: 32, channels: 3, background: { r: 10, g: 200, b: 30 } },
+  })
+    .png()
+    .toBuffer();
   // Noise does not compress: a file of a known, larger size.
-  big = await sharp(crypto.randomBytes(120 * 120 * 3), { raw: { width: 120, height: 120, channels: 3 } }).png().toBuffer();
+  big = await sharp(crypto.randomBytes(120 * 120 * 3), {
+    raw: { width: 120, height: 120, channels: 3 },
+  })
+    .png()
+    .toBuffer();
   quotaBytes = 2 * big.length + small.length; // two big files fit, a third does not
   dbh = await freshDatabase();
-  svc = await startTestService(dbh.url, { env: {
-    RENDERGATE_UPLOAD_QUOTA_COUNT: String(COUNT), RENDERGATE_UPLOAD_QUOTA_BYTES: String(quotaBytes), RENDERGATE_WORKER_CONCURRENCY: '0',
-  } });
+  svc = await startTestService(dbh.url, {
+    env: {
+      RENDERGATE_UPLOAD_QUOTA_COUNT: String(COUNT),
+      RENDERGATE_UPLOAD_QUOTA_BYTES: String(quotaBytes),
+      RENDERGATE_WORKER_CONCURRENCY: '0',
+    },
+  });
   c = client(svc.base);
 });
-afterAll(async () => { await svc?.stop(); await dbh?.drop(); });
+afterAll(async () => {
+  await svc?.stop();
+  await dbh?.drop();
+});
 
-const upload = (key: string, body: Buffer, type = 'image/png') => fetch(`${svc.base}/v1/uploads`, {
-  method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: new Uint8Array(body),
-}).then(async (r) => ({ status: r.status, json: await r.json() }));
+const upload = (key: string, body: Buffer, type = 'image/png') =>
+  fetch(`${svc.base}/v1/uploads`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': type },
+    body: new Uint8Array(body),
+  }).then(async (r) => ({ status: r.status, json: await r.json() }));
 
 const files = () => fs.readdirSync(path.join(svc.dataDir, 'files', 'uploads')).length;
 
@@ -56,22 +74,38 @@ it('lets 20 parallel uploads hold exactly the count quota, lists them newest fir
   expect(files() - filesBefore).toBe(COUNT);
 
   // The list: newest first, paged by the cursor, only this account's.
-  const ids = made.map((r) => r.json.id as string).sort().reverse();
+  const ids = made
+    .map((r) => r.json.id as string)
+    .sort()
+    .reverse();
   const first = await c.call('GET', '/v1/uploads?limit=3', { key: a.key });
   expect(first.status).toBe(200);
   expect(first.json.data.map((u: { id: string }) => u.id)).toEqual(ids.slice(0, 3));
-  const second = await c.call('GET', `/v1/uploads?limit=3&cursor=${first.json.nextCursor}`, { key: a.key });
+  const second = await c.call('GET', `/v1/uploads?limit=3&cursor=${first.json.nextCursor}`, {
+    key: a.key,
+  });
   expect(second.json.data.map((u: { id: string }) => u.id)).toEqual(ids.slice(3));
   expect(second.json.nextCursor).toBeNull();
-  expect((await c.call('GET', '/v1/uploads', { key: (await c.account(0)).key })).json).toEqual({ data: [], nextCursor: null });
-  expect((await c.call('GET', '/v1/uploads?limit=0', { key: a.key })).json.details[0].field).toBe('limit');
+  expect((await c.call('GET', '/v1/uploads', { key: (await c.account(0)).key })).json).toEqual({
+    data: [],
+    nextCursor: null,
+  });
+  expect((await c.call('GET', '/v1/uploads?limit=0', { key: a.key })).json.details[0].field).toBe(
+    'limit',
+  );
 
   // A deleted upload no longer counts, nor does an expired one.
   expect((await c.call('DELETE', `/v1/uploads/${ids[0]}`, { key: a.key })).status).toBe(200);
   expect((await upload(a.key, small)).status).toBe(201);
   expect((await upload(a.key, small)).status).toBe(409);
-  await dbh.db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [ids[1]]);
-  expect((await c.call('GET', '/v1/uploads?limit=100', { key: a.key })).json.data.map((u: { id: string }) => u.id)).not.toContain(ids[1]);
+  await dbh.db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+    ids[1],
+  ]);
+  expect(
+    (await c.call('GET', '/v1/uploads?limit=100', { key: a.key })).json.data.map(
+      (u: { id: string }) => u.id,
+    ),
+  ).not.toContain(ids[1]);
   expect((await upload(a.key, small)).status).toBe(201);
 });
 
@@ -81,31 +115,52 @@ it('bounds the bytes too: of 8 parallel large uploads, those that fit the byte q
   expect(all.filter((r) => r.status === 201)).toHaveLength(2);
   const refused = all.filter((r) => r.status === 409);
   expect(refused).toHaveLength(6);
-  expect(refused.map((r) => r.json.details[0])).toContainEqual({ usedBytes: 2 * big.length, quotaBytes, count: 2, quotaCount: COUNT });
+  expect(refused.map((r) => r.json.details[0])).toContainEqual({
+    usedBytes: 2 * big.length,
+    quotaBytes,
+    count: 2,
+    quotaCount: COUNT,
+  });
   // A small one still fits beside them.
   expect((await upload(a.key, small)).status).toBe(201);
   const { rows } = await dbh.db.query(
-    'SELECT sum(size_bytes)::bigint AS b FROM uploads WHERE account_id = $1 AND deleted_at IS NULL', [a.accountId]);
+    'SELECT sum(size_bytes)::bigint AS b FROM uploads WHERE account_id = $1 AND deleted_at IS NULL',
+    [a.accountId],
+  );
   expect(Number(rows[0].b)).toBeLessThanOrEqual(quotaBytes);
 });
 
-it('counts the studio\'s uploads against the same quota', async () => {
+it("counts the studio's uploads against the same quota", async () => {
   const s = new StudioSession(svc.base);
   await s.signUp();
   await s.get('/models/rendergate/image-to-video');
-  const studioUpload = () => fetch(`${svc.base}/uploads`, {
-    method: 'POST', body: new Uint8Array(small),
-    headers: { cookie: s.cookieHeader(), origin: svc.base, 'content-type': 'image/png', 'csrf-token': s.csrf },
-  }).then(async (r) => ({ status: r.status, json: await r.json() }));
+  const studioUpload = () =>
+    fetch(`${svc.base}/uploads`, {
+      method: 'POST',
+      body: new Uint8Array(small),
+      headers: {
+        cookie: s.cookieHeader(),
+        origin: svc.base,
+        'content-type': 'image/png',
+        'csrf-token': s.csrf,
+      },
+    }).then(async (r) => ({ status: r.status, json: await r.json() }));
   const all = await Promise.all(Array.from({ length: COUNT + 3 }, studioUpload));
-  expect(all.map((r) => r.status).sort()).toEqual([...Array(COUNT).fill(201), ...Array(3).fill(409)]);
+  expect(all.map((r) => r.status).sort()).toEqual([
+    ...Array(COUNT).fill(201),
+    ...Array(3).fill(409),
+  ]);
   expect(all.find((r) => r.status === 409)!.json.code).toBe('UPLOAD_QUOTA_EXCEEDED');
 });
 
 it('answers a 415 on POST /v1/uploads with the image types it takes, not JSON', async () => {
   const a = await c.account(0);
   for (const type of ['text/plain', 'application/octet-stream']) {
-    const r = await c.call('POST', '/v1/uploads', { key: a.key, body: 'hello', headers: { 'content-type': type } });
+    const r = await c.call('POST', '/v1/uploads', {
+      key: a.key,
+      body: 'hello',
+      headers: { 'content-type': type },
+    });
     expect(r.status).toBe(415);
     expect(r.json.code).toBe('UNSUPPORTED_MEDIA_TYPE');
     expect(r.json.message).toContain('image/png');

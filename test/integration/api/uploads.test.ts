@@ -20,47 +20,82 @@ let c: ReturnType<typeof client>;
 let png: Buffer;
 
 const env = (extra: Record<string, string> = {}) => ({
-  RENDERGATE_ALLOW_PRIVATE_URLS: '0', RENDERGATE_UPLOAD_LIMIT_BYTES: String(LIMIT), RENDERGATE_WORKER_CONCURRENCY: '2', ...extra,
+  RENDERGATE_ALLOW_PRIVATE_URLS: '0',
+  RENDERGATE_UPLOAD_LIMIT_BYTES: String(LIMIT),
+  RENDERGATE_WORKER_CONCURRENCY: '2',
+  ...extra,
 });
 
 beforeAll(async () => {
   dbh = await freshDatabase();
   api = await startTestService(dbh.url, { role: 'api', env: env() });
   c = client(api.base);
-  png = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 80, b: 30 } } }).png().toBuffer();
+  png = await sharp({
+    create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 80, b: 30 } },
+  })
+    .png()
+    .toBuffer();
 });
-afterAll(async () => { await worker?.stop(); await api?.stop(); await dbh?.drop(); });
+afterAll(async () => {
+  await worker?.stop();
+  await api?.stop();
+  await dbh?.drop();
+});
 
 /** A worker process on the same database and files, answering for the API's public URL. */
 const startWorker = async () => {
-  worker = await startTestService(dbh.url, { role: 'worker', dataDir: api.dataDir, env: env({ RENDERGATE_PUBLIC_URL: api.base }) });
+  worker = await startTestService(dbh.url, {
+    role: 'worker',
+    dataDir: api.dataDir,
+    env: env({ RENDERGATE_PUBLIC_URL: api.base }),
+  });
 };
 
-const upload = (key: string, body: Buffer, type = 'image/png') => fetch(`${api.base}/v1/uploads`, {
-  method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': type }, body: new Uint8Array(body),
-}).then(async (r) => ({ status: r.status, json: await r.json(), headers: r.headers }));
-const create = (key: string, image: string) => c.call('POST', '/v1/generations', {
-  key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'slow push in', image, duration: 5 } },
-  headers: { 'idempotency-key': crypto.randomUUID() },
-});
+const upload = (key: string, body: Buffer, type = 'image/png') =>
+  fetch(`${api.base}/v1/uploads`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': type },
+    body: new Uint8Array(body),
+  }).then(async (r) => ({ status: r.status, json: await r.json(), headers: r.headers }));
+const create = (key: string, image: string) =>
+  c.call('POST', '/v1/generations', {
+    key,
+    body: {
+      modelId: 'rendergate/image-to-video',
+      inputs: { prompt: 'slow push in', image, duration: 5 },
+    },
+    headers: { 'idempotency-key': crypto.randomUUID() },
+  });
 
 it('stores a decoded image, serves it back to its account only, and deletes it', async () => {
   const a = await c.account(0);
   const b = await c.account(0);
   const r = await upload(a.key, png);
   expect(r.status).toBe(201);
-  expect(r.json).toMatchObject({ contentType: 'image/png', sizeBytes: png.length, width: 320, height: 200 });
+  expect(r.json).toMatchObject({
+    contentType: 'image/png',
+    sizeBytes: png.length,
+    width: 320,
+    height: 200,
+  });
   expect(r.json.id).toMatch(/^upl_[0-9a-f]{32}$/);
   expect(r.json.url).toBe(`${api.base}/v1/uploads/${r.json.id}`);
   expect(Date.parse(r.json.expiresAt) - Date.parse(r.json.createdAt)).toBe(7 * 86400_000);
   const back = await fetch(r.json.url, { headers: { authorization: `Bearer ${a.key}` } });
   expect([back.status, back.headers.get('content-type')]).toEqual([200, 'image/png']);
   expect(Buffer.from(await back.arrayBuffer()).equals(png)).toBe(true);
-  expect((await c.call('GET', `/v1/uploads/${r.json.id}`, { key: b.key })).json.code).toBe('UPLOAD_NOT_FOUND');
+  expect((await c.call('GET', `/v1/uploads/${r.json.id}`, { key: b.key })).json.code).toBe(
+    'UPLOAD_NOT_FOUND',
+  );
   expect((await c.call('DELETE', `/v1/uploads/${r.json.id}`, { key: b.key })).status).toBe(404);
-  expect((await c.call('DELETE', `/v1/uploads/${r.json.id}`, { key: a.key })).json).toEqual({ id: r.json.id, deleted: true });
+  expect((await c.call('DELETE', `/v1/uploads/${r.json.id}`, { key: a.key })).json).toEqual({
+    id: r.json.id,
+    deleted: true,
+  });
   expect((await c.call('GET', `/v1/uploads/${r.json.id}`, { key: a.key })).status).toBe(404);
-  expect((await c.call('GET', '/v1/uploads/upl_nope', { key: a.key })).json.code).toBe('UPLOAD_NOT_FOUND');
+  expect((await c.call('GET', '/v1/uploads/upl_nope', { key: a.key })).json.code).toBe(
+    'UPLOAD_NOT_FOUND',
+  );
 });
 
 it('refuses what is not an image of its declared type, a type it does not take, and a body over its own limit', async () => {
@@ -75,29 +110,59 @@ it('refuses what is not an image of its declared type, a type it does not take, 
     [await upload(a.key, Buffer.alloc(LIMIT + 1), 'image/png'), 413, 'PAYLOAD_TOO_LARGE'],
   ] as const;
   for (const [r, status, code] of bad) expect([r.status, r.json.code]).toEqual([status, code]);
-  expect(bad[0][0].json.details).toEqual([{ field: 'body', message: expect.stringContaining('image/png') }]);
+  expect(bad[0][0].json.details).toEqual([
+    { field: 'body', message: expect.stringContaining('image/png') },
+  ]);
   expect((await upload(a.key, jpeg, 'image/jpeg')).status).toBe(201);
   // the JSON body limit (1 MiB by default) is unchanged elsewhere, and a JSON route takes no image
-  const onJson = await fetch(`${api.base}/v1/quote`, { method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'image/png' }, body: new Uint8Array(png) });
+  const onJson = await fetch(`${api.base}/v1/quote`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${a.key}`, 'content-type': 'image/png' },
+    body: new Uint8Array(png),
+  });
   expect(onJson.status).toBe(415);
 });
 
-it('refuses at quote and create another account\'s, an unknown, a deleted and an expired upload, naming the field', async () => {
+it("refuses at quote and create another account's, an unknown, a deleted and an expired upload, naming the field", async () => {
   const a = await c.account(100_000);
   const b = await c.account(0);
   const theirs = (await upload(b.key, png)).json.url;
   const deleted = (await upload(a.key, png)).json;
   await c.call('DELETE', `/v1/uploads/${deleted.id}`, { key: a.key });
   const expired = (await upload(a.key, png)).json;
-  await dbh.db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [expired.id]);
-  for (const image of [theirs, `${api.base}/v1/uploads/upl_${'0'.repeat(32)}`, `${api.base}/v1/uploads/junk`, deleted.url, expired.url]) {
-    const q = await c.call('POST', '/v1/quote', { key: a.key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'x', image } } });
-    expect([q.status, q.json.code, q.json.details?.[0]?.field]).toEqual([400, 'INVALID_INPUT', 'inputs.image']);
+  await dbh.db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+    expired.id,
+  ]);
+  for (const image of [
+    theirs,
+    `${api.base}/v1/uploads/upl_${'0'.repeat(32)}`,
+    `${api.base}/v1/uploads/junk`,
+    deleted.url,
+    expired.url,
+  ]) {
+    const q = await c.call('POST', '/v1/quote', {
+      key: a.key,
+      body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'x', image } },
+    });
+    expect([q.status, q.json.code, q.json.details?.[0]?.field]).toEqual([
+      400,
+      'INVALID_INPUT',
+      'inputs.image',
+    ]);
     const g = await create(a.key, image);
     expect([g.status, g.json.details?.[0]?.field], g.text).toEqual([400, 'inputs.image']);
   }
-  const both = await c.call('POST', '/v1/quote', { key: a.key, body: { modelId: 'rendergate/start-end-to-video', inputs: { prompt: 'x', image: theirs, last_image: expired.url } } });
-  expect(both.json.details.map((d: any) => d.field).sort()).toEqual(['inputs.image', 'inputs.last_image']);
+  const both = await c.call('POST', '/v1/quote', {
+    key: a.key,
+    body: {
+      modelId: 'rendergate/start-end-to-video',
+      inputs: { prompt: 'x', image: theirs, last_image: expired.url },
+    },
+  });
+  expect(both.json.details.map((d: any) => d.field).sort()).toEqual([
+    'inputs.image',
+    'inputs.last_image',
+  ]);
   expect((await c.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(100_000);
 });
 
@@ -107,10 +172,16 @@ it('a render whose upload is gone by the time it runs fails and is refunded', as
   const g = await create(a.key, u.url);
   expect(g.status, g.text).toBe(202);
   // no worker runs yet: the upload expires while the render waits
-  await dbh.db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [u.id]);
+  await dbh.db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+    u.id,
+  ]);
   await startWorker();
   const done = await c.waitFinal(a.key, g.json.id);
-  expect(done).toMatchObject({ status: 'failed', error: { code: 'INPUT_UPLOAD_GONE' }, refundedCents: g.json.costCents });
+  expect(done).toMatchObject({
+    status: 'failed',
+    error: { code: 'INPUT_UPLOAD_GONE' },
+    refundedCents: g.json.costCents,
+  });
   expect((await c.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(100_000);
 });
 
@@ -118,22 +189,42 @@ it('an upload url renders on a server that refuses private addresses (read from 
   const a = await c.account(100_000);
   const u = (await upload(a.key, png)).json;
   expect(new URL(u.url).hostname).toBe('127.0.0.1');
-  const [ok, direct] = await Promise.all([create(a.key, u.url), create(a.key, `${api.base}/healthz`)]);
+  const [ok, direct] = await Promise.all([
+    create(a.key, u.url),
+    create(a.key, `${api.base}/healthz`),
+  ]);
   const done = await c.waitFinal(a.key, ok.json.id);
   expect(done).toMatchObject({ status: 'succeeded', contentType: 'video/mp4', progress: 1 });
   const file = await fetch(done.contentUrl, { headers: { authorization: `Bearer ${a.key}` } });
-  expect(Buffer.from(await file.arrayBuffer()).subarray(4, 8).toString()).toBe('ftyp');
-  expect(await c.waitFinal(a.key, direct.json.id)).toMatchObject({ status: 'failed', error: { code: 'INPUT_URL_REFUSED' } });
+  expect(
+    Buffer.from(await file.arrayBuffer())
+      .subarray(4, 8)
+      .toString(),
+  ).toBe('ftyp');
+  expect(await c.waitFinal(a.key, direct.json.id)).toMatchObject({
+    status: 'failed',
+    error: { code: 'INPUT_URL_REFUSED' },
+  });
   await checkInvariants(dbh.db);
 });
 
 it('the janitor removes expired and deleted uploads, files and rows, once', async () => {
   const a = await c.account(0);
   const u = (await upload(a.key, png)).json;
-  await dbh.db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [u.id]);
+  await dbh.db.query(`UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = $1`, [
+    u.id,
+  ]);
   const storage = api.running.infra.storage;
   const { rows } = await dbh.db.query('SELECT storage_key FROM uploads WHERE id = $1', [u.id]);
-  const janitors = [0, 1].map(() => new Janitor({ db: dbh.db, storage: storage, log: pino({ level: 'silent' }), ledger: { refund } }));
+  const janitors = [0, 1].map(
+    () =>
+      new Janitor({
+        db: dbh.db,
+        storage: storage,
+        log: pino({ level: 'silent' }),
+        ledger: { refund },
+      }),
+  );
   const removed = await Promise.all(janitors.map((j) => j.removeUploads()));
   expect(removed.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(1);
   expect((await dbh.db.query('SELECT 1 FROM uploads WHERE id = $1', [u.id])).rowCount).toBe(0);

@@ -13,7 +13,11 @@ import { runFfmpeg, runningFfmpegCount } from '../../../src/backends/local/ffmpe
 import { RenderError } from '../../../src/backends/types.ts';
 
 const dirs: string[] = [];
-const workDir = () => { const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-abort-race-')); dirs.push(d); return d; };
+const workDir = () => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-abort-race-'));
+  dirs.push(d);
+  return d;
+};
 
 /** Process ids whose command line mentions `needle`, from /proc. */
 function processesMentioning(needle: string): number[] {
@@ -21,14 +25,22 @@ function processesMentioning(needle: string): number[] {
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) found.push(Number(entry));
-    } catch { /* exited meanwhile */ }
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle))
+        found.push(Number(entry));
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return found;
 }
 
 async function rejection(p: Promise<unknown>): Promise<RenderError> {
-  try { await p; } catch (e) { expect(e).toBeInstanceOf(RenderError); return e as RenderError; }
+  try {
+    await p;
+  } catch (e) {
+    expect(e).toBeInstanceOf(RenderError);
+    return e as RenderError;
+  }
   throw new Error('expected a rejection, but it succeeded');
 }
 
@@ -37,7 +49,9 @@ let base = '';
 const hits: Record<string, number> = {};
 
 beforeAll(async () => {
-  const png = await sharp({ create: { width: 32, height: 18, channels: 3, background: '#884422' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 32, height: 18, channels: 3, background: '#884422' } })
+    .png()
+    .toBuffer();
   server = http.createServer((req, res) => {
     hits[req.url ?? ''] = (hits[req.url ?? ''] ?? 0) + 1;
     // Answers late: a fetch that missed its abort ends up with an image instead of an error.
@@ -55,13 +69,26 @@ afterAll(async () => {
 
 describe('an abort right after the call', () => {
   it('stops runFfmpeg before it starts ffmpeg', async () => {
-    for (let i = 0; i < 2; i++) { // the first call also loads ffmpeg's path; the second has it cached
+    for (let i = 0; i < 2; i++) {
+      // the first call also loads ffmpeg's path; the second has it cached
       const dir = workDir();
       const controller = new AbortController();
       const t0 = Date.now();
       const running = runFfmpeg({
-        args: ['-f', 'lavfi', '-i', 'testsrc2=size=1920x1080:rate=25:duration=60', '-c:v', 'libx264', '-preset', 'medium', path.join(dir, 'out.mp4')],
-        workDir: dir, signal: controller.signal, timeLimitMs: 3000,
+        args: [
+          '-f',
+          'lavfi',
+          '-i',
+          'testsrc2=size=1920x1080:rate=25:duration=60',
+          '-c:v',
+          'libx264',
+          '-preset',
+          'medium',
+          path.join(dir, 'out.mp4'),
+        ],
+        workDir: dir,
+        signal: controller.signal,
+        timeLimitMs: 3000,
       });
       controller.abort();
       const err = await rejection(running);
@@ -76,7 +103,12 @@ describe('an abort right after the call', () => {
   it('stops fetchImage before it sends the request', async () => {
     const controller = new AbortController();
     const t0 = Date.now();
-    const fetching = fetchImage(`${base}/late.png`, { workDir: workDir(), allowPrivate: true, signal: controller.signal, timeoutMs: 10_000 });
+    const fetching = fetchImage(`${base}/late.png`, {
+      workDir: workDir(),
+      allowPrivate: true,
+      signal: controller.signal,
+      timeoutMs: 10_000,
+    });
     controller.abort();
     const err = await rejection(fetching);
     expect(err).toMatchObject({ code: 'RENDER_CANCELLED', retryable: false });
@@ -86,7 +118,11 @@ describe('an abort right after the call', () => {
 
   it('passes on the abort reason the fetch was given', async () => {
     const controller = new AbortController();
-    const fetching = fetchImage(`${base}/late-reason.png`, { workDir: workDir(), allowPrivate: true, signal: controller.signal });
+    const fetching = fetchImage(`${base}/late-reason.png`, {
+      workDir: workDir(),
+      allowPrivate: true,
+      signal: controller.signal,
+    });
     controller.abort(new RenderError('RENDER_TIMEOUT', 'render deadline', true));
     expect(await rejection(fetching)).toMatchObject({ code: 'RENDER_TIMEOUT', retryable: true });
     expect(hits['/late-reason.png']).toBeUndefined();

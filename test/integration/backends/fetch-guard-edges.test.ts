@@ -15,7 +15,11 @@ import { waitFor } from '../../helpers/wait.ts';
 const SECRET = 'token=s3cr3t-do-not-log';
 const BIG = 64 * 1024 * 1024;
 
-interface Sending { sent: number; closed: boolean; finished: boolean }
+interface Sending {
+  sent: number;
+  closed: boolean;
+  finished: boolean;
+}
 const sending: Record<string, Sending> = {};
 let connections = 0;
 let server: http.Server; // listens on :: (dual stack): 127.x, ::1, ::ffff:127.0.0.1 and 0.0.0.0 all reach it
@@ -23,16 +27,27 @@ let port = 0;
 let workDir = '';
 
 /** Streams `total` bytes respecting backpressure, recording how far it got before the connection closed. */
-function pump(key: string, res: http.ServerResponse, total: number, headers: http.OutgoingHttpHeaders): void {
+function pump(
+  key: string,
+  res: http.ServerResponse,
+  total: number,
+  headers: http.OutgoingHttpHeaders,
+): void {
   const state: Sending = { sent: 0, closed: false, finished: false };
   sending[key] = state;
-  res.on('close', () => { state.closed = true; state.finished = res.writableFinished; });
+  res.on('close', () => {
+    state.closed = true;
+    state.finished = res.writableFinished;
+  });
   res.writeHead(200, { 'content-type': 'image/png', ...headers });
   const chunk = Buffer.alloc(64 * 1024, 0x42);
   const next = () => {
     while (state.sent < total && !state.closed) {
       state.sent += chunk.length;
-      if (!res.write(chunk)) { res.once('drain', next); return; }
+      if (!res.write(chunk)) {
+        res.once('drain', next);
+        return;
+      }
     }
     if (!state.closed) res.end();
   };
@@ -48,13 +63,23 @@ beforeAll(async () => {
       const state: Sending = { sent: 0, closed: false, finished: false };
       sending[p] = state;
       res.writeHead(200, { 'content-type': 'image/png', 'content-length': 1000 });
-      const timer = setInterval(() => { state.sent++; res.write(Buffer.from([0x89])); }, 200);
-      res.on('close', () => { clearInterval(timer); state.closed = true; state.finished = res.writableFinished; });
+      const timer = setInterval(() => {
+        state.sent++;
+        res.write(Buffer.from([0x89]));
+      }, 200);
+      res.on('close', () => {
+        clearInterval(timer);
+        state.closed = true;
+        state.finished = res.writableFinished;
+      });
       return;
     }
     res.writeHead(404).end();
   });
-  server.on('connection', (s: Socket) => { connections++; s.on('error', () => {}); });
+  server.on('connection', (s: Socket) => {
+    connections++;
+    s.on('error', () => {});
+  });
   await new Promise<void>((r) => server.listen({ port: 0, host: '::', ipv6Only: false }, r));
   port = (server.address() as AddressInfo).port;
   workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-fetch-edges-'));
@@ -81,7 +106,8 @@ async function failure(url: string, opts: Partial<FetchImageOptions> = {}): Prom
 // The real policy, except that a non-loopback address it wrongly allowed is refused with a marker, so a
 // broken guard fails these tests without sending anything off this machine.
 const MARK = 'TEST-SAFETY';
-const isLoopback = (a: string) => /^127\./.test(a) || a === '::1' || a === '0.0.0.0' || /^::ffff:(127\.|7f)/.test(a);
+const isLoopback = (a: string) =>
+  /^127\./.test(a) || a === '::1' || a === '0.0.0.0' || /^::ffff:(127\.|7f)/.test(a);
 const realPolicy: AddressPolicy = (a) => {
   const v = publicAddressPolicy(a);
   return v.allowed && !isLoopback(a) ? { allowed: false, reason: MARK } : v;
@@ -89,8 +115,22 @@ const realPolicy: AddressPolicy = (a) => {
 
 describe('refused addresses (allowPrivate false)', () => {
   const forms = [
-    '127.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '017700000001', '[::1]', '[::ffff:127.0.0.1]',
-    '10.0.0.1', '172.16.0.1', '192.168.1.1', '100.64.0.1', '169.254.169.254', '0.0.0.0', 'localhost', '[fc00::1]', '[fe80::1]',
+    '127.0.0.1',
+    '127.1',
+    '0x7f.0.0.1',
+    '2130706433',
+    '017700000001',
+    '[::1]',
+    '[::ffff:127.0.0.1]',
+    '10.0.0.1',
+    '172.16.0.1',
+    '192.168.1.1',
+    '100.64.0.1',
+    '169.254.169.254',
+    '0.0.0.0',
+    'localhost',
+    '[fc00::1]',
+    '[fe80::1]',
   ];
   it.each(forms)('refuses %s permanently without connecting', async (host) => {
     const before = connections;
@@ -104,7 +144,16 @@ describe('refused addresses (allowPrivate false)', () => {
 
   it('reaches the same server through the same spellings once private addresses are allowed', async () => {
     // The control for the test above: these addresses do lead to the listener.
-    for (const host of ['127.1', '0x7f.0.0.1', '2130706433', '017700000001', '[::1]', '[::ffff:127.0.0.1]', '0.0.0.0', 'localhost']) {
+    for (const host of [
+      '127.1',
+      '0x7f.0.0.1',
+      '2130706433',
+      '017700000001',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '0.0.0.0',
+      'localhost',
+    ]) {
       const before = connections;
       const err = await failure(`http://${host}:${port}/missing.png`, { allowPrivate: true });
       expect(err).toMatchObject({ code: 'INPUT_NOT_FOUND' });
@@ -115,27 +164,45 @@ describe('refused addresses (allowPrivate false)', () => {
 
 describe('schemes and credentials', () => {
   it.each([
-    'file:///etc/passwd', 'ftp://127.0.0.1/a.png', 'data:image/png;base64,iVBORw0KGgo=', 'gopher://127.0.0.1/1',
-    'javascript:alert(1)', 'ws://127.0.0.1/a.png', 'not a url at all', 'http://user:s3cr3t@127.0.0.1/a.png',
+    'file:///etc/passwd',
+    'ftp://127.0.0.1/a.png',
+    'data:image/png;base64,iVBORw0KGgo=',
+    'gopher://127.0.0.1/1',
+    'javascript:alert(1)',
+    'ws://127.0.0.1/a.png',
+    'not a url at all',
+    'http://user:s3cr3t@127.0.0.1/a.png',
   ])('refuses %s permanently', async (url) => {
     const before = connections;
-    expect(await failure(url, { allowPrivate: true })).toMatchObject({ code: 'INPUT_URL_REFUSED', retryable: false });
+    expect(await failure(url, { allowPrivate: true })).toMatchObject({
+      code: 'INPUT_URL_REFUSED',
+      retryable: false,
+    });
     expect(connections).toBe(before);
   });
 });
 
 describe('limits cut the connection', () => {
-  it.each(['/declared', '/chunked'])('stops %s over maxBytes before the server has sent it all', async (p) => {
-    const err = await failure(`http://127.0.0.1:${port}${p}?${SECRET}`, { allowPrivate: true, maxBytes: 256 * 1024 });
-    expect(err).toMatchObject({ code: 'INPUT_TOO_LARGE', retryable: false });
-    await waitFor('the connection closed', () => sending[p]?.closed === true);
-    expect(sending[p]).toMatchObject({ closed: true, finished: false });
-    expect(sending[p].sent).toBeLessThan(BIG / 2);
-  });
+  it.each(['/declared', '/chunked'])(
+    'stops %s over maxBytes before the server has sent it all',
+    async (p) => {
+      const err = await failure(`http://127.0.0.1:${port}${p}?${SECRET}`, {
+        allowPrivate: true,
+        maxBytes: 256 * 1024,
+      });
+      expect(err).toMatchObject({ code: 'INPUT_TOO_LARGE', retryable: false });
+      await waitFor('the connection closed', () => sending[p]?.closed === true);
+      expect(sending[p]).toMatchObject({ closed: true, finished: false });
+      expect(sending[p].sent).toBeLessThan(BIG / 2);
+    },
+  );
 
   it('times out a body that trickles a byte every 200 ms, retryably, at the whole-fetch limit', async () => {
     const t0 = Date.now();
-    const err = await failure(`http://127.0.0.1:${port}/trickle?${SECRET}`, { allowPrivate: true, timeoutMs: 1000 });
+    const err = await failure(`http://127.0.0.1:${port}/trickle?${SECRET}`, {
+      allowPrivate: true,
+      timeoutMs: 1000,
+    });
     const elapsed = Date.now() - t0;
     expect(err).toMatchObject({ code: 'INPUT_FETCH_TIMEOUT', retryable: true });
     expect(elapsed).toBeGreaterThanOrEqual(950);

@@ -18,15 +18,22 @@ let server: Server; // 127.0.0.1: treated as public by `loopbackIsPublic`
 let privateServer: Server; // 127.0.0.2: treated as private
 let workDir: string;
 
-const isLoopback = (a: string) => a.startsWith('127.') || a === '::1' || a.startsWith('::ffff:127.') || a === '::ffff:7f00:1';
+const isLoopback = (a: string) =>
+  a.startsWith('127.') || a === '::1' || a.startsWith('::ffff:127.') || a === '::ffff:7f00:1';
 /** The real policy, except that it may never allow a non-loopback address (no traffic leaves the machine). */
 const safePublic: AddressPolicy = (a) => {
   const v = publicAddressPolicy(a);
-  return v.allowed && !isLoopback(a) ? { allowed: false, reason: 'TEST-SAFETY: the real policy allowed it' } : v;
+  return v.allowed && !isLoopback(a)
+    ? { allowed: false, reason: 'TEST-SAFETY: the real policy allowed it' }
+    : v;
 };
 /** Counts 127.0.0.1 as a public address and 127.0.0.2 as a private one, to test redirects and DNS. */
 const loopbackIsPublic: AddressPolicy = (a) =>
-  a === '127.0.0.1' ? { allowed: true } : a === '127.0.0.2' ? { allowed: false, reason: 'a private address' } : safePublic(a);
+  a === '127.0.0.1'
+    ? { allowed: true }
+    : a === '127.0.0.2'
+      ? { allowed: false, reason: 'a private address' }
+      : safePublic(a);
 
 async function failure(url: string, opts: Partial<FetchImageOptions> = {}): Promise<RenderError> {
   try {
@@ -52,9 +59,16 @@ beforeAll(async () => {
     '/redirect-4': (_q, r) => r.writeHead(308, { location: '/redirect-3' }).end(),
     '/to-private': (_q, r) => r.writeHead(302, { location: privateServer.url('/a.png') }).end(),
     '/to-file': (_q, r) => r.writeHead(302, { location: 'file:///etc/passwd' }).end(),
-    '/to-named': (_q, r) => r.writeHead(302, { location: `http://images.example.test:${server.port}/host-echo` }).end(),
-    '/host-echo': (q, r) => { if (q.headers.host?.startsWith('images.example.test')) servePng(png)(q, r); else r.writeHead(400).end(); },
-    '/big-declared': (_q, r) => { r.writeHead(200, { 'content-type': 'image/png', 'content-length': 50 * 1024 * 1024 }); r.write(Buffer.alloc(1024)); },
+    '/to-named': (_q, r) =>
+      r.writeHead(302, { location: `http://images.example.test:${server.port}/host-echo` }).end(),
+    '/host-echo': (q, r) => {
+      if (q.headers.host?.startsWith('images.example.test')) servePng(png)(q, r);
+      else r.writeHead(400).end();
+    },
+    '/big-declared': (_q, r) => {
+      r.writeHead(200, { 'content-type': 'image/png', 'content-length': 50 * 1024 * 1024 });
+      r.write(Buffer.alloc(1024));
+    },
     '/big-chunked': (_q, r) => {
       r.writeHead(200, { 'content-type': 'image/png' });
       const chunk = Buffer.alloc(64 * 1024, 7);
@@ -62,25 +76,45 @@ beforeAll(async () => {
       const pump = () => {
         while (sent < 50 * 1024 * 1024) {
           sent += chunk.length;
-          if (!r.write(chunk)) { r.once('drain', pump); return; }
+          if (!r.write(chunk)) {
+            r.once('drain', pump);
+            return;
+          }
         }
         r.end();
       };
-      r.on('close', () => { bigChunkedClosed = true; bigChunkedSent = sent; });
+      r.on('close', () => {
+        bigChunkedClosed = true;
+        bigChunkedSent = sent;
+      });
       pump();
     },
     '/slow': slowBody,
-    '/slow-headers': () => { /* never answers */ },
-    '/html': (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>hello</body></html>'),
-    '/svg': (_q, r) => r.writeHead(200, { 'content-type': 'image/svg+xml' })
-      .end('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>'),
-    '/truncated.png': (_q, r) => r.writeHead(200, { 'content-type': 'image/png' }).end(png.subarray(0, Math.floor(png.length / 2))),
+    '/slow-headers': () => {
+      /* never answers */
+    },
+    '/html': (_q, r) =>
+      r.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>hello</body></html>'),
+    '/svg': (_q, r) =>
+      r
+        .writeHead(200, { 'content-type': 'image/svg+xml' })
+        .end(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>',
+        ),
+    '/truncated.png': (_q, r) =>
+      r
+        .writeHead(200, { 'content-type': 'image/png' })
+        .end(png.subarray(0, Math.floor(png.length / 2))),
     // The handlers answer once their picture is made; a failure to make it is the test's, not the server's.
     '/huge-pixels.png': (q, r) => {
-      void sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#123456' } }).png().toBuffer().then((b) => servePng(b)(q, r));
+      void sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#123456' } })
+        .png()
+        .toBuffer()
+        .then((b) => servePng(b)(q, r));
     },
     '/rotated.jpg': (q, r) => {
-      void testPicture(300, 100, [20, 200, 90]).then((p) => sharp(p).jpeg().withMetadata({ orientation: 6 }).toBuffer())
+      void testPicture(300, 100, [20, 200, 90])
+        .then((p) => sharp(p).jpeg().withMetadata({ orientation: 6 }).toBuffer())
         .then((b) => r.writeHead(200, { 'content-type': 'image/jpeg' }).end(b));
     },
     '/gone': (_q, r) => r.writeHead(404).end('no'),
@@ -120,7 +154,10 @@ describe('address guard (allowPrivate false)', () => {
     ['0.0.0.0', () => `http://0.0.0.0:${port()}/a.png`],
   ])('refuses %s with the default policy and never connects', async (_name, url) => {
     const before = server.hits['/a.png'] ?? 0;
-    const err = await fetchImage(url(), { workDir, allowPrivate: false }).then(unexpected, (e: unknown) => e as RenderError);
+    const err = await fetchImage(url(), { workDir, allowPrivate: false }).then(
+      unexpected,
+      (e: unknown) => e as RenderError,
+    );
     expect(err).toBeInstanceOf(RenderError);
     expect(err).toMatchObject({ code: 'INPUT_URL_REFUSED', retryable: false });
     expect(err.message).toMatch(/loopback|this network|unspecified/);
@@ -150,17 +187,33 @@ describe('address guard (allowPrivate false)', () => {
   });
 
   it('refuses a name with any private address among its answers', async () => {
-    const resolve: Resolver = () => Promise.resolve([{ address: '127.0.0.1', family: 4 }, { address: '127.0.0.2', family: 4 }]);
-    const err = await failure(`http://mixed.example.test:${server.port}/a.png`, { resolve, policy: loopbackIsPublic });
+    const resolve: Resolver = () =>
+      Promise.resolve([
+        { address: '127.0.0.1', family: 4 },
+        { address: '127.0.0.2', family: 4 },
+      ]);
+    const err = await failure(`http://mixed.example.test:${server.port}/a.png`, {
+      resolve,
+      policy: loopbackIsPublic,
+    });
     expect(err.code).toBe('INPUT_URL_REFUSED');
   });
 
   it('connects to the checked address, not to whatever DNS says later', async () => {
     let calls = 0;
     // First answer passes the check; a rebinding DNS would answer differently on the next lookup.
-    const resolve: Resolver = () => Promise.resolve(calls++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '127.0.0.2', family: 4 }]);
+    const resolve: Resolver = () =>
+      Promise.resolve(
+        calls++ === 0
+          ? [{ address: '127.0.0.1', family: 4 }]
+          : [{ address: '127.0.0.2', family: 4 }],
+      );
     const before = privateServer.hits['/a.png'] ?? 0;
-    const img = await fetchImage(`http://images.example.test:${server.port}/host-echo`, { workDir, policy: loopbackIsPublic, resolve });
+    const img = await fetchImage(`http://images.example.test:${server.port}/host-echo`, {
+      workDir,
+      policy: loopbackIsPublic,
+      resolve,
+    });
     expect(img.width).toBe(320);
     expect(calls).toBe(1);
     expect(privateServer.hits['/a.png'] ?? 0).toBe(before);
@@ -174,8 +227,13 @@ describe('address guard (allowPrivate false)', () => {
   });
 
   it('re-resolves and pins named redirect targets', async () => {
-    const resolve: Resolver = (host) => Promise.resolve(host === 'images.example.test' ? [{ address: '127.0.0.1', family: 4 }] : []);
-    const img = await fetchImage(server.url('/to-named'), { workDir, policy: loopbackIsPublic, resolve });
+    const resolve: Resolver = (host) =>
+      Promise.resolve(host === 'images.example.test' ? [{ address: '127.0.0.1', family: 4 }] : []);
+    const img = await fetchImage(server.url('/to-named'), {
+      workDir,
+      policy: loopbackIsPublic,
+      resolve,
+    });
     expect(img.height).toBe(180);
   });
 
@@ -195,7 +253,8 @@ describe('address guard (allowPrivate false)', () => {
 describe('fetching (loopback counted as public)', () => {
   const ok = (p: string, opts: Partial<FetchImageOptions> = {}) =>
     fetchImage(server.url(p), { workDir, policy: loopbackIsPublic, ...opts });
-  const bad = (p: string, opts: Partial<FetchImageOptions> = {}) => failure(server.url(p), { policy: loopbackIsPublic, ...opts });
+  const bad = (p: string, opts: Partial<FetchImageOptions> = {}) =>
+    failure(server.url(p), { policy: loopbackIsPublic, ...opts });
 
   it('writes the image into the work directory as a PNG', async () => {
     const img = await ok('/a.png');
@@ -250,8 +309,14 @@ describe('fetching (loopback counted as public)', () => {
 
   it('passes on the reason of the caller abort when it is a RenderError', async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new RenderError('RENDER_TIMEOUT', 'render deadline', true)), 50);
-    expect(await bad('/slow', { signal: controller.signal })).toMatchObject({ code: 'RENDER_TIMEOUT', retryable: true });
+    setTimeout(
+      () => controller.abort(new RenderError('RENDER_TIMEOUT', 'render deadline', true)),
+      50,
+    );
+    expect(await bad('/slow', { signal: controller.signal })).toMatchObject({
+      code: 'RENDER_TIMEOUT',
+      retryable: true,
+    });
   });
 
   it.each(['/html', '/svg', '/truncated.png'])('refuses %s as not an image', async (p) => {
@@ -273,7 +338,10 @@ describe('fetching (loopback counted as public)', () => {
 
   it('fails connection resets and refusals retryably', async () => {
     expect(await bad('/reset')).toMatchObject({ code: 'INPUT_FETCH_FAILED', retryable: true });
-    expect(await bad('/reset-mid-body')).toMatchObject({ code: 'INPUT_FETCH_FAILED', retryable: true });
+    expect(await bad('/reset-mid-body')).toMatchObject({
+      code: 'INPUT_FETCH_FAILED',
+      retryable: true,
+    });
     const closed = net.createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as net.AddressInfo).port;
@@ -284,12 +352,21 @@ describe('fetching (loopback counted as public)', () => {
   });
 
   it('fails a host that does not exist permanently', async () => {
-    const resolve: Resolver = () => Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' }));
-    expect(await failure('http://nowhere.example.test/a.png', { resolve })).toMatchObject({ code: 'INPUT_NOT_FOUND', retryable: false });
+    const resolve: Resolver = () =>
+      Promise.reject(Object.assign(new Error('nx'), { code: 'ENOTFOUND' }));
+    expect(await failure('http://nowhere.example.test/a.png', { resolve })).toMatchObject({
+      code: 'INPUT_NOT_FOUND',
+      retryable: false,
+    });
   });
 
   it('keeps the query string out of every message', async () => {
-    for (const p of ['/gone?token=SECRET123', '/busy?sig=SECRET123', '/html?key=SECRET123', '/slow?x=SECRET123']) {
+    for (const p of [
+      '/gone?token=SECRET123',
+      '/busy?sig=SECRET123',
+      '/html?key=SECRET123',
+      '/slow?x=SECRET123',
+    ]) {
       const err = await bad(p, { timeoutMs: 300 });
       expect(err.message).not.toContain('SECRET123');
       expect(err.message).toContain(`127.0.0.1:${server.port}${p.split('?')[0]}`);

@@ -4,7 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createImageToVideo } from '../../../src/backends/local/image-to-video.ts';
 import { RenderError, type RenderOutput } from '../../../src/backends/types.ts';
 import {
-  context, difference, fileHash, frameThumb, makeWorkDir, probe, processesMentioning, scriptedServer, servePng, stillThumb, testPicture,
+  context,
+  difference,
+  fileHash,
+  frameThumb,
+  makeWorkDir,
+  probe,
+  processesMentioning,
+  scriptedServer,
+  servePng,
+  stillThumb,
+  testPicture,
   unexpected,
 } from './helpers.ts';
 
@@ -28,12 +38,27 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const work = () => { const d = makeWorkDir('rg-i2v-test-'); dirs.push(d); return d; };
-const inputs = (over: Record<string, string | number | boolean> = {}) =>
-  ({ prompt: 'a slow push-in on a sunset', image: server.url('/a.png'), guidance_scale: 0.5, duration: 5, ...over });
+const work = () => {
+  const d = makeWorkDir('rg-i2v-test-');
+  dirs.push(d);
+  return d;
+};
+const inputs = (over: Record<string, string | number | boolean> = {}) => ({
+  prompt: 'a slow push-in on a sunset',
+  image: server.url('/a.png'),
+  guidance_scale: 0.5,
+  duration: 5,
+  ...over,
+});
 
-async function render(over: Record<string, string | number | boolean> = {}, progress?: (f: number) => void): Promise<string> {
-  const out: RenderOutput = await backend.run(inputs(over), context(work(), progress ? { progress } : {}));
+async function render(
+  over: Record<string, string | number | boolean> = {},
+  progress?: (f: number) => void,
+): Promise<string> {
+  const out: RenderOutput = await backend.run(
+    inputs(over),
+    context(work(), progress ? { progress } : {}),
+  );
   expect(out).toMatchObject({ kind: 'file', contentType: 'video/mp4' });
   return (out as { path: string }).path;
 }
@@ -41,13 +66,22 @@ async function render(over: Record<string, string | number | boolean> = {}, prog
 describe('rendergate/image-to-video', () => {
   let file: string;
   const seen: number[] = [];
-  beforeAll(async () => { file = await render({ negative_prompt: 'blurry, text' }, (f) => seen.push(f)); });
+  beforeAll(async () => {
+    file = await render({ negative_prompt: 'blurry, text' }, (f) => seen.push(f));
+  });
 
   it('is a 1280×720 H.264 yuv420p MP4 of exactly 5 s at 25 fps, without audio', async () => {
     const p = await probe(file);
     expect(p.streams).toHaveLength(1);
     const [v] = p.streams;
-    expect(v).toMatchObject({ codec_type: 'video', codec_name: 'h264', width: 1280, height: 720, pix_fmt: 'yuv420p', r_frame_rate: '25/1' });
+    expect(v).toMatchObject({
+      codec_type: 'video',
+      codec_name: 'h264',
+      width: 1280,
+      height: 720,
+      pix_fmt: 'yuv420p',
+      r_frame_rate: '25/1',
+    });
     expect(Math.abs(Number(p.format.duration) - 5)).toBeLessThanOrEqual(0.1);
     expect(Number(v.nb_frames)).toBe(125);
   });
@@ -78,14 +112,22 @@ describe('rendergate/image-to-video', () => {
   });
 
   it('starts on the picture and moves over it', async () => {
-    const [first, last, still] = await Promise.all([frameThumb(file, 0), frameThumb(file, 124), stillThumb(picture)]);
+    const [first, last, still] = await Promise.all([
+      frameThumb(file, 0),
+      frameThumb(file, 124),
+      stillThumb(picture),
+    ]);
     expect(difference(first, still)).toBeLessThan(0.04);
     expect(difference(first, last)).toBeGreaterThan(0.03);
   });
 
   it('moves more with a higher guidance_scale', async () => {
-    const [weak, strong] = await Promise.all([render({ guidance_scale: 0 }), render({ guidance_scale: 1 })]);
-    const motion = async (f: string) => difference(await frameThumb(f, 0), await frameThumb(f, 124));
+    const [weak, strong] = await Promise.all([
+      render({ guidance_scale: 0 }),
+      render({ guidance_scale: 1 }),
+    ]);
+    const motion = async (f: string) =>
+      difference(await frameThumb(f, 0), await frameThumb(f, 124));
     expect(await motion(strong)).toBeGreaterThan((await motion(weak)) * 1.5);
   });
 
@@ -115,10 +157,18 @@ describe('rendergate/image-to-video failures', () => {
     try {
       const controller = new AbortController();
       let encoding = false;
-      const running = backend.run(inputs({ duration: 10, guidance_scale: 1 }), context(workDir, {
-        signal: controller.signal,
-        progress: (f) => { if (f > 0.15 && !encoding) { encoding = true; setTimeout(() => controller.abort(), 50); } },
-      }));
+      const running = backend.run(
+        inputs({ duration: 10, guidance_scale: 1 }),
+        context(workDir, {
+          signal: controller.signal,
+          progress: (f) => {
+            if (f > 0.15 && !encoding) {
+              encoding = true;
+              setTimeout(() => controller.abort(), 50);
+            }
+          },
+        }),
+      );
       const t0 = Date.now();
       const err = await running.then(unexpected, (e: unknown) => e as RenderError);
       expect(encoding).toBe(true);
@@ -129,7 +179,8 @@ describe('rendergate/image-to-video failures', () => {
       expect(fs.readdirSync(tmp)).toEqual([]);
       expect(fs.readdirSync(root).sort()).toEqual(['tmp', 'work']);
     } finally {
-      if (savedTmp === undefined) delete process.env.TMPDIR; else process.env.TMPDIR = savedTmp;
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
     }
   });
 
@@ -138,10 +189,18 @@ describe('rendergate/image-to-video failures', () => {
     dirs.push(workDir);
     const controller = new AbortController();
     let abortedAt = 0;
-    const running = backend.run(inputs({ duration: 10 }), context(workDir, {
-      signal: controller.signal,
-      progress: (f) => { if (f > 0.2 && !abortedAt) { abortedAt = Date.now(); controller.abort(); } },
-    }));
+    const running = backend.run(
+      inputs({ duration: 10 }),
+      context(workDir, {
+        signal: controller.signal,
+        progress: (f) => {
+          if (f > 0.2 && !abortedAt) {
+            abortedAt = Date.now();
+            controller.abort();
+          }
+        },
+      }),
+    );
     const err = await running.then(unexpected, (e: unknown) => e as RenderError);
     expect(err.code).toBe('RENDER_CANCELLED');
     expect(Date.now() - abortedAt).toBeLessThan(10_000); // far less than the rest of a 10 s render
@@ -151,26 +210,33 @@ describe('rendergate/image-to-video failures', () => {
   it('stops at the time limit with a retryable RENDER_TIMEOUT', async () => {
     const workDir = work();
     const t0 = Date.now();
-    const err = await backend.run(inputs({ duration: 10 }), context(workDir, { timeLimitSeconds: 1 })).then(unexpected, (e: unknown) => e as RenderError);
+    const err = await backend
+      .run(inputs({ duration: 10 }), context(workDir, { timeLimitSeconds: 1 }))
+      .then(unexpected, (e: unknown) => e as RenderError);
     expect(err).toMatchObject({ code: 'RENDER_TIMEOUT', retryable: true });
     expect(Date.now() - t0).toBeLessThan(30_000); // stopped at 1 s, not the render's own 2 minutes
     expect(processesMentioning(workDir)).toEqual([]);
   });
 
   it('counts a slow input fetch against the render time limit too', async () => {
-    const err = await backend.run(inputs({ image: server.url('/slow.png') }), context(work(), { timeLimitSeconds: 0.5 }))
+    const err = await backend
+      .run(inputs({ image: server.url('/slow.png') }), context(work(), { timeLimitSeconds: 0.5 }))
       .then(unexpected, (e: unknown) => e as RenderError);
     expect(err).toMatchObject({ code: 'RENDER_TIMEOUT', retryable: true });
   });
 
   it('fails permanently on a missing picture', async () => {
-    const err = await backend.run(inputs({ image: server.url('/missing.png') }), context(work())).then(unexpected, (e: unknown) => e as RenderError);
+    const err = await backend
+      .run(inputs({ image: server.url('/missing.png') }), context(work()))
+      .then(unexpected, (e: unknown) => e as RenderError);
     expect(err).toMatchObject({ code: 'INPUT_NOT_FOUND', retryable: false });
   });
 
   it('refuses loopback pictures unless private addresses are allowed', async () => {
     const guarded = createImageToVideo({ allowPrivateUrls: false });
-    const err = await guarded.run(inputs(), context(work())).then(unexpected, (e: unknown) => e as RenderError);
+    const err = await guarded
+      .run(inputs(), context(work()))
+      .then(unexpected, (e: unknown) => e as RenderError);
     expect(err).toMatchObject({ code: 'INPUT_URL_REFUSED', retryable: false });
   });
 });

@@ -3,7 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { freshDatabase } from '../../helpers/db.ts';
-import { ADMIN, client, freePort, startTestService, type TestService } from '../../helpers/service.ts';
+import {
+  ADMIN,
+  client,
+  freePort,
+  startTestService,
+  type TestService,
+} from '../../helpers/service.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { stripeFake, type StripeFake } from '../../fakes/stripe.ts';
 import { StudioSession } from '../../studio/http-session.ts';
@@ -17,19 +23,28 @@ let api: ReturnType<typeof client>;
 beforeAll(async () => {
   dbh = await freshDatabase();
   fake = await stripeFake();
-  svc = await startTestService(dbh.url, { env: {
-    RENDERGATE_STRIPE_SECRET_KEY: fake.secretKey, RENDERGATE_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
-    RENDERGATE_STRIPE_API_BASE: fake.base, RENDERGATE_TOPUP_AMOUNTS: '1000,2000,5000',
-    // Renders are charged and stay queued: the balance is spent without rendering anything.
-    RENDERGATE_WORKER_CONCURRENCY: '0',
-  } });
+  svc = await startTestService(dbh.url, {
+    env: {
+      RENDERGATE_STRIPE_SECRET_KEY: fake.secretKey,
+      RENDERGATE_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+      RENDERGATE_STRIPE_API_BASE: fake.base,
+      RENDERGATE_TOPUP_AMOUNTS: '1000,2000,5000',
+      // Renders are charged and stay queued: the balance is spent without rendering anything.
+      RENDERGATE_WORKER_CONCURRENCY: '0',
+    },
+  });
   fake.webhookUrl = `${svc.base}/webhooks/stripe`;
   api = client(svc.base);
 });
-afterAll(async () => { await svc?.stop(); await fake?.close(); await dbh?.drop(); });
+afterAll(async () => {
+  await svc?.stop();
+  await fake?.close();
+  await dbh?.drop();
+});
 
 const q = async (sql: string, values: unknown[] = []) => (await dbh.db.query(sql, values)).rows;
-const balanceOf = async (id: string) => (await q('SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [id]))[0];
+const balanceOf = async (id: string) =>
+  (await q('SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [id]))[0];
 
 /** A signed-in account owner; `accountId` read back by email. */
 async function owner() {
@@ -47,7 +62,8 @@ async function startTopUp(s: StudioSession, amount: number): Promise<string> {
   return /\/c\/pay\/(cs_test_[0-9a-f]+)$/.exec(r.location!)![1];
 }
 
-const completed = (sessionId: string) => JSON.stringify(fake.event('checkout.session.completed', fake.pay(sessionId)));
+const completed = (sessionId: string) =>
+  JSON.stringify(fake.event('checkout.session.completed', fake.pay(sessionId)));
 
 describe('Add credit', () => {
   it('creates a Checkout Session with the right fields and redirects (303) to its url', async () => {
@@ -57,7 +73,9 @@ describe('Add credit', () => {
     expect(home.headers.get('content-security-policy')).toContain("form-action 'self';");
     const page = await s.get('/credit');
     // Only the Add credit page may post (and be redirected) to Checkout's origin, and only that origin.
-    expect(page.headers.get('content-security-policy')).toContain(`form-action 'self' ${fake.base};`);
+    expect(page.headers.get('content-security-policy')).toContain(
+      `form-action 'self' ${fake.base};`,
+    );
     expect(page.text).toContain('€20.00');
     const before = fake.requests.length;
     const r = await s.post('/credit', { amount: '2000' });
@@ -66,9 +84,12 @@ describe('Add credit', () => {
     const { method, path, params } = fake.requests.at(-1)!;
     expect({ method, path }).toEqual({ method: 'POST', path: '/v1/checkout/sessions' });
     expect(params).toMatchObject({
-      mode: 'payment', client_reference_id: accountId, metadata: { rendergate_account: accountId },
+      mode: 'payment',
+      client_reference_id: accountId,
+      metadata: { rendergate_account: accountId },
       line_items: [{ quantity: '1', price_data: { currency: 'eur', unit_amount: '2000' } }],
-      success_url: `${svc.base}/credit/success?session_id={CHECKOUT_SESSION_ID}`, cancel_url: `${svc.base}/credit?cancelled=1`,
+      success_url: `${svc.base}/credit/success?session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${svc.base}/credit?cancelled=1`,
     });
     expect(params.line_items).toHaveLength(1);
     const session = [...fake.sessions.values()].at(-1);
@@ -105,10 +126,21 @@ describe('POST /webhooks/stripe', () => {
     expect((await fake.deliver(completed(id))).body.outcome).toBe('duplicate');
     expect(answers.filter((a) => a.body.outcome === 'credited')).toHaveLength(1);
     expect((await balanceOf(accountId)).balance_cents).toBe(5000);
-    const ledger = await q('SELECT kind, amount_cents, reason FROM ledger_entries WHERE account_id = $1', [accountId]);
-    expect(ledger).toEqual([{ kind: 'credit', amount_cents: 5000, reason: `Stripe Checkout ${id}` }]);
-    const outcomes = await q('SELECT outcome, count(*)::int AS n FROM stripe_events WHERE session_id = $1 GROUP BY 1 ORDER BY 1', [id]);
-    expect(outcomes).toEqual([{ outcome: 'credited', n: 1 }, { outcome: 'duplicate', n: 21 }]);
+    const ledger = await q(
+      'SELECT kind, amount_cents, reason FROM ledger_entries WHERE account_id = $1',
+      [accountId],
+    );
+    expect(ledger).toEqual([
+      { kind: 'credit', amount_cents: 5000, reason: `Stripe Checkout ${id}` },
+    ]);
+    const outcomes = await q(
+      'SELECT outcome, count(*)::int AS n FROM stripe_events WHERE session_id = $1 GROUP BY 1 ORDER BY 1',
+      [id],
+    );
+    expect(outcomes).toEqual([
+      { outcome: 'credited', n: 1 },
+      { outcome: 'duplicate', n: 21 },
+    ]);
     await checkInvariants(dbh.db);
   });
 
@@ -118,12 +150,18 @@ describe('POST /webhooks/stripe', () => {
     const payload = completed(id);
     const events = (await q('SELECT count(*)::int AS n FROM stripe_events'))[0].n;
     const signing = new Stripe('sk_test_other');
-    const otherSecret = signing.webhooks.generateTestHeaderString({ payload, secret: 'whsec_not_the_right_one' });
+    const otherSecret = signing.webhooks.generateTestHeaderString({
+      payload,
+      secret: 'whsec_not_the_right_one',
+    });
     const tampered = payload.replace('"amount_total":1000', '"amount_total":100000');
     expect(tampered).not.toBe(payload);
     const good = signing.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret });
-    const stale = signing.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret,
-      timestamp: Math.floor(Date.now() / 1000) - 301 });
+    const stale = signing.webhooks.generateTestHeaderString({
+      payload,
+      secret: fake.webhookSecret,
+      timestamp: Math.floor(Date.now() / 1000) - 301,
+    });
     const tries = [
       await fake.deliver(payload, { signature: null }),
       await fake.deliver(payload, { signature: '' }),
@@ -145,26 +183,41 @@ describe('POST /webhooks/stripe', () => {
   it('credits an asynchronous payment when it succeeds, not when the session completes unpaid', async () => {
     const { s, accountId } = await owner();
     const id = await startTopUp(s, 2000);
-    const unpaid = await fake.deliver(JSON.stringify(fake.event('checkout.session.completed', fake.pay(id, 'unpaid'))));
+    const unpaid = await fake.deliver(
+      JSON.stringify(fake.event('checkout.session.completed', fake.pay(id, 'unpaid'))),
+    );
     expect(unpaid).toMatchObject({ status: 200, body: { outcome: 'ignored' } });
     expect((await balanceOf(accountId)).balance_cents).toBe(0);
-    const ok = await fake.deliver(JSON.stringify(fake.event('checkout.session.async_payment_succeeded', fake.pay(id))));
+    const ok = await fake.deliver(
+      JSON.stringify(fake.event('checkout.session.async_payment_succeeded', fake.pay(id))),
+    );
     expect(ok).toMatchObject({ status: 200, body: { outcome: 'credited' } });
     expect((await balanceOf(accountId)).balance_cents).toBe(2000);
     await checkInvariants(dbh.db);
   });
 
   it('answers 200 to other events and to an unknown account, changing nothing, and records them', async () => {
-    const other = await fake.deliver(JSON.stringify(fake.event('customer.created', { id: 'cus_1', object: 'customer' })));
+    const other = await fake.deliver(
+      JSON.stringify(fake.event('customer.created', { id: 'cus_1', object: 'customer' })),
+    );
     expect(other).toMatchObject({ status: 200, body: { outcome: 'ignored' } });
     const { s } = await owner();
     const id = await startTopUp(s, 1000);
-    const session = { ...fake.pay(id), client_reference_id: 'acct_0190f6f1c2a87c3e9a4e5b6d7c8e9f01',
-      metadata: { rendergate_account: 'acct_0190f6f1c2a87c3e9a4e5b6d7c8e9f01' } };
+    const session = {
+      ...fake.pay(id),
+      client_reference_id: 'acct_0190f6f1c2a87c3e9a4e5b6d7c8e9f01',
+      metadata: { rendergate_account: 'acct_0190f6f1c2a87c3e9a4e5b6d7c8e9f01' },
+    };
     const r = await fake.deliver(JSON.stringify(fake.event('checkout.session.completed', session)));
     expect(r).toMatchObject({ status: 200, body: { outcome: 'refused' } });
-    const [rec] = await q('SELECT outcome, detail, account_id FROM stripe_events WHERE session_id = $1', [id]);
-    expect(rec).toMatchObject({ outcome: 'refused', account_id: 'acct_0190f6f1c2a87c3e9a4e5b6d7c8e9f01' });
+    const [rec] = await q(
+      'SELECT outcome, detail, account_id FROM stripe_events WHERE session_id = $1',
+      [id],
+    );
+    expect(rec).toMatchObject({
+      outcome: 'refused',
+      account_id: 'acct_0190f6f1c2a87c3e9a4e5b6d7c8e9f01',
+    });
     expect(rec.detail).toContain('not credited');
     expect(await q('SELECT * FROM topups WHERE session_id = $1', [id])).toEqual([]);
   });
@@ -177,8 +230,11 @@ describe('POST /webhooks/stripe', () => {
     // Spend 960 of the 1000 on 16 renders of 60 cents (queued: no worker renders here).
     const inputs = { prompt: 'a lighthouse', image: 'http://127.0.0.1:9/x.png', duration: 10 };
     for (let i = 0; i < 16; i++) {
-      const r = await api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/image-to-video', inputs },
-        headers: { 'idempotency-key': `spend-${i}` } });
+      const r = await api.call('POST', '/v1/generations', {
+        key,
+        body: { modelId: 'rendergate/image-to-video', inputs },
+        headers: { 'idempotency-key': `spend-${i}` },
+      });
       expect(r.status).toBe(202);
     }
     expect((await balanceOf(accountId)).balance_cents).toBe(40);
@@ -187,14 +243,28 @@ describe('POST /webhooks/stripe', () => {
     expect((await fake.deliver(refund)).body.outcome).toBe('reversed');
     expect((await fake.deliver(refund)).body.outcome).toBe('duplicate');
     expect(await balanceOf(accountId)).toEqual({ balance_cents: 0, shortfall_cents: 960 });
-    const [rev] = await q(`SELECT amount_cents, reason FROM ledger_entries WHERE account_id = $1 AND kind = 'reversal'`, [accountId]);
-    expect(rev).toEqual({ amount_cents: 40, reason: `Stripe refund of Checkout ${first} (shortfall 960 cents)` });
+    const [rev] = await q(
+      `SELECT amount_cents, reason FROM ledger_entries WHERE account_id = $1 AND kind = 'reversal'`,
+      [accountId],
+    );
+    expect(rev).toEqual({
+      amount_cents: 40,
+      reason: `Stripe refund of Checkout ${first} (shortfall 960 cents)`,
+    });
     // A dispute of money already refunded takes nothing more.
-    expect((await fake.deliver(JSON.stringify(fake.event('charge.dispute.created', fake.dispute(paid, 1000))))).body.outcome)
-      .toBe('duplicate');
+    expect(
+      (
+        await fake.deliver(
+          JSON.stringify(fake.event('charge.dispute.created', fake.dispute(paid, 1000))),
+        )
+      ).body.outcome,
+    ).toBe('duplicate');
     // The shortfall blocks live renders (402) until made good.
-    const blocked = await api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/image-to-video', inputs },
-      headers: { 'idempotency-key': 'blocked' } });
+    const blocked = await api.call('POST', '/v1/generations', {
+      key,
+      body: { modelId: 'rendergate/image-to-video', inputs },
+      headers: { 'idempotency-key': 'blocked' },
+    });
     expect(blocked.status).toBe(402);
     expect(blocked.json.code).toBe('INSUFFICIENT_BALANCE');
     expect(blocked.json.message).toContain('owes 960 cents');
@@ -203,17 +273,27 @@ describe('POST /webhooks/stripe', () => {
     const second = await startTopUp(s, 2000);
     await fake.deliver(completed(second));
     expect(await balanceOf(accountId)).toEqual({ balance_cents: 1040, shortfall_cents: 0 });
-    const ok = await api.call('POST', '/v1/generations', { key, body: { modelId: 'rendergate/image-to-video', inputs },
-      headers: { 'idempotency-key': 'after' } });
+    const ok = await api.call('POST', '/v1/generations', {
+      key,
+      body: { modelId: 'rendergate/image-to-video', inputs },
+      headers: { 'idempotency-key': 'after' },
+    });
     expect(ok.status).toBe(202);
     expect((await balanceOf(accountId)).balance_cents).toBe(980);
-    const dispute = JSON.stringify(fake.event('charge.dispute.created', fake.dispute(fake.sessions.get(second), 1500)));
+    const dispute = JSON.stringify(
+      fake.event('charge.dispute.created', fake.dispute(fake.sessions.get(second), 1500)),
+    );
     expect((await fake.deliver(dispute)).body.outcome).toBe('reversed');
     expect(await balanceOf(accountId)).toEqual({ balance_cents: 0, shortfall_cents: 520 });
-    const kinds = await q(`SELECT kind, amount_cents FROM ledger_entries WHERE account_id = $1 AND kind IN ('credit', 'reversal') ORDER BY id`, [accountId]);
+    const kinds = await q(
+      `SELECT kind, amount_cents FROM ledger_entries WHERE account_id = $1 AND kind IN ('credit', 'reversal') ORDER BY id`,
+      [accountId],
+    );
     expect(kinds).toEqual([
-      { kind: 'credit', amount_cents: 1000 }, { kind: 'reversal', amount_cents: 40 },
-      { kind: 'credit', amount_cents: 2000 }, { kind: 'reversal', amount_cents: 960 },
+      { kind: 'credit', amount_cents: 1000 },
+      { kind: 'reversal', amount_cents: 40 },
+      { kind: 'credit', amount_cents: 2000 },
+      { kind: 'reversal', amount_cents: 960 },
       { kind: 'reversal', amount_cents: 980 },
     ]);
     // The operator's credit makes the rest good.
@@ -229,7 +309,11 @@ describe('the success page and the console', () => {
     const id = await startTopUp(s, 1000);
     const page = s.get(`/credit/success?session_id=${id}`);
     // The page is held on the change notification until the credit commits.
-    await waitFor('the request held', async () => (await fetch(`${svc.base}/metrics`).then((r) => r.text())).includes('rendergate_held_requests 1'));
+    await waitFor('the request held', async () =>
+      (await fetch(`${svc.base}/metrics`).then((r) => r.text())).includes(
+        'rendergate_held_requests 1',
+      ),
+    );
     await fake.deliver(completed(id));
     const r = await page;
     expect(r.status).toBe(200);
@@ -246,12 +330,33 @@ describe('the success page and the console', () => {
     const payload = completed(id);
     await fake.deliver(payload);
     await fake.deliver(payload);
-    await fake.deliver(JSON.stringify(fake.event('customer.created', { id: 'cus_2', object: 'customer' })));
+    await fake.deliver(
+      JSON.stringify(fake.event('customer.created', { id: 'cus_2', object: 'customer' })),
+    );
     const stray = await startTopUp(s, 1000);
-    await fake.deliver(JSON.stringify(fake.event('checkout.session.completed', { ...fake.pay(stray), client_reference_id: 'acct_nobody' })));
-    expect((await api.call('POST', '/v1/generations', { key, headers: { 'idempotency-key': 'one' }, body: {
-      modelId: 'rendergate/image-to-video', inputs: { prompt: 'a', image: 'http://127.0.0.1:9/x.png', duration: 10 } } })).status).toBe(202);
-    await fake.deliver(JSON.stringify(fake.event('charge.refunded', fake.charge(fake.sessions.get(id), 1000))));
+    await fake.deliver(
+      JSON.stringify(
+        fake.event('checkout.session.completed', {
+          ...fake.pay(stray),
+          client_reference_id: 'acct_nobody',
+        }),
+      ),
+    );
+    expect(
+      (
+        await api.call('POST', '/v1/generations', {
+          key,
+          headers: { 'idempotency-key': 'one' },
+          body: {
+            modelId: 'rendergate/image-to-video',
+            inputs: { prompt: 'a', image: 'http://127.0.0.1:9/x.png', duration: 10 },
+          },
+        })
+      ).status,
+    ).toBe(202);
+    await fake.deliver(
+      JSON.stringify(fake.event('charge.refunded', fake.charge(fake.sessions.get(id), 1000))),
+    );
     expect(await balanceOf(accountId)).toEqual({ balance_cents: 0, shortfall_cents: 60 });
     const op = new StudioSession(svc.base);
     await op.get('/admin');
@@ -262,7 +367,8 @@ describe('the success page and the console', () => {
     expect(list.text).toContain(owing.id);
     const events = await op.get('/admin/stripe');
     expect(events.status).toBe(200);
-    for (const o of ['credited', 'duplicate', 'ignored', 'refused', 'reversed']) expect(events.text).toContain(`<td><strong>${o}</strong>`);
+    for (const o of ['credited', 'duplicate', 'ignored', 'refused', 'reversed'])
+      expect(events.text).toContain(`<td><strong>${o}</strong>`);
     expect(events.text).toContain('not credited');
     const account = await op.get(`/admin/accounts/${owing.id}`);
     expect(account.text).toContain('top-up');
@@ -287,10 +393,13 @@ describe('without Stripe, or with Stripe away', () => {
   });
 
   it('says so clearly when Stripe cannot be reached, and writes nothing', async () => {
-    const away = await startTestService(dbh.url, { env: {
-      RENDERGATE_STRIPE_SECRET_KEY: fake.secretKey, RENDERGATE_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
-      RENDERGATE_STRIPE_API_BASE: `http://127.0.0.1:${await freePort()}`,
-    } });
+    const away = await startTestService(dbh.url, {
+      env: {
+        RENDERGATE_STRIPE_SECRET_KEY: fake.secretKey,
+        RENDERGATE_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+        RENDERGATE_STRIPE_API_BASE: `http://127.0.0.1:${await freePort()}`,
+      },
+    });
     try {
       const s = new StudioSession(away.base);
       const email = await s.signUp();
@@ -299,8 +408,11 @@ describe('without Stripe, or with Stripe away', () => {
       expect(r.status).toBe(503);
       expect(r.text).toContain('Stripe could not be reached');
       expect(r.text).toContain('Nothing was charged');
-      const rows = await q(`SELECT (SELECT count(*)::int FROM ledger_entries l WHERE l.account_id = a.id) AS entries,
-        (SELECT count(*)::int FROM topups t WHERE t.account_id = a.id) AS topups FROM accounts a WHERE lower(a.email) = lower($1)`, [email]);
+      const rows = await q(
+        `SELECT (SELECT count(*)::int FROM ledger_entries l WHERE l.account_id = a.id) AS entries,
+        (SELECT count(*)::int FROM topups t WHERE t.account_id = a.id) AS topups FROM accounts a WHERE lower(a.email) = lower($1)`,
+        [email],
+      );
       expect(rows).toEqual([{ entries: 0, topups: 0 }]);
     } finally {
       await away.stop();

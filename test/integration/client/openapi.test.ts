@@ -21,7 +21,9 @@ describe('GET /v1/openapi.json', () => {
     expect(anon.headers.get('content-type')).toMatch(/^application\/json/);
     expect(anon.headers.get('x-request-id')).toBeTruthy();
     const doc = await anon.json();
-    const bad = await fetch(f.svc.base + '/v1/openapi.json', { headers: { authorization: 'Bearer nope' } });
+    const bad = await fetch(f.svc.base + '/v1/openapi.json', {
+      headers: { authorization: 'Bearer nope' },
+    });
     expect(bad.status).toBe(200);
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers[0].url).toBe(f.svc.base);
@@ -41,21 +43,47 @@ describe('GET /v1/openapi.json', () => {
     for (const [code, status] of Object.entries(ERROR_STATUS)) {
       expect(doc.components.schemas[`Error${status}`].properties.code.enum, code).toContain(code);
     }
-    const ops = Object.entries(doc.paths).flatMap(([p, item]: [string, any]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`));
-    expect(ops.sort()).toEqual([
-      'DELETE /v1/generations/{id}', 'DELETE /v1/uploads/{id}', 'DELETE /v1/webhook-endpoints/{id}',
-      'GET /v1/generations', 'GET /v1/generations/{id}', 'GET /v1/generations/{id}/content', 'GET /v1/me', 'GET /v1/models',
-      'GET /v1/models/detail', 'GET /v1/openapi.json', 'GET /v1/uploads', 'GET /v1/uploads/{id}', 'GET /v1/webhook-endpoints',
-      'GET /v1/webhook-endpoints/{id}', 'GET /v1/webhook-endpoints/{id}/deliveries',
-      'POST /v1/generations', 'POST /v1/generations/{id}/cancel', 'POST /v1/quote', 'POST /v1/uploads', 'POST /v1/webhook-endpoints',
-      'GET /openai/v1/models', 'GET /openai/v1/models/{vendor}/{name}', 'POST /openai/v1/chat/completions',
-      'POST /webhooks/stripe',
-    ].sort());
+    const ops = Object.entries(doc.paths).flatMap(([p, item]: [string, any]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(ops.sort()).toEqual(
+      [
+        'DELETE /v1/generations/{id}',
+        'DELETE /v1/uploads/{id}',
+        'DELETE /v1/webhook-endpoints/{id}',
+        'GET /v1/generations',
+        'GET /v1/generations/{id}',
+        'GET /v1/generations/{id}/content',
+        'GET /v1/me',
+        'GET /v1/models',
+        'GET /v1/models/detail',
+        'GET /v1/openapi.json',
+        'GET /v1/uploads',
+        'GET /v1/uploads/{id}',
+        'GET /v1/webhook-endpoints',
+        'GET /v1/webhook-endpoints/{id}',
+        'GET /v1/webhook-endpoints/{id}/deliveries',
+        'POST /v1/generations',
+        'POST /v1/generations/{id}/cancel',
+        'POST /v1/quote',
+        'POST /v1/uploads',
+        'POST /v1/webhook-endpoints',
+        'GET /openai/v1/models',
+        'GET /openai/v1/models/{vendor}/{name}',
+        'POST /openai/v1/chat/completions',
+        'POST /webhooks/stripe',
+      ].sort(),
+    );
     // docs/api.md, the reference in the repository, names every code and every path of the document.
     const md = fs.readFileSync(new URL('../../../docs/api.md', import.meta.url), 'utf8');
     for (const code of Object.keys(allErrorCodes())) expect(md, code).toContain('`' + code + '`');
     for (const p of Object.keys(doc.paths)) expect(md, p).toContain(p.replace(/^\/v1/, ''));
-    expect(Object.keys(doc.webhooks).sort()).toEqual(['generation.failed', 'generation.refunded', 'generation.started', 'generation.succeeded']);
+    expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'generation.failed',
+      'generation.refunded',
+      'generation.started',
+      'generation.succeeded',
+    ]);
   });
 
   it('catches drift: an unknown field, a missing one, an unlisted status, a missing header', async () => {
@@ -64,15 +92,33 @@ describe('GET /v1/openapi.json', () => {
     const me = await f.api.call('GET', '/v1/me', { key });
     expect(checker.check('GET', '/v1/me', me.status, me.headers, me.text)).toEqual([]);
     const extra = JSON.stringify({ ...me.json, surprise: 1 });
-    expect(checker.check('GET', '/v1/me', 200, me.headers, extra).join()).toMatch(/surprise|additional/);
+    expect(checker.check('GET', '/v1/me', 200, me.headers, extra).join()).toMatch(
+      /surprise|additional/,
+    );
     const { balanceCents: _, ...missing } = me.json;
-    expect(checker.check('GET', '/v1/me', 200, me.headers, JSON.stringify(missing)).join()).toMatch(/balanceCents/);
-    expect(checker.check('GET', '/v1/me', 418, me.headers, me.text).join()).toMatch(/status not in the document/);
+    expect(checker.check('GET', '/v1/me', 200, me.headers, JSON.stringify(missing)).join()).toMatch(
+      /balanceCents/,
+    );
+    expect(checker.check('GET', '/v1/me', 418, me.headers, me.text).join()).toMatch(
+      /status not in the document/,
+    );
     const noId = new Headers(me.headers);
     noId.delete('x-request-id');
-    expect(checker.check('GET', '/v1/me', 200, noId, me.text).join()).toMatch(/X-Request-Id missing/);
+    expect(checker.check('GET', '/v1/me', 200, noId, me.text).join()).toMatch(
+      /X-Request-Id missing/,
+    );
     const wrongCode = JSON.stringify({ code: 'MODEL_NOT_FOUND', message: 'x', requestId: 'r' });
-    expect(checker.check('GET', '/v1/me', 401, new Headers({ 'x-request-id': 'r', 'content-type': 'application/json' }), wrongCode).join()).toMatch(/code/);
+    expect(
+      checker
+        .check(
+          'GET',
+          '/v1/me',
+          401,
+          new Headers({ 'x-request-id': 'r', 'content-type': 'application/json' }),
+          wrongCode,
+        )
+        .join(),
+    ).toMatch(/code/);
   });
 
   it('gives each model its inputs as a JSON Schema, the same on /models/detail, agreeing with the input checks', async () => {
@@ -81,14 +127,25 @@ describe('GET /v1/openapi.json', () => {
     const ajv = new Ajv2020({ strict: false });
     (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
     for (const m of (await f.api.call('GET', '/v1/models', { key })).json.data) {
-      const detail = await f.api.call('GET', `/v1/models/detail?id=${encodeURIComponent(m.id)}`, { key });
+      const detail = await f.api.call('GET', `/v1/models/detail?id=${encodeURIComponent(m.id)}`, {
+        key,
+      });
       expect(detail.json.inputSchema).toEqual(doc.components.schemas[inputsComponent(m.id)]);
       expect(detail.json.inputSchema.additionalProperties).toBe(false);
     }
-    const schema = ajv.compile((await f.api.call('GET', '/v1/models/detail?id=rendergate/image-to-video', { key })).json.inputSchema);
+    const schema = ajv.compile(
+      (await f.api.call('GET', '/v1/models/detail?id=rendergate/image-to-video', { key })).json
+        .inputSchema,
+    );
     const cases: Record<string, unknown>[] = [
       { prompt: 'a', image: 'https://example.com/a.png' },
-      { prompt: 'a', image: 'https://example.com/a.png', duration: 10, guidance_scale: 1, negative_prompt: 'x' },
+      {
+        prompt: 'a',
+        image: 'https://example.com/a.png',
+        duration: 10,
+        guidance_scale: 1,
+        negative_prompt: 'x',
+      },
       { prompt: 'a', image: 'https://example.com/a.png', duration: 7 },
       { prompt: 'a', image: 'https://example.com/a.png', guidance_scale: 1.5 },
       { prompt: 'a', image: 'ftp://example.com/a.png' },
@@ -99,7 +156,10 @@ describe('GET /v1/openapi.json', () => {
       { prompt: 1, image: 'https://example.com/a.png' },
     ];
     for (const inputs of cases) {
-      const q = await f.api.call('POST', '/v1/quote', { key, body: { modelId: 'rendergate/image-to-video', inputs } });
+      const q = await f.api.call('POST', '/v1/quote', {
+        key,
+        body: { modelId: 'rendergate/image-to-video', inputs },
+      });
       expect(q.status === 200, JSON.stringify(inputs)).toBe(schema(inputs));
     }
   });

@@ -25,12 +25,22 @@ it('retries 503 answers after Retry-After until the database is back, and the cr
   const a = await client(svc.base).account(1_000);
   const seen: number[] = [];
   const checked = checkedFetch(svc.base);
-  const rg = new Rendergate({ apiKey: a.key, baseUrl: svc.base, maxRetries: 20,
-    fetch: async (input, init) => { const r = await checked(input, init); seen.push(r.status); return r; } });
+  const rg = new Rendergate({
+    apiKey: a.key,
+    baseUrl: svc.base,
+    maxRetries: 20,
+    fetch: async (input, init) => {
+      const r = await checked(input, init);
+      seen.push(r.status);
+      return r;
+    },
+  });
   await rg.me(); // fetches the document while the database is up, and warms the key
   await pg.stop();
   const me = rg.me();
-  const created = rg.generations.create('rendergate/shot-list', { text: 'During the outage. It was calm.' });
+  const created = rg.generations.create('rendergate/shot-list', {
+    text: 'During the outage. It was calm.',
+  });
   await waitFor('a 503 answer', () => seen.includes(503), { intervalMs: 100 });
   await pg.start();
   expect((await me).balanceCents).toBeGreaterThan(0);

@@ -16,7 +16,16 @@ const logged: string[] = [];
 
 beforeAll(async () => {
   pg = await privatePostgres();
-  svc = await startTestService(pg.url, { logger: pino({ level: 'warn' }, { write: (line: string) => { logged.push(line); } }) });
+  svc = await startTestService(pg.url, {
+    logger: pino(
+      { level: 'warn' },
+      {
+        write: (line: string) => {
+          logged.push(line);
+        },
+      },
+    ),
+  });
 });
 afterAll(async () => {
   await svc?.stop();
@@ -26,23 +35,51 @@ afterAll(async () => {
 it('answers 503 while the database is down, and recovers by itself with nothing lost', async () => {
   const api = client(svc.base);
   const a = await api.account(100_000);
-  const create = (text: string) => api.call('POST', '/v1/generations', {
-    key: a.key, body: { modelId: 'rendergate/shot-list', inputs: { text } }, headers: { 'idempotency-key': crypto.randomUUID() },
-  });
+  const create = (text: string) =>
+    api.call('POST', '/v1/generations', {
+      key: a.key,
+      body: { modelId: 'rendergate/shot-list', inputs: { text } },
+      headers: { 'idempotency-key': crypto.randomUUID() },
+    });
   const img = await imageServer();
   // two renders running through the outage (held mid-fetch), five more queued behind them
-  const held = await Promise.all([0, 1].map((i) => api.call('POST', '/v1/generations', {
-    key: a.key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'p', image: img.url(`/held/${i}.png`) } },
-    headers: { 'idempotency-key': crypto.randomUUID() },
-  })));
-  await waitFor('both held renders fetching their image', () => (img.hits['/held/0.png'] ?? 0) + (img.hits['/held/1.png'] ?? 0) >= 2, { intervalMs: 50 });
-  const before = [...held, ...await Promise.all(Array.from({ length: 5 }, (_, i) => create(`Before the outage ${i}. It was calm.`)))];
+  const held = await Promise.all(
+    [0, 1].map((i) =>
+      api.call('POST', '/v1/generations', {
+        key: a.key,
+        body: {
+          modelId: 'rendergate/image-to-video',
+          inputs: { prompt: 'p', image: img.url(`/held/${i}.png`) },
+        },
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      }),
+    ),
+  );
+  await waitFor(
+    'both held renders fetching their image',
+    () => (img.hits['/held/0.png'] ?? 0) + (img.hits['/held/1.png'] ?? 0) >= 2,
+    { intervalMs: 50 },
+  );
+  const before = [
+    ...held,
+    ...(await Promise.all(
+      Array.from({ length: 5 }, (_, i) => create(`Before the outage ${i}. It was calm.`)),
+    )),
+  ];
   expect(before.every((r) => r.status === 202)).toBe(true);
 
   await pg.stop();
-  for (const [method, p] of [['GET', '/v1/me'], ['GET', `/v1/generations/${before[0].json.id}`], ['POST', '/v1/quote']] as const) {
+  for (const [method, p] of [
+    ['GET', '/v1/me'],
+    ['GET', `/v1/generations/${before[0].json.id}`],
+    ['POST', '/v1/quote'],
+  ] as const) {
     const t0 = Date.now();
-    const r = await api.call(method, p, { key: a.key, body: method === 'POST' ? { modelId: 'rendergate/shot-list', inputs: { text: 'x' } } : undefined });
+    const r = await api.call(method, p, {
+      key: a.key,
+      body:
+        method === 'POST' ? { modelId: 'rendergate/shot-list', inputs: { text: 'x' } } : undefined,
+    });
     // the key may still be cached for a moment, so either the key lookup or the query itself meets the outage
     expect(Date.now() - t0).toBeLessThan(15_000); // answered, not held until the 30 s request timeout
     if (r.status !== 200) {
@@ -58,13 +95,19 @@ it('answers 503 while the database is down, and recovers by itself with nothing 
 
   // Back only once the service has tried to reconnect its LISTEN connections and failed: the worker
   // and the cache have met the outage too, not only the requests above.
-  await waitFor('a failed reconnect logged', () => logged.some((l) => l.includes('listener reconnect failed')));
+  await waitFor('a failed reconnect logged', () =>
+    logged.some((l) => l.includes('listener reconnect failed')),
+  );
   await pg.start();
   img.release('/held/0.png');
   img.release('/held/1.png');
 
   // the service recovers by itself: the first requests may still meet dead pooled connections
-  await waitFor('a request to succeed again', async () => (await api.call('GET', '/v1/me', { key: a.key })).status === 200, { intervalMs: 200 });
+  await waitFor(
+    'a request to succeed again',
+    async () => (await api.call('GET', '/v1/me', { key: a.key })).status === 200,
+    { intervalMs: 200 },
+  );
   const after = await create('After the outage. Work goes on.');
   expect(after.status).toBe(202);
   expect((await api.call('GET', '/readyz')).status).toBe(200);

@@ -41,7 +41,9 @@ afterAll(async () => {
 async function rowsPointAtStoredFiles() {
   const keys = [
     ...(await dbh.db.query('SELECT storage_key AS k FROM uploads')).rows,
-    ...(await dbh.db.query('SELECT content_key AS k FROM generations WHERE content_key IS NOT NULL')).rows,
+    ...(
+      await dbh.db.query('SELECT content_key AS k FROM generations WHERE content_key IS NOT NULL')
+    ).rows,
   ].map((r) => r.k as string);
   for (const k of keys) expect(fs.existsSync(path.join(files, k)), k).toBe(true);
   return keys.length;
@@ -50,28 +52,52 @@ async function rowsPointAtStoredFiles() {
 it('full: upload 507, render refunded; unwritable: upload 503; no row without its file', async () => {
   const api = client(svc.base);
   const a = await api.account(100_000);
-  const noise = await sharp(crypto.randomBytes(300 * 300 * 3), { raw: { width: 300, height: 300, channels: 3 } }).png().toBuffer();
-  const upload = () => fetch(`${svc.base}/v1/uploads`, {
-    method: 'POST', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'image/png' }, body: new Uint8Array(noise),
-  }).then(async (r) => ({ status: r.status, json: await r.json(), headers: r.headers }));
+  const noise = await sharp(crypto.randomBytes(300 * 300 * 3), {
+    raw: { width: 300, height: 300, channels: 3 },
+  })
+    .png()
+    .toBuffer();
+  const upload = () =>
+    fetch(`${svc.base}/v1/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.key}`, 'content-type': 'image/png' },
+      body: new Uint8Array(noise),
+    }).then(async (r) => ({ status: r.status, json: await r.json(), headers: r.headers }));
   expect((await upload()).status).toBe(201); // room for one
   // fill the disk to its last byte
   const filler = path.join(files, 'filler');
   const fd = fs.openSync(filler, 'w');
-  try { for (;;) fs.writeSync(fd, Buffer.alloc(64 * 1024)); } catch (e) { expect((e as NodeJS.ErrnoException).code).toBe('ENOSPC'); }
-  try { for (;;) fs.writeSync(fd, Buffer.alloc(512)); } catch { /* the last bytes */ }
+  try {
+    for (;;) fs.writeSync(fd, Buffer.alloc(64 * 1024));
+  } catch (e) {
+    expect((e as NodeJS.ErrnoException).code).toBe('ENOSPC');
+  }
+  try {
+    for (;;) fs.writeSync(fd, Buffer.alloc(512));
+  } catch {
+    /* the last bytes */
+  }
   fs.closeSync(fd);
 
   const full = await upload();
   expect([full.status, full.json.code]).toEqual([507, 'INSUFFICIENT_STORAGE']);
   expect(Number(full.headers.get('retry-after'))).toBeGreaterThan(0);
 
-  const g = await api.call('POST', '/v1/generations', { key: a.key,
-    body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'push in', image: img.url('/a.png') } },
-    headers: { 'idempotency-key': crypto.randomUUID() } });
+  const g = await api.call('POST', '/v1/generations', {
+    key: a.key,
+    body: {
+      modelId: 'rendergate/image-to-video',
+      inputs: { prompt: 'push in', image: img.url('/a.png') },
+    },
+    headers: { 'idempotency-key': crypto.randomUUID() },
+  });
   expect(g.status, g.text).toBe(202);
   const done = await api.waitFinal(a.key, g.json.id, 120_000);
-  expect([done.status, done.error.code, done.refundedCents]).toEqual(['failed', 'STORAGE_FAILED', g.json.costCents]);
+  expect([done.status, done.error.code, done.refundedCents]).toEqual([
+    'failed',
+    'STORAGE_FAILED',
+    g.json.costCents,
+  ]);
 
   execFileSync('mount', ['-o', 'remount,ro', files]);
   expect(() => fs.rmSync(filler)).toThrow(/EROFS/); // read-only now

@@ -12,27 +12,53 @@ import { remoteFixture, textModel, videoModel } from '../remote/harness.ts';
 
 let chat: ChatFake;
 const SHOT_LIST = {
-  id: 'rendergate/shot-list', name: 'Shot list', kind: 'text', description: 'The built-in text model.', output: { type: 'text' },
-  fields: [{ name: 'text', type: 'text', required: true, maxLength: 20000 },
-    { name: 'mode', type: 'enum', values: ['summary', 'keywords', 'shot_list'], default: 'summary' },
-    { name: 'max_items', type: 'number', integer: true, minimum: 1, maximum: 20, default: 5 }],
+  id: 'rendergate/shot-list',
+  name: 'Shot list',
+  kind: 'text',
+  description: 'The built-in text model.',
+  output: { type: 'text' },
+  fields: [
+    { name: 'text', type: 'text', required: true, maxLength: 20000 },
+    {
+      name: 'mode',
+      type: 'enum',
+      values: ['summary', 'keywords', 'shot_list'],
+      default: 'summary',
+    },
+    { name: 'max_items', type: 'number', integer: true, minimum: 1, maximum: 20, default: 5 },
+  ],
   price: "1 + size(text) / 5000 + (mode == 'shot_list' ? 1 : 0)",
-  backend: { driver: 'local', renderer: 'shot-list' }, timeLimitSeconds: 30, maxAttempts: 3, openai: { input: 'text' },
+  backend: { driver: 'local', renderer: 'shot-list' },
+  timeLimitSeconds: 30,
+  maxAttempts: 3,
+  openai: { input: 'text' },
 };
 const f = remoteFixture({
   before: async () => {
     chat = await chatFake();
     process.env.RG_TEST_VLLM_KEY = chat.apiKey;
   },
-  models: () => [SHOT_LIST, textModel('acme/qwen', {
-    driver: 'openai', url: chat.base, model: 'qwen2.5-7b-instruct', apiKey: '${env:RG_TEST_VLLM_KEY}',
-    messages: [{ role: 'user', content: 'text' }],
-  }), videoModel('acme/video', { driver: 'local', renderer: 'image-to-video' })],
-  after: async () => { await chat.close(); delete process.env.RG_TEST_VLLM_KEY; },
+  models: () => [
+    SHOT_LIST,
+    textModel('acme/qwen', {
+      driver: 'openai',
+      url: chat.base,
+      model: 'qwen2.5-7b-instruct',
+      apiKey: '${env:RG_TEST_VLLM_KEY}',
+      messages: [{ role: 'user', content: 'text' }],
+    }),
+    videoModel('acme/video', { driver: 'local', renderer: 'image-to-video' }),
+  ],
+  after: async () => {
+    await chat.close();
+    delete process.env.RG_TEST_VLLM_KEY;
+  },
 });
 
-const sdk = (apiKey = f.key, baseURL = `${f.svc.base}/openai/v1`) => new OpenAI({ apiKey, baseURL, maxRetries: 2 });
-const TEXT = 'A fox crosses a frozen river at dawn. The ice cracks. It leaps to the far bank and looks back.';
+const sdk = (apiKey = f.key, baseURL = `${f.svc.base}/openai/v1`) =>
+  new OpenAI({ apiKey, baseURL, maxRetries: 2 });
+const TEXT =
+  'A fox crosses a frozen river at dawn. The ice cracks. It leaps to the far bank and looks back.';
 
 async function generation(id: string, key = f.key) {
   const r = await f.api.call('GET', `/v1/generations/${id}`, { key });
@@ -40,7 +66,7 @@ async function generation(id: string, key = f.key) {
   return r.json;
 }
 
-it('lists the catalog\'s text models, and only those', async () => {
+it("lists the catalog's text models, and only those", async () => {
   const ids = [];
   for await (const m of sdk().models.list()) ids.push(m);
   expect(ids.map((m) => m.id)).toEqual(['rendergate/shot-list', 'acme/qwen']);
@@ -51,9 +77,16 @@ it('lists the catalog\'s text models, and only those', async () => {
 
 it('a completion is a generation: its content is the textOutput, its charge the quote', async () => {
   const { key } = await f.api.account(500);
-  const quote = await f.api.call('POST', '/v1/quote', { key, body: { modelId: 'rendergate/shot-list', inputs: { text: TEXT } } });
+  const quote = await f.api.call('POST', '/v1/quote', {
+    key,
+    body: { modelId: 'rendergate/shot-list', inputs: { text: TEXT } },
+  });
   const c = await sdk(key).chat.completions.create({
-    model: 'rendergate/shot-list', messages: [{ role: 'system', content: 'ignored' }, { role: 'user', content: TEXT }],
+    model: 'rendergate/shot-list',
+    messages: [
+      { role: 'system', content: 'ignored' },
+      { role: 'user', content: TEXT },
+    ],
   });
   expect(c.object).toBe('chat.completion');
   const g = await generation(c.id, key);
@@ -67,7 +100,11 @@ it('a completion is a generation: its content is the textOutput, its charge the 
 });
 
 it('a stream: chat.completion.chunk events whose text is the textOutput, ending in data: [DONE]', async () => {
-  const s = await sdk().chat.completions.create({ model: 'rendergate/shot-list', messages: [{ role: 'user', content: TEXT }], stream: true });
+  const s = await sdk().chat.completions.create({
+    model: 'rendergate/shot-list',
+    messages: [{ role: 'user', content: TEXT }],
+    stream: true,
+  });
   let text = '';
   let id = '';
   let finish: string | null = null;
@@ -81,24 +118,46 @@ it('a stream: chat.completion.chunk events whose text is the textOutput, ending 
   expect(text).toBe((await generation(id)).textOutput);
   // The raw stream, as any SSE client reads it: its last event is [DONE].
   const res = await fetch(`${f.svc.base}/openai/v1/chat/completions`, {
-    method: 'POST', headers: { authorization: `Bearer ${f.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'rendergate/shot-list', messages: [{ role: 'user', content: 'Two shots.' }], stream: true }),
+    method: 'POST',
+    headers: { authorization: `Bearer ${f.key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'rendergate/shot-list',
+      messages: [{ role: 'user', content: 'Two shots.' }],
+      stream: true,
+    }),
   });
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
   const events = (await res.text()).trim().split('\n\n');
   expect(events.at(-1)).toBe('data: [DONE]');
 });
 
-it('errors are the SDK\'s typed errors with OpenAI\'s body: 401, 402, 404, 400 naming the parameter', async () => {
-  const err = async (p: Promise<unknown>) => p.then(() => { throw new Error('expected an error'); }, (e: unknown) => e as InstanceType<typeof OpenAI.APIError>);
+it("errors are the SDK's typed errors with OpenAI's body: 401, 402, 404, 400 naming the parameter", async () => {
+  const err = async (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected an error');
+      },
+      (e: unknown) => e as InstanceType<typeof OpenAI.APIError>,
+    );
   const msg = [{ role: 'user' as const, content: 'hi' }];
-  const e401 = await err(sdk('rg_live_not_a_key').chat.completions.create({ model: 'rendergate/shot-list', messages: msg }));
+  const e401 = await err(
+    sdk('rg_live_not_a_key').chat.completions.create({
+      model: 'rendergate/shot-list',
+      messages: msg,
+    }),
+  );
   expect(e401).toBeInstanceOf(OpenAI.AuthenticationError);
   expect(e401.status).toBe(401);
   const broke = await f.api.account(0);
-  const e402 = await err(sdk(broke.key).chat.completions.create({ model: 'rendergate/shot-list', messages: msg }));
+  const e402 = await err(
+    sdk(broke.key).chat.completions.create({ model: 'rendergate/shot-list', messages: msg }),
+  );
   expect(e402).toBeInstanceOf(OpenAI.APIError);
-  expect([e402.status, e402.code, e402.type]).toEqual([402, 'INSUFFICIENT_BALANCE', 'insufficient_quota']);
+  expect([e402.status, e402.code, e402.type]).toEqual([
+    402,
+    'INSUFFICIENT_BALANCE',
+    'insufficient_quota',
+  ]);
   for (const model of ['nope/none', 'acme/video']) {
     const e404 = await err(sdk().chat.completions.create({ model, messages: msg }));
     expect(e404).toBeInstanceOf(OpenAI.NotFoundError);
@@ -108,10 +167,26 @@ it('errors are the SDK\'s typed errors with OpenAI\'s body: 401, 402, 404, 400 n
     [{ messages: [{ role: 'system', content: 'no user' }] }, 'messages'],
     [{ n: 2 }, 'n'],
     [{ tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] }, 'tools'],
-    [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }, 'messages[0].content[0]'],
+    [
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }],
+          },
+        ],
+      },
+      'messages[0].content[0]',
+    ],
   ];
   for (const [over, param] of bad) {
-    const e = await err(sdk().chat.completions.create({ model: 'rendergate/shot-list', messages: msg, ...over } as never));
+    const e = await err(
+      sdk().chat.completions.create({
+        model: 'rendergate/shot-list',
+        messages: msg,
+        ...over,
+      } as never),
+    );
     expect(e).toBeInstanceOf(OpenAI.BadRequestError);
     expect([e.param, e.code, e.type]).toEqual([param, 'INVALID_INPUT', 'invalid_request_error']);
   }
@@ -119,7 +194,7 @@ it('errors are the SDK\'s typed errors with OpenAI\'s body: 401, 402, 404, 400 n
   expect((await f.api.call('GET', '/v1/me', { key: broke.key })).json.balanceCents).toBe(0);
 });
 
-it('the SDK\'s own retry after a lost answer makes one generation and one charge', async () => {
+it("the SDK's own retry after a lost answer makes one generation and one charge", async () => {
   const { key, accountId } = await f.api.account(500);
   const u = new URL(f.svc.base);
   const proxy = await dropProxy({ host: u.hostname, port: Number(u.port) });
@@ -134,17 +209,28 @@ it('the SDK\'s own retry after a lost answer makes one generation and one charge
   } finally {
     await proxy.close();
   }
-  const gens = await f.dbh.db.query('SELECT id FROM generations WHERE account_id = $1', [accountId]);
-  const charges = await f.dbh.db.query("SELECT count(*)::int AS n FROM ledger_entries WHERE account_id = $1 AND kind = 'charge'", [accountId]);
+  const gens = await f.dbh.db.query('SELECT id FROM generations WHERE account_id = $1', [
+    accountId,
+  ]);
+  const charges = await f.dbh.db.query(
+    "SELECT count(*)::int AS n FROM ledger_entries WHERE account_id = $1 AND kind = 'charge'",
+    [accountId],
+  );
   expect(gens.rowCount).toBe(1);
   expect(charges.rows[0].n).toBe(1);
 });
 
-it('a driver: openai model gets the conversation as it is, and its tokens reach the client before the backend\'s stream ends', async () => {
+it("a driver: openai model gets the conversation as it is, and its tokens reach the client before the backend's stream ends", async () => {
   let release = () => {};
-  chat.hold = new Promise<void>((r) => { release = r; });
-  const messages = [{ role: 'system' as const, content: 'You write shot lists.' }, { role: 'user' as const, content: 'A fox.' },
-    { role: 'assistant' as const, content: 'Shot 1.' }, { role: 'user' as const, content: 'More.' }];
+  chat.hold = new Promise<void>((r) => {
+    release = r;
+  });
+  const messages = [
+    { role: 'system' as const, content: 'You write shot lists.' },
+    { role: 'user' as const, content: 'A fox.' },
+    { role: 'assistant' as const, content: 'Shot 1.' },
+    { role: 'user' as const, content: 'More.' },
+  ];
   const s = await sdk().chat.completions.create({ model: 'acme/qwen', messages, stream: true });
   const arrivals: { at: number; text: string }[] = [];
   let id = '';

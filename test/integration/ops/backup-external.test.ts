@@ -21,12 +21,17 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '2' } });
 
 function cli(args: string[], env: Record<string, string>) {
-  return run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env } });
+  return run(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+  });
 }
 
 async function render(key: string, image: string) {
   const r = await f.api.call('POST', '/v1/generations', {
-    key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'p', image } }, headers: { 'idempotency-key': crypto.randomUUID() },
+    key,
+    body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'p', image } },
+    headers: { 'idempotency-key': crypto.randomUUID() },
   });
   expect(r.status).toBe(202);
   const g = await f.api.waitFinal(key, r.json.id, 120_000);
@@ -34,12 +39,20 @@ async function render(key: string, image: string) {
   return g.id as string;
 }
 
-const sweep = () => new Janitor({ db: f.dbh.db, storage: f.svc.running.infra.storage, log: f.svc.running.infra.log, ledger: { refund } }).sweep();
+const sweep = () =>
+  new Janitor({
+    db: f.dbh.db,
+    storage: f.svc.running.infra.storage,
+    log: f.svc.running.infra.log,
+    ledger: { refund },
+  }).sweep();
 
 it('removing a stored file waits while a backup holds its lock, and happens on the next sweep after', async () => {
   const a = await f.api.account(10_000);
   const id = await render(a.key, f.img.url('/a.png'));
-  const { rows: [row] } = await f.dbh.db.query('SELECT content_key FROM generations WHERE id = $1', [id]);
+  const {
+    rows: [row],
+  } = await f.dbh.db.query('SELECT content_key FROM generations WHERE id = $1', [id]);
   const file = path.join(f.svc.dataDir, 'files', row.content_key);
   expect(fs.existsSync(file)).toBe(true);
 
@@ -68,26 +81,46 @@ it('backs up a DATABASE_URL database with its files and restores it into an empt
   const empty = await emptyDatabase();
   try {
     const archive = path.join(dir, 'b.tar.gz');
-    await cli(['backup', '--out', archive], { DATABASE_URL: f.dbh.url, RENDERGATE_DATA_DIR: f.svc.dataDir });
+    await cli(['backup', '--out', archive], {
+      DATABASE_URL: f.dbh.url,
+      RENDERGATE_DATA_DIR: f.svc.dataDir,
+    });
 
     const url = empty.url;
     const target = path.join(dir, 'restored');
     await cli(['restore', archive], { DATABASE_URL: url, RENDERGATE_DATA_DIR: target });
     // A second restore into the now full database is refused.
-    await expect(cli(['restore', archive], { DATABASE_URL: url, RENDERGATE_DATA_DIR: path.join(dir, 'other') }))
-      .rejects.toMatchObject({ stderr: expect.stringMatching(/DATABASE_URL is not empty/) });
+    await expect(
+      cli(['restore', archive], {
+        DATABASE_URL: url,
+        RENDERGATE_DATA_DIR: path.join(dir, 'other'),
+      }),
+    ).rejects.toMatchObject({ stderr: expect.stringMatching(/DATABASE_URL is not empty/) });
 
     const db = createPool(url, 2);
     try {
       await checkInvariants(db);
-      const count = async (q: pg.Pool, table: string) => (await q.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
+      const count = async (q: pg.Pool, table: string) =>
+        (await q.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n;
       // Nothing ran on the source meanwhile: the copy equals it, table by table.
-      for (const table of ['accounts', 'api_keys', 'generations', 'ledger_entries', 'key_day_usage']) {
+      for (const table of [
+        'accounts',
+        'api_keys',
+        'generations',
+        'ledger_entries',
+        'key_day_usage',
+      ]) {
         expect(await count(db, table), table).toBe(await count(f.dbh.db, table));
       }
-      const { rows } = await db.query('SELECT content_key, content_bytes FROM generations WHERE id = $1', [id]);
-      expect(fs.statSync(path.join(target, 'files', rows[0].content_key)).size).toBe(Number(rows[0].content_bytes));
-      const balances = async (q: pg.Pool) => (await q.query('SELECT id, balance_cents FROM accounts ORDER BY id')).rows;
+      const { rows } = await db.query(
+        'SELECT content_key, content_bytes FROM generations WHERE id = $1',
+        [id],
+      );
+      expect(fs.statSync(path.join(target, 'files', rows[0].content_key)).size).toBe(
+        Number(rows[0].content_bytes),
+      );
+      const balances = async (q: pg.Pool) =>
+        (await q.query('SELECT id, balance_cents FROM accounts ORDER BY id')).rows;
       expect(await balances(db)).toEqual(await balances(f.dbh.db));
     } finally {
       await db.end();

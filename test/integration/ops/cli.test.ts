@@ -20,17 +20,29 @@ const BIN = path.resolve(import.meta.dirname, '../../../bin/rendergate.mjs');
 const SPAWNS_TIMEOUT = 300_000;
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs the CLI in `cwd` with only the variables given (and PATH/HOME): nothing from this shell. */
-function cli(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
+function cli(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Run> {
   const cwd = opts.cwd ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rg-cli-'));
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...opts.env };
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd, env, timeout: 60_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd, env, timeout: 60_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -38,128 +50,197 @@ const remote = () => ({ RENDERGATE_URL: f.svc.base, RENDERGATE_ADMIN_TOKEN: ADMI
 const email = () => `cli-${Math.random().toString(36).slice(2)}@example.test`;
 
 describe('help and usage', () => {
-  it('--help starts nothing: no data dir, the port stays free for whoever holds it, exit 0', { timeout: SPAWNS_TIMEOUT }, async () => {
-    const port = await freePort();
-    // Holding the port: a start would fail to listen (and exit non-zero) after creating its data dir.
-    const holder = net.createServer().listen(port, '127.0.0.1');
-    await new Promise((r) => holder.once('listening', r));
-    try {
-      for (const args of [['--help'], ['-h'], ['serve', '--help'], ['help'], ['help', 'keys', 'create'],
-        ['accounts', '--help'], ['keys', 'create', '--help'], ['worker', '-h']]) {
-        const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-help-'));
-        const r = await cli(args, { cwd, env: { PORT: String(port) } });
-        expect(r.code, args.join(' ')).toBe(0);
-        expect(r.stdout, args.join(' ')).toMatch(/^usage: rendergate/);
-        expect(r.stderr).toBe('');
-        expect(fs.readdirSync(cwd), args.join(' ')).toEqual([]);
+  it(
+    '--help starts nothing: no data dir, the port stays free for whoever holds it, exit 0',
+    { timeout: SPAWNS_TIMEOUT },
+    async () => {
+      const port = await freePort();
+      // Holding the port: a start would fail to listen (and exit non-zero) after creating its data dir.
+      const holder = net.createServer().listen(port, '127.0.0.1');
+      await new Promise((r) => holder.once('listening', r));
+      try {
+        for (const args of [
+          ['--help'],
+          ['-h'],
+          ['serve', '--help'],
+          ['help'],
+          ['help', 'keys', 'create'],
+          ['accounts', '--help'],
+          ['keys', 'create', '--help'],
+          ['worker', '-h'],
+        ]) {
+          const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-help-'));
+          const r = await cli(args, { cwd, env: { PORT: String(port) } });
+          expect(r.code, args.join(' ')).toBe(0);
+          expect(r.stdout, args.join(' ')).toMatch(/^usage: rendergate/);
+          expect(r.stderr).toBe('');
+          expect(fs.readdirSync(cwd), args.join(' ')).toEqual([]);
+        }
+      } finally {
+        holder.close();
       }
-    } finally {
-      holder.close();
-    }
-  });
+    },
+  );
 
-  it('an unknown command or flag, a missing flag or argument: usage on stderr, exit 2', { timeout: SPAWNS_TIMEOUT }, async () => {
-    const cases: [string[], RegExp][] = [
-      [['bogus'], /unknown command "bogus"/],
-      [['--bogus'], /unknown flag "--bogus"/],
-      [['serve', '--port', '1'], /Unknown option '--port'/],
-      [['accounts'], /"accounts" needs a command word/],
-      [['accounts', 'frobnicate'], /unknown command "accounts frobnicate"/],
-      [['accounts', 'find'], /missing argument/],
-      [['keys', 'revoke', 'extra'], /unexpected argument "extra"/],
-      [['accounts', 'create', '--email'], /argument missing/],
-      [['credits', 'add', '--account', 'a@b.test'], /--amount is required/],
-      [['credits', 'add', '--account', 'a@b.test', '--amount=-5'], /whole number/],
-      [['keys', 'create', '--account', 'a@b.test', '--mode', 'fake'], /--mode must be live or test/],
-      [['completion', 'fish'], /bash or zsh/],
-    ];
-    for (const [args, message] of cases) {
-      const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-bad-'));
-      const r = await cli(args, { cwd, env: remote() });
-      expect(r.code, args.join(' ')).toBe(2);
-      expect(r.stdout, args.join(' ')).toBe('');
-      expect(r.stderr, args.join(' ')).toMatch(message);
-      expect(r.stderr, args.join(' ')).toMatch(/usage: rendergate/);
-      expect(fs.readdirSync(cwd)).toEqual([]);
-    }
-  });
+  it(
+    'an unknown command or flag, a missing flag or argument: usage on stderr, exit 2',
+    { timeout: SPAWNS_TIMEOUT },
+    async () => {
+      const cases: [string[], RegExp][] = [
+        [['bogus'], /unknown command "bogus"/],
+        [['--bogus'], /unknown flag "--bogus"/],
+        [['serve', '--port', '1'], /Unknown option '--port'/],
+        [['accounts'], /"accounts" needs a command word/],
+        [['accounts', 'frobnicate'], /unknown command "accounts frobnicate"/],
+        [['accounts', 'find'], /missing argument/],
+        [['keys', 'revoke', 'extra'], /unexpected argument "extra"/],
+        [['accounts', 'create', '--email'], /argument missing/],
+        [['credits', 'add', '--account', 'a@b.test'], /--amount is required/],
+        [['credits', 'add', '--account', 'a@b.test', '--amount=-5'], /whole number/],
+        [
+          ['keys', 'create', '--account', 'a@b.test', '--mode', 'fake'],
+          /--mode must be live or test/,
+        ],
+        [['completion', 'fish'], /bash or zsh/],
+      ];
+      for (const [args, message] of cases) {
+        const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-bad-'));
+        const r = await cli(args, { cwd, env: remote() });
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stdout, args.join(' ')).toBe('');
+        expect(r.stderr, args.join(' ')).toMatch(message);
+        expect(r.stderr, args.join(' ')).toMatch(/usage: rendergate/);
+        expect(fs.readdirSync(cwd)).toEqual([]);
+      }
+    },
+  );
 
   it('prints a bash completion script that bash accepts', async () => {
     const r = await cli(['completion', 'bash']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('complete -o default -F _rendergate rendergate');
     const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rg-comp-')), 'c.sh');
-    fs.writeFileSync(script, r.stdout + '\nCOMP_WORDS=(rendergate accounts l); COMP_CWORD=2; _rendergate; echo "${COMPREPLY[@]}"\n');
+    fs.writeFileSync(
+      script,
+      r.stdout +
+        '\nCOMP_WORDS=(rendergate accounts l); COMP_CWORD=2; _rendergate; echo "${COMPREPLY[@]}"\n',
+    );
     const { stdout: out } = await promisify(execFile)('bash', [script]);
     expect(out.trim()).toBe('list');
   });
 });
 
 describe('against a running server (RENDERGATE_URL) from an empty directory', () => {
-  it('creates, finds and lists accounts, credits and keys by email, revokes, refunds, makes links', { timeout: SPAWNS_TIMEOUT }, async () => {
-    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-remote-'));
-    const json = async (...args: string[]) => {
-      const r = await cli(args, { cwd, env: remote() });
-      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      return JSON.parse(r.stdout);
-    };
-    const mail = email();
-    const acct = await json('accounts', 'create', '--email', mail, '--name', 'Remote');
-    expect(acct).toMatchObject({ email: mail, name: 'Remote', balanceCents: 0 });
-    expect((await json('accounts', 'find', mail.slice(0, 12))).data.map((a: { id: string }) => a.id)).toEqual([acct.id]);
-    expect((await json('accounts', 'find', acct.id)).data[0].email).toBe(mail);
-    const listed = await json('accounts', 'list', '--limit', '1');
-    expect(listed.data).toHaveLength(1);
+  it(
+    'creates, finds and lists accounts, credits and keys by email, revokes, refunds, makes links',
+    { timeout: SPAWNS_TIMEOUT },
+    async () => {
+      const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-remote-'));
+      const json = async (...args: string[]) => {
+        const r = await cli(args, { cwd, env: remote() });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+        return JSON.parse(r.stdout);
+      };
+      const mail = email();
+      const acct = await json('accounts', 'create', '--email', mail, '--name', 'Remote');
+      expect(acct).toMatchObject({ email: mail, name: 'Remote', balanceCents: 0 });
+      expect(
+        (await json('accounts', 'find', mail.slice(0, 12))).data.map((a: { id: string }) => a.id),
+      ).toEqual([acct.id]);
+      expect((await json('accounts', 'find', acct.id)).data[0].email).toBe(mail);
+      const listed = await json('accounts', 'list', '--limit', '1');
+      expect(listed.data).toHaveLength(1);
 
-    expect(await json('credits', 'add', '--account', mail.toUpperCase(), '--amount', '250'))
-      .toMatchObject({ balanceCents: 250 });
-    expect(await json('credits', 'add', '--account', acct.id, '--amount', '50')).toMatchObject({ balanceCents: 300 });
-    const key = await json('keys', 'create', '--account', mail, '--name', 'cli', '--daily-cap', 'none');
-    expect(key.key).toMatch(/^rg_live_/);
-    expect((await f.api.call('GET', '/v1/me', { key: key.key })).status).toBe(200);
+      expect(
+        await json('credits', 'add', '--account', mail.toUpperCase(), '--amount', '250'),
+      ).toMatchObject({ balanceCents: 250 });
+      expect(await json('credits', 'add', '--account', acct.id, '--amount', '50')).toMatchObject({
+        balanceCents: 300,
+      });
+      const key = await json(
+        'keys',
+        'create',
+        '--account',
+        mail,
+        '--name',
+        'cli',
+        '--daily-cap',
+        'none',
+      );
+      expect(key.key).toMatch(/^rg_live_/);
+      expect((await f.api.call('GET', '/v1/me', { key: key.key })).status).toBe(200);
 
-    const made = await f.api.call('POST', '/v1/generations', { key: key.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'Refund me.' } }, headers: { 'idempotency-key': 'cli-1' } });
-    expect(made.status).toBe(202);
-    expect((await f.api.waitFinal(key.key, made.json.id)).status).toBe('succeeded');
-    expect(await json('generations', 'refund', '--id', made.json.id)).toMatchObject({ id: made.json.id });
-    expect(await json('keys', 'revoke', '--key', key.id)).toMatchObject({ id: key.id });
-    expect((await f.api.call('GET', '/v1/me', { key: key.key })).status).toBe(401);
+      const made = await f.api.call('POST', '/v1/generations', {
+        key: key.key,
+        body: { modelId: 'rendergate/shot-list', inputs: { text: 'Refund me.' } },
+        headers: { 'idempotency-key': 'cli-1' },
+      });
+      expect(made.status).toBe(202);
+      expect((await f.api.waitFinal(key.key, made.json.id)).status).toBe('succeeded');
+      expect(await json('generations', 'refund', '--id', made.json.id)).toMatchObject({
+        id: made.json.id,
+      });
+      expect(await json('keys', 'revoke', '--key', key.id)).toMatchObject({ id: key.id });
+      expect((await f.api.call('GET', '/v1/me', { key: key.key })).status).toBe(401);
 
-    const invite = await json('accounts', 'invite', '--email', email());
-    expect(invite.link.startsWith(`${f.svc.base}/invite/`)).toBe(true);
-    const reset = await json('accounts', 'reset-link', '--email', mail);
-    expect(reset.link.startsWith(`${f.svc.base}/reset/`)).toBe(true);
-    expect(fs.readdirSync(cwd)).toEqual([]);
-  });
+      const invite = await json('accounts', 'invite', '--email', email());
+      expect(invite.link.startsWith(`${f.svc.base}/invite/`)).toBe(true);
+      const reset = await json('accounts', 'reset-link', '--email', mail);
+      expect(reset.link.startsWith(`${f.svc.base}/reset/`)).toBe(true);
+      expect(fs.readdirSync(cwd)).toEqual([]);
+    },
+  );
 
-  it('answers the server\'s refusals with exit 1 and the error code; a wrong token or address too', { timeout: SPAWNS_TIMEOUT }, async () => {
-    const missing = await cli(['credits', 'add', '--account', 'nobody@example.test', '--amount', '1'], { env: remote() });
-    expect(missing.code).toBe(1);
-    expect(JSON.parse(missing.stderr).code).toBe('ACCOUNT_NOT_FOUND');
-    const token = await cli(['accounts', 'list'], { env: { ...remote(), RENDERGATE_ADMIN_TOKEN: 'not-the-admin-token-at-all' } });
-    expect(token.code).toBe(1);
-    expect(JSON.parse(token.stderr).code).toBe('ADMIN_TOKEN_INVALID');
-    const noToken = await cli(['accounts', 'list'], { env: { RENDERGATE_URL: f.svc.base } });
-    expect(noToken.code).toBe(1);
-    expect(noToken.stderr).toMatch(/RENDERGATE_ADMIN_TOKEN must be too/);
-    const port = await freePort();
-    const away = await cli(['accounts', 'list'], { env: { ...remote(), RENDERGATE_URL: `http://127.0.0.1:${port}` } });
-    expect(away.code).toBe(1);
-    expect(away.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1/);
-  });
+  it(
+    "answers the server's refusals with exit 1 and the error code; a wrong token or address too",
+    { timeout: SPAWNS_TIMEOUT },
+    async () => {
+      const missing = await cli(
+        ['credits', 'add', '--account', 'nobody@example.test', '--amount', '1'],
+        { env: remote() },
+      );
+      expect(missing.code).toBe(1);
+      expect(JSON.parse(missing.stderr).code).toBe('ACCOUNT_NOT_FOUND');
+      const token = await cli(['accounts', 'list'], {
+        env: { ...remote(), RENDERGATE_ADMIN_TOKEN: 'not-the-admin-token-at-all' },
+      });
+      expect(token.code).toBe(1);
+      expect(JSON.parse(token.stderr).code).toBe('ADMIN_TOKEN_INVALID');
+      const noToken = await cli(['accounts', 'list'], { env: { RENDERGATE_URL: f.svc.base } });
+      expect(noToken.code).toBe(1);
+      expect(noToken.stderr).toMatch(/RENDERGATE_ADMIN_TOKEN must be too/);
+      const port = await freePort();
+      const away = await cli(['accounts', 'list'], {
+        env: { ...remote(), RENDERGATE_URL: `http://127.0.0.1:${port}` },
+      });
+      expect(away.code).toBe(1);
+      expect(away.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1/);
+    },
+  );
 });
 
 describe('on the local installation (DATABASE_URL)', () => {
-  it('prints links with the public URL the server recorded, not one made from this shell', { timeout: SPAWNS_TIMEOUT }, async () => {
-    const r = await cli(['accounts', 'invite', '--email', email()], { env: { DATABASE_URL: f.dbh.url, PORT: '1' } });
-    expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout).link.startsWith(`${f.svc.base}/invite/`)).toBe(true);
-    const mail = email();
-    const made = JSON.parse((await cli(['accounts', 'create', '--email', mail], { env: { DATABASE_URL: f.dbh.url } })).stdout);
-    const credit = await cli(['credits', 'add', '--account', mail, '--amount', '7'], { env: { DATABASE_URL: f.dbh.url } });
-    expect(credit.code, credit.stderr).toBe(0);
-    expect((await f.api.admin('GET', `/accounts/${made.id}`)).balanceCents).toBe(7);
-  });
+  it(
+    'prints links with the public URL the server recorded, not one made from this shell',
+    { timeout: SPAWNS_TIMEOUT },
+    async () => {
+      const r = await cli(['accounts', 'invite', '--email', email()], {
+        env: { DATABASE_URL: f.dbh.url, PORT: '1' },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).link.startsWith(`${f.svc.base}/invite/`)).toBe(true);
+      const mail = email();
+      const made = JSON.parse(
+        (await cli(['accounts', 'create', '--email', mail], { env: { DATABASE_URL: f.dbh.url } }))
+          .stdout,
+      );
+      const credit = await cli(['credits', 'add', '--account', mail, '--amount', '7'], {
+        env: { DATABASE_URL: f.dbh.url },
+      });
+      expect(credit.code, credit.stderr).toBe(0);
+      expect((await f.api.admin('GET', `/accounts/${made.id}`)).balanceCents).toBe(7);
+    },
+  );
 });
 
 describe('GET /admin/v1/openapi.json', () => {

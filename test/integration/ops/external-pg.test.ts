@@ -10,14 +10,16 @@ import { checkDatabaseServer, DatabaseRefused } from '../../../src/db/server-che
 import { DB_WAIT } from '../../../src/db/pool.ts';
 
 describe('the database server check', () => {
-  it('accepts the test run\'s server and refuses one older than the oldest supported', async () => {
+  it("accepts the test run's server and refuses one older than the oldest supported", async () => {
     const dbh = await freshDatabase();
     try {
       const { version } = await checkDatabaseServer(dbh.url);
       expect(Number(version.split('.')[0])).toBeGreaterThanOrEqual(15);
       const old = await checkDatabaseServer(dbh.url, { minVersion: 990000 }).catch((e: Error) => e);
       expect(old).toBeInstanceOf(DatabaseRefused);
-      expect((old as Error).message).toMatch(/^DATABASE_URL: PostgreSQL \S+ is older than this release supports \(PostgreSQL 15/);
+      expect((old as Error).message).toMatch(
+        /^DATABASE_URL: PostgreSQL \S+ is older than this release supports \(PostgreSQL 15/,
+      );
     } finally {
       await dbh.drop();
     }
@@ -29,13 +31,20 @@ describe.skipIf(!PGBOUNCER)('through PgBouncer', () => {
     const dbh = await freshDatabase();
     const bouncer = await startPgBouncer(dbh.url, 'session');
     try {
-      const svc = await startTestService(bouncer.url, { env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
+      const svc = await startTestService(bouncer.url, {
+        env: { RENDERGATE_WORKER_CONCURRENCY: '1' },
+      });
       try {
         const api = client(svc.base);
         const a = await api.account(10_000);
-        const made = await api.call('POST', '/v1/generations', { key: a.key,
-          body: { modelId: 'rendergate/shot-list', inputs: { text: 'Through the pooler. Two sentences.' } },
-          headers: { 'idempotency-key': crypto.randomUUID() } });
+        const made = await api.call('POST', '/v1/generations', {
+          key: a.key,
+          body: {
+            modelId: 'rendergate/shot-list',
+            inputs: { text: 'Through the pooler. Two sentences.' },
+          },
+          headers: { 'idempotency-key': crypto.randomUUID() },
+        });
         expect(made.status).toBe(202);
         expect((await api.waitFinal(a.key, made.json.id)).status).toBe('succeeded');
         // statement_timeout reached the session (it is set after connect, not as a startup parameter)
@@ -54,7 +63,13 @@ describe.skipIf(!PGBOUNCER)('through PgBouncer', () => {
     const dbh = await freshDatabase();
     const bouncer = await startPgBouncer(dbh.url, 'transaction');
     try {
-      const err = await startTestService(bouncer.url).then(async (s) => { await s.stop(); return null; }, (e: Error) => e);
+      const err = await startTestService(bouncer.url).then(
+        async (s) => {
+          await s.stop();
+          return null;
+        },
+        (e: Error) => e,
+      );
       expect(err?.message).toMatch(/pooler in transaction or statement mode/);
       expect(err?.message).toMatch(/pool_mode=session/);
     } finally {

@@ -30,16 +30,25 @@ afterAll(async () => {
   await dbh.drop();
 });
 
-const video = (c: ReturnType<typeof client>, key: string, i: number) => c.call('POST', '/v1/generations', {
-  key, body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'p', image: `${dripBase}/slow/${i}.png` } },
-  headers: { 'idempotency-key': crypto.randomUUID() },
-});
+const video = (c: ReturnType<typeof client>, key: string, i: number) =>
+  c.call('POST', '/v1/generations', {
+    key,
+    body: {
+      modelId: 'rendergate/image-to-video',
+      inputs: { prompt: 'p', image: `${dripBase}/slow/${i}.png` },
+    },
+    headers: { 'idempotency-key': crypto.randomUUID() },
+  });
 
 it('six slow renders of one account leave a worker slot for another account', async () => {
   // Two worker slots, one account may use one of them; fetches time out only after 30 s, so the
   // first attempts of the slow renders are all still running when the other account's render ends.
   const svc: TestService = await startTestService(dbh.url, {
-    env: { RENDERGATE_WORKER_CONCURRENCY: '2', RENDERGATE_ACCOUNT_CONCURRENCY: '1', RENDERGATE_FETCH_TIMEOUT_SECONDS: '30' },
+    env: {
+      RENDERGATE_WORKER_CONCURRENCY: '2',
+      RENDERGATE_ACCOUNT_CONCURRENCY: '1',
+      RENDERGATE_FETCH_TIMEOUT_SECONDS: '30',
+    },
   });
   try {
     const c = client(svc.base);
@@ -48,12 +57,23 @@ it('six slow renders of one account leave a worker slot for another account', as
     const slow = await Promise.all(Array.from({ length: 6 }, (_, i) => video(c, abuser.key, i)));
     expect(slow.every((r) => r.status === 202)).toBe(true);
     // wait until the abuser's renders hold what they can
-    await waitFor('a render of the abuser to start', async () => {
-      const { rows } = await dbh.db.query(`SELECT count(*)::int AS n FROM generations WHERE account_id = $1 AND started_at IS NOT NULL`, [abuser.accountId]);
-      return rows[0].n > 0;
-    }, { intervalMs: 50 });
+    await waitFor(
+      'a render of the abuser to start',
+      async () => {
+        const { rows } = await dbh.db.query(
+          `SELECT count(*)::int AS n FROM generations WHERE account_id = $1 AND started_at IS NOT NULL`,
+          [abuser.accountId],
+        );
+        return rows[0].n > 0;
+      },
+      { intervalMs: 50 },
+    );
     const text = await c.call('POST', '/v1/generations', {
-      key: other.key, body: { modelId: 'rendergate/shot-list', inputs: { text: 'A boat leaves the harbour. The sea is calm.' } },
+      key: other.key,
+      body: {
+        modelId: 'rendergate/shot-list',
+        inputs: { text: 'A boat leaves the harbour. The sea is calm.' },
+      },
       headers: { 'idempotency-key': crypto.randomUUID() },
     });
     const done = await c.waitFinal(other.key, text.json.id);
@@ -63,7 +83,9 @@ it('six slow renders of one account leave a worker slot for another account', as
     const { rows } = await dbh.db.query(
       `SELECT count(*) FILTER (WHERE lease_until >= now())::int AS running, max(attempts)::int AS attempts,
               count(*) FILTER (WHERE status <> 'queued')::int AS final
-       FROM generations WHERE account_id = $1`, [abuser.accountId]);
+       FROM generations WHERE account_id = $1`,
+      [abuser.accountId],
+    );
     expect(rows[0]).toEqual({ running: 1, attempts: 1, final: 0 });
   } finally {
     await svc.stop();
@@ -77,8 +99,15 @@ it('a render whose input fetch times out twice fails for good and is refunded', 
     const a = await c.account(1_000);
     const r = await video(c, a.key, 99);
     const g = await c.waitFinal(a.key, r.json.id);
-    expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'INPUT_FETCH_TIMEOUT', g.costCents]);
-    const { rows } = await dbh.db.query('SELECT attempts, fetch_timeouts FROM generations WHERE id = $1', [g.id]);
+    expect([g.status, g.error.code, g.refundedCents]).toEqual([
+      'failed',
+      'INPUT_FETCH_TIMEOUT',
+      g.costCents,
+    ]);
+    const { rows } = await dbh.db.query(
+      'SELECT attempts, fetch_timeouts FROM generations WHERE id = $1',
+      [g.id],
+    );
     expect(rows[0]).toEqual({ attempts: 2, fetch_timeouts: 1 }); // maxAttempts is 3: the third was not spent
     expect((await c.call('GET', '/v1/me', { key: a.key })).json.balanceCents).toBe(1_000);
     await checkInvariants(dbh.db);

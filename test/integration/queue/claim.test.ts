@@ -12,30 +12,44 @@ let drop: () => Promise<void>;
 
 beforeAll(async () => {
   ({ db, drop } = await freshDatabase());
-  await db.query(`INSERT INTO accounts (id, email) SELECT 'acct_' || x, x || '@example.test' FROM unnest(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) x`);
+  await db.query(
+    `INSERT INTO accounts (id, email) SELECT 'acct_' || x, x || '@example.test' FROM unnest(ARRAY['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']) x`,
+  );
 });
-afterAll(async () => { await drop?.(); });
+afterAll(async () => {
+  await drop?.();
+});
 
 let seq = 0;
 async function enqueue(account: string, model: string, n: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const id = `gen_${String(++seq).padStart(6, '0')}`;
-    await db.query(`INSERT INTO generations (id, account_id, model_id, inputs, cost_cents, deadline_at, created_at, run_after)
+    await db.query(
+      `INSERT INTO generations (id, account_id, model_id, inputs, cost_cents, deadline_at, created_at, run_after)
                     VALUES ($1, $2, $3, '{}', 0, now() + interval '1 hour', now() - make_interval(secs => 1000 - $4), now() - make_interval(secs => 1000 - $4))`,
-    [id, account, model, seq]);
+      [id, account, model, seq],
+    );
     ids.push(id);
   }
   return ids;
 }
 
-const finish = (id: string) => db.query(
-  `UPDATE generations SET status = 'succeeded', text_output = 'ok', completed_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL WHERE id = $1`, [id]);
+const finish = (id: string) =>
+  db.query(
+    `UPDATE generations SET status = 'succeeded', text_output = 'ok', completed_at = clock_timestamp(), lease_owner = NULL, lease_until = NULL WHERE id = $1`,
+    [id],
+  );
 
 it('takes turns between accounts on a model limited to one render, instead of draining the flood first', async () => {
   const a = await enqueue('acct_a', 'm/one', 6);
   const b = await enqueue('acct_b', 'm/one', 2); // queued after all of A's
-  const claimer = new Claimer({ db: db, limits: new Map([['m/one', 1]]), owner: 'w1', leaseSeconds: 15 });
+  const claimer = new Claimer({
+    db: db,
+    limits: new Map([['m/one', 1]]),
+    owner: 'w1',
+    leaseSeconds: 15,
+  });
   const order: string[] = [];
   for (let job = await claimer.next(); job; job = await claimer.next()) {
     order.push(job.id);
@@ -44,15 +58,27 @@ it('takes turns between accounts on a model limited to one render, instead of dr
   expect(order).toEqual([a[0], b[0], a[1], b[1], a[2], a[3], a[4], a[5]]);
 });
 
-it('holds a model limit against two claimers until the running render\'s lease lapses', async () => {
+it("holds a model limit against two claimers until the running render's lease lapses", async () => {
   const [x, y] = await enqueue('acct_a', 'm/limited', 2);
-  const one = new Claimer({ db: db, limits: new Map([['m/limited', 1]]), owner: 'w1', leaseSeconds: 15 });
-  const two = new Claimer({ db: db, limits: new Map([['m/limited', 1]]), owner: 'w2', leaseSeconds: 15 });
+  const one = new Claimer({
+    db: db,
+    limits: new Map([['m/limited', 1]]),
+    owner: 'w1',
+    leaseSeconds: 15,
+  });
+  const two = new Claimer({
+    db: db,
+    limits: new Map([['m/limited', 1]]),
+    owner: 'w2',
+    leaseSeconds: 15,
+  });
   const [first, second] = await Promise.all([one.next(), two.next()]);
   expect([first?.id, second?.id].filter(Boolean)).toEqual([x]);
   expect(await two.next()).toBeNull();
   // the worker holding x died: once its lease lapses, x (oldest) is claimed again, and only x
-  await db.query(`UPDATE generations SET lease_until = now() - interval '1 second' WHERE id = $1`, [x]);
+  await db.query(`UPDATE generations SET lease_until = now() - interval '1 second' WHERE id = $1`, [
+    x,
+  ]);
   const again = await two.next();
   expect(again).toMatchObject({ id: x, attempts: 2 });
   expect(await one.next()).toBeNull();
@@ -61,11 +87,17 @@ it('holds a model limit against two claimers until the running render\'s lease l
 });
 
 /** Takes claimed jobs back to never claimed: the same queue again for another claimer. */
-const rewind = (ids: string[]) => db.query(
-  `UPDATE generations SET lease_owner = NULL, lease_until = NULL, attempts = 0, started_at = NULL WHERE id = ANY($1)`, [ids]);
+const rewind = (ids: string[]) =>
+  db.query(
+    `UPDATE generations SET lease_owner = NULL, lease_until = NULL, attempts = 0, started_at = NULL WHERE id = ANY($1)`,
+    [ids],
+  );
 
 /** The ids that `wanted` single claims take, then (on the same queue) one batch claim of `wanted`. */
-async function singleThenBatch(limits: Map<string, number>, wanted: number): Promise<[string[], string[]]> {
+async function singleThenBatch(
+  limits: Map<string, number>,
+  wanted: number,
+): Promise<[string[], string[]]> {
   const claimer = new Claimer({ db: db, limits: limits, owner: 'w1', leaseSeconds: 15 });
   const single: string[] = [];
   for (let i = 0; i < wanted; i++) single.push((await claimer.next())!.id);
@@ -92,7 +124,7 @@ it('claims a batch as single claims would: fewer running first, then least recen
   await Promise.all([...c, ...d, ...e, ...f, 'gen_e_running'].map(finish));
 });
 
-it('stops a batch at a job of a limited model, takes that one under the model\'s lock, and goes on after it', async () => {
+it("stops a batch at a job of a limited model, takes that one under the model's lock, and goes on after it", async () => {
   const g = await enqueue('acct_g', 'm/lim', 3);
   const h = await enqueue('acct_h', 'm/free', 3);
   const limits = new Map([['m/lim', 1]]);
@@ -104,7 +136,9 @@ it('stops a batch at a job of a limited model, takes that one under the model\'s
 });
 
 it('shares a backlog between two claimers: each passes over the jobs the other is taking', async () => {
-  const ids = (await Promise.all(['acct_i', 'acct_h', 'acct_g'].map((a) => enqueue(a, 'm/shared', 2)))).flat();
+  const ids = (
+    await Promise.all(['acct_i', 'acct_h', 'acct_g'].map((a) => enqueue(a, 'm/shared', 2)))
+  ).flat();
   const [one, two] = await Promise.all([
     new Claimer({ db: db, limits: new Map(), owner: 'w1', leaseSeconds: 15 }).claim(3),
     new Claimer({ db: db, limits: new Map(), owner: 'w2', leaseSeconds: 15 }).claim(3),

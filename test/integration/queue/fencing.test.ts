@@ -63,7 +63,12 @@ afterAll(async () => {
 
 it('a stale attempt that wakes after another finished the render never touches its file or its money', async () => {
   const env = { RENDERGATE_CATALOG: path.join(dataDir, 'catalog.yaml') };
-  const api = await startTestService(dbh.url, { role: 'api', env, dataDir, extraBackends: { gate: gate('', Promise.resolve()) } });
+  const api = await startTestService(dbh.url, {
+    role: 'api',
+    env,
+    dataDir,
+    extraBackends: { gate: gate('', Promise.resolve()) },
+  });
   services.push(api);
   const c = client(api.base);
   const a = await c.account(1_000);
@@ -74,12 +79,27 @@ it('a stale attempt that wakes after another finished the render never touches i
   const proxied = new URL(dbh.url);
   proxied.port = String(proxy.port);
   const workerA = await startTestService(proxied.href, {
-    role: 'worker', env, dataDir, extraBackends: { gate: gate('stale attempt', new Promise((r) => { openA = r; }), () => { startedA = true; }) },
+    role: 'worker',
+    env,
+    dataDir,
+    extraBackends: {
+      gate: gate(
+        'stale attempt',
+        new Promise((r) => {
+          openA = r;
+        }),
+        () => {
+          startedA = true;
+        },
+      ),
+    },
   });
   services.push(workerA);
 
   const created = await c.call('POST', '/v1/generations', {
-    key: a.key, body: { modelId: 'test/gate', inputs: { prompt: 'p' } }, headers: { 'idempotency-key': crypto.randomUUID() },
+    key: a.key,
+    body: { modelId: 'test/gate', inputs: { prompt: 'p' } },
+    headers: { 'idempotency-key': crypto.randomUUID() },
   });
   expect(created.status).toBe(202);
   const id = created.json.id as string;
@@ -87,23 +107,39 @@ it('a stale attempt that wakes after another finished the render never touches i
 
   // A is cut off; its lease is made to lapse (what 15 s without heartbeats would do).
   proxy.hold();
-  await dbh.db.query(`UPDATE generations SET lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
+  await dbh.db.query(
+    `UPDATE generations SET lease_until = now() - interval '1 second' WHERE id = $1`,
+    [id],
+  );
 
   // Worker B claims the render again (attempt 2) and finishes it.
-  const workerB = await startTestService(dbh.url, { role: 'worker', env, dataDir, extraBackends: { gate: gate('winning attempt', Promise.resolve()) } });
+  const workerB = await startTestService(dbh.url, {
+    role: 'worker',
+    env,
+    dataDir,
+    extraBackends: { gate: gate('winning attempt', Promise.resolve()) },
+  });
   services.push(workerB);
   const done = await c.waitFinal(a.key, id);
   expect(done.status).toBe('succeeded');
-  const { rows: [row] } = await dbh.db.query('SELECT attempts FROM generations WHERE id = $1', [id]);
+  const {
+    rows: [row],
+  } = await dbh.db.query('SELECT attempts FROM generations WHERE id = $1', [id]);
   expect(row.attempts).toBe(2);
 
   // A's stale attempt finishes and stores its output while still cut off, then reaches the database.
   openA();
   const generationsDir = path.join(dataDir, 'files', 'generations');
-  const holds = (text: string) => fs.readdirSync(generationsDir).some((f) => fs.readFileSync(path.join(generationsDir, f), 'utf8') === text);
+  const holds = (text: string) =>
+    fs
+      .readdirSync(generationsDir)
+      .some((f) => fs.readFileSync(path.join(generationsDir, f), 'utf8') === text);
   await waitFor('the stale attempt to store its output', () => holds('stale attempt'));
   proxy.release();
-  await waitFor('worker A to finish its stale attempt', () => workerA.running.worker!.attemptsRunning === 0);
+  await waitFor(
+    'worker A to finish its stale attempt',
+    () => workerA.running.worker!.attemptsRunning === 0,
+  );
 
   // The winner's file is served; the stale attempt removed only its own; charged once.
   const content = await c.call('GET', `/v1/generations/${id}/content`, { key: a.key });
@@ -118,12 +154,19 @@ it('a stale attempt that wakes after another finished the render never touches i
 
 it('a retried render removes the file an earlier attempt stored and never recorded', async () => {
   const env = { RENDERGATE_CATALOG: path.join(dataDir, 'catalog.yaml') };
-  const api = await startTestService(dbh.url, { role: 'api', env, dataDir, extraBackends: { gate: gate('', Promise.resolve()) } });
+  const api = await startTestService(dbh.url, {
+    role: 'api',
+    env,
+    dataDir,
+    extraBackends: { gate: gate('', Promise.resolve()) },
+  });
   services.push(api);
   const c = client(api.base);
   const a = await c.account(1_000);
   const created = await c.call('POST', '/v1/generations', {
-    key: a.key, body: { modelId: 'test/gate', inputs: { prompt: 'orphan' } }, headers: { 'idempotency-key': crypto.randomUUID() },
+    key: a.key,
+    body: { modelId: 'test/gate', inputs: { prompt: 'orphan' } },
+    headers: { 'idempotency-key': crypto.randomUUID() },
   });
   expect(created.status).toBe(202);
   const id = created.json.id as string;
@@ -134,13 +177,23 @@ it('a retried render removes the file an earlier attempt stored and never record
   fs.mkdirSync(generationsDir, { recursive: true });
   const orphan = path.join(generationsDir, `${id}-1.mp4`);
   fs.writeFileSync(orphan, 'killed attempt');
-  await dbh.db.query(`UPDATE generations SET attempts = 1, lease_owner = 'killed-worker', lease_until = now() - interval '1 second' WHERE id = $1`, [id]);
+  await dbh.db.query(
+    `UPDATE generations SET attempts = 1, lease_owner = 'killed-worker', lease_until = now() - interval '1 second' WHERE id = $1`,
+    [id],
+  );
 
-  const worker = await startTestService(dbh.url, { role: 'worker', env, dataDir, extraBackends: { gate: gate('retried attempt', Promise.resolve()) } });
+  const worker = await startTestService(dbh.url, {
+    role: 'worker',
+    env,
+    dataDir,
+    extraBackends: { gate: gate('retried attempt', Promise.resolve()) },
+  });
   services.push(worker);
   const done = await c.waitFinal(a.key, id);
   expect(done.status).toBe('succeeded');
-  const { rows: [row] } = await dbh.db.query('SELECT attempts, content_key FROM generations WHERE id = $1', [id]);
+  const {
+    rows: [row],
+  } = await dbh.db.query('SELECT attempts, content_key FROM generations WHERE id = $1', [id]);
   expect(row).toEqual({ attempts: 2, content_key: `generations/${id}-2.mp4` });
   // Rendered by whichever worker claimed it (the first test's two still run): not attempt 1's file.
   const content = await c.call('GET', `/v1/generations/${id}/content`, { key: a.key });

@@ -21,7 +21,9 @@ import { waitFor } from '../../helpers/wait.ts';
 const BLOCK_MS = 4_000; // past the stall threshold (2 s), short of the lease (15 s)
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-poison-'));
-fs.writeFileSync(path.join(dir, 'catalog.yaml'), `
+fs.writeFileSync(
+  path.join(dir, 'catalog.yaml'),
+  `
 models:
   - id: test/blocker
     name: Blocker
@@ -47,30 +49,49 @@ models:
     openai: { input: text }
     timeLimitSeconds: 30
     maxAttempts: 3
-`);
+`,
+);
 
 let blocks = 0;
 const blocker: ModelBackend = {
   run: async () => {
     await new Promise((r) => setTimeout(r, 50)); // a moment into the render, then the main thread is taken
     blocks++;
-    for (const until = performance.now() + BLOCK_MS; performance.now() < until;) { /* computing on the event loop */ }
+    for (const until = performance.now() + BLOCK_MS; performance.now() < until;) {
+      /* computing on the event loop */
+    }
     throw new RenderError('MODEL_BUSY', 'The model did not answer.', true);
   },
 };
 
-const f = serviceFixture({ env: { RENDERGATE_CATALOG: path.join(dir, 'catalog.yaml') }, extraBackends: { blocker } });
-
-const create = (key: string, modelId: string, text: string) => f.api.call('POST', '/v1/generations', {
-  key, body: { modelId, inputs: { text } }, headers: { 'idempotency-key': crypto.randomUUID() },
+const f = serviceFixture({
+  env: { RENDERGATE_CATALOG: path.join(dir, 'catalog.yaml') },
+  extraBackends: { blocker },
 });
-const metric = async (name: string) => Number((await f.api.call('GET', '/metrics')).text.split('\n').find((l) => l.startsWith(`${name} `))?.split(' ')[1]);
+
+const create = (key: string, modelId: string, text: string) =>
+  f.api.call('POST', '/v1/generations', {
+    key,
+    body: { modelId, inputs: { text } },
+    headers: { 'idempotency-key': crypto.randomUUID() },
+  });
+const metric = async (name: string) =>
+  Number(
+    (await f.api.call('GET', '/metrics')).text
+      .split('\n')
+      .find((l) => l.startsWith(`${name} `))
+      ?.split(' ')[1],
+  );
 
 it('a render that blocks its worker fails after its attempts; renders beside it succeed; the worker pauses claiming', async () => {
   const abuser = await f.api.account(100);
   const other = await f.api.account(100);
   const poison = await create(abuser.key, 'test/blocker', 'block');
-  const beside = await create(other.key, 'rendergate/shot-list', 'A boat leaves the harbour. The sea is calm. Gulls follow it.');
+  const beside = await create(
+    other.key,
+    'rendergate/shot-list',
+    'A boat leaves the harbour. The sea is calm. Gulls follow it.',
+  );
   expect([poison.status, beside.status]).toEqual([202, 202]);
 
   // The render beside the blocker is not failed by the stall.
@@ -80,8 +101,15 @@ it('a render that blocks its worker fails after its attempts; renders beside it 
   // The probe runs on the event loop the blocker takes, so it sees `blocks` > 0 only once a block is over.
   await waitFor('a block', () => blocks > 0);
   const ready = await f.api.call('GET', '/readyz');
-  expect([ready.status, ready.json.details[0].eventLoop]).toEqual([503, expect.stringMatching(/^stalled \d+ ms/)]);
-  const during = await create(other.key, 'rendergate/shot-list', 'Created while the worker recovers.');
+  expect([ready.status, ready.json.details[0].eventLoop]).toEqual([
+    503,
+    expect.stringMatching(/^stalled \d+ ms/),
+  ]);
+  const during = await create(
+    other.key,
+    'rendergate/shot-list',
+    'Created while the worker recovers.',
+  );
   expect(await metric('rendergate_event_loop_stalled')).toBe(1);
 
   // The blocker: both attempts spent, failed and refunded; the render created meanwhile still runs.
@@ -90,6 +118,8 @@ it('a render that blocks its worker fails after its attempts; renders beside it 
   expect(blocks).toBe(2);
   expect((await f.api.waitFinal(other.key, during.json.id)).status).toBe('succeeded');
   expect(await metric('rendergate_claims_skipped_stalled_total')).toBeGreaterThan(0);
-  await waitFor('ready again', async () => (await f.api.call('GET', '/readyz')).status === 200, { intervalMs: 200 });
+  await waitFor('ready again', async () => (await f.api.call('GET', '/readyz')).status === 200, {
+    intervalMs: 200,
+  });
   await checkInvariants(f.dbh.db);
 });

@@ -17,14 +17,26 @@ const f = remoteFixture({
     cog.webhookIntervalMs = 20;
     port = await freePort();
   },
-  models: () => [videoModel('t/cog', { driver: 'cog', url: cog.base }, { timeLimitSeconds: 30, maxAttempts: 2 })],
-  env: { get RENDERGATE_WORKER_CALLBACK_URL() { return `http://127.0.0.1:${port}/rg`; }, RENDERGATE_COG_POLL_MS: '200' },
-  after: async () => { await cog.close(); },
+  models: () => [
+    videoModel('t/cog', { driver: 'cog', url: cog.base }, { timeLimitSeconds: 30, maxAttempts: 2 }),
+  ],
+  env: {
+    get RENDERGATE_WORKER_CALLBACK_URL() {
+      return `http://127.0.0.1:${port}/rg`;
+    },
+    RENDERGATE_COG_POLL_MS: '200',
+  },
+  after: async () => {
+    await cog.close();
+  },
 });
 
 /** The generation as a poll sees it; with `wait`, as `Prefer: wait=<wait>` answers it. */
 async function poll(id: string, wait?: number) {
-  const r = await f.api.call('GET', `/v1/generations/${id}`, { key: f.key, headers: wait ? { prefer: `wait=${wait}` } : {} });
+  const r = await f.api.call('GET', `/v1/generations/${id}`, {
+    key: f.key,
+    headers: wait ? { prefer: `wait=${wait}` } : {},
+  });
   expect(r.status).toBe(200);
   return r.json as { status: string; progress: number | null };
 }
@@ -33,7 +45,14 @@ async function poll(id: string, wait?: number) {
 async function reach(id: string, step: number, wait?: number): Promise<number> {
   cog.gate = step;
   let seen = 0;
-  await waitFor(`progress ${step / 10}`, async () => { seen = (await poll(id, wait)).progress ?? 0; return seen >= step / 10 - 1e-9; }, { timeoutMs: 20_000 });
+  await waitFor(
+    `progress ${step / 10}`,
+    async () => {
+      seen = (await poll(id, wait)).progress ?? 0;
+      return seen >= step / 10 - 1e-9;
+    },
+    { timeoutMs: 20_000 },
+  );
   return seen;
 }
 
@@ -48,7 +67,11 @@ it('reports progress from the tqdm logs while it renders, seen by polling and by
   expect((await poll(g.id)).progress).toBe(1);
   expect(Buffer.compare(await download(f, g.id), cog.output)).toBe(0);
   const hooks = () => cog.webhooks.filter((w) => w.id === `${g.id}-1`);
-  await waitFor('the completed webhook taken', () => hooks().some((w) => w.status === 'succeeded' && w.answer === 200), { timeoutMs: 10_000 });
+  await waitFor(
+    'the completed webhook taken',
+    () => hooks().some((w) => w.status === 'succeeded' && w.answer === 200),
+    { timeoutMs: 10_000 },
+  );
   expect(hooks().some((w) => w.status === 'processing' && w.answer === 200)).toBe(true);
   expect(new URL(hooks()[0].url).pathname).toMatch(/^\/rg\/cog-webhooks\/[A-Za-z0-9_-]{43}$/);
   // Cog forgets a prediction as it sends its completed webhook: a poll landing in between runs it again
@@ -67,7 +90,9 @@ it('webhooks lost: progress and the final answer come from polling the predictio
     cog.gate = Infinity;
     await finalOk(f, g.id);
     expect(Buffer.compare(await download(f, g.id), cog.output)).toBe(0);
-    expect(cog.webhooks.filter((w) => w.id === `${g.id}-1`).every((w) => w.answer === 0)).toBe(true);
+    expect(cog.webhooks.filter((w) => w.id === `${g.id}-1`).every((w) => w.answer === 0)).toBe(
+      true,
+    );
     // Cog forgets a final prediction; the poll's synchronous PUT ran it again and answered with it.
     expect(cog.runs.get(`${g.id}-1`)).toBe(2);
     expect(await ledgerFor(f, g.id)).toEqual(['charge']);
@@ -79,11 +104,24 @@ it('webhooks lost: progress and the final answer come from polling the predictio
 it('refuses forged webhooks: another address, another prediction, another method, an attempt that ended', async () => {
   cog.gate = 0;
   const g = await create(f, 't/cog', { prompt: 'forged' });
-  await waitFor('the start webhook', () => cog.webhooks.some((w) => w.id === `${g.id}-1`), { timeoutMs: 10_000 });
+  await waitFor('the start webhook', () => cog.webhooks.some((w) => w.id === `${g.id}-1`), {
+    timeoutMs: 10_000,
+  });
   const url = cog.webhooks.find((w) => w.id === `${g.id}-1`)!.url;
-  const forged = { id: `${g.id}-1`, status: 'succeeded', output: 'data:video/mp4;base64,AAAA', logs: '100%|██████████| 10/10' };
+  const forged = {
+    id: `${g.id}-1`,
+    status: 'succeeded',
+    output: 'data:video/mp4;base64,AAAA',
+    logs: '100%|██████████| 10/10',
+  };
   const postTo = async (u: string, body: unknown, method = 'POST') =>
-    (await fetch(u, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status;
+    (
+      await fetch(u, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    ).status;
   expect(await postTo(url.replace(/.{6}$/, 'AAAAAA'), forged)).toBe(404);
   expect(await postTo(`http://127.0.0.1:${port}/rg/cog-webhooks/`, forged)).toBe(404);
   expect(await postTo(url, { ...forged, id: 'gen_other-1' })).toBe(404);
@@ -103,7 +141,11 @@ it('cancel reaches a running async prediction, which ends canceled; the render i
   const r = await f.api.call('POST', `/v1/generations/${g.id}/cancel`, { key: f.key });
   expect(r.json.status).toBe('refunded');
   await waitFor('the cancel', () => cog.cancels.includes(`${g.id}-1`), { timeoutMs: 10_000 });
-  await waitFor('the canceled webhook', () => cog.webhooks.some((w) => w.id === `${g.id}-1` && w.status === 'canceled'), { timeoutMs: 10_000 });
+  await waitFor(
+    'the canceled webhook',
+    () => cog.webhooks.some((w) => w.id === `${g.id}-1` && w.status === 'canceled'),
+    { timeoutMs: 10_000 },
+  );
   expect(await ledgerFor(f, g.id)).toEqual(['charge', 'refund']);
   cog.gate = Infinity;
 });

@@ -3,7 +3,15 @@
 // and a dropped stream, a model error, DELETE closing the stream, the key kept out of errors.
 import { expect, it } from 'vitest';
 import { chatFake, type ChatFake } from '../../fakes/openai.ts';
-import { attempts, claimRoundPassed, create, finalOk, ledgerFor, remoteFixture, textModel } from './harness.ts';
+import {
+  attempts,
+  claimRoundPassed,
+  create,
+  finalOk,
+  ledgerFor,
+  remoteFixture,
+  textModel,
+} from './harness.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
 let chat: ChatFake;
@@ -12,14 +20,35 @@ const f = remoteFixture({
     chat = await chatFake();
     process.env.RG_TEST_LLM_KEY = chat.apiKey;
   },
-  models: () => [textModel('t/chat', {
-    driver: 'openai', url: chat.base, model: 'qwen2.5-7b-instruct', apiKey: '${env:RG_TEST_LLM_KEY}', concurrencyPerUrl: 4,
-    messages: [{ role: 'system', content: "'You write shot lists.'" }, { role: 'user', content: 'text' }],
-    params: { max_tokens: 'max_items * 80', temperature: '0.2' },
-  }), textModel('t/chat-fast', {
-    driver: 'openai', url: chat.base, model: 'm', apiKey: '${env:RG_TEST_LLM_KEY}', messages: [{ role: 'user', content: 'text' }],
-  }, { timeLimitSeconds: 2, maxAttempts: 1 })],
-  after: async () => { await chat.close(); delete process.env.RG_TEST_LLM_KEY; },
+  models: () => [
+    textModel('t/chat', {
+      driver: 'openai',
+      url: chat.base,
+      model: 'qwen2.5-7b-instruct',
+      apiKey: '${env:RG_TEST_LLM_KEY}',
+      concurrencyPerUrl: 4,
+      messages: [
+        { role: 'system', content: "'You write shot lists.'" },
+        { role: 'user', content: 'text' },
+      ],
+      params: { max_tokens: 'max_items * 80', temperature: '0.2' },
+    }),
+    textModel(
+      't/chat-fast',
+      {
+        driver: 'openai',
+        url: chat.base,
+        model: 'm',
+        apiKey: '${env:RG_TEST_LLM_KEY}',
+        messages: [{ role: 'user', content: 'text' }],
+      },
+      { timeLimitSeconds: 2, maxAttempts: 1 },
+    ),
+  ],
+  after: async () => {
+    await chat.close();
+    delete process.env.RG_TEST_LLM_KEY;
+  },
 });
 
 it('answers with the streamed text; messages and params from CEL; the key sent as a bearer token', async () => {
@@ -29,8 +58,14 @@ it('answers with the streamed text; messages and params from CEL; the key sent a
   const req = chat.requests.at(-1)!;
   expect(req.auth).toBe(`Bearer ${chat.apiKey}`);
   expect(req.body).toEqual({
-    model: 'qwen2.5-7b-instruct', stream: true, max_tokens: 240, temperature: 0.2,
-    messages: [{ role: 'system', content: 'You write shot lists.' }, { role: 'user', content: 'A fox crosses a river.' }],
+    model: 'qwen2.5-7b-instruct',
+    stream: true,
+    max_tokens: 240,
+    temperature: 0.2,
+    messages: [
+      { role: 'system', content: 'You write shot lists.' },
+      { role: 'user', content: 'A fox crosses a river.' },
+    ],
   });
 });
 
@@ -48,7 +83,11 @@ it('an error event from the model fails at once, refunded', async () => {
   chat.script.push({ kind: 'error-event' });
   const g = await create(f, 't/chat', { text: 'too long' });
   const done = await f.api.waitFinal(f.key, g.id);
-  expect([done.status, done.error.code, done.refundedCents]).toEqual(['failed', 'MODEL_FAILED', g.costCents]);
+  expect([done.status, done.error.code, done.refundedCents]).toEqual([
+    'failed',
+    'MODEL_FAILED',
+    g.costCents,
+  ]);
   expect(await attempts(f, g.id)).toBe(1);
 });
 
@@ -83,13 +122,22 @@ it('a server that hangs mid-answer is stopped at the time limit, its stream clos
   const aborted = chat.aborted;
   const g = await create(f, 't/chat-fast', { text: 'slow' });
   const done = await f.api.waitFinal(f.key, g.id, 30_000);
-  expect([done.status, done.error.code, done.refundedCents]).toEqual(['failed', 'BACKEND_TIMEOUT', g.costCents]);
+  expect([done.status, done.error.code, done.refundedCents]).toEqual([
+    'failed',
+    'BACKEND_TIMEOUT',
+    g.costCents,
+  ]);
   await waitFor('the stream to be closed', () => chat.aborted > aborted, { timeoutMs: 10_000 });
 });
 
 it('while the server answers /models with 503 its renders wait, then run once it is back', async () => {
   chat.healthy = false;
-  await waitFor('the server seen down', async () => (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.every((b: any) => !b.healthy), { timeoutMs: 10_000 });
+  await waitFor(
+    'the server seen down',
+    async () =>
+      (await (await fetch(`${f.svc.base}/readyz`)).json()).backends?.every((b: any) => !b.healthy),
+    { timeoutMs: 10_000 },
+  );
   const n = chat.requests.length;
   const g = await create(f, 't/chat', { text: 'later' });
   await claimRoundPassed(f.api, f.key);

@@ -17,29 +17,78 @@ import { chatFake, type ChatFake } from '../../fakes/openai.ts';
 import { textModel, videoModel } from './harness.ts';
 import { tqdmProgress } from '../../../src/backends/shared/output.ts';
 
-let comfy: ComfyFake; let rep: ReplicateFake; let fal: FalFake; let chat: ChatFake;
+let comfy: ComfyFake;
+let rep: ReplicateFake;
+let fal: FalFake;
+let chat: ChatFake;
 let backends: Backends;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-progress-'));
 
 beforeAll(async () => {
-  [comfy, rep, fal, chat] = await Promise.all([comfyFake({ steps: 5 }), replicateFake(), falFake(), chatFake()]);
-  fs.writeFileSync(path.join(dir, 'wf.json'), JSON.stringify({ 3: { class_type: 'KSampler', inputs: {} }, 9: { class_type: 'SaveVideo', inputs: {} } }));
-  fs.writeFileSync(path.join(dir, 'catalog.yaml'), stringify({ models: [
-    videoModel('t/comfy', { driver: 'comfyui', url: comfy.base, workflow: 'wf.json', bindings: {} }),
-    videoModel('t/rep', { driver: 'replicate', model: 'o/n', apiToken: rep.token, baseUrl: rep.base }),
-    videoModel('t/fal', { driver: 'fal', app: 'fal-ai/x', apiKey: fal.key, baseUrl: fal.base }),
-    textModel('t/chat', { driver: 'openai', url: chat.base, model: 'm', apiKey: chat.apiKey, messages: [{ role: 'user', content: 'text' }], params: { max_tokens: '10' } }),
-  ] }));
+  [comfy, rep, fal, chat] = await Promise.all([
+    comfyFake({ steps: 5 }),
+    replicateFake(),
+    falFake(),
+    chatFake(),
+  ]);
+  fs.writeFileSync(
+    path.join(dir, 'wf.json'),
+    JSON.stringify({
+      3: { class_type: 'KSampler', inputs: {} },
+      9: { class_type: 'SaveVideo', inputs: {} },
+    }),
+  );
+  fs.writeFileSync(
+    path.join(dir, 'catalog.yaml'),
+    stringify({
+      models: [
+        videoModel('t/comfy', {
+          driver: 'comfyui',
+          url: comfy.base,
+          workflow: 'wf.json',
+          bindings: {},
+        }),
+        videoModel('t/rep', {
+          driver: 'replicate',
+          model: 'o/n',
+          apiToken: rep.token,
+          baseUrl: rep.base,
+        }),
+        videoModel('t/fal', { driver: 'fal', app: 'fal-ai/x', apiKey: fal.key, baseUrl: fal.base }),
+        textModel('t/chat', {
+          driver: 'openai',
+          url: chat.base,
+          model: 'm',
+          apiKey: chat.apiKey,
+          messages: [{ role: 'user', content: 'text' }],
+          params: { max_tokens: '10' },
+        }),
+      ],
+    }),
+  );
   const catalog = loadCatalog(path.join(dir, 'catalog.yaml'));
   backends = createBackends(loadConfig({ RENDERGATE_DATA_DIR: dir }), catalog, new Metrics());
 });
-afterAll(async () => { await Promise.all([comfy, rep, fal, chat].map((x) => x?.close())); fs.rmSync(dir, { recursive: true, force: true }); });
+afterAll(async () => {
+  await Promise.all([comfy, rep, fal, chat].map((x) => x?.close()));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
-async function progressOf(modelId: string, inputs: Record<string, string | number>): Promise<number[]> {
+async function progressOf(
+  modelId: string,
+  inputs: Record<string, string | number>,
+): Promise<number[]> {
   const seen: number[] = [];
   const workDir = fs.mkdtempSync(path.join(dir, 'w-'));
   const backend = backends.backendFor({ id: modelId } as never);
-  await backend.run(inputs, { signal: new AbortController().signal, progress: (p) => seen.push(p), workDir, timeLimitSeconds: 30, attemptId: `${modelId}-1`, readUpload: () => Promise.resolve(null) });
+  await backend.run(inputs, {
+    signal: new AbortController().signal,
+    progress: (p) => seen.push(p),
+    workDir,
+    timeLimitSeconds: 30,
+    attemptId: `${modelId}-1`,
+    readUpload: () => Promise.resolve(null),
+  });
   return seen;
 }
 
@@ -61,10 +110,16 @@ it('Replicate and fal: from the tqdm lines of their logs', async () => {
 });
 
 it('OpenAI: streamed pieces against max_tokens', async () => {
-  expect(await progressOf('t/chat', { text: 'x', max_items: 1 })).toEqual([0.1, 0.2, 0.3, 0.4, 0.5]);
+  expect(await progressOf('t/chat', { text: 'x', max_items: 1 })).toEqual([
+    0.1, 0.2, 0.3, 0.4, 0.5,
+  ]);
 });
 
 it('reads the last tqdm bar of a log', () => {
-  expect(tqdmProgress('loading\n 10%|█         | 1/10 [00:01<00:09]\r 40%|████      | 4/10 [00:04<00:06]\n')).toBe(0.4);
+  expect(
+    tqdmProgress(
+      'loading\n 10%|█         | 1/10 [00:01<00:09]\r 40%|████      | 4/10 [00:04<00:06]\n',
+    ),
+  ).toBe(0.4);
   expect(tqdmProgress('no bars here')).toBeNull();
 });

@@ -10,13 +10,23 @@ import { describe, expect, it } from 'vitest';
 const SRC = path.resolve(import.meta.dirname, '../../../src');
 
 const RANK: Record<string, number> = {
-  domain: 0, db: 0, metrics: 0, net: 0, tracing: 0, 'config.ts': 0,
-  backends: 1, storage: 1, webhooks: 1,
+  domain: 0,
+  db: 0,
+  metrics: 0,
+  net: 0,
+  tracing: 0,
+  'config.ts': 0,
+  backends: 1,
+  storage: 1,
+  webhooks: 1,
   queue: 2,
   services: 3,
   web: 4,
-  http: 5, studio: 5,
-  cli: 6, 'app.ts': 6, 'main.ts': 6,
+  http: 5,
+  studio: 5,
+  cli: 6,
+  'app.ts': 6,
+  'main.ts': 6,
 };
 
 /** Layers that may not reach the database, even through a type. */
@@ -39,8 +49,12 @@ const rel = (f: string) => path.relative(SRC, f);
 
 /** Every relative import of src/, type-only ones included: [importing file, imported file]. */
 function imports(files: string[]): Array<[string, string]> {
-  return files.flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(IMPORT)]
-    .map((m): [string, string] => [file, path.resolve(path.dirname(file), m[1])]));
+  return files.flatMap((file) =>
+    [...fs.readFileSync(file, 'utf8').matchAll(IMPORT)].map((m): [string, string] => [
+      file,
+      path.resolve(path.dirname(file), m[1]),
+    ]),
+  );
 }
 
 /** The import circles: groups of files that reach each other (Tarjan's strongly connected components). */
@@ -58,13 +72,19 @@ function circles(edges: Array<[string, string]>): string[][] {
     stack.push(v);
     onStack.add(v);
     for (const w of next.get(v) ?? []) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
     }
     if (low.get(v) !== index.get(v)) return;
     const group: string[] = [];
     let w: string;
-    do { w = stack.pop()!; onStack.delete(w); group.push(w); } while (w !== v);
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
     if (group.length > 1 || (next.get(v) ?? []).includes(v)) found.push(group.sort());
   };
   for (const v of next.keys()) if (!index.has(v)) visit(v);
@@ -72,7 +92,8 @@ function circles(edges: Array<[string, string]>): string[][] {
 }
 
 // Statements, not words: a keyword followed by what a statement of it takes.
-const SQL = /\b(?:SELECT\s+(?:[\w*(]|\$)|INSERT\s+INTO\b|UPDATE\s+\w+\s+(?:\w+\s+)?SET\b|DELETE\s+FROM\b)/;
+const SQL =
+  /\b(?:SELECT\s+(?:[\w*(]|\$)|INSERT\s+INTO\b|UPDATE\s+\w+\s+(?:\w+\s+)?SET\b|DELETE\s+FROM\b)/;
 
 describe('layers', () => {
   const files = sources(SRC);
@@ -91,8 +112,12 @@ describe('layers', () => {
   it('has no import between two layers of the same rank (http and studio are siblings)', () => {
     // The lowest rank (domain, db, metrics, net) and the composition root at the top may; no other.
     const checked = (rank: number) => rank > 0 && rank < RANK['app.ts'];
-    const across = edges.filter(([from, to]) => layerOf(from) !== layerOf(to)
-      && RANK[layerOf(to)] === RANK[layerOf(from)] && checked(RANK[layerOf(from)]));
+    const across = edges.filter(
+      ([from, to]) =>
+        layerOf(from) !== layerOf(to) &&
+        RANK[layerOf(to)] === RANK[layerOf(from)] &&
+        checked(RANK[layerOf(from)]),
+    );
     expect(across.map(([from, to]) => `${rel(from)} → ${rel(to)}`)).toEqual([]);
   });
 
@@ -102,7 +127,9 @@ describe('layers', () => {
   });
 
   it('has SQL statements only under db/', () => {
-    const outside = files.filter((f) => layerOf(f) !== 'db' && SQL.test(fs.readFileSync(f, 'utf8')));
+    const outside = files.filter(
+      (f) => layerOf(f) !== 'db' && SQL.test(fs.readFileSync(f, 'utf8')),
+    );
     expect(outside.map(rel)).toEqual([]);
   });
 
@@ -116,6 +143,13 @@ describe('layers', () => {
   });
 
   it('finds a circle where there is one (the check above can fail)', () => {
-    expect(circles([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']])).toEqual([['a', 'b', 'c']]);
+    expect(
+      circles([
+        ['a', 'b'],
+        ['b', 'c'],
+        ['c', 'a'],
+        ['c', 'd'],
+      ]),
+    ).toEqual([['a', 'b', 'c']]);
   });
 });

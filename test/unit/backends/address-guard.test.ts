@@ -56,8 +56,20 @@ const refused: Array<[string, RegExp]> = [
   ['', /not a plain IP/],
 ];
 
-const allowed = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '172.32.0.1', '100.128.0.1', '192.169.0.1', '2606:4700:4700::1111',
-  '2a00:1450:4001:80b::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '[2606:4700:4700::1111]'];
+const allowed = [
+  '8.8.8.8',
+  '1.1.1.1',
+  '93.184.216.34',
+  '172.32.0.1',
+  '100.128.0.1',
+  '192.169.0.1',
+  '2606:4700:4700::1111',
+  '2a00:1450:4001:80b::200e',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+  '[2606:4700:4700::1111]',
+];
 
 describe('publicAddressPolicy', () => {
   it.each(refused)('refuses %s', (address, reason) => {
@@ -91,13 +103,24 @@ describe('input URLs', () => {
     expect(publicAddressPolicy(url.hostname).allowed).toBe(false);
   });
 
-  it.each(['file:///etc/passwd', 'ftp://example.com/a.png', 'gopher://example.com/', 'data:image/png;base64,AAAA', 'not a url'])(
-    'refuses %s before any network access', (raw) => {
-      const err = (() => { try { parseInputUrl(raw); } catch (e) { return e; } })();
-      expect(err).toBeInstanceOf(RenderError);
-      expect((err as RenderError).code).toBe('INPUT_URL_REFUSED');
-      expect((err as RenderError).retryable).toBe(false);
-    });
+  it.each([
+    'file:///etc/passwd',
+    'ftp://example.com/a.png',
+    'gopher://example.com/',
+    'data:image/png;base64,AAAA',
+    'not a url',
+  ])('refuses %s before any network access', (raw) => {
+    const err = (() => {
+      try {
+        parseInputUrl(raw);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(RenderError);
+    expect((err as RenderError).code).toBe('INPUT_URL_REFUSED');
+    expect((err as RenderError).retryable).toBe(false);
+  });
 
   it('refuses credentials in the address without echoing them', () => {
     try {
@@ -110,7 +133,9 @@ describe('input URLs', () => {
   });
 
   it('describes an address by host and path, never its query string', () => {
-    const text = describeUrl(new URL('https://cdn.example.com:8443/img/a.png?X-Amz-Signature=secret#frag'));
+    const text = describeUrl(
+      new URL('https://cdn.example.com:8443/img/a.png?X-Amz-Signature=secret#frag'),
+    );
     expect(text).toBe('https://cdn.example.com:8443/img/a.png');
   });
 });

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { perspectiveFilter, windowAt, type CameraPath } from '../../../src/backends/local/camera.ts';
+import {
+  perspectiveFilter,
+  windowAt,
+  type CameraPath,
+} from '../../../src/backends/local/camera.ts';
 import { progressFraction } from '../../../src/backends/local/ffmpeg.ts';
 import { chooseFit } from '../../../src/backends/local/frame.ts';
 import {
-  autoAmplitude, planStillMove, planTransition, stillMovePath, type Amplitude,
+  autoAmplitude,
+  planStillMove,
+  planTransition,
+  stillMovePath,
+  type Amplitude,
 } from '../../../src/backends/local/motion-plan.ts';
 import { transitionSeed } from '../../../src/backends/local/start-end-to-video.ts';
 
@@ -20,16 +28,27 @@ function expectInside(path: CameraPath) {
 }
 
 const travel = (path: CameraPath) => {
-  const a = windowAt(path, 0), b = windowAt(path, 1);
-  return Math.abs(a.left - b.left) + Math.abs(a.top - b.top) + Math.abs(a.right - b.right) + Math.abs(a.bottom - b.bottom);
+  const a = windowAt(path, 0),
+    b = windowAt(path, 1);
+  return (
+    Math.abs(a.left - b.left) +
+    Math.abs(a.top - b.top) +
+    Math.abs(a.right - b.right) +
+    Math.abs(a.bottom - b.bottom)
+  );
 };
 
 describe('model B camera move', () => {
   it('follows camera words in the prompt', () => {
     expect(planStillMove('slow push-in on a sunset', undefined, 0.5).zoom).toBe('in');
-    expect(planStillMove('the camera pulls back to reveal the bay', undefined, 0.5).zoom).toBe('out');
+    expect(planStillMove('the camera pulls back to reveal the bay', undefined, 0.5).zoom).toBe(
+      'out',
+    );
     expect(planStillMove('Zoom out from the tower', undefined, 0.5).zoom).toBe('out');
-    expect(planStillMove('pan left across the skyline', undefined, 0.5)).toMatchObject({ zoom: 'hold', pan: [-1, 0] });
+    expect(planStillMove('pan left across the skyline', undefined, 0.5)).toMatchObject({
+      zoom: 'hold',
+      pan: [-1, 0],
+    });
     expect(planStillMove('tilt up to the sky', undefined, 0.5).pan).toEqual([0, -1]);
   });
 
@@ -39,12 +58,21 @@ describe('model B camera move', () => {
   });
 
   it('picks the same drift for the same prompt and another for another prompt', () => {
-    expect(planStillMove('a quiet lake', undefined, 0.5)).toEqual(planStillMove('a quiet lake', undefined, 0.5));
-    expect(planStillMove('a quiet lake', undefined, 0.5).pan).not.toEqual(planStillMove('a busy port', undefined, 0.5).pan);
+    expect(planStillMove('a quiet lake', undefined, 0.5)).toEqual(
+      planStillMove('a quiet lake', undefined, 0.5),
+    );
+    expect(planStillMove('a quiet lake', undefined, 0.5).pan).not.toEqual(
+      planStillMove('a busy port', undefined, 0.5).pan,
+    );
   });
 
   it('moves more with a higher guidance_scale and never leaves the picture', () => {
-    for (const prompt of ['a quiet lake', 'pull back from the tower', 'pan right over fields', 'tilt down']) {
+    for (const prompt of [
+      'a quiet lake',
+      'pull back from the tower',
+      'pan right over fields',
+      'tilt down',
+    ]) {
       const weak = stillMovePath(planStillMove(prompt, undefined, 0));
       const strong = stillMovePath(planStillMove(prompt, undefined, 1));
       expectInside(weak);
@@ -73,7 +101,8 @@ describe('model A transition', () => {
   });
 
   it('moves further with a larger amplitude', () => {
-    const peak = (a: Amplitude) => 1 / Math.max(...samples.map((u) => planTransition(a, 7).path.zoom.at(u)));
+    const peak = (a: Amplitude) =>
+      1 / Math.max(...samples.map((u) => planTransition(a, 7).path.zoom.at(u)));
     expect(peak('large')).toBeLessThan(peak('medium'));
     expect(peak('medium')).toBeLessThan(peak('small'));
   });
@@ -91,9 +120,19 @@ describe('model A transition', () => {
   });
 
   it('derives a stable seed from the inputs when none is given', () => {
-    const inputs = { prompt: 'dawn to dusk', image: 'https://x.test/a.png', last_image: 'https://x.test/b.png', duration: 5 };
+    const inputs = {
+      prompt: 'dawn to dusk',
+      image: 'https://x.test/a.png',
+      last_image: 'https://x.test/b.png',
+      duration: 5,
+    };
     const a = transitionSeed(inputs);
-    const b = transitionSeed({ duration: 5, last_image: 'https://x.test/b.png', image: 'https://x.test/a.png', prompt: 'dawn to dusk' });
+    const b = transitionSeed({
+      duration: 5,
+      last_image: 'https://x.test/b.png',
+      image: 'https://x.test/a.png',
+      prompt: 'dawn to dusk',
+    });
     const c = transitionSeed({ ...inputs, prompt: 'dusk to dawn' });
     expect(transitionSeed({ ...inputs, seed: 99 })).toBe(99);
     expect(a).toBe(b);

@@ -9,7 +9,8 @@ const rms = (x: Float32Array, from: number, to: number) => {
 
 describe('music bed', () => {
   it('lasts exactly the requested duration', () => {
-    for (const d of [1, 5, 10]) expect(synthesise({ durationSeconds: d, seed: 1 }).left.length).toBe(d * 44_100);
+    for (const d of [1, 5, 10])
+      expect(synthesise({ durationSeconds: d, seed: 1 }).left.length).toBe(d * 44_100);
   });
 
   it('is the same for the same seed and different for another', () => {

@@ -9,17 +9,52 @@ import { saveOutput } from '../../../src/backends/shared/output.ts';
 import { displayUrl } from '../../../src/backends/health.ts';
 
 describe('pool servers', () => {
-  const pool = (down: string[] = [], per = 2) => ({ urls: ['http://a', 'http://b', 'http://c'], concurrencyPerUrl: per, healthy: (u: string) => !down.includes(u) });
+  const pool = (down: string[] = [], per = 2) => ({
+    urls: ['http://a', 'http://b', 'http://c'],
+    concurrencyPerUrl: per,
+    healthy: (u: string) => !down.includes(u),
+  });
   it('picks the healthy server with the fewest running renders, below its limit', () => {
     expect(pickServer(pool(), [])).toBe('http://a');
     expect(pickServer(pool(), [{ backend_url: 'http://a', n: 1 }])).toBe('http://b');
-    expect(pickServer(pool(['http://b']), [{ backend_url: 'http://a', n: 1 }, { backend_url: 'http://c', n: 1 }])).toBe('http://a');
-    expect(pickServer(pool([], 1), [{ backend_url: 'http://a', n: 1 }, { backend_url: 'http://b', n: 1 }, { backend_url: 'http://c', n: 1 }])).toBeNull();
+    expect(
+      pickServer(pool(['http://b']), [
+        { backend_url: 'http://a', n: 1 },
+        { backend_url: 'http://c', n: 1 },
+      ]),
+    ).toBe('http://a');
+    expect(
+      pickServer(pool([], 1), [
+        { backend_url: 'http://a', n: 1 },
+        { backend_url: 'http://b', n: 1 },
+        { backend_url: 'http://c', n: 1 },
+      ]),
+    ).toBeNull();
     expect(pickServer(pool(['http://a', 'http://b', 'http://c']), [])).toBeNull();
     // Ties go to the server given a render least recently, so renders that never overlap still spread.
     expect(pickServer(pool(), [], new Map([['http://a', 0]]))).toBe('http://b');
-    expect(pickServer(pool(), [], new Map([['http://a', 2], ['http://b', 1], ['http://c', 0]]))).toBe('http://c');
-    expect(pickServer(pool(), [{ backend_url: 'http://c', n: 1 }], new Map([['http://a', 2], ['http://b', 1], ['http://c', 0]]))).toBe('http://b');
+    expect(
+      pickServer(
+        pool(),
+        [],
+        new Map([
+          ['http://a', 2],
+          ['http://b', 1],
+          ['http://c', 0],
+        ]),
+      ),
+    ).toBe('http://c');
+    expect(
+      pickServer(
+        pool(),
+        [{ backend_url: 'http://c', n: 1 }],
+        new Map([
+          ['http://a', 2],
+          ['http://b', 1],
+          ['http://c', 0],
+        ]),
+      ),
+    ).toBe('http://b');
   });
   it('capacity counts healthy servers only', () => {
     expect(poolCapacity(pool())).toBe(6);
@@ -42,17 +77,35 @@ describe('http helpers', () => {
 
 describe('data-URL results', () => {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-out-'));
-  const o = { workDir, contentType: 'video/mp4', limitBytes: 1000, signal: new AbortController().signal, timeoutMs: 1000, redact: (t: string) => t, what: 'test',
-    origin: null, allowPrivate: false };
+  const o = {
+    workDir,
+    contentType: 'video/mp4',
+    limitBytes: 1000,
+    signal: new AbortController().signal,
+    timeoutMs: 1000,
+    redact: (t: string) => t,
+    what: 'test',
+    origin: null,
+    allowPrivate: false,
+  };
   it('writes the bytes of a base64 data URL of the right type', async () => {
     const bytes = Buffer.from('0123456789');
     const out = await saveOutput(`data:video/mp4;base64,${bytes.toString('base64')}`, o);
     expect(fs.readFileSync(out.path)).toEqual(bytes);
   });
   it('refuses another type, an oversized one, and a malformed one', async () => {
-    await expect(saveOutput('data:image/png;base64,AAAA', o)).rejects.toMatchObject({ code: 'OUTPUT_WRONG_TYPE', retryable: false });
-    await expect(saveOutput(`data:video/mp4;base64,${Buffer.alloc(2000).toString('base64')}`, o)).rejects.toMatchObject({ code: 'OUTPUT_TOO_LARGE' });
-    await expect(saveOutput('data:video/mp4', o)).rejects.toMatchObject({ code: 'BACKEND_BAD_RESPONSE' });
-    await expect(saveOutput('ftp://x/y.mp4', o)).rejects.toMatchObject({ code: 'BACKEND_BAD_RESPONSE' });
+    await expect(saveOutput('data:image/png;base64,AAAA', o)).rejects.toMatchObject({
+      code: 'OUTPUT_WRONG_TYPE',
+      retryable: false,
+    });
+    await expect(
+      saveOutput(`data:video/mp4;base64,${Buffer.alloc(2000).toString('base64')}`, o),
+    ).rejects.toMatchObject({ code: 'OUTPUT_TOO_LARGE' });
+    await expect(saveOutput('data:video/mp4', o)).rejects.toMatchObject({
+      code: 'BACKEND_BAD_RESPONSE',
+    });
+    await expect(saveOutput('ftp://x/y.mp4', o)).rejects.toMatchObject({
+      code: 'BACKEND_BAD_RESPONSE',
+    });
   });
 });

@@ -21,14 +21,20 @@ const secrets = () => {
   return s;
 };
 /** No run of 6 characters of the key appears in the text (a half-cut key is still a leak). */
-const leaks = (text: string) => Array.from({ length: KEY.length - 5 }, (_, i) => KEY.slice(i, i + 6)).some((p) => text.includes(p));
+const leaks = (text: string) =>
+  Array.from({ length: KEY.length - 5 }, (_, i) => KEY.slice(i, i + 6)).some((p) =>
+    text.includes(p),
+  );
 
 describe('backend answers', () => {
   it('a key standing across the cut is redacted before the cut, wherever it stands', async () => {
     const s = secrets();
     for (const at of [0, 150, 190, 199, 290, 299, 5000]) {
       const detail = `${'a'.repeat(at)}${KEY} trailing words`;
-      const res = new Response(JSON.stringify({ detail }), { status: 500, headers: { 'content-type': 'application/json' } });
+      const res = new Response(JSON.stringify({ detail }), {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+      });
       const text = await describeBody(res, (t) => s.redact(t));
       expect(leaks(text), `key at ${at}: ${text}`).toBe(false);
       expect(text.length).toBeLessThanOrEqual(200);
@@ -37,18 +43,28 @@ describe('backend answers', () => {
 
   it('one sentence of a JSON error; a page or a dump is never shown', async () => {
     const s = secrets();
-    const json = new Response(JSON.stringify({ error: `Bad token ${KEY}. Stack: at x (/srv/app.py:12)` }), { status: 401 });
+    const json = new Response(
+      JSON.stringify({ error: `Bad token ${KEY}. Stack: at x (/srv/app.py:12)` }),
+      { status: 401 },
+    );
     expect(await describeBody(json, (t) => s.redact(t))).toBe('Bad token [secret].');
-    const page = new Response(`<html><body>Internal error ${KEY}</body></html>`, { status: 500, headers: { 'content-type': 'text/html' } });
+    const page = new Response(`<html><body>Internal error ${KEY}</body></html>`, {
+      status: 500,
+      headers: { 'content-type': 'text/html' },
+    });
     expect(await describeBody(page, (t) => s.redact(t))).toBe('');
   });
 
-  it('redact also takes the key percent-encoded and every URL\'s userinfo', () => {
+  it("redact also takes the key percent-encoded and every URL's userinfo", () => {
     const s = new Secrets({ RG_T_PW: 'p@ss/word:1' });
     s.resolve('${env:RG_T_PW}');
-    const text = s.redact(`failed: http://admin:${encodeURIComponent('p@ss/word:1')}@10.0.0.5:8080/predictions and p@ss/word:1`);
+    const text = s.redact(
+      `failed: http://admin:${encodeURIComponent('p@ss/word:1')}@10.0.0.5:8080/predictions and p@ss/word:1`,
+    );
     expect(text).toBe('failed: http://10.0.0.5:8080/predictions and [secret]');
-    expect(stripUserinfo('see https://u:p@host.example/x, or ws://a@b/c')).toBe('see https://host.example/x, or ws://b/c');
+    expect(stripUserinfo('see https://u:p@host.example/x, or ws://a@b/c')).toBe(
+      'see https://host.example/x, or ws://b/c',
+    );
   });
 });
 
@@ -56,13 +72,31 @@ describe('shown addresses', () => {
   it('catalog check refuses a url with credentials and prints neither them nor the secret', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-secrets-'));
     const file = path.join(dir, 'c.yaml');
-    fs.writeFileSync(file, stringify({ models: [{
-      id: 't/a', name: 'a', kind: 'text', description: 'x', output: { type: 'text' },
-      fields: [{ name: 'text', type: 'text', required: true, maxLength: 10 }],
-      price: '1', backend: { driver: 'cog', url: 'http://user:${env:RG_T_KEY}@127.0.0.1:9' }, timeLimitSeconds: 10, maxAttempts: 1,
-    }] }));
+    fs.writeFileSync(
+      file,
+      stringify({
+        models: [
+          {
+            id: 't/a',
+            name: 'a',
+            kind: 'text',
+            description: 'x',
+            output: { type: 'text' },
+            fields: [{ name: 'text', type: 'text', required: true, maxLength: 10 }],
+            price: '1',
+            backend: { driver: 'cog', url: 'http://user:${env:RG_T_KEY}@127.0.0.1:9' },
+            timeLimitSeconds: 10,
+            maxAttempts: 1,
+          },
+        ],
+      }),
+    );
     let out = '';
-    expect(checkCatalogFile(file, { RG_T_KEY: KEY }, (t) => { out += t; })).toBe(1);
+    expect(
+      checkCatalogFile(file, { RG_T_KEY: KEY }, (t) => {
+        out += t;
+      }),
+    ).toBe(1);
     expect(out).toContain('must not carry a user name or password');
     expect(out).not.toContain('user:');
     expect(out).not.toContain('RG_T_KEY');
@@ -70,11 +104,25 @@ describe('shown addresses', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a health probe\'s error that quotes its address is shown without userinfo or secret (what /readyz prints)', async () => {
+  it("a health probe's error that quotes its address is shown without userinfo or secret (what /readyz prints)", async () => {
     const s = secrets();
     const url = `http://user:${KEY}@127.0.0.1:9`;
     // Node's fetch refuses credentials in a URL with a message that quotes the whole URL
-    const health = new BackendHealth([{ driver: 'cog', url, probe: async (u) => { await fetch(u); } }], new Metrics(), 60_000, () => {}, (t) => s.redact(t));
+    const health = new BackendHealth(
+      [
+        {
+          driver: 'cog',
+          url,
+          probe: async (u) => {
+            await fetch(u);
+          },
+        },
+      ],
+      new Metrics(),
+      60_000,
+      () => {},
+      (t) => s.redact(t),
+    );
     await health.checkAll();
     const [snap] = health.snapshot();
     expect(snap.healthy).toBe(false);

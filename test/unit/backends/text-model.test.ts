@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createShotList, shotListText } from '../../../src/backends/local/text-shot-list.ts';
-import { addEdge, analyse, emptyGraph, keywords, MAX_RANKED_SENTENCES, pageRank } from '../../../src/backends/local/text-analysis.ts';
+import {
+  addEdge,
+  analyse,
+  emptyGraph,
+  keywords,
+  MAX_RANKED_SENTENCES,
+  pageRank,
+} from '../../../src/backends/local/text-analysis.ts';
 import { RenderError } from '../../../src/backends/types.ts';
 
 const STORY = [
@@ -27,7 +34,8 @@ describe('rendergate/shot-list', () => {
   });
 
   it('is deterministic', () => {
-    for (const mode of ['summary', 'keywords', 'shot_list']) expect(run({ mode, max_items: 4 })).toBe(run({ mode, max_items: 4 }));
+    for (const mode of ['summary', 'keywords', 'shot_list'])
+      expect(run({ mode, max_items: 4 })).toBe(run({ mode, max_items: 4 }));
   });
 
   it('summarises with whole sentences of the input, at most max_items, in reading order', () => {
@@ -39,7 +47,8 @@ describe('rendergate/shot-list', () => {
   });
 
   it('condenses even when max_items exceeds the text', () => {
-    const short = 'Rendergate prices every render in euro cents before it runs. A failed render is refunded. Clients poll until a final status and then read the result.';
+    const short =
+      'Rendergate prices every render in euro cents before it runs. A failed render is refunded. Clients poll until a final status and then read the result.';
     const out = shotListText({ text: short, mode: 'summary', max_items: 5 });
     expect(out.length).toBeGreaterThan(0);
     expect(out.length).toBeLessThan(short.length);
@@ -53,7 +62,8 @@ describe('rendergate/shot-list', () => {
   it('extracts keywords from the text, one per line, at most max_items', () => {
     const out = run({ mode: 'keywords', max_items: 6 }).split('\n');
     expect(out.length).toBe(6);
-    for (const k of out) expect(text.toLowerCase()).toContain(k.toLowerCase().split(' ').pop()!.replace(/s$/, ''));
+    for (const k of out)
+      expect(text.toLowerCase()).toContain(k.toLowerCase().split(' ').pop()!.replace(/s$/, ''));
     expect(out.join(' ')).toMatch(/boat|lighthouse|harbour|net/i);
     expect(run({ mode: 'keywords', max_items: 2 }).split('\n').length).toBe(2);
   });
@@ -63,7 +73,9 @@ describe('rendergate/shot-list', () => {
     const shots = out.split('\n').filter((l) => /^\d+\. /.test(l));
     expect(shots.map((l) => l.split('.')[0])).toEqual(['1', '2', '3', '4']);
     for (const l of shots) {
-      expect(l).toMatch(/^\d+\. (establishing )?(close-up|wide shot|medium shot|medium-wide shot), (tracking|locked off), \d s: /);
+      expect(l).toMatch(
+        /^\d+\. (establishing )?(close-up|wide shot|medium shot|medium-wide shot), (tracking|locked off), \d s: /,
+      );
       expect(STORY.some((s) => l.endsWith(s))).toBe(true);
     }
     expect(out).toMatch(/keywords: /);
@@ -71,7 +83,11 @@ describe('rendergate/shot-list', () => {
   });
 
   it('makes every sentence a shot when there are no more than max_items', () => {
-    const out = shotListText({ text: 'A man walks down a street. He stops at a door.', mode: 'shot_list', max_items: 20 });
+    const out = shotListText({
+      text: 'A man walks down a street. He stops at a door.',
+      mode: 'shot_list',
+      max_items: 20,
+    });
     expect(out).toMatch(/^1\. .*walks down a street\./m);
     expect(out).toMatch(/^2\. .*stops at a door\./m);
     expect(out).toContain('tracking');
@@ -79,19 +95,36 @@ describe('rendergate/shot-list', () => {
 
   it('respects max_items in every mode', () => {
     for (const max of [1, 2, 7]) {
-      expect(run({ mode: 'summary', max_items: max }).split(/(?<=\.) /).length).toBeLessThanOrEqual(max);
+      expect(run({ mode: 'summary', max_items: max }).split(/(?<=\.) /).length).toBeLessThanOrEqual(
+        max,
+      );
       expect(run({ mode: 'keywords', max_items: max }).split('\n').length).toBeLessThanOrEqual(max);
-      expect(run({ mode: 'shot_list', max_items: max }).split('\n').filter((l) => /^\d+\. /.test(l)).length).toBe(max);
+      expect(
+        run({ mode: 'shot_list', max_items: max })
+          .split('\n')
+          .filter((l) => /^\d+\. /.test(l)).length,
+      ).toBe(max);
     }
   });
 
   it('refuses a text without words', () => {
-    expect(() => shotListText({ text: ' ... !!! ', mode: 'summary', max_items: 3 })).toThrow(RenderError);
+    expect(() => shotListText({ text: ' ... !!! ', mode: 'summary', max_items: 3 })).toThrow(
+      RenderError,
+    );
   });
 
   it('answers through the backend interface with text output', async () => {
-    const out = await createShotList().run({ text, mode: 'keywords', max_items: 3 },
-      { signal: new AbortController().signal, progress: () => {}, workDir: '/nonexistent', timeLimitSeconds: 5, attemptId: 'gen_test-1', readUpload: () => Promise.resolve(null) });
+    const out = await createShotList().run(
+      { text, mode: 'keywords', max_items: 3 },
+      {
+        signal: new AbortController().signal,
+        progress: () => {},
+        workDir: '/nonexistent',
+        timeLimitSeconds: 5,
+        attemptId: 'gen_test-1',
+        readUpload: () => Promise.resolve(null),
+      },
+    );
     expect(out.kind).toBe('text');
   });
 
@@ -101,7 +134,9 @@ describe('rendergate/shot-list', () => {
   it('reads a pathological text as bounded sentences', () => {
     const sentences = analyse('a!'.repeat(10_000));
     expect(sentences.length).toBe(MAX_RANKED_SENTENCES);
-    expect(shotListText({ text: 'a!'.repeat(10_000), mode: 'shot_list', max_items: 20 })).toMatch(/20 shots/);
+    expect(shotListText({ text: 'a!'.repeat(10_000), mode: 'shot_list', max_items: 20 })).toMatch(
+      /20 shots/,
+    );
   });
 });
 
@@ -124,7 +159,8 @@ describe('text analysis', () => {
   it('does not repeat a keyword inside a stronger phrase', () => {
     const ks = keywords(analyse(text), 20).map((k) => k.key.split(' '));
     ks.forEach((words, i) => {
-      for (const better of ks.slice(0, i)) expect(words.every((w) => better.includes(w))).toBe(false);
+      for (const better of ks.slice(0, i))
+        expect(words.every((w) => better.includes(w))).toBe(false);
     });
   });
 });

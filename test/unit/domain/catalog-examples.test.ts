@@ -13,10 +13,22 @@ describe('field labels', () => {
   it('takes the catalog label, else humanizes the name; refuses an empty or long label', () => {
     const c = loadCatalog();
     const fields = c.get('rendergate/start-end-to-video')!.def.fields;
-    expect(fields.map(fieldLabel)).toEqual(['Prompt', 'First frame', 'Last frame', 'Duration', 'Resolution',
-      'Background music', 'Movement amplitude', 'Seed']);
-    expect(problemsOf(withField({ name: 'n', type: 'number', label: '' }))).toEqual(['model "t/a" field "n": label must be a non-empty string of at most 100 characters']);
-    expect(problemsOf(withField({ name: 'n', type: 'number', label: 'x'.repeat(101) }))).toHaveLength(1);
+    expect(fields.map(fieldLabel)).toEqual([
+      'Prompt',
+      'First frame',
+      'Last frame',
+      'Duration',
+      'Resolution',
+      'Background music',
+      'Movement amplitude',
+      'Seed',
+    ]);
+    expect(problemsOf(withField({ name: 'n', type: 'number', label: '' }))).toEqual([
+      'model "t/a" field "n": label must be a non-empty string of at most 100 characters',
+    ]);
+    expect(
+      problemsOf(withField({ name: 'n', type: 'number', label: 'x'.repeat(101) })),
+    ).toHaveLength(1);
   });
 });
 
@@ -25,7 +37,10 @@ describe('examples', () => {
     for (const m of loadCatalog().models) {
       expect(m.examples?.length, m.id).toBeGreaterThanOrEqual(1);
       for (const ex of m.examples!) {
-        const files = [...Object.values(ex.files).map((f) => f.file), ...('file' in ex.output ? [ex.output.file] : [])];
+        const files = [
+          ...Object.values(ex.files).map((f) => f.file),
+          ...('file' in ex.output ? [ex.output.file] : []),
+        ];
         for (const f of files) expect(fs.statSync(f).size, f).toBeLessThan(60 * 1024);
       }
     }
@@ -36,8 +51,10 @@ describe('examples', () => {
     fs.writeFileSync(path.join(dir, 'out.mp4'), 'not really a video');
     fs.writeFileSync(path.join(dir, 'out.png'), 'x');
     const model = rawModel({
-      fields: [{ name: 'n', type: 'number', integer: true, minimum: 1, maximum: 10, default: 5 },
-        { name: 'img', type: 'url', media: 'image', required: true }],
+      fields: [
+        { name: 'n', type: 'number', integer: true, minimum: 1, maximum: 10, default: 5 },
+        { name: 'img', type: 'url', media: 'image', required: true },
+      ],
       examples: [
         { inputs: { n: 3, img: 'out.png' }, output: 'out.mp4' },
         { inputs: { n: 11, z: 1 }, output: 'missing.mp4' },
@@ -48,7 +65,11 @@ describe('examples', () => {
     const file = path.join(dir, 'catalog.yaml');
     fs.writeFileSync(file, stringify({ models: [model] }));
     let problems: string[] = [];
-    try { loadCatalog(file); } catch (e) { problems = (e as { problems: string[] }).problems; }
+    try {
+      loadCatalog(file);
+    } catch (e) {
+      problems = (e as { problems: string[] }).problems;
+    }
     expect(problems).toEqual([
       'model "t/a": example #2: inputs.n: 11 must be an integer between 1 and 10',
       'model "t/a": example #2: inputs: "z" is not a field of the model',
@@ -60,7 +81,10 @@ describe('examples', () => {
       'model "t/a": example #4: output must be the path of a video/mp4 file',
     ]);
     // The sound one alone loads, with its files resolved.
-    fs.writeFileSync(file, stringify({ models: [{ ...model, examples: [(model.examples as unknown[])[0]] }] }));
+    fs.writeFileSync(
+      file,
+      stringify({ models: [{ ...model, examples: [(model.examples as unknown[])[0]] }] }),
+    );
     const ex = loadCatalog(file).get('t/a')!.def.examples![0];
     expect(ex.files.img).toEqual({ file: path.join(dir, 'out.png'), contentType: 'image/png' });
     expect(ex.output).toEqual({ file: path.join(dir, 'out.mp4'), contentType: 'video/mp4' });
@@ -68,9 +92,14 @@ describe('examples', () => {
 
   it('a text model takes {text} as output; a catalog given as text has no folder to read files from', () => {
     // A text model also says where a chat message goes (`openai.input`, docs/api.md).
-    const text = rawModel({ kind: 'text', output: { type: 'text' }, price: '1', openai: { input: 'text' },
+    const text = rawModel({
+      kind: 'text',
+      output: { type: 'text' },
+      price: '1',
+      openai: { input: 'text' },
       fields: [{ name: 'text', type: 'text', required: true, maxLength: 100 }],
-      examples: [{ inputs: { text: 'hello' }, output: { text: 'ok' } }] });
+      examples: [{ inputs: { text: 'hello' }, output: { text: 'ok' } }],
+    });
     expect(() => parseCatalog(stringify({ models: [text] }))).not.toThrow();
   });
 });

@@ -5,16 +5,29 @@ import { resolveInputs } from '../../../src/domain/inputs.ts';
 import { celTypeOf, compilePrice, PriceError, priceOf } from '../../../src/domain/pricing.ts';
 import { compileInputSpec } from '../../../src/domain/inputs.ts';
 import type { ModelDef } from '../../../src/domain/catalog.ts';
-import { MODEL_A, MODEL_B, TEXT_MODEL, loadModels, rawModel, withField } from './catalog-fixtures.ts';
+import {
+  MODEL_A,
+  MODEL_B,
+  TEXT_MODEL,
+  loadModels,
+  rawModel,
+  withField,
+} from './catalog-fixtures.ts';
 
 const catalog = loadCatalog();
 const A = catalog.get(MODEL_A)!;
 const B = catalog.get(MODEL_B)!;
 const T = catalog.get(TEXT_MODEL)!;
-const baseA = { prompt: 'p', image: 'https://example.com/a.png', last_image: 'https://example.com/b.png' };
+const baseA = {
+  prompt: 'p',
+  image: 'https://example.com/a.png',
+  last_image: 'https://example.com/b.png',
+};
 const baseB = { prompt: 'p', image: 'https://example.com/a.png' };
-const qA = (over: Record<string, unknown> = {}) => priceOf(A, resolveInputs(A, { ...baseA, ...over }));
-const qB = (over: Record<string, unknown> = {}) => priceOf(B, resolveInputs(B, { ...baseB, ...over }));
+const qA = (over: Record<string, unknown> = {}) =>
+  priceOf(A, resolveInputs(A, { ...baseA, ...over }));
+const qB = (over: Record<string, unknown> = {}) =>
+  priceOf(B, resolveInputs(B, { ...baseB, ...over }));
 
 describe('default catalog prices', () => {
   it('prices every model at its defaults as a positive safe integer', () => {
@@ -25,7 +38,8 @@ describe('default catalog prices', () => {
   });
 
   it('rises with duration and with resolution', () => {
-    for (let d = 1; d < 10; d++) expect(qA({ duration: d + 1 })).toBeGreaterThan(qA({ duration: d }));
+    for (let d = 1; d < 10; d++)
+      expect(qA({ duration: d + 1 })).toBeGreaterThan(qA({ duration: d }));
     expect(qA({ resolution: '540p' })).toBeLessThan(qA({ resolution: '720p' }));
     expect(qA({ resolution: '720p' })).toBeLessThan(qA({ resolution: '1080p' }));
     expect(qB({ duration: 10 })).toBeGreaterThan(qB({ duration: 5 }));
@@ -69,28 +83,58 @@ describe('expressions', () => {
   });
 
   it('maps integer numbers and integer enums to CEL int, other numbers to double', () => {
-    expect(celTypeOf({ name: 'a', type: 'enum', required: false, default: 5, values: [5, 10] })).toBe('int');
-    expect(celTypeOf({ name: 'a', type: 'enum', required: false, default: 0.5, values: [0.5, 1] })).toBe('double');
-    expect(celTypeOf({ name: 'a', type: 'number', required: false, default: 1, integer: false })).toBe('double');
+    expect(
+      celTypeOf({ name: 'a', type: 'enum', required: false, default: 5, values: [5, 10] }),
+    ).toBe('int');
+    expect(
+      celTypeOf({ name: 'a', type: 'enum', required: false, default: 0.5, values: [0.5, 1] }),
+    ).toBe('double');
+    expect(
+      celTypeOf({ name: 'a', type: 'number', required: false, default: 1, integer: false }),
+    ).toBe('double');
     const g = { name: 'g', type: 'number', minimum: 0, maximum: 1, default: 0.5 };
     expect(price(g, 'int(g * 10.0) + n', { g: 1 })).toBe(15);
     expect(price(g, 'int(g * 10.0) + n', {})).toBe(10);
   });
 
   it('refuses a double, even an integral one, at load or at run time', () => {
-    expect(() => compilePrice({ fields: [{ name: 'n', type: 'number', required: false, default: 1 }], price: 'n * 2.0' }))
-      .toThrowError(/must yield an int of cents, not double/);
+    expect(() =>
+      compilePrice({
+        fields: [{ name: 'n', type: 'number', required: false, default: 1 }],
+        price: 'n * 2.0',
+      }),
+    ).toThrowError(/must yield an int of cents, not double/);
     const dyn = compilePrice({ fields: [], price: 'dyn(45.0)' });
-    expect(() => dyn.evaluate({})).toThrowError(new PriceError('must yield an int of cents, got the double 45'));
+    expect(() => dyn.evaluate({})).toThrowError(
+      new PriceError('must yield an int of cents, got the double 45'),
+    );
   });
 
   it('names the model when it fails at request time', () => {
     const def: ModelDef = { ...(rawModel() as unknown as ModelDef), price: '100 / (n - 3)' };
-    def.fields = [{ name: 'n', type: 'number', required: true, default: null, integer: true, minimum: 1, maximum: 10 }];
+    def.fields = [
+      {
+        name: 'n',
+        type: 'number',
+        required: true,
+        default: null,
+        integer: true,
+        minimum: 1,
+        maximum: 10,
+      },
+    ];
     // Built by hand: the loader's sampling would refuse this price (n = 3 divides by zero).
-    const m: CompiledModel = { id: def.id, def, inputSpec: compileInputSpec(def.fields), priceProgram: compilePrice(def), backendCel: {} };
+    const m: CompiledModel = {
+      id: def.id,
+      def,
+      inputSpec: compileInputSpec(def.fields),
+      priceProgram: compilePrice(def),
+      backendCel: {},
+    };
     expect(priceOf(m, { n: 4 })).toBe(100);
     expect(() => priceOf(m, { n: 3 })).toThrowError(/price of model t\/a failed: division by zero/);
-    expect(() => priceOf(m, { n: 1 })).toThrowError(/price of model t\/a must not be negative, got -50/);
+    expect(() => priceOf(m, { n: 1 })).toThrowError(
+      /price of model t\/a must not be negative, got -50/,
+    );
   });
 });

@@ -10,11 +10,24 @@ import { AccessLog, accessWriter } from '../../../src/http/access-log.ts';
 /** A server whose log lines are collected; `direct`: access lines written by the AccessWriter. */
 async function serve(opts: pino.LoggerOptions, direct: boolean) {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
   const log = pino({ level: 'info', base: { pid: 1, hostname: 'h' }, ...opts }, sink);
-  const app = Fastify({ loggerInstance: log, logController: new AccessLog(direct ? accessWriter(log, sink, { pid: 1, hostname: 'h' }) : null), genReqId: () => 'req_1' });
+  const app = Fastify({
+    loggerInstance: log,
+    logController: new AccessLog(
+      direct ? accessWriter(log, sink, { pid: 1, hostname: 'h' }) : null,
+    ),
+    genReqId: () => 'req_1',
+  });
   app.get('/a/:id', (_req, reply) => reply.send({ ok: true }));
-  app.get('/boom', () => { throw new Error('boom'); });
+  app.get('/boom', () => {
+    throw new Error('boom');
+  });
   await app.ready();
   return { app, lines, log };
 }
@@ -35,9 +48,12 @@ describe('access line', () => {
       await fast.app.inject({ method: 'GET', ...r });
       await slow.app.inject({ method: 'GET', ...r });
     }
-    const norm = (l: string) => l.replace(/"responseTime":[0-9.e+-]+/, '"responseTime":0').replace(/"time":\d+/, '"time":0');
+    const norm = (l: string) =>
+      l.replace(/"responseTime":[0-9.e+-]+/, '"responseTime":0').replace(/"time":\d+/, '"time":0');
     expect(fast.lines.map(norm)).toEqual(slow.lines.map(norm));
-    const completed = fast.lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request completed');
+    const completed = fast.lines
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'request completed');
     expect(completed.map((l) => l.res.statusCode)).toEqual([200, 200, 200, 404, 500]);
     for (const l of completed) {
       expect(typeof l.responseTime).toBe('number');
@@ -45,7 +61,11 @@ describe('access line', () => {
       expect(l).toMatchObject({ level: 30, pid: 1, hostname: 'h', reqId: 'req_1' });
     }
     expect(completed[1].req.url).toBe('/a/%E2%82%AC?q=%22quoted%22&x=\\back');
-    expect(completed[2].req).toMatchObject({ method: 'GET', version: '1.x', host: 'example.com:8080' });
+    expect(completed[2].req).toMatchObject({
+      method: 'GET',
+      version: '1.x',
+      host: 'example.com:8080',
+    });
     await fast.app.close();
     await slow.app.close();
   });

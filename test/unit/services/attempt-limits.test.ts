@@ -9,6 +9,13 @@ it('counts IPv4 as it is and IPv6 by its /64', () => {
   expect(addressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
   expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
   expect(addressKey('::1')).toBe('0:0:0:0::/64');
-  expect(limitsOf({ kind: 'signin', ip: '2001:db8:1:2::7', email: ' Ann@Example.TEST ' }).map((l) => l.scope))
-    .toEqual(['signin-ip:2001:db8:1:2::/64', 'signin-pair:2001:db8:1:2::/64|ann@example.test', 'signin-email:ann@example.test']);
+  expect(
+    limitsOf({ kind: 'signin', ip: '2001:db8:1:2::7', email: ' Ann@Example.TEST ' }).map(
+      (l) => l.scope,
+    ),
+  ).toEqual([
+    'signin-ip:2001:db8:1:2::/64',
+    'signin-pair:2001:db8:1:2::/64|ann@example.test',
+    'signin-email:ann@example.test',
+  ]);
 });

@@ -15,7 +15,8 @@ export function typedValue(field: Field, raw: string): InputValue {
   switch (field.type) {
     case 'number': {
       const n = raw.trim() === '' ? NaN : Number(raw);
-      if (!Number.isFinite(n)) throw new UsageError(`${what}: ${JSON.stringify(raw)} is not a number`);
+      if (!Number.isFinite(n))
+        throw new UsageError(`${what}: ${JSON.stringify(raw)} is not a number`);
       return n;
     }
     case 'toggle':
@@ -24,7 +25,8 @@ export function typedValue(field: Field, raw: string): InputValue {
       throw new UsageError(`${what}: give true or false`);
     case 'enum': {
       const match = (field.values ?? []).find((v) => String(v) === raw);
-      if (match === undefined) throw new UsageError(`${what}: one of ${(field.values ?? []).join(', ')}`);
+      if (match === undefined)
+        throw new UsageError(`${what}: one of ${(field.values ?? []).join(', ')}`);
       return match;
     }
     default:
@@ -33,7 +35,11 @@ export function typedValue(field: Field, raw: string): InputValue {
 }
 
 /** Parses every `-i name=value` against the model's fields; `@path` values are uploaded or read. */
-export async function parseInputs(rg: Rendergate, fields: Field[], args: string[]): Promise<Record<string, InputValue>> {
+export async function parseInputs(
+  rg: Rendergate,
+  fields: Field[],
+  args: string[],
+): Promise<Record<string, InputValue>> {
   const byName = new Map(fields.map((f) => [f.name, f]));
   const out: Record<string, InputValue> = {};
   for (const arg of args) {
@@ -42,13 +48,20 @@ export async function parseInputs(rg: Rendergate, fields: Field[], args: string[
     const name = arg.slice(0, eq);
     const raw = arg.slice(eq + 1);
     const field = byName.get(name);
-    if (!field) throw new UsageError(`-i ${name}: the model has no such input (it takes ${fields.map((f) => f.name).join(', ')})`);
+    if (!field)
+      throw new UsageError(
+        `-i ${name}: the model has no such input (it takes ${fields.map((f) => f.name).join(', ')})`,
+      );
     if (name in out) throw new UsageError(`-i ${name}: given twice`);
     if (raw.startsWith('@') && field.type === 'url') {
-      const { bytes, contentType } = await readImageFile(raw.slice(1)).catch((e: Error) => { throw new UsageError(`-i ${name}: ${e.message}`); });
+      const { bytes, contentType } = await readImageFile(raw.slice(1)).catch((e: Error) => {
+        throw new UsageError(`-i ${name}: ${e.message}`);
+      });
       out[name] = (await rg.uploads.create(bytes, contentType)).url;
     } else if (raw.startsWith('@') && field.type === 'text') {
-      out[name] = await fsp.readFile(raw.slice(1), 'utf8').catch((e: Error) => { throw new UsageError(`-i ${name}: ${e.message}`); });
+      out[name] = await fsp.readFile(raw.slice(1), 'utf8').catch((e: Error) => {
+        throw new UsageError(`-i ${name}: ${e.message}`);
+      });
     } else {
       out[name] = typedValue(field, raw);
     }

@@ -10,16 +10,29 @@ function where(g: Generation): string {
 }
 
 export function progressDisplay(stream: NodeJS.WriteStream) {
-  const bar = new cliProgress.SingleBar({
-    format: '{id} {bar} {percentage}% | {where} | {duration_formatted}',
-    stream, hideCursor: true, clearOnComplete: false, stopOnComplete: false, barsize: 30, fps: 4,
-  }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    {
+      format: '{id} {bar} {percentage}% | {where} | {duration_formatted}',
+      stream,
+      hideCursor: true,
+      clearOnComplete: false,
+      stopOnComplete: false,
+      barsize: 30,
+      fps: 4,
+    },
+    cliProgress.Presets.shades_classic,
+  );
   let started = false;
   return {
     update(g: Generation) {
-      const value = Math.round((g.status === 'succeeded' ? 1 : g.progress ?? 0) * 100);
-      if (!started) { bar.start(100, value, { id: g.id, where: where(g) }); started = true; } else bar.update(value, { where: where(g) });
+      const value = Math.round((g.status === 'succeeded' ? 1 : (g.progress ?? 0)) * 100);
+      if (!started) {
+        bar.start(100, value, { id: g.id, where: where(g) });
+        started = true;
+      } else bar.update(value, { where: where(g) });
     },
-    stop() { if (started) bar.stop(); },
+    stop() {
+      if (started) bar.stop();
+    },
   };
 }
