@@ -81,7 +81,6 @@ export const WITNESS_MODEL = {
   fields: [{ name: 'text', type: 'text', required: true, maxLength: 2000 }],
   price: '1',
   backend: { driver: 'local', renderer: 'shot-list' },
-  openai: { input: 'text' },
   timeLimitSeconds: 30,
   maxAttempts: 1,
 };
