@@ -1,6 +1,6 @@
 // The public API: every request is authenticated by its key and counted against the key's rate limit
 // before its route runs; every answer to an authenticated request carries the RateLimit headers.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { KeyRecord } from '../services/keys.ts';
 import type { LimitDecision } from '../services/rate-limits.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -33,11 +33,13 @@ export function admit(
   );
 }
 
-export async function registerV1(app: FastifyInstance, ctx: Ctx) {
-  app.decorateRequest('apiKey', null as never);
-  // Most requests carry a key this process has seen within the last half second and find a lease of the
-  // rate limit in memory: they are decided synchronously, without a promise.
-  app.addHook('onRequest', (req, reply, done) => {
+/**
+ * The onRequest hook of every keyed API (/v1, /openai/v1): the bearer key, then its rate limit. Most
+ * requests carry a key this process has seen within the last half second and find a lease of the rate
+ * limit in memory: they are decided synchronously, without a promise.
+ */
+export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
+  return (req, reply, done) => {
     const key = ctx.keys.cached(req.headers.authorization);
     const d = key && ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
     if (key && d) {
@@ -48,7 +50,12 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
       .authenticate(req.headers.authorization, req.ip)
       .then(async (k) => admit(req, reply, k, await ctx.limits.consume(k.id, k.rateLimitPerMinute)))
       .then(done, done);
-  });
+  };
+}
+
+export async function registerV1(app: FastifyInstance, ctx: Ctx) {
+  app.decorateRequest('apiKey', null as never);
+  app.addHook('onRequest', keyAndRateLimit(ctx));
   registerMe(app, ctx);
   registerModels(app, ctx);
   registerModelDetail(app, ctx);

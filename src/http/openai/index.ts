@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import type { Ctx } from '../../web/context.ts';
-import { admit } from '../v1.ts';
+import { keyAndRateLimit } from '../v1.ts';
 import { sendOpenAiError } from './errors.ts';
 import { registerOpenAiModels } from './models.ts';
 import { registerChatCompletions } from './chat.ts';
@@ -12,18 +12,7 @@ import { registerChatCompletions } from './chat.ts';
 export async function registerOpenAi(app: FastifyInstance, ctx: Ctx) {
   app.decorateRequest('apiKey', null as never);
   app.setErrorHandler((err, req, reply) => sendOpenAiError(req, reply, err));
-  app.addHook('onRequest', (req, reply, done) => {
-    const key = ctx.keys.cached(req.headers.authorization);
-    const d = key && ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
-    if (key && d) {
-      done(admit(req, reply, key, d));
-      return;
-    }
-    ctx.keys
-      .authenticate(req.headers.authorization, req.ip)
-      .then(async (k) => admit(req, reply, k, await ctx.limits.consume(k.id, k.rateLimitPerMinute)))
-      .then(done, done);
-  });
+  app.addHook('onRequest', keyAndRateLimit(ctx));
   registerOpenAiModels(app, ctx);
   registerChatCompletions(app, ctx);
   app.setNotFoundHandler((req, reply) =>
