@@ -256,11 +256,12 @@ export async function markContentRemoved(q: Queryable, ids: string[]): Promise<v
   await q.query('UPDATE generations SET content_removed_at = now() WHERE id = ANY ($1)', [ids]);
 }
 
-// Test renders (migrations/014): started and finished by the service itself, a batch at a time in one
-// transaction, each row guarded on still being a queued test render.
+// Test renders (migrations/014): started and finished by the service itself, a batch at a time, one
+// statement each (queue/test-render.ts says why not one transaction), each row guarded on still being
+// a queued test render.
 
 /** Marks test renders started (their `generation.started` events); returns those still queued. */
-export async function startTestRenders(tx: Tx, ids: string[]): Promise<Set<string>> {
+export async function startTestRenders(tx: Queryable, ids: string[]): Promise<Set<string>> {
   const { rows } = await tx.query<{ id: string }>(
     `UPDATE generations SET started_at = clock_timestamp()
      WHERE id = ANY ($1) AND mode = 'test' AND status = 'queued' AND started_at IS NULL AND deleted_at IS NULL
@@ -276,7 +277,7 @@ export type TestOutput =
 
 /** Records test renders' outputs; returns the ids recorded (the others left `queued` meanwhile). */
 export async function finishTestRenders(
-  tx: Tx,
+  tx: Queryable,
   items: { id: string; out: TestOutput }[],
   retentionSeconds: number,
 ): Promise<Set<string>> {

@@ -1,5 +1,7 @@
 // SQL for the janitor's orphan sweep: which of a batch of storage keys a row still names or may
-// still name (generations.content_key, uploads.storage_key, a queued render's current attempt).
+// still name (generations.content_key, uploads.storage_key, a queued render's current attempt). A row
+// whose file was removed at its expiry (content_removed_at) names it no more: a test output that many
+// rows share (queue/test-stored.ts) is kept only for the rows still serving it.
 import type { Queryable } from './pool.ts';
 
 export interface KeyOwners {
@@ -15,7 +17,8 @@ export async function keyOwners(
   generationIds: string[],
 ): Promise<KeyOwners> {
   const { rows } = await db.query<{ key: string }>(
-    `SELECT content_key AS key FROM generations WHERE content_key = ANY ($1::text[])
+    `SELECT content_key AS key FROM generations
+     WHERE content_key = ANY ($1::text[]) AND content_removed_at IS NULL
      UNION ALL SELECT storage_key FROM uploads WHERE storage_key = ANY ($1::text[])`,
     [keys],
   );

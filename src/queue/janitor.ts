@@ -22,6 +22,7 @@ import { pruneEndedSessions } from '../db/studio-sessions.ts';
 import { pruneEndedTokens } from '../db/studio-tokens.ts';
 import { pruneAttempts } from '../db/studio-attempts.ts';
 import type { Storage } from '../storage/storage.ts';
+import { isSharedTestOutput } from './test-stored.ts';
 import { removeOrphans } from './orphans.ts';
 import type { Refunder } from './types.ts';
 
@@ -65,7 +66,9 @@ export class Janitor {
     // Not while a backup copies the files its snapshot names (db/backup-lock.ts); a later sweep does it.
     await unlessBackingUp(this.db, async (tx) => {
       const rows = await lockExpiredFiles(tx);
-      for (const r of rows) await this.storage.delete(r.content_key);
+      // A test output other rows may name too: this row forgets it, the orphan sweep removes it.
+      for (const r of rows)
+        if (!isSharedTestOutput(r.content_key)) await this.storage.delete(r.content_key);
       if (rows.length > 0)
         await markContentRemoved(
           tx,
@@ -108,7 +111,7 @@ export class Janitor {
       // Skipped while a backup copies the files its snapshot names (db/backup-lock.ts); the next sweep does it.
       await unlessBackingUp(this.db, async (tx) => {
         for (const { id, content_key } of await filesToPurge(tx)) {
-          await this.storage.delete(content_key);
+          if (!isSharedTestOutput(content_key)) await this.storage.delete(content_key);
           await forgetContent(tx, id, content_key);
         }
       });

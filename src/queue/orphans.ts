@@ -4,10 +4,13 @@
 // older than ORPHAN_MIN_AGE_MS, without racing a render that is still storing: a file of a queued
 // render's current attempt is left alone (that attempt may still record it). Any other attempt's file
 // can never be recorded, because every statement of an attempt is fenced by its lease (db/lease.ts).
+// A test output shared by many test renders (queue/test-stored.ts) is removed here only, once no row
+// names it: a process names one only within half of ORPHAN_MIN_AGE_MS of its own last put of it.
 import { unlessBackingUp } from '../db/backup-lock.ts';
 import type { Db } from '../db/pool.ts';
 import { keyOwners } from '../db/stored-files.ts';
 import type { Storage } from '../storage/storage.ts';
+import { SHARED_TEST_KEY, SHARED_TEST_PREFIX } from './test-stored.ts';
 import { LEASE_SECONDS } from './worker.ts';
 
 /**
@@ -26,12 +29,18 @@ export async function removeOrphans(
   minAgeMs = ORPHAN_MIN_AGE_MS,
 ): Promise<string[]> {
   const removed: string[] = [];
-  const cutoff = Date.now() - minAgeMs;
-  for (const prefix of ['generations/', 'uploads/']) {
+  for (const prefix of ['generations/', 'uploads/', SHARED_TEST_PREFIX]) {
+    // A shared test output's age is what keeps a batch about to name it safe: never less.
+    const cutoff =
+      Date.now() -
+      (prefix === SHARED_TEST_PREFIX ? Math.max(minAgeMs, ORPHAN_MIN_AGE_MS) : minAgeMs);
     const old: string[] = [];
     for await (const o of storage.list(prefix)) {
       // Keys of another shape are not ours to judge (a later release's, an operator's): left alone.
-      if (o.modifiedAt.getTime() < cutoff && (OUTPUT_KEY.test(o.key) || UPLOAD_KEY.test(o.key)))
+      if (
+        o.modifiedAt.getTime() < cutoff &&
+        [OUTPUT_KEY, UPLOAD_KEY, SHARED_TEST_KEY].some((k) => k.test(o.key))
+      )
         old.push(o.key);
       if (old.length >= BATCH) break;
     }

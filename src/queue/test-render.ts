@@ -7,12 +7,13 @@
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { finishTestRenders, startTestRenders, type TestOutput } from '../db/generations.ts';
-import { attemptOutputKey } from '../storage/output-keys.ts';
 import type { Refunder } from './types.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
 import type { Storage } from '../storage/storage.ts';
 import { TestOutputs, testText } from './test-output.ts';
+import { StoredTestFiles } from './test-stored.ts';
+import { ORPHAN_MIN_AGE_MS } from './orphans.ts';
 
 /** The input text that makes a test render fail, and the one that makes its create answer 402. */
 export const FAIL_MARK = 'rendergate:fail';
@@ -28,18 +29,7 @@ interface Failure {
   message: string;
 }
 
-/** Runs `fn` again when PostgreSQL ended it as a deadlock's victim (all of it rolled back). */
-async function deadlockRetried<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
-    }
-  }
-}
-
-/** Test renders recorded per transaction: one commit (and one WAL flush) for many. */
+/** Test renders recorded per statement: one commit (and one WAL flush) for many. */
 const MAX_BATCH = 64;
 
 export interface TestRenderJob {
@@ -49,15 +39,22 @@ export interface TestRenderJob {
 }
 
 /**
- * Test renders waiting in this process are made a batch at a time: their files copied to storage at
- * once, then recorded in one transaction (started, then succeeded or, for rendergate:fail, refunded).
- * One batch at a time: its rows are locked in one statement before any key's day row, so a batch and a
- * cancel never wait on each other in a cycle.
+ * Test renders waiting in this process are made a batch at a time: their outputs found (a file's is a
+ * stored object shared by every test render of the same content: test-stored.ts), then recorded in two
+ * statements, each its own transaction: one marks the batch started, the next finishes the succeeded
+ * ones. A failing one (rendergate:fail, its file not stored) is then refunded in a transaction of its
+ * own, as a cancel is (its row, then its key's day).
+ * Why not one transaction: a second UPDATE of a row the same transaction updated re-checks the row's
+ * foreign keys (PostgreSQL skips that check only for a row version of another transaction), which
+ * takes FOR KEY SHARE on each render's account, one by one in the batch's order, while create batches
+ * hold FOR UPDATE on theirs in the order of their ids: the two deadlocked (40P01). As it is, a test
+ * render batch locks no account row and at most one key's day row at a time.
  */
 export class TestRenders {
   private waiting: TestRenderJob[] = [];
   private running: Promise<void> | null = null;
   private outputs = new TestOutputs();
+  private stored: StoredTestFiles;
   private closed = false;
 
   constructor(
@@ -72,7 +69,9 @@ export class TestRenders {
       /** Called before each test render is recorded (tests hold a render here to cancel it while queued). */
       beforeFinish?: (id: string) => Promise<void>;
     },
-  ) {}
+  ) {
+    this.stored = new StoredTestFiles(o.storage, ORPHAN_MIN_AGE_MS / 2);
+  }
 
   /** Makes the render's result soon; the create has committed. */
   start(job: TestRenderJob): void {
@@ -94,7 +93,7 @@ export class TestRenders {
       });
   }
 
-  /** The output of one test render (a file copied to storage under its own key), or why it fails. */
+  /** The output of one test render (a shared stored object, or text), or why it fails. */
   private async output(job: TestRenderJob): Promise<TestOutput | Failure> {
     const def = this.o.catalog.get(job.modelId)?.def;
     if (!def) return { code: 'MODEL_FAILED', message: 'The model is no longer in the catalog.' };
@@ -104,16 +103,8 @@ export class TestRenders {
         message: `The test render failed because its input contains "${FAIL_MARK}".`,
       };
     if (def.output.type === 'text') return { kind: 'text', text: testText(def, job.inputs) };
-    const file = await this.outputs.file(def, job.inputs);
-    const key = attemptOutputKey(job.id, 1, file.contentType);
-    const stored = await this.o.storage.put(key, file.path, file.contentType);
-    return {
-      kind: 'file',
-      key,
-      contentType: file.contentType,
-      bytes: stored.bytes,
-      etag: stored.etag,
-    };
+    const stored = await this.stored.object(await this.outputs.file(def, job.inputs));
+    return { kind: 'file', ...stored };
   }
 
   private async render(batch: TestRenderJob[]): Promise<void> {
@@ -126,32 +117,24 @@ export class TestRenders {
       ),
     );
     if (this.o.beforeFinish) await Promise.all(batch.map((j) => this.o.beforeFinish!(j.id)));
-    const recorded = await deadlockRetried(() =>
-      transaction(this.o.db, async (tx) => {
-        const started = await startTestRenders(
-          tx,
-          batch.map((j) => j.id),
-        );
-        const done: { id: string; out: TestOutput }[] = [];
-        for (const [i, j] of batch.entries()) {
-          const out = outs[i];
-          if (!started.has(j.id)) continue;
-          if ('code' in out)
-            await this.o.ledger.refund(tx, j.id, 'queued', { status: 'refunded', ...out });
-          else done.push({ id: j.id, out });
-        }
-        return finishTestRenders(tx, done, this.o.outputRetentionSeconds);
-      }),
+    // Renders cancelled or deleted meanwhile are passed over (and had no file of their own).
+    const started = await startTestRenders(
+      this.o.db,
+      batch.map((j) => j.id),
     );
-    // Cancelled or deleted first: the file is nobody's. (Had the commit failed, the files stay: orphans at
-    // worst, never a succeeded render without its file.)
-    await Promise.all(
-      batch.map(async (j, i) => {
-        const out = outs[i];
-        if ('kind' in out && out.kind === 'file' && !recorded.has(j.id))
-          await this.o.storage.delete(out.key).catch(() => undefined);
-      }),
-    );
+    const done: { id: string; out: TestOutput }[] = [];
+    const failed: { id: string; failure: Failure }[] = [];
+    for (const [i, j] of batch.entries()) {
+      const out = outs[i];
+      if (!started.has(j.id)) continue;
+      if ('code' in out) failed.push({ id: j.id, failure: out });
+      else done.push({ id: j.id, out });
+    }
+    await finishTestRenders(this.o.db, done, this.o.outputRetentionSeconds);
+    for (const f of failed)
+      await transaction(this.o.db, (tx) =>
+        this.o.ledger.refund(tx, f.id, 'queued', { status: 'refunded', ...f.failure }),
+      );
   }
 
   /** Finishes the batch under way; renders not begun stay queued until their deadline (the janitor). */

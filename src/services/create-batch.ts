@@ -112,23 +112,14 @@ export class CreateBatcher {
     return rows[0];
   }
 
-  /**
-   * The batch's one statement. A deadlock (PostgreSQL chose this batch as its victim: everything it did
-   * was rolled back) is not an answer for its creates: the batch is sent again, a few times.
-   */
-  private async query(items: ReturnType<typeof row>[]) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await createGenerations<CreateOutcome & { idx: number }>(
-          this.db,
-          JSON.stringify(items),
-          this.timeZone,
-          items.map((x) => x.model_id),
-        );
-      } catch (e) {
-        if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
-      }
-    }
+  /** The batch's one statement. */
+  private query(items: ReturnType<typeof row>[]) {
+    return createGenerations<CreateOutcome & { idx: number }>(
+      this.db,
+      JSON.stringify(items),
+      this.timeZone,
+      items.map((x) => x.model_id),
+    );
   }
 
   private async run(batch: Waiting[]): Promise<void> {

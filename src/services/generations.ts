@@ -33,6 +33,7 @@ import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import type { Ledger } from './ledger.ts';
 import type { ChatMessage } from '../domain/chat.ts';
 import { asks, INSUFFICIENT_MARK, type TestRenders } from '../queue/test-render.ts';
+import { isSharedTestOutput } from '../queue/test-stored.ts';
 import { refusal } from './refusal.ts';
 import { currentTraceParent, inSpan } from '../tracing/trace.ts';
 
@@ -470,7 +471,8 @@ export class Generations {
   /** Removes a file no longer served; the janitor retries whatever a crash or a running backup left behind. */
   async purgeContent(id: string, key: string) {
     await unlessBackingUp(this.db, async (tx) => {
-      await this.storage.delete(key);
+      // A test output other rows may name too is the orphan sweep's to remove (queue/test-stored.ts).
+      if (!isSharedTestOutput(key)) await this.storage.delete(key);
       await forgetContent(tx, id, key);
     });
     this.cache?.invalidate(id);
