@@ -262,12 +262,13 @@ export async function markContentRemoved(q: Queryable, ids: string[]): Promise<v
 
 /** Marks test renders started (their `generation.started` events); returns those still queued. */
 export async function startTestRenders(tx: Queryable, ids: string[]): Promise<Set<string>> {
-  const { rows } = await tx.query<{ id: string }>(
-    `UPDATE generations SET started_at = clock_timestamp()
+  const { rows } = await tx.query<{ id: string }>({
+    name: 'test-renders-start',
+    text: `UPDATE generations SET started_at = clock_timestamp()
      WHERE id = ANY ($1) AND mode = 'test' AND status = 'queued' AND started_at IS NULL AND deleted_at IS NULL
      RETURNING id`,
-    [ids],
-  );
+    values: [ids],
+  });
   return new Set(rows.map((r) => r.id));
 }
 
@@ -287,14 +288,17 @@ export async function finishTestRenders(
       ? { id, text: out.text }
       : { id, key: out.key, ct: out.contentType, bytes: out.bytes, etag: out.etag },
   );
-  const r = await tx.query<{ id: string }>(
-    `UPDATE generations g SET status = 'succeeded', completed_at = clock_timestamp(), progress = 1,
+  // `g.id = ANY ($3)`: the rows are found by the primary key, whatever the planner guesses of the
+  // recordset's size (a guess of 100 rows made it scan the whole table).
+  const r = await tx.query<{ id: string }>({
+    name: 'test-renders-finish',
+    text: `UPDATE generations g SET status = 'succeeded', completed_at = clock_timestamp(), progress = 1,
        text_output = x.text, content_key = x.key, content_type = x.ct, content_bytes = x.bytes, content_etag = x.etag,
        expires_at = CASE WHEN x.key IS NOT NULL AND $2::int > 0 THEN now() + make_interval(secs => $2::int) END
      FROM json_to_recordset($1) AS x(id text, text text, key text, ct text, bytes bigint, etag text)
-     WHERE g.id = x.id AND g.mode = 'test' AND g.status = 'queued' AND g.deleted_at IS NULL
+     WHERE g.id = ANY ($3::text[]) AND g.id = x.id AND g.mode = 'test' AND g.status = 'queued' AND g.deleted_at IS NULL
      RETURNING g.id`,
-    [JSON.stringify(rows), retentionSeconds],
-  );
+    values: [JSON.stringify(rows), retentionSeconds, items.map((x) => x.id)],
+  });
   return new Set(r.rows.map((x) => x.id));
 }
