@@ -4,7 +4,8 @@
 // the same change notifications `Prefer: wait` uses.
 import Stripe from 'stripe';
 import type { Logger } from 'pino';
-import type { Config, StripeConfig } from '../config.ts';
+import type { Config } from '../config.ts';
+import type { StripeConfig } from '../config/stripe.ts';
 import type { Db } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
 import { topupOf, type TopupRow } from '../db/topups.ts';
