@@ -66,41 +66,18 @@ export class GenerationReads {
   ): Promise<{ json: string; applied: boolean }> {
     if (!this.o.waiters || !this.o.cache)
       return { json: await this.getJson(accountId, id, mode), applied: false };
-    let changed = false;
-    let wake: (() => void) | null = null;
-    const remove = this.o.waiters.add(id, () => {
-      changed = true;
-      wake?.();
-    });
-    if (!remove) return { json: await this.getJson(accountId, id, mode), applied: false };
-    let timer: NodeJS.Timeout | undefined;
-    const over = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, seconds * 1000);
-      closed.addEventListener('abort', () => resolve(), { once: true });
-    });
-    try {
-      for (;;) {
-        changed = false;
-        const g = await this.found(accountId, id, mode);
-        if (g.row.status !== 'queued' || closed.aborted) return { json: g.json, applied: true };
-        if (changed) continue; // changed while it was read: read again
-        const woken = await Promise.race([
-          new Promise<boolean>((r) => {
-            wake = () => r(true);
-          }),
-          over.then(() => false),
-        ]);
-        wake = null;
-        if (!woken)
-          return {
-            json: closed.aborted ? g.json : await this.getJson(accountId, id, mode),
-            applied: true,
-          };
-      }
-    } finally {
-      clearTimeout(timer);
-      remove();
-    }
+    const watched = await this.o.waiters.watch(
+      id,
+      { seconds, closed },
+      () => this.found(accountId, id, mode),
+      (g) => g.row.status !== 'queued',
+    );
+    if (!watched) return { json: await this.getJson(accountId, id, mode), applied: false };
+    const { value: g, timedOut } = watched;
+    // At the time limit the answer is the state then (unless the client has gone: nobody reads it).
+    if (timedOut && !closed.aborted)
+      return { json: await this.getJson(accountId, id, mode), applied: true };
+    return { json: g.json, applied: true };
   }
 
   /** Drops the cached copy of a generation known to have changed (before its notification arrives). */
