@@ -44,7 +44,7 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
   const jsonLimit = textAnswerLimit(deps.textLimitBytes);
 
   return {
-    run(inputs, ctx): Promise<RenderOutput> {
+    async run(inputs, ctx): Promise<RenderOutput> {
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
       const o: CallOptions = { signal: ctx.signal, timeoutMs: 30_000, redact, what: 'fal request' };
       const job = {
@@ -56,7 +56,7 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
           headers,
         },
       };
-      return runHostedJob(job, deps, ctx, async (started) => {
+      return await runHostedJob(job, deps, ctx, async (started) => {
         const input = await inlineUploads(
           model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
           ctx.readUpload,

@@ -135,7 +135,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
   }
 
   return {
-    run(inputs, ctx): Promise<RenderOutput> {
+    async run(inputs, ctx): Promise<RenderOutput> {
       const base = serverOf(b.urls, ctx);
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
       const payload = body(inputs, ctx.messages);
@@ -146,7 +146,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         redact,
         what: 'chat completion',
       };
-      return metered(deps, ctx.signal, { driver: 'openai', kind: 'chat' }, async () => {
+      return await metered(deps, ctx.signal, { driver: 'openai', kind: 'chat' }, async () => {
         const res = await withRetries(
           async () => {
             const r = await call(

@@ -45,7 +45,7 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
   const jsonLimit = textAnswerLimit(deps.textLimitBytes);
 
   return {
-    run(inputs, ctx): Promise<RenderOutput> {
+    async run(inputs, ctx): Promise<RenderOutput> {
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
       const o: CallOptions = {
         signal: ctx.signal,
@@ -62,7 +62,7 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
           headers,
         },
       };
-      return runHostedJob(job, deps, ctx, async (started) => {
+      return await runHostedJob(job, deps, ctx, async (started) => {
         const input = await inlineUploads(
           model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
           ctx.readUpload,
