@@ -68,6 +68,11 @@ export async function addToBalance(
 }
 
 /** Returns cents to the balance (a refund: the charge it returns was taken from this balance). */
+/** Locks the account FOR KEY SHARE (as a foreign key check would), so as to take it before other rows. */
+export async function shareAccount(q: Queryable, id: string): Promise<void> {
+  await q.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [id]);
+}
+
 export async function returnToBalance(q: Queryable, id: string, cents: number): Promise<void> {
   await q.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [
     id,

@@ -10,6 +10,7 @@ import {
   markGenerationDeleted,
 } from '../db/generations.ts';
 import { notify, CANCEL_CHANNEL } from '../db/channels.ts';
+import { shareAccount } from '../db/accounts.ts';
 import { unlessBackingUp } from '../db/backup-lock.ts';
 import { ApiError } from '../domain/errors.ts';
 import { isId } from '../domain/ids.ts';
@@ -91,6 +92,10 @@ export class GenerationRemoval {
   async delete(accountId: string, id: string, mode: KeyMode = 'live') {
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     const { contentKey, refunded } = await transaction(this.o.db, async (tx) => {
+      // The second UPDATE of the row below re-checks its foreign keys, locking the account FOR KEY
+      // SHARE; a test render's refund locks no account, so that would come after its key's day row,
+      // against the order of a create batch (accounts, then days): taken first instead.
+      if (mode === 'test') await shareAccount(tx, accountId);
       const was = await this.cancelLocked(tx, accountId, id, mode);
       await markGenerationDeleted(tx, id);
       return was;

@@ -149,8 +149,8 @@ describe('test renders', () => {
 });
 
 async function race(accounts: Awaited<ReturnType<typeof account>>[]) {
-  // Test creates (some failing, which gives back the key's day), live creates and cancels of test
-  // renders, all at once on the same four accounts and their keys.
+  // Test creates (some failing, which gives back the key's day), live creates, and cancels and
+  // DELETEs of test renders, all at once on the same four accounts and their keys.
   const made = await Promise.all(
     Array.from({ length: 240 }, async (_, i) => {
       const a = accounts[i % accounts.length];
@@ -164,7 +164,11 @@ async function race(accounts: Awaited<ReturnType<typeof account>>[]) {
         !live && !failing && i % 5 === 0 && r.status === 202
           ? await api.call('POST', `/v1/generations/${r.json.id}/cancel`, { key: a.test })
           : null;
-      return { a, live, failing, cancelled, r };
+      const deleted =
+        !live && !failing && !cancelled && i % 11 === 0 && r.status === 202
+          ? await api.call('DELETE', `/v1/generations/${r.json.id}`, { key: a.test })
+          : null;
+      return { a, live, failing, cancelled, deleted, r };
     }),
   );
   expect(made.map((m) => m.r.status)).toEqual(Array(240).fill(202));
@@ -175,7 +179,8 @@ async function race(accounts: Awaited<ReturnType<typeof account>>[]) {
     if (c.status === 200) expect(c.json.status).toBe('refunded');
     else expect(c.json.code).toBe('GENERATION_NOT_CANCELLABLE');
   }
-  const tests = made.filter((m) => !m.live);
+  for (const { deleted } of made) if (deleted) expect(deleted.status).toBe(200);
+  const tests = made.filter((m) => !m.live && !m.deleted);
   const finals = await Promise.all(tests.map((m) => api.waitFinal(m.a.test, m.r.json.id)));
   for (const [i, g] of finals.entries()) {
     const m = tests[i];
