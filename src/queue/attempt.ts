@@ -6,7 +6,6 @@ import type { Logger } from 'pino';
 import { RenderError, type ModelBackend, type RenderContext } from '../backends/types.ts';
 import type { Db } from '../db/pool.ts';
 import { renewLease } from '../db/generations-attempt.ts';
-import { generationMessages } from '../db/generation-messages.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ModelDef } from '../domain/catalog.ts';
 import type { Metrics } from '../metrics/metrics.ts';
@@ -97,10 +96,10 @@ export async function runAttempt(
     log.info('render started');
     const t0 = performance.now();
     const live = d.liveText;
-    const out = await traced(job, 'generation.render', async () => {
-      // A chat server's render made from a chat request is sent that conversation (migrations/016).
-      const messages =
-        model.backend.driver === 'openai' ? await generationMessages(d.db, job.id) : null;
+    const out = await traced(job, 'generation.render', () => {
+      // A chat server's render made from a chat request is sent that conversation (migrations/016),
+      // read by the claim.
+      const messages = model.backend.driver === 'openai' ? (job.messages ?? null) : null;
       return withTimeLimit(
         state,
         model,

@@ -36,6 +36,7 @@ import { handBackAtShutdown } from '../db/generations-attempt.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
 import type { LiveText } from './live-text.ts';
+import type { JobWake } from './job-wake.ts';
 import { recordSpan } from '../tracing/trace.ts';
 import { spanAttributes } from './spans.ts';
 
@@ -75,6 +76,8 @@ export interface WorkerOptions {
   liveText?: LiveText;
   /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
   textOutputLimitBytes?: number;
+  /** This process's creates, which wake this worker in-process (job-wake.ts). */
+  jobWake?: JobWake;
 }
 
 export class Worker {
@@ -125,8 +128,10 @@ export class Worker {
       o.databaseUrl,
       [JOBS_CHANNEL, CANCEL_CHANNEL],
       (ch, payload) => {
-        if (ch === JOBS_CHANNEL) this.fill();
-        else this.cancelGeneration(payload);
+        // A create of this process woke its worker in-process already (job-wake.ts).
+        if (ch === JOBS_CHANNEL) {
+          if (!o.jobWake?.isOwn(payload)) this.fill();
+        } else this.cancelGeneration(payload);
       },
       () => this.fill(),
       (m) => o.log.warn(m),
@@ -135,6 +140,7 @@ export class Worker {
 
   async start(): Promise<void> {
     await this.listener.start();
+    this.o.jobWake?.attach(() => this.fill());
     this.pollTimer = setInterval(() => this.fill(), POLL_MS);
     this.fill();
   }

@@ -213,7 +213,7 @@ it("a render the model server fails is 502 with OpenAI's body and the generation
     );
   expect(e).toBeInstanceOf(OpenAI.InternalServerError);
   expect([e.status, e.code, e.type, e.param]).toEqual([502, 'MODEL_FAILED', 'server_error', null]);
-  expect(e.headers.get('x-should-retry')).toBe('false');
+  expect(e.headers?.get('x-should-retry')).toBe('false');
   expect(e.message).toMatch(/failed \(MODEL_FAILED\)/);
   expect(chat.requests.length - before).toBe(1);
   const gens = await f.dbh.db.query(
