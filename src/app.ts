@@ -273,6 +273,10 @@ export async function startService(
       liveText,
       textOutputLimitBytes: config.textOutputLimitBytes,
       jobWake: jobs,
+      onFinal: (id) => {
+        generations.forget(id);
+        waiters.wake(id);
+      },
     });
     janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();

@@ -42,6 +42,7 @@ export interface AttemptDeps {
   tmpDir: string;
   readUpload?: (generationId: string) => RenderContext['readUpload'];
   liveText?: LiveText;
+  onFinal?: (generationId: string) => void;
 }
 
 /** Stops the attempt (cancelled or deleted by its owner, or its lease lost). */
@@ -123,6 +124,7 @@ export async function runAttempt(
     if (state.abort.signal.aborted) return;
     if (await traced(job, 'generation.store', () => d.outcome.succeed(job, out))) {
       d.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
+      d.onFinal?.(job.id);
       if (out.kind === 'text') live?.succeeded(job.id, out.text);
     }
     log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
@@ -132,7 +134,7 @@ export async function runAttempt(
       return;
     }
     if (state.reason === 'shutdown') return; // handed back to the queue by stop()
-    await d.outcome.fail(job, e, log);
+    if (await d.outcome.fail(job, e, log)) d.onFinal?.(job.id);
   } finally {
     clearInterval(heartbeat);
     progress.stop();

@@ -76,6 +76,11 @@ export interface WorkerOptions {
   liveText?: LiveText;
   /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
   textOutputLimitBytes?: number;
+  /**
+   * A render of this worker was recorded as final (succeeded, or failed and refunded): this
+   * process's held requests (`Prefer: wait`) need not wait for its change notification to hear it.
+   */
+  onFinal?: (generationId: string) => void;
   /** This process's creates, which wake this worker in-process (job-wake.ts). */
   jobWake?: JobWake;
 }
