@@ -35,7 +35,7 @@ it("wakes this process's worker at once, and every other one by a NOTIFY only th
     expect(wake.isOwn(wake.tag)).toBe(false); // no worker here: nothing was woken in-process
     let fills = 0;
     wake.attach(() => fills++);
-    wake.send('created');
+    wake.send();
     expect(fills).toBe(1); // before the NOTIFY went anywhere
     const payload = await waitFor('the NOTIFY', () => heard[0]);
     expect(payload).toBe(wake.tag);
