@@ -1,11 +1,11 @@
 // The render worker. A queued generation is its own job: a worker claims it with SKIP LOCKED and
 // holds a lease it renews while rendering. A worker that dies stops renewing, the lease lapses
 // within LEASE_SECONDS, and any worker claims the job again (attempts counts claims, so a render
-// that keeps crashing its worker ends failed and refunded); claim.ts picks which job, fairly. Every
-// write for an attempt is guarded by its fencing token (db/lease.ts: the owner and the attempt
-// number of its claim) and each attempt stores its output under its own key, so a late, stalled or
-// duplicate attempt can never move money, resurrect a generation, or touch the file of the attempt
-// that won.
+// that keeps crashing its worker ends failed and refunded); claim.ts picks which job, fairly, and
+// attempt.ts runs each claimed attempt. Every write for an attempt is guarded by its fencing token
+// (db/lease.ts: the owner and the attempt number of its claim) and each attempt stores its output
+// under its own key, so a late, stalled or duplicate attempt can never move money, resurrect a
+// generation, or touch the file of the attempt that won.
 import os from 'node:os';
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
