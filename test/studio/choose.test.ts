@@ -1,7 +1,8 @@
 // What makes the studio worth choosing, in a real Chromium at 1280 and at 360 px: model cards with prices,
 // examples with Try this, human labels, History with sources, filters and timings, snippets that run as
-// shown, a Webhooks page with Resend, studio 404 and 500 pages, a self-contained /docs, and on every page reached
-// by links (the operator console's too): no sideways scroll and no serious or critical axe violation.
+// shown, a Webhooks page with Resend, studio 404 and 500 pages, a self-contained /docs, and on every
+// page reached by links (the operator console's too): no sideways scroll and no serious or critical axe
+// violation.
 // With UPDATE_SCREENSHOTS=1 it refreshes docs/screenshots/ at both sizes.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
