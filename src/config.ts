@@ -1,6 +1,8 @@
 // Environment → one validated, frozen configuration, parsed once at boot. Every bad variable is
 // reported together, so an operator fixes them in one go.
 import path from 'node:path';
+import { envReader } from './config/env-reader.ts';
+import { stripeConfig, type StripeConfig } from './config/stripe.ts';
 
 export type StorageConfig =
   { driver: 'file'; root: string } | { driver: 's3'; bucket: string; prefix: string };
@@ -69,64 +71,6 @@ export interface Config {
   stripe: StripeConfig | null;
 }
 
-export interface StripeConfig {
-  secretKey: string;
-  webhookSecret: string;
-  /** The amounts an account owner may choose, in cents, ascending. */
-  topupAmounts: number[];
-  /** Where the Stripe client sends its requests (RENDERGATE_STRIPE_API_BASE); null: Stripe's own. */
-  api: { host: string; port: number; protocol: 'http' | 'https' } | null;
-  /** The origin of Checkout pages, allowed as a form-action target of the Add credit page. */
-  checkoutOrigin: string;
-}
-
-/** Issue 23's block: RENDERGATE_STRIPE_*, RENDERGATE_TOPUP_AMOUNTS. */
-function stripeConfig(env: NodeJS.ProcessEnv, problems: string[]): StripeConfig | null {
-  const secretKey = env.RENDERGATE_STRIPE_SECRET_KEY || '';
-  const webhookSecret = env.RENDERGATE_STRIPE_WEBHOOK_SECRET || '';
-  const rawAmounts = env.RENDERGATE_TOPUP_AMOUNTS || '1000,2000,5000,10000';
-  const topupAmounts = [...new Set(rawAmounts.split(',').map((x) => Number(x.trim())))].sort(
-    (a, b) => a - b,
-  );
-  // Stripe charges at least €0.50 and at most €999,999.99 per payment.
-  if (
-    topupAmounts.length > 20 ||
-    topupAmounts.some((n) => !Number.isInteger(n) || n < 50 || n > 99_999_999)
-  ) {
-    problems.push(
-      `RENDERGATE_TOPUP_AMOUNTS=${JSON.stringify(rawAmounts)}: comma-separated cents from 50 to 99999999, at most 20`,
-    );
-  }
-  let api: StripeConfig['api'] = null;
-  let checkoutOrigin = 'https://checkout.stripe.com';
-  if (env.RENDERGATE_STRIPE_API_BASE) {
-    try {
-      const u = new URL(env.RENDERGATE_STRIPE_API_BASE);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-      const protocol = u.protocol === 'http:' ? 'http' : 'https';
-      api = {
-        host: u.hostname,
-        port: Number(u.port || (protocol === 'http' ? 80 : 443)),
-        protocol,
-      };
-      // A stand-in of Stripe serves its Checkout pages itself, on its own origin.
-      checkoutOrigin = u.origin;
-    } catch {
-      problems.push('RENDERGATE_STRIPE_API_BASE: must be an absolute http(s) URL');
-    }
-  }
-  if (!secretKey && !webhookSecret) return null;
-  if (!secretKey || !webhookSecret) {
-    problems.push(
-      'RENDERGATE_STRIPE_SECRET_KEY and RENDERGATE_STRIPE_WEBHOOK_SECRET: set both, or neither',
-    );
-    return null;
-  }
-  if (!/^whsec_\S+$/.test(webhookSecret))
-    problems.push('RENDERGATE_STRIPE_WEBHOOK_SECRET: must start with whsec_');
-  return { secretKey, webhookSecret, topupAmounts, api, checkoutOrigin };
-}
-
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -136,23 +80,7 @@ export class ConfigError extends Error {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name}=${JSON.stringify(raw)}: must be an integer from ${min} to ${max}`);
-      return fallback;
-    }
-    return n;
-  };
-  const flag = (name: string): boolean => {
-    const raw = env[name];
-    if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
-    if (raw === '1' || raw === 'true') return true;
-    problems.push(`${name}=${JSON.stringify(raw)}: must be 0 or 1`);
-    return false;
-  };
+  const { int, flag, duration } = envReader(env, problems);
 
   const port = int('PORT', 8080, 0, 65535);
   const host = env.HOST || '127.0.0.1';
@@ -206,21 +134,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metricsToken = env.RENDERGATE_METRICS_TOKEN || null;
   if (metricsToken !== null && metricsToken.length < 16)
     problems.push('RENDERGATE_METRICS_TOKEN: must be at least 16 characters');
-  // Durations like 30d, 12h, 90m, 45s (a bare number is seconds); 0 only where `zeroOk`.
-  const duration = (name: string, fallback: string, zeroOk: boolean): number => {
-    const raw = env[name] || fallback;
-    const m = /^(\d{1,9})([smhd]?)$/.exec(raw);
-    const n = m
-      ? Number(m[1]) * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]]
-      : NaN;
-    if (!Number.isSafeInteger(n) || (n === 0 && !zeroOk) || n > 100 * 365 * 86400) {
-      problems.push(
-        `${name}=${JSON.stringify(raw)}: must be a duration like 30d, 12h, 90m or 45s${zeroOk ? ' (0 = forever)' : ''}`,
-      );
-      return 0;
-    }
-    return n;
-  };
   const rawRetry =
     env.RENDERGATE_WEBHOOK_RETRY_SECONDS || '5,30,120,600,1800,3600,7200,14400,28800,43200';
   const webhookRetrySeconds = rawRetry.split(',').map((x) => Number(x.trim()));

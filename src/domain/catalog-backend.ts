@@ -4,9 +4,7 @@
 // read from the environment at start (src/backends/secrets.ts).
 import type { BackendBinding, CelMap, ServerPool } from './catalog.ts';
 import { hasUserinfo, stripUserinfo } from './scrub.ts';
-
-type Raw = Record<string, unknown>;
-type Report = (message: string) => void;
+import { isObject, isText, type Raw, type Report } from './catalog-check.ts';
 
 const RENDERER = /^[a-z0-9][a-z0-9_-]*$/;
 const SECRET = /\$\{env:([^}]*)\}/g;
@@ -24,9 +22,6 @@ export const DEFAULT_BASE_URL = {
   replicate: 'https://api.replicate.com',
   fal: 'https://queue.fal.run',
 } as const;
-
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isText = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
 
 function isHttpUrl(v: unknown): v is string {
   if (typeof v !== 'string') return false;

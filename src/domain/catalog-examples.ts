@@ -6,9 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FieldDef, InputValue, ModelExample, ModelOutput } from './catalog.ts';
 import { compileFieldCheck } from './inputs.ts';
+import { isObject, unknownKeys, type Report } from './catalog-check.ts';
 
-type Raw = Record<string, unknown>;
-type Report = (message: string) => void;
 /** Finds a file named relative to the catalog: its absolute path, or a reason it cannot be used. */
 export type FindFile = (relative: string) => { file: string } | { problem: string };
 
@@ -29,7 +28,6 @@ const FILE_TYPES: Record<string, string> = {
   '.wav': 'audio/wav',
 };
 
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isUrl = (v: string) => /^https?:\/\//i.test(v);
 
 /** Files under `dir` only, of at most 2 MiB. */
@@ -145,8 +143,7 @@ export function checkExamples(
       report(`example #${i + 1}: ${m}`);
     };
     if (!isObject(e)) return bad('must be a mapping with inputs and output');
-    for (const k of Object.keys(e))
-      if (!['title', 'inputs', 'output'].includes(k)) bad(`unknown key "${k}"`);
+    unknownKeys(e, ['title', 'inputs', 'output'], bad);
     if (
       e.title !== undefined &&
       (typeof e.title !== 'string' || e.title.trim() === '' || e.title.length > 200)

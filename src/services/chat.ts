@@ -7,7 +7,8 @@ import crypto from 'node:crypto';
 import type { Catalog, CompiledModel } from '../domain/catalog-load.ts';
 import { chatModels, parseChatRequest, type ChatRequest } from '../domain/chat.ts';
 import type { LiveText } from '../queue/live-text.ts';
-import type { Generations, Payer } from './generations.ts';
+import type { Generations } from './generations.ts';
+import type { Payer } from './generation-create.ts';
 import type { KeyMode } from './keys.ts';
 
 /**

@@ -9,7 +9,7 @@ import { spentToday } from '../db/key-day-usage.ts';
  * also refused (402) while the account owes a shortfall; a test render is refused for its balance only
  * when its input asks for it (`short`: docs/api.md "Test keys").
  */
-/** Who was refused (services/generations.ts Payer). */
+/** Who was refused (services/generation-create.ts Payer). */
 interface Refused {
   accountId: string;
   id: string | null;

@@ -4,7 +4,8 @@
 // the same change notifications `Prefer: wait` uses.
 import Stripe from 'stripe';
 import type { Logger } from 'pino';
-import type { Config, StripeConfig } from '../config.ts';
+import type { Config } from '../config.ts';
+import type { StripeConfig } from '../config/stripe.ts';
 import type { Db } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
 import { topupOf, type TopupRow } from '../db/topups.ts';
@@ -108,36 +109,15 @@ export class Topups {
     seconds: number,
     closed: AbortSignal,
   ): Promise<TopupRow | null> {
-    let wake: (() => void) | null = null;
-    let changed = false;
-    const remove = this.o.waiters.add(`topup:${sessionId}`, () => {
-      changed = true;
-      wake?.();
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const over = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, seconds * 1000);
-      closed.addEventListener('abort', () => resolve(), { once: true });
-    });
-    try {
-      for (;;) {
-        changed = false;
-        const row = await topupOf(this.o.db, accountId, sessionId);
-        if (row || !remove || closed.aborted) return row;
-        if (changed) continue;
-        const woken = await Promise.race([
-          new Promise<boolean>((r) => {
-            wake = () => r(true);
-          }),
-          over.then(() => false),
-        ]);
-        wake = null;
-        if (!woken) return topupOf(this.o.db, accountId, sessionId);
-      }
-    } finally {
-      clearTimeout(timer);
-      remove?.();
-    }
+    const read = () => topupOf(this.o.db, accountId, sessionId);
+    const watched = await this.o.waiters.watch(
+      `topup:${sessionId}`,
+      { seconds, closed },
+      read,
+      (row) => row !== null,
+    );
+    if (!watched) return read();
+    return watched.timedOut ? read() : watched.value;
   }
 }
 

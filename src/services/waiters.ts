@@ -26,6 +26,50 @@ export class Waiters {
     };
   }
 
+  /**
+   * Reads with `read` until `final` holds of what it read, reading again at each change of `id`, for at
+   * most `seconds` or until `closed` fires. `timedOut` is true when the time ran out with `value` not
+   * final (read before the time ran out). Null, without reading, when the most requests are held.
+   */
+  async watch<T>(
+    id: string,
+    o: { seconds: number; closed: AbortSignal },
+    read: () => Promise<T>,
+    final: (value: T) => boolean,
+  ): Promise<{ value: T; timedOut: boolean } | null> {
+    let changed = false;
+    let wake: (() => void) | null = null;
+    const remove = this.add(id, () => {
+      changed = true;
+      wake?.();
+    });
+    if (!remove) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, o.seconds * 1000);
+      o.closed.addEventListener('abort', () => resolve(), { once: true });
+    });
+    try {
+      for (;;) {
+        changed = false;
+        const value = await read();
+        if (final(value) || o.closed.aborted) return { value, timedOut: false };
+        if (changed) continue; // changed while it was read: read again
+        const woken = await Promise.race([
+          new Promise<boolean>((r) => {
+            wake = () => r(true);
+          }),
+          over.then(() => false),
+        ]);
+        wake = null;
+        if (!woken) return { value, timedOut: true };
+      }
+    } finally {
+      clearTimeout(timer);
+      remove();
+    }
+  }
+
   /** A change of `id`; null: any generation may have changed (the notification connection came back). */
   wake(id: string | null): void {
     if (id === null) {

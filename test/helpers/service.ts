@@ -130,9 +130,11 @@ export function client(base: string) {
       `generation ${id} to leave queued`,
       async () => {
         const r = await call('GET', `/v1/generations/${id}`, { key });
-        return r.status === 404
-          ? { gone: true as const }
-          : r.json.status !== 'queued' && { json: r.json };
+        if (r.status === 404) return { gone: true as const };
+        // a 503 (the database or this process's event loop briefly stalled) or 429 is asked again
+        if (r.status === 503 || r.status === 429) return false;
+        if (r.status !== 200) throw new Error(`poll of ${id} answered ${r.status}: ${r.text}`);
+        return r.json.status !== 'queued' && { json: r.json };
       },
       { timeoutMs: ms, intervalMs: 100 },
     );

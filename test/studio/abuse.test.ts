@@ -3,12 +3,12 @@
 // checked, per email and address with a ceiling per email; the operator console throttled per address
 // only; sign-ups limited per address and silent about which emails exist.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SMTPServer } from 'smtp-server';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { ADMIN, startTestService, type TestService } from '../helpers/service.ts';
 import { PASSWORD, uniqueEmail } from './helpers.ts';
 import { StudioSession } from './http-session.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { startMailingService } from './mailbox.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '0' } });
 /** A second node on the same database with tighter limits and another admin token. */
@@ -163,28 +163,7 @@ describe('sign-up', () => {
   });
 
   it('tells the owner of a taken email by mail, where mail is set up, and sends nothing for a new one', async () => {
-    // A real SMTP server (smtp-server), as the operator's would be.
-    const mails: { to: string; body: string }[] = [];
-    const smtp = new SMTPServer({
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      logger: false,
-      onData(stream, session, done) {
-        let body = '';
-        stream.on('data', (d) => {
-          body += d;
-        });
-        stream.on('end', () => {
-          mails.push({ to: session.envelope.rcptTo[0]?.address ?? '', body });
-          done();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
-    const port = (smtp.server.address() as { port: number }).port;
-    const svc = await startTestService(f.dbh.url, {
-      role: 'api',
-      env: { RENDERGATE_SMTP_URL: `smtp://127.0.0.1:${port}` },
-    });
+    const { svc, mails, stop } = await startMailingService(f.dbh.url);
     try {
       const taken = await from('127.0.0.1', svc.base).signUp();
       const fresh = uniqueEmail();
@@ -198,8 +177,7 @@ describe('sign-up', () => {
       expect(mails.map((m) => m.to)).toEqual([taken]);
       expect(mails[0].body).toContain('Someone tried to create a Rendergate account');
     } finally {
-      await svc.stop();
-      await new Promise<void>((r) => smtp.close(() => r()));
+      await stop();
     }
   });
 });

@@ -6,15 +6,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { serviceFixture } from '../helpers/fixture.ts';
-import { ADMIN, startTestService } from '../helpers/service.ts';
+import { ADMIN } from '../helpers/service.ts';
 import { freshPage, launchBrowser } from '../helpers/browser.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
 import { PASSWORD, signIn, signUp, uniqueEmail } from './helpers.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { startMailingService } from './mailbox.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
 let browser: Browser;
@@ -147,27 +147,7 @@ describe('operator command line', () => {
 
 describe('password reset by mail', () => {
   it('mails a reset link through SMTP; the link sets a new password once; unknown emails get the same answer and no mail', async () => {
-    const mails: { to: string; body: string }[] = [];
-    const smtp = new SMTPServer({
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      logger: false,
-      onData(stream, session, done) {
-        let body = '';
-        stream.on('data', (d) => {
-          body += d;
-        });
-        stream.on('end', () => {
-          mails.push({ to: session.envelope.rcptTo[0]?.address ?? '', body });
-          done();
-        });
-      },
-    });
-    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', r));
-    const port = (smtp.server.address() as { port: number }).port;
-    const svc = await startTestService(f.dbh.url, {
-      role: 'api',
-      env: { RENDERGATE_SMTP_URL: `smtp://127.0.0.1:${port}` },
-    });
+    const { svc, mails, stop } = await startMailingService(f.dbh.url);
     try {
       const { context, page } = await freshPage(browser, svc.base);
       const email = await signUp(page);
@@ -193,8 +173,7 @@ describe('password reset by mail', () => {
       expect((await page.goto(link))!.status()).toBe(410);
       await context.close();
     } finally {
-      await svc.stop();
-      await new Promise<void>((r) => smtp.close(() => r()));
+      await stop();
     }
   });
 });

@@ -22,6 +22,7 @@ import {
 } from '../shared/http.ts';
 import { inlineUploads, saveOutput } from '../shared/output.ts';
 import {
+  metered,
   originOf,
   serverOf,
   textOf,
@@ -133,59 +134,59 @@ export function createCogBackend(model: CompiledModel, deps: DriverDeps): Remote
         );
       };
       ctx.signal.addEventListener('abort', cancel, { once: true });
+      // MODEL_FAILED is counted where it is seen, whatever the render's signal then says.
+      const m = { driver: 'cog', uncounted: 'MODEL_FAILED' };
       try {
-        const input = await inlineUploads(
-          model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
-          ctx.readUpload,
-        );
-        let p: Prediction;
-        const live = deps.cogAsync;
-        try {
-          p = live
-            ? await predictAsync({
-                base,
-                id,
-                input,
-                ctx,
-                until,
-                receiver: live.receiver,
-                pollMs: live.pollMs,
-                limitBytes: answerLimit,
-                redact,
-              })
-            : await withRetries(() => predict(base, id, input, ctx, until), {
-                signal: ctx.signal,
-                tries: 4,
-                until,
-              });
-        } catch (e) {
-          // A request that ended without an answer (a time limit, a lost connection) may have left the
-          // prediction running: tell Cog to stop it, whatever the disconnect already did.
-          if (e instanceof RenderError && e.code !== 'BACKEND_BUSY' && !ctx.signal.aborted)
-            cancel();
-          throw e;
-        }
-        if (p.status === 'failed') {
-          deps.metrics.backendErrors.inc({ driver: 'cog', code: 'MODEL_FAILED' });
-          throw new RenderError(
-            'MODEL_FAILED',
-            `The model failed: ${redact(textOf(p.error ?? 'no reason given')).slice(0, 300)}`,
-            false,
+        return await metered(deps, ctx.signal, m, async () => {
+          const input = await inlineUploads(
+            model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
+            ctx.readUpload,
           );
-        }
-        if (p.status === 'canceled')
-          throw new RenderError(
-            'BACKEND_CANCELLED',
-            'The model server cancelled the prediction.',
-            true,
-          );
-        if (p.status !== 'succeeded')
-          throw malformed('Cog prediction', `status ${p.status} in a final answer`);
-        return await output(p, base, ctx, until);
-      } catch (e) {
-        if (e instanceof RenderError && e.code !== 'MODEL_FAILED' && !ctx.signal.aborted)
-          deps.metrics.backendErrors.inc({ driver: 'cog', code: e.code });
-        throw e;
+          let p: Prediction;
+          const live = deps.cogAsync;
+          try {
+            p = live
+              ? await predictAsync({
+                  base,
+                  id,
+                  input,
+                  ctx,
+                  until,
+                  receiver: live.receiver,
+                  pollMs: live.pollMs,
+                  limitBytes: answerLimit,
+                  redact,
+                })
+              : await withRetries(() => predict(base, id, input, ctx, until), {
+                  signal: ctx.signal,
+                  tries: 4,
+                  until,
+                });
+          } catch (e) {
+            // A request that ended without an answer (a time limit, a lost connection) may have left the
+            // prediction running: tell Cog to stop it, whatever the disconnect already did.
+            if (e instanceof RenderError && e.code !== 'BACKEND_BUSY' && !ctx.signal.aborted)
+              cancel();
+            throw e;
+          }
+          if (p.status === 'failed') {
+            deps.metrics.backendErrors.inc({ driver: 'cog', code: 'MODEL_FAILED' });
+            throw new RenderError(
+              'MODEL_FAILED',
+              `The model failed: ${redact(textOf(p.error ?? 'no reason given')).slice(0, 300)}`,
+              false,
+            );
+          }
+          if (p.status === 'canceled')
+            throw new RenderError(
+              'BACKEND_CANCELLED',
+              'The model server cancelled the prediction.',
+              true,
+            );
+          if (p.status !== 'succeeded')
+            throw malformed('Cog prediction', `status ${p.status} in a final answer`);
+          return await output(p, base, ctx, until);
+        });
       } finally {
         ctx.signal.removeEventListener('abort', cancel);
       }

@@ -15,13 +15,13 @@ import {
   malformed,
   readJson,
   textAnswerLimit,
-  textOutput,
   withRetries,
   type CallOptions,
 } from '../shared/http.ts';
-import { inlineUploads, saveOutput, tqdmProgress } from '../shared/output.ts';
-import { firstUrl, pollJson } from '../shared/poll.ts';
-import { originOf, textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { inlineUploads } from '../shared/output.ts';
+import { pollJson } from '../shared/poll.ts';
+import { textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { hostedOutput, logProgress, runHostedJob } from '../shared/hosted.ts';
 
 interface Status {
   status?: string;
@@ -47,21 +47,16 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
     async run(inputs, ctx): Promise<RenderOutput> {
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
       const o: CallOptions = { signal: ctx.signal, timeoutMs: 30_000, redact, what: 'fal request' };
-      let id: string | null = null;
-      const cancel = () => {
-        if (!id) return;
-        void fetch(`${requests}/${encodeURIComponent(id)}/cancel`, {
+      const job = {
+        driver: 'fal' as const,
+        kind: 'request',
+        cancel: {
+          url: (id: string) => `${requests}/${encodeURIComponent(id)}/cancel`,
           method: 'PUT',
           headers,
-          signal: AbortSignal.timeout(5_000),
-        }).then(
-          (r) => r.body?.cancel(),
-          () => undefined,
-        );
+        },
       };
-      ctx.signal.addEventListener('abort', cancel, { once: true });
-      const t0 = performance.now();
-      try {
+      return await runHostedJob(job, deps, ctx, async (started) => {
         const input = await inlineUploads(
           model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
           ctx.readUpload,
@@ -80,16 +75,15 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
         );
         if (typeof submitted?.request_id !== 'string')
           throw malformed('fal submit', 'no request_id');
-        id = submitted.request_id;
+        const id = submitted.request_id;
+        started(id);
         const status = await pollJson<Status>(
           `${requests}/${encodeURIComponent(id)}/status?logs=1`,
           headers,
           { ...o, intervalMs: POLL_MS, until, limitBytes: jsonLimit },
           (s) => {
-            if (s?.status === 'IN_PROGRESS' && Array.isArray(s.logs)) {
-              const p = tqdmProgress(s.logs.map((l) => l?.message ?? '').join('\n'));
-              if (p !== null) ctx.progress(Math.min(0.99, p));
-            }
+            if (s?.status === 'IN_PROGRESS' && Array.isArray(s.logs))
+              logProgress(ctx, s.logs.map((l) => l?.message ?? '').join('\n'));
             return s?.status === 'COMPLETED';
           },
         );
@@ -107,41 +101,21 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
             ? new RenderError('MODEL_FAILED', err.message, false)
             : err;
         }
-        const result = await readJson(res, o, jsonLimit);
-        if (model.def.output.type === 'text') {
-          const text =
-            (result as { output?: unknown; text?: unknown })?.output ??
-            (result as { text?: unknown })?.text;
-          if (typeof text !== 'string')
-            throw malformed('fal result', 'a text model answered without text');
-          return textOutput(text, deps.textLimitBytes);
-        }
-        const file = firstUrl(result);
-        if (!file) throw malformed('fal result', 'no file in it');
-        return await saveOutput(file, {
-          workDir: ctx.workDir,
-          contentType: model.def.output.contentType,
-          limitBytes: deps.outputLimitBytes,
-          origin: originOf(b.baseUrl),
-          allowPrivate: deps.allowPrivateUrls,
-          signal: ctx.signal,
-          timeoutMs: Math.max(1, until - Date.now()),
+        const result = (await readJson(res, o, jsonLimit)) as {
+          output?: unknown;
+          text?: unknown;
+        } | null;
+        return hostedOutput(model, deps, ctx, {
+          text: result?.output ?? result?.text,
+          files: result,
+          baseUrl: b.baseUrl,
+          until,
           redact,
-          what: 'fal output',
+          what: 'fal result',
+          noFile: 'no file in it',
+          fileWhat: 'fal output',
         });
-      } catch (e) {
-        if (id && !ctx.signal.aborted && e instanceof RenderError && e.code === 'BACKEND_TIMEOUT')
-          cancel();
-        if (e instanceof RenderError && !ctx.signal.aborted)
-          deps.metrics.backendErrors.inc({ driver: 'fal', code: e.code });
-        throw e;
-      } finally {
-        ctx.signal.removeEventListener('abort', cancel);
-        deps.metrics.backendRequest.observe(
-          { driver: 'fal', kind: 'request' },
-          (performance.now() - t0) / 1000,
-        );
-      }
+      });
     },
   };
 }

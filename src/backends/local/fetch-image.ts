@@ -10,7 +10,8 @@ import {
   publicAddressPolicy,
   type AddressPolicy,
 } from '../../net/address-guard.ts';
-import { describeUrl, guardedGet, parseInputUrl, type Resolver } from './guarded-get.ts';
+import { guardedGet, parseInputUrl } from './guarded-get.ts';
+import { describeUrl, type Resolver } from '../shared/guarded-request.ts';
 import { MAX_INPUT_PIXELS } from '../../domain/limits.ts';
 
 export interface FetchImageOptions {

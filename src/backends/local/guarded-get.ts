@@ -1,20 +1,11 @@
-// An HTTP(S) GET that can only reach addresses its policy allows. Each hop (the first request and every
-// redirect) resolves the host, checks every resolved address, and connects to the checked address through
-// a pinned `lookup`, so a DNS answer that changes between check and connect (rebinding) cannot be used.
-import { lookup as dnsLookup } from 'node:dns/promises';
-import http from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+// An HTTP(S) GET of an input image that can only reach addresses its policy allows
+// (shared/guarded-request.ts: every hop's address checked and pinned), its body read under a byte
+// limit, and every failure named as an INPUT_* error.
+import type http from 'node:http';
 import { RenderError } from '../types.ts';
-import { abortError, raceAbort, throwIfAborted } from './abort.ts';
+import { abortError } from './abort.ts';
 import type { AddressPolicy } from '../../net/address-guard.ts';
-
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-/** Resolves a host name to its addresses. Injectable so tests can stand in for DNS. */
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+import { describeUrl, openGuarded, type Resolver } from '../shared/guarded-request.ts';
 
 export interface GuardedGetOptions {
   policy: AddressPolicy;
@@ -25,19 +16,7 @@ export interface GuardedGetOptions {
   resolve?: Resolver;
 }
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const USER_AGENT = 'Rendergate-ImageFetcher/1';
-
-export const defaultResolver: Resolver = async (hostname) => {
-  const found = await dnsLookup(hostname, { all: true, verbatim: true });
-  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-};
-
-/** How a URL appears in messages: scheme, host and path, never credentials or the query string. */
-export function describeUrl(url: URL): string {
-  const text = `${url.protocol}//${url.host}${url.pathname}`;
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
-}
 
 /** Parses and vets an address given as input: http(s) only, no embedded credentials. */
 export function parseInputUrl(raw: string): URL {
@@ -69,128 +48,42 @@ export async function guardedGet(
   start: URL,
   opts: GuardedGetOptions,
 ): Promise<{ body: Buffer; url: URL }> {
-  let url = start;
-  for (let hop = 0; ; hop++) {
-    throwIfAborted(opts.signal);
-    const target = await pickAddress(url, opts);
-    const outcome = await exchange(url, target, opts);
-    if (outcome.kind === 'body') return { body: outcome.body, url };
-    if (hop >= opts.maxRedirects) {
-      throw new RenderError(
-        'INPUT_TOO_MANY_REDIRECTS',
-        `${describeUrl(start)} redirected more than ${opts.maxRedirects} times.`,
-        false,
-      );
-    }
-    let next: URL;
-    try {
-      next = new URL(outcome.location, url);
-    } catch {
-      throw new RenderError(
-        'INPUT_URL_REFUSED',
-        `${describeUrl(url)} redirected to an invalid address.`,
-        false,
-      );
-    }
-    url = parseInputUrl(next.href);
-  }
-}
-
-export async function pickAddress(
-  url: URL,
-  opts: Pick<GuardedGetOptions, 'policy' | 'signal' | 'resolve'>,
-): Promise<ResolvedAddress> {
-  const host = bareHost(url);
-  const family = isIP(host);
-  let addresses: ResolvedAddress[];
-  if (family === 4 || family === 6) {
-    addresses = [{ address: host, family }];
-  } else {
-    try {
-      addresses = await raceAbort((opts.resolve ?? defaultResolver)(host), opts.signal);
-    } catch (err) {
-      if (err instanceof RenderError) throw err;
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOTFOUND' || code === 'ENODATA') {
-        throw new RenderError(
-          'INPUT_NOT_FOUND',
-          `The host of ${describeUrl(url)} does not exist.`,
+  const { res, url } = await openGuarded(start, {
+    ...opts,
+    headers: {
+      'user-agent': USER_AGENT,
+      accept: 'image/*,*/*;q=0.5',
+      'accept-encoding': 'identity',
+    },
+    vetRedirect: (next) => parseInputUrl(next.href),
+    fail: {
+      aborted: () => abortError(opts.signal),
+      tooManyRedirects: () =>
+        new RenderError(
+          'INPUT_TOO_MANY_REDIRECTS',
+          `${describeUrl(start)} redirected more than ${opts.maxRedirects} times.`,
           false,
-          { cause: err },
-        );
-      }
-      throw new RenderError(
-        'INPUT_FETCH_FAILED',
-        `Could not resolve the host of ${describeUrl(url)}.`,
-        true,
-        { cause: err },
-      );
-    }
-  }
-  if (addresses.length === 0) {
-    throw new RenderError(
-      'INPUT_NOT_FOUND',
-      `The host of ${describeUrl(url)} has no address.`,
-      false,
-    );
-  }
-  // Every address must pass: a name that resolves to a public and a private address is refused whole.
-  for (const a of addresses) {
-    const verdict = opts.policy(a.address);
-    if (!verdict.allowed) {
-      throw new RenderError(
-        'INPUT_URL_REFUSED',
-        `${describeUrl(url)} resolves to ${verdict.reason}, which renders may not fetch.`,
-        false,
-      );
-    }
-  }
-  return addresses[0];
+        ),
+      invalidRedirect: (from) =>
+        new RenderError(
+          'INPUT_URL_REFUSED',
+          `${describeUrl(from)} redirected to an invalid address.`,
+          false,
+        ),
+      network: (err, at) => networkError(err, describeUrl(at)),
+    },
+  });
+  return { body: await readBody(res, describeUrl(url), opts), url };
 }
 
-export function bareHost(url: URL): string {
-  const h = url.hostname;
-  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
-}
-
-export function pinnedLookup(target: ResolvedAddress): LookupFunction {
-  return ((
-    _hostname: string,
-    options: { all?: boolean },
-    callback: (...args: unknown[]) => void,
-  ) => {
-    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  }) as unknown as LookupFunction;
-}
-
-type Outcome = { kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string };
-
-function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): Promise<Outcome> {
-  const where = describeUrl(url);
-  return new Promise<Outcome>((resolve, reject) => {
-    // An abort while the address was picked has already fired, and the listener added below never would.
-    if (opts.signal.aborted) {
-      reject(abortError(opts.signal));
-      return;
-    }
+/** The body of a 2xx answer, at most `maxBytes`; any other status is its INPUT_* error. */
+function readBody(
+  res: http.IncomingMessage,
+  where: string,
+  opts: Pick<GuardedGetOptions, 'maxBytes' | 'signal'>,
+): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
     let settled = false;
-    const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.request({
-      protocol: url.protocol,
-      hostname: bareHost(url),
-      port: url.port || undefined,
-      path: `${url.pathname}${url.search}`,
-      method: 'GET',
-      agent: false, // a fresh connection per hop: a pooled socket could lead to an address not checked now
-      lookup: pinnedLookup(target),
-      family: target.family,
-      headers: {
-        'user-agent': USER_AGENT,
-        accept: 'image/*,*/*;q=0.5',
-        'accept-encoding': 'identity',
-      },
-    });
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
@@ -199,54 +92,35 @@ function exchange(url: URL, target: ResolvedAddress, opts: GuardedGetOptions): P
     };
     const fail = (err: RenderError) =>
       finish(() => {
-        req.destroy();
+        res.destroy();
         reject(err);
       });
     const onAbort = () => fail(abortError(opts.signal));
+    if (opts.signal.aborted) return onAbort();
     opts.signal.addEventListener('abort', onAbort, { once: true });
-
-    req.on('error', (err) => fail(networkError(err, where)));
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      if (REDIRECTS.has(status) && res.headers.location) {
-        res.resume();
-        finish(() => {
-          req.destroy();
-          resolve({ kind: 'redirect', location: res.headers.location as string });
-        });
-        return;
-      }
-      if (status < 200 || status > 299) {
-        res.resume();
-        fail(statusError(status, where));
-        return;
-      }
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > opts.maxBytes) {
-        fail(tooLarge(where, opts.maxBytes));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > opts.maxBytes) fail(tooLarge(where, opts.maxBytes));
-        else chunks.push(chunk);
-      });
-      res.on('error', (err) => fail(networkError(err, where)));
-      res.on('end', () => {
-        if (res.complete)
-          finish(() => resolve({ kind: 'body', body: Buffer.concat(chunks, size) }));
-      });
-      // A body cut short (the server closed or reset mid-way) ends in 'close' without a complete message.
-      res.on('close', () => {
-        if (!res.complete)
-          fail(
-            networkError(Object.assign(new Error('body cut short'), { code: 'ECONNRESET' }), where),
-          );
-      });
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299) return fail(statusError(status, where));
+    const declared = Number(res.headers['content-length']);
+    if (Number.isFinite(declared) && declared > opts.maxBytes)
+      return fail(tooLarge(where, opts.maxBytes));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > opts.maxBytes) fail(tooLarge(where, opts.maxBytes));
+      else chunks.push(chunk);
     });
-    req.end();
+    res.on('error', (err) => fail(networkError(err, where)));
+    res.on('end', () => {
+      if (res.complete) finish(() => resolve(Buffer.concat(chunks, size)));
+    });
+    // A body cut short (the server closed or reset mid-way) ends in 'close' without a complete message.
+    res.on('close', () => {
+      if (!res.complete)
+        fail(
+          networkError(Object.assign(new Error('body cut short'), { code: 'ECONNRESET' }), where),
+        );
+    });
   });
 }
 

@@ -19,6 +19,7 @@ import {
   type CallOptions,
 } from '../shared/http.ts';
 import {
+  metered,
   serverOf,
   textOf,
   timeLeft,
@@ -145,8 +146,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
         redact,
         what: 'chat completion',
       };
-      const t0 = performance.now();
-      try {
+      return await metered(deps, ctx.signal, { driver: 'openai', kind: 'chat' }, async () => {
         const res = await withRetries(
           async () => {
             const r = await call(
@@ -172,16 +172,7 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
           return out;
         }
         return { kind: 'text', text: await readStream(res, ctx, o, maxTokens, until) };
-      } catch (e) {
-        if (e instanceof RenderError && !ctx.signal.aborted)
-          deps.metrics.backendErrors.inc({ driver: 'openai', code: e.code });
-        throw e;
-      } finally {
-        deps.metrics.backendRequest.observe(
-          { driver: 'openai', kind: 'chat' },
-          (performance.now() - t0) / 1000,
-        );
-      }
+      });
     },
 
     async probe(url, signal) {

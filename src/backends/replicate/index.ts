@@ -15,13 +15,13 @@ import {
   malformed,
   readJson,
   textAnswerLimit,
-  textOutput,
   withRetries,
   type CallOptions,
 } from '../shared/http.ts';
-import { inlineUploads, saveOutput, tqdmProgress } from '../shared/output.ts';
-import { firstUrl, pollJson } from '../shared/poll.ts';
-import { originOf, textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { inlineUploads } from '../shared/output.ts';
+import { pollJson } from '../shared/poll.ts';
+import { textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
+import { hostedOutput, logProgress, runHostedJob } from '../shared/hosted.ts';
 
 interface Prediction {
   id?: string;
@@ -53,21 +53,16 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
         redact,
         what: 'Replicate prediction',
       };
-      let id: string | null = null;
-      const cancel = () => {
-        if (!id) return;
-        void fetch(`${api}/predictions/${encodeURIComponent(id)}/cancel`, {
+      const job = {
+        driver: 'replicate' as const,
+        kind: 'prediction',
+        cancel: {
+          url: (id: string) => `${api}/predictions/${encodeURIComponent(id)}/cancel`,
           method: 'POST',
           headers,
-          signal: AbortSignal.timeout(5_000),
-        }).then(
-          (r) => r.body?.cancel(),
-          () => undefined,
-        );
+        },
       };
-      ctx.signal.addEventListener('abort', cancel, { once: true });
-      const t0 = performance.now();
-      try {
+      return await runHostedJob(job, deps, ctx, async (started) => {
         const input = await inlineUploads(
           model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
           ctx.readUpload,
@@ -85,7 +80,8 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
           { signal: ctx.signal, tries: 3, until, only: ['BACKEND_BUSY'] },
         );
         if (typeof created?.id !== 'string') throw malformed('Replicate prediction', 'no id');
-        id = created.id;
+        const id = created.id;
+        started(id);
         const p = TERMINAL.includes(String(created.status))
           ? created
           : await pollJson<Prediction>(
@@ -93,8 +89,7 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
               headers,
               { ...o, intervalMs: POLL_MS, until, limitBytes: jsonLimit },
               (x) => {
-                const progress = typeof x?.logs === 'string' ? tqdmProgress(x.logs) : null;
-                if (progress !== null) ctx.progress(Math.min(0.99, progress));
+                if (typeof x?.logs === 'string') logProgress(ctx, x.logs);
                 return TERMINAL.includes(String(x?.status));
               },
             );
@@ -110,38 +105,18 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
             `Replicate ended the prediction (${p.status}).`,
             true,
           );
-        if (model.def.output.type === 'text') {
-          if (typeof p.output === 'string') return textOutput(p.output, deps.textLimitBytes);
-          if (Array.isArray(p.output) && p.output.every((x) => typeof x === 'string'))
-            return textOutput(p.output.join(''), deps.textLimitBytes);
-          throw malformed('Replicate prediction', 'a text model answered without text');
-        }
-        const file = firstUrl(p.output);
-        if (!file) throw malformed('Replicate prediction', 'no file in its output');
-        return await saveOutput(file, {
-          workDir: ctx.workDir,
-          contentType: model.def.output.contentType,
-          limitBytes: deps.outputLimitBytes,
-          origin: originOf(b.baseUrl),
-          allowPrivate: deps.allowPrivateUrls,
-          signal: ctx.signal,
-          timeoutMs: Math.max(1, until - Date.now()),
+        const texts = Array.isArray(p.output) && p.output.every((x) => typeof x === 'string');
+        return hostedOutput(model, deps, ctx, {
+          text: texts ? (p.output as string[]).join('') : p.output,
+          files: p.output,
+          baseUrl: b.baseUrl,
+          until,
           redact,
-          what: 'Replicate output',
+          what: 'Replicate prediction',
+          noFile: 'no file in its output',
+          fileWhat: 'Replicate output',
         });
-      } catch (e) {
-        if (id && !ctx.signal.aborted && e instanceof RenderError && e.code === 'BACKEND_TIMEOUT')
-          cancel();
-        if (e instanceof RenderError && !ctx.signal.aborted)
-          deps.metrics.backendErrors.inc({ driver: 'replicate', code: e.code });
-        throw e;
-      } finally {
-        ctx.signal.removeEventListener('abort', cancel);
-        deps.metrics.backendRequest.observe(
-          { driver: 'replicate', kind: 'prediction' },
-          (performance.now() - t0) / 1000,
-        );
-      }
+      });
     },
   };
 }

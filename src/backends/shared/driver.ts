@@ -3,7 +3,7 @@
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { Secrets } from '../secrets.ts';
-import type { ModelBackend, RenderContext } from '../types.ts';
+import { RenderError, type ModelBackend, type RenderContext } from '../types.ts';
 import type { CogReceiver } from '../cog/receiver.ts';
 
 export interface DriverDeps {
@@ -49,5 +49,32 @@ export function originOf(base: string): string | null {
     return new URL(base).origin;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Runs a render's exchange with its model server under the backend metrics: a RenderError it ends
+ * with is counted by driver and code (not when the render was aborted, nor the code `uncounted`, which
+ * the driver counts itself), and with `kind` its time is observed.
+ */
+export async function metered<T>(
+  deps: Pick<DriverDeps, 'metrics'>,
+  signal: AbortSignal,
+  m: { driver: string; kind?: string; uncounted?: string },
+  run: () => Promise<T>,
+): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof RenderError && e.code !== m.uncounted && !signal.aborted)
+      deps.metrics.backendErrors.inc({ driver: m.driver, code: e.code });
+    throw e;
+  } finally {
+    if (m.kind)
+      deps.metrics.backendRequest.observe(
+        { driver: m.driver, kind: m.kind },
+        (performance.now() - t0) / 1000,
+      );
   }
 }

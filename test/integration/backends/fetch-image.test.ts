@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicAddressPolicy, type AddressPolicy } from '../../../src/net/address-guard.ts';
 import { fetchImage, type FetchImageOptions } from '../../../src/backends/local/fetch-image.ts';
-import type { Resolver } from '../../../src/backends/local/guarded-get.ts';
+import type { Resolver } from '../../../src/backends/shared/guarded-request.ts';
 import { RenderError } from '../../../src/backends/types.ts';
 import { makeWorkDir, scriptedServer, servePng, testPicture, unexpected } from './helpers.ts';
 

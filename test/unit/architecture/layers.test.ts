@@ -16,6 +16,7 @@ const RANK: Record<string, number> = {
   net: 0,
   tracing: 0,
   'config.ts': 0,
+  config: 0,
   backends: 1,
   storage: 1,
   webhooks: 1,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { anyAddressPolicy, publicAddressPolicy } from '../../../src/net/address-guard.ts';
-import { describeUrl, parseInputUrl } from '../../../src/backends/local/guarded-get.ts';
+import { parseInputUrl } from '../../../src/backends/local/guarded-get.ts';
+import { describeUrl } from '../../../src/backends/shared/guarded-request.ts';
 import { RenderError } from '../../../src/backends/types.ts';
 
 const refused: Array<[string, RegExp]> = [

@@ -1,0 +1,207 @@
+// Creating a render: price, charge and enqueue in one transaction (through the ledger), with the
+// Idempotency-Key's replay, and the 202 body of the generation as it was then.
+import crypto from 'node:crypto';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/pool.ts';
+import { replayRow } from '../db/generations.ts';
+import type { Catalog } from '../domain/catalog-load.ts';
+import { ApiError } from '../domain/errors.ts';
+import { parseRenderRequest } from '../domain/inputs.ts';
+import { priceOf } from '../domain/pricing.ts';
+import { newId } from '../domain/ids.ts';
+import { objectBody } from '../domain/body.ts';
+import type { ChatMessage } from '../domain/chat.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
+import { asks, INSUFFICIENT_MARK, type TestRenders } from '../queue/test-render.ts';
+import { currentTraceParent, inSpan } from '../tracing/trace.ts';
+import { generationView, type GenerationRow } from './generation-view.ts';
+import type { Uploads } from './uploads.ts';
+import type { KeyMode, KeyRecord } from './keys.ts';
+import type { Ledger } from './ledger.ts';
+import { refusal } from './refusal.ts';
+
+/** How long a test render may stay queued before the janitor ends it (its process died first). */
+const TEST_DEADLINE_SECONDS = 120;
+
+export interface Created {
+  body: Record<string, unknown>;
+  location: string;
+  replayed: boolean;
+}
+
+/**
+ * Who pays for a create: an API key, or (id null) the account itself in the studio, with no daily cap.
+ * A test key (`mode` 'test') pays nothing; without `mode` the payer is live.
+ */
+export type Payer = Pick<KeyRecord, 'accountId' | 'dailyCapCents'> & {
+  id: string | null;
+  mode?: KeyMode;
+};
+
+export interface GenerationCreateOptions {
+  db: Db;
+  catalog: Catalog;
+  config: Config;
+  /** Charges (services/ledger.ts). */
+  ledger: Ledger;
+  metrics?: Metrics;
+  /** Makes the results of test keys' renders (API processes). */
+  testRenders?: TestRenders;
+  /** Wakes workers after a create. */
+  jobs?: AfterCommitNotifier;
+  uploads?: Uploads;
+}
+
+/** Canonical JSON (sorted keys) so that the same body always hashes the same. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export class GenerationCreate {
+  constructor(private o: GenerationCreateOptions) {}
+
+  /** Quote and create: image inputs given as upload addresses must be uploads of this account, still kept. */
+  async checkUploads(
+    accountId: string,
+    model: Parameters<Uploads['uploadInputs']>[0],
+    inputs: Parameters<Uploads['uploadInputs']>[1],
+  ) {
+    const named = this.o.uploads?.uploadInputs(model, inputs);
+    if (named && named.size > 0) await this.o.uploads!.checkInputs(accountId, named);
+  }
+
+  private location(id: string) {
+    return `${this.o.config.publicUrl}/v1/generations/${id}`;
+  }
+
+  /** `opts.messages`: a chat request's conversation (/openai/v1), stored with the render; idempotency covers it. */
+  async create(
+    key: Payer,
+    body: unknown,
+    idempotencyKey: string,
+    { messages }: { messages?: ChatMessage[] } = {},
+  ): Promise<Created> {
+    const { model, inputs } = parseRenderRequest(this.o.catalog, objectBody(body));
+    const cost = priceOf(model, inputs);
+    await this.checkUploads(key.accountId, model, inputs);
+    const requestHash = crypto
+      .createHash('sha256')
+      .update(canonical(messages ? { body, messages } : body))
+      .digest();
+    const def = model.def;
+    const id = newId('gen');
+    const mode = key.mode ?? 'live';
+    const test = mode === 'test';
+    // The create's span: its traceparent goes on the row, the worker's spans' parent (docs/operations.md).
+    const span = { attributes: { 'rendergate.generation_id': id, 'rendergate.model_id': def.id } };
+    const made = await inSpan('generation.create', span, () =>
+      this.o.ledger.charge(
+        {
+          id,
+          ledgerId: newId('led'),
+          accountId: key.accountId,
+          keyId: key.id,
+          idempotencyKey,
+          requestHash,
+          modelId: def.id,
+          inputs,
+          cost,
+          dailyCapCents: key.dailyCapCents,
+          mode,
+          short: test && asks(inputs, INSUFFICIENT_MARK),
+          deadlineSeconds: test
+            ? TEST_DEADLINE_SECONDS
+            : def.timeLimitSeconds * def.maxAttempts + 3600,
+          traceParent: currentTraceParent(),
+        },
+        messages,
+      ),
+    );
+    switch (made.outcome) {
+      case 'refused':
+        throw await refusal(this.o.db, this.o.config.dayTimeZone, {
+          key,
+          cost,
+          short: test && asks(inputs, INSUFFICIENT_MARK),
+        });
+      case 'in_use':
+        throw new ApiError(
+          'IDEMPOTENCY_KEY_IN_USE',
+          'A request with this Idempotency-Key is still being processed; retry shortly.',
+        );
+      case 'reused':
+        throw new ApiError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used before with a different body.',
+        );
+      case 'replayed':
+        return {
+          body: await this.createdView(made.generation_id!),
+          location: this.location(made.generation_id!),
+          replayed: true,
+        };
+      case 'created':
+        if (test) {
+          // Made by this process at once (no worker, no backend); first in no queue.
+          this.o.testRenders?.start({ id, modelId: def.id, inputs: made.inputs as typeof inputs });
+        } else {
+          this.o.jobs?.send('created');
+          this.o.metrics?.chargedCents.inc(cost);
+        }
+        return {
+          body: this.queuedView({
+            id,
+            model_id: def.id,
+            inputs: made.inputs!,
+            cost_cents: cost,
+            created_at: made.created_at!,
+            queue_position: test ? 1 : made.queue_position,
+            mode,
+          }),
+          location: this.location(id),
+          replayed: false,
+        };
+    }
+  }
+
+  /** The 202 body of a create: the generation as it was then, queued with nothing refunded. */
+  private queuedView(
+    g: Pick<
+      GenerationRow,
+      'id' | 'model_id' | 'inputs' | 'cost_cents' | 'created_at' | 'queue_position' | 'mode'
+    >,
+  ) {
+    return generationView(
+      {
+        ...g,
+        status: 'queued',
+        refunded_cents: 0,
+        content_key: null,
+        content_type: null,
+        text_output: null,
+        error_code: null,
+        error_message: null,
+        started_at: null,
+        completed_at: null,
+      },
+      this.o.config.publicUrl,
+    );
+  }
+
+  /**
+   * A replay's 202 body, rebuilt from its generation, its queue position included: the renders of its
+   * model created before it and neither started nor finished at its creation, read from their times
+   * (a replay is rare; the scan is bounded to the rows created shortly before it).
+   */
+  private async createdView(id: string) {
+    return this.queuedView((await replayRow(this.o.db, id)) as GenerationRow);
+  }
+}

@@ -1,0 +1,150 @@
+// Reading renders: one generation (from the poll cache when it has it), its `Prefer: wait`, its file,
+// and the account's list.
+import type { Config } from '../config.ts';
+import type { Db } from '../db/pool.ts';
+import { listGenerations, liveGeneration } from '../db/generations.ts';
+import { ApiError } from '../domain/errors.ts';
+import { isId } from '../domain/ids.ts';
+import { generationView, type GenerationRow } from './generation-view.ts';
+import type { Waiters } from './waiters.ts';
+import type { KeyMode } from './keys.ts';
+import { decodeCursor, encodeCursor, type Page } from './paging.ts';
+import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
+
+/** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
+const WAITING_FRESH_MS = 1_000;
+
+export interface GenerationReadsOptions {
+  db: Db;
+  config: Config;
+  /** Polls answered from memory (API processes). */
+  cache?: GenerationCache;
+  /** `Prefer: wait` requests. */
+  waiters?: Waiters;
+}
+
+export class GenerationReads {
+  constructor(private o: GenerationReadsOptions) {}
+
+  /** The generation `id` of this account and mode (test keys see test renders only), from the cache when it has it. */
+  private async found(accountId: string, id: string, mode: KeyMode): Promise<CachedGeneration> {
+    if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    const g = this.o.cache ? await this.o.cache.get(id, this.load) : await this.load(id);
+    if (!g || g.accountId !== accountId || (g.mode ?? 'live') !== mode)
+      throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
+    return g;
+  }
+
+  /** Reads a generation for found() (a field, so that a poll creates no closure). */
+  private load = async (id: string): Promise<CachedGeneration | null> => {
+    const row = (await liveGeneration(this.o.db, id)) as
+      (GenerationRow & { account_id: string; mode: KeyMode }) | null;
+    if (!row) return null;
+    // A render waiting to start moves up the queue without its own row changing: its copy is kept briefly.
+    const staleAt =
+      row.status === 'queued' && !row.started_at ? performance.now() + WAITING_FRESH_MS : undefined;
+    return {
+      row,
+      accountId: row.account_id,
+      mode: row.mode,
+      json: JSON.stringify(generationView(row, this.o.config.publicUrl)),
+      staleAt,
+    };
+  };
+
+  /**
+   * The generation's JSON once it is final, or when `seconds` have passed, or when `closed` fires (the
+   * client went away), whichever comes first. `applied` is false when the process already holds its
+   * most waiting requests: the answer is then the current state, at once.
+   */
+  async waitJson(
+    accountId: string,
+    id: string,
+    seconds: number,
+    closed: AbortSignal,
+    mode: KeyMode = 'live',
+  ): Promise<{ json: string; applied: boolean }> {
+    if (!this.o.waiters || !this.o.cache)
+      return { json: await this.getJson(accountId, id, mode), applied: false };
+    const watched = await this.o.waiters.watch(
+      id,
+      { seconds, closed },
+      () => this.found(accountId, id, mode),
+      (g) => g.row.status !== 'queued',
+    );
+    if (!watched) return { json: await this.getJson(accountId, id, mode), applied: false };
+    const { value: g, timedOut } = watched;
+    // At the time limit the answer is the state then (unless the client has gone: nobody reads it).
+    if (timedOut && !closed.aborted)
+      return { json: await this.getJson(accountId, id, mode), applied: true };
+    return { json: g.json, applied: true };
+  }
+
+  /** Drops the cached copy of a generation known to have changed (before its notification arrives). */
+  forget(id: string): void {
+    this.o.cache?.invalidate(id);
+  }
+
+  /** getJson() when the answer is in memory now, without waiting; undefined when it is not. */
+  cachedJson(accountId: string, id: string, mode: KeyMode = 'live'): string | undefined {
+    const g = this.o.cache?.peek(id);
+    return g && g.accountId === accountId && (g.mode ?? 'live') === mode ? g.json : undefined;
+  }
+
+  /** The generation's public JSON, serialised. */
+  async getJson(accountId: string, id: string, mode: KeyMode = 'live'): Promise<string> {
+    return (await this.found(accountId, id, mode)).json;
+  }
+
+  /** The stored file of a succeeded render, or the contract's 409/404. */
+  async content(accountId: string, id: string, mode: KeyMode = 'live') {
+    const r = (await this.found(accountId, id, mode)).row;
+    if (r.status === 'queued')
+      throw new ApiError(
+        'GENERATION_NOT_READY',
+        'The render has not finished yet; poll until it has.',
+      );
+    if (r.status !== 'succeeded' || !r.content_key)
+      throw new ApiError('CONTENT_NOT_FOUND', 'This generation has no file.');
+    if (r.content_removed_at || (r.expires_at && r.expires_at.getTime() <= Date.now())) {
+      throw new ApiError(
+        'CONTENT_EXPIRED',
+        `The file was removed after it expired at ${r.expires_at?.toISOString() ?? 'its retention time'}.`,
+      );
+    }
+    return {
+      key: r.content_key,
+      contentType: r.content_type as string,
+      bytes: r.content_bytes as number,
+      etag: r.content_etag as string,
+    };
+  }
+
+  /** The account's renders of one mode (live unless `q.mode` says test), newest first. */
+  async list(
+    accountId: string,
+    q: {
+      limit: number;
+      cursor: string | null;
+      status: string | null;
+      modelId: string | null;
+      mode?: KeyMode;
+    },
+  ): Promise<Page<Record<string, unknown>>> {
+    const after = q.cursor === null ? null : decodeCursor(q.cursor);
+    const rows = await listGenerations(this.o.db, accountId, {
+      after,
+      status: q.status,
+      modelId: q.modelId,
+      limit: q.limit + 1,
+      mode: q.mode,
+    });
+    const data = rows
+      .slice(0, q.limit)
+      .map((r) => generationView(r as GenerationRow, this.o.config.publicUrl));
+    return {
+      data,
+      nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null,
+    };
+  }
+}
