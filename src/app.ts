@@ -25,12 +25,11 @@ import { registerStudio } from './studio/index.ts';
 import { History } from './services/history.ts';
 import { RateLimits } from './services/rate-limits.ts';
 import { GenerationCache } from './services/generation-cache.ts';
-import { AfterCommitNotifier } from './db/notify-after-commit.ts';
-import { JOBS_CHANNEL } from './db/channels.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
 import type { AccessWriter } from './http/access-log.ts';
 import { Worker } from './queue/worker.ts';
+import { JobWake } from './queue/job-wake.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { buildOpsServer } from './http/ops-server.ts';
@@ -161,7 +160,7 @@ export async function startService(
   if (cache) cache.onChange = (id) => waiters.wake(id);
   metrics.heldRequests = () => waiters.size;
   const ledger = new Ledger(db, config.dayTimeZone);
-  const jobs = wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined;
+  const jobs = wakeDb ? new JobWake(wakeDb) : undefined;
   // Test keys' renders are made by the API process that creates them (a worker makes none).
   const testRenders =
     role === 'worker'
@@ -273,6 +272,11 @@ export async function startService(
       outputRetentionSeconds: config.outputRetentionSeconds,
       liveText,
       textOutputLimitBytes: config.textOutputLimitBytes,
+      jobWake: jobs,
+      onFinal: (id) => {
+        generations.forget(id);
+        waiters.wake(id);
+      },
     });
     janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();

@@ -1,7 +1,8 @@
 // What makes the studio worth choosing, in a real Chromium at 1280 and at 360 px: model cards with prices,
 // examples with Try this, human labels, History with sources, filters and timings, snippets that run as
-// shown, a Webhooks page with Resend, studio 404 pages, a self-contained /docs, and on every page reached
-// by links (the operator console's too): no sideways scroll and no serious or critical axe violation.
+// shown, a Webhooks page with Resend, studio 404 and 500 pages, a self-contained /docs, and on every
+// page reached by links (the operator console's too): no sideways scroll and no serious or critical axe
+// violation.
 // With UPDATE_SCREENSHOTS=1 it refreshes docs/screenshots/ at both sizes.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +17,8 @@ import { launchBrowser } from '../helpers/browser.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 import { accountIdOf, signUp } from './helpers.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { privatePostgres } from '../helpers/db.ts';
+import { startTestService } from '../helpers/service.ts';
 
 const run = promisify(execFile);
 const f = serviceFixture({
@@ -371,6 +374,59 @@ describe('the studio people choose', () => {
     await anon.page.getByRole('heading', { name: 'Page not found' }).waitFor();
     await anon.context.close();
   });
+
+  it('a studio page whose database is gone is the studio 500 page: no detail, no sideways scroll', async () => {
+    // A real fault: a service of its own on a PostgreSQL of its own, stopped under a signed-in person.
+    const pg = await privatePostgres();
+    const svc = await startTestService(pg.url, { role: 'api' });
+    try {
+      for (const size of SIZES) {
+        const context = await browser.newContext({
+          baseURL: svc.base,
+          viewport: { width: size.width, height: size.height },
+          ...(size.width < 600 ? { isMobile: true, hasTouch: true } : {}),
+        });
+        const page = await context.newPage();
+        await signUp(page);
+        expect((await page.goto('/history'))!.status()).toBe(200);
+        await pg.stop();
+        const res = await page.goto('/history');
+        expect(res!.status()).toBe(500);
+        expect(res!.headers()['content-type']).toMatch(/^text\/html/);
+        expect(res!.headers()['cache-control']).toBe('no-store');
+        // The studio's own page: its header and stylesheet, its words, a way back.
+        await page.getByRole('heading', { name: 'Something went wrong' }).waitFor();
+        await page.getByText('An internal error occurred; it has been logged.').waitFor();
+        await page.getByRole('link', { name: 'Back to the studio' }).waitFor();
+        await page.getByRole('link', { name: 'Rendergate' }).waitFor();
+        expect(
+          await page.evaluate(
+            () => getComputedStyle(document.querySelector('header.top')!).display,
+          ),
+        ).toBe('flex'); // studio.css applied
+        // Nothing of the fault leaks: no stack, no error or its code, no address of the database.
+        const html = await res!.text();
+        for (const leak of [
+          /ECONNREFUSED|57P01|terminated|\w*Error\b/,
+          /\bat \S+ \(|\.ts:\d+|node_modules/,
+          /postgres|127\.0\.0\.1:\d+|localhost/i,
+        ])
+          expect(html, String(leak)).not.toMatch(leak);
+        await checkPage(page, `500 at ${size.width}`);
+        // The database back: the same page works again, without restarting the service.
+        await pg.start();
+        await waitFor(
+          'History to answer again',
+          async () => (await page.goto('/history'))!.status() === 200,
+          { intervalMs: 250 },
+        );
+        await context.close();
+      }
+    } finally {
+      await svc.stop();
+      await pg.destroy();
+    }
+  }, 180_000);
 
   it('/docs loads nothing from another origin, logs no error, and has navigation on a phone', async () => {
     for (const size of SIZES) {
