@@ -1,20 +1,14 @@
-// Composition root: database, migrations, catalog, storage and backends, then the HTTP server and/or
-// the workers, depending on the role. `close()` is the graceful shutdown.
+// Composition root: the infrastructure (cli/infra.ts: database, migrations, catalog, storage), backends,
+// then the HTTP server and/or the workers, depending on the role. `close()` is the graceful shutdown.
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError, type Config, type Role } from './config.ts';
+import { openInfra, type Infra } from './cli/infra.ts';
 import { resolveAdminToken } from './http/admin/admin-token.ts';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './db/embedded.ts';
 import { createPool, type Db } from './db/pool.ts';
-import { migrate } from './db/migrate.ts';
-import { checkDatabaseServer, DatabaseRefused } from './db/server-check.ts';
-import { loadCatalog } from './domain/catalog-load.ts';
-import type { Catalog } from './domain/catalog-load.ts';
 import { createBackends } from './backends/registry.ts';
 import type { ModelBackend } from './backends/types.ts';
-import { createStorage } from './storage/index.ts';
-import type { Storage } from './storage/storage.ts';
 import { ApiKeys, KeyResolver } from './services/keys.ts';
 import { Accounts } from './services/accounts.ts';
 import { Ledger } from './services/ledger.ts';
@@ -25,12 +19,11 @@ import { registerStudio } from './studio/index.ts';
 import { History } from './services/history.ts';
 import { RateLimits } from './services/rate-limits.ts';
 import { GenerationCache } from './services/generation-cache.ts';
-import { AfterCommitNotifier } from './db/notify-after-commit.ts';
-import { JOBS_CHANNEL } from './db/channels.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
 import type { AccessWriter } from './http/access-log.ts';
 import { Worker } from './queue/worker.ts';
+import { JobWake } from './queue/job-wake.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { buildOpsServer } from './http/ops-server.ts';
@@ -48,54 +41,7 @@ import { TestRenders } from './queue/test-render.ts';
 import { createTopups } from './services/topups.ts';
 import { Billing } from './services/billing.ts';
 
-export interface Infra {
-  log: Logger;
-  db: Db;
-  url: string;
-  catalog: Catalog;
-  storage: Storage;
-  close: () => Promise<void>;
-}
-
-/** Database (embedded or external, migrated), catalog and storage: what every command needs. */
-export async function openInfra(config: Config, log: Logger): Promise<Infra> {
-  const catalog = loadCatalog(config.catalogPath ?? undefined);
-  let embedded: EmbeddedPostgres | null = null;
-  if (!config.databaseUrl)
-    embedded = await startEmbeddedPostgres(config.dataDir, (m) => log.info(m));
-  if (config.databaseUrl) {
-    try {
-      await checkDatabaseServer(config.databaseUrl);
-    } catch (e) {
-      if (e instanceof DatabaseRefused) throw new ConfigError([e.message]);
-      throw e;
-    }
-  }
-  const url = config.databaseUrl ?? embedded!.url;
-  // Migrations on a pool of their own, without the request pools' short statement limits.
-  const migrations = createPool(url, 2, { long: true });
-  try {
-    await migrate(migrations);
-  } catch (e) {
-    await embedded?.stop();
-    throw e;
-  } finally {
-    await migrations.end();
-  }
-  const db = createPool(url);
-  const storage = createStorage(config.storage);
-  return {
-    log,
-    db,
-    url,
-    catalog,
-    storage,
-    close: async () => {
-      await db.end().catch(() => undefined);
-      await embedded?.stop();
-    },
-  };
-}
+export { openInfra, type Infra };
 
 /** `server` is the API (roles serve and api) or the operational endpoints alone (role worker). */
 export interface Running {
@@ -161,7 +107,7 @@ export async function startService(
   if (cache) cache.onChange = (id) => waiters.wake(id);
   metrics.heldRequests = () => waiters.size;
   const ledger = new Ledger(db, config.dayTimeZone);
-  const jobs = wakeDb ? new AfterCommitNotifier(wakeDb, JOBS_CHANNEL) : undefined;
+  const jobs = wakeDb ? new JobWake(wakeDb) : undefined;
   // Test keys' renders are made by the API process that creates them (a worker makes none).
   const testRenders =
     role === 'worker'
@@ -273,6 +219,11 @@ export async function startService(
       outputRetentionSeconds: config.outputRetentionSeconds,
       liveText,
       textOutputLimitBytes: config.textOutputLimitBytes,
+      jobWake: jobs,
+      onFinal: (id) => {
+        generations.forget(id);
+        waiters.wake(id);
+      },
     });
     janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();

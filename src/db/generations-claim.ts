@@ -2,6 +2,12 @@
 // batch claim, the claim of one job under its model's lock, and the counts of running renders they
 // take.
 import type { Queryable, Tx } from './pool.ts';
+import type { StoredMessage } from './generation-messages.ts';
+
+// A chat request's conversation (migrations/016), claimed with its render: the render needs it before
+// it can start, and a read of its own would be one more round trip between the claim and the backend.
+const MESSAGES = (id: string) =>
+  `(SELECT m.messages FROM generation_messages m WHERE m.generation_id = ${id}) AS messages`;
 
 // The lease a claim takes; `owner` and `seconds` are the statement's parameters for them.
 const lease = (owner: string, seconds: string) => `attempts = attempts + 1, lease_owner = ${owner},
@@ -80,13 +86,13 @@ WITH RECURSIVE pairs AS (
 ), claimed AS (
   UPDATE generations g SET ${lease('$2', '$3')} FROM chosen c WHERE g.id = c.id
   RETURNING c.rank, g.id, g.account_id, g.model_id, g.inputs, g.attempts, g.trace_parent,
-    extract(epoch FROM now() - g.run_after)::float8 AS waited
+    extract(epoch FROM now() - g.run_after)::float8 AS waited, ${MESSAGES('g.id')}
 )
-SELECT id, account_id, model_id, inputs, attempts, waited, trace_parent, false AS limited, rank,
+SELECT id, account_id, model_id, inputs, attempts, waited, trace_parent, messages, false AS limited, rank,
   (SELECT coalesce(sum(n), 0)::int FROM running r WHERE r.account_id = claimed.account_id) AS account_running
 FROM claimed
 UNION ALL
-SELECT id, NULL, model_id, NULL, NULL, NULL, NULL, true, rank, NULL FROM ranked
+SELECT id, NULL, model_id, NULL, NULL, NULL, NULL, NULL, true, rank, NULL FROM ranked
 WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed) < ${wanted}
 ORDER BY limited, rank`;
 }
@@ -99,7 +105,7 @@ UPDATE generations SET ${lease('$2', '$3')}, backend_url = $4
 WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
               AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
 RETURNING id, account_id, model_id, inputs, attempts, backend_url, trace_parent,
-  extract(epoch FROM now() - run_after)::float8 AS waited`;
+  extract(epoch FROM now() - run_after)::float8 AS waited, ${MESSAGES('generations.id')}`;
 
 const RUNNING_OF_MODEL = `
 SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`;
@@ -174,6 +180,8 @@ export interface ClaimRow {
   backend_url?: string | null;
   /** The W3C traceparent of the create (migrations/018): the worker's spans continue its trace. */
   trace_parent?: string | null;
+  /** A chat request's conversation (db/generation-messages.ts); null when it was not made from one. */
+  messages?: StoredMessage[] | null;
 }
 
 export interface BatchRow extends ClaimRow {

@@ -1,34 +1,84 @@
 // Reads of the studio's History: an account's generations with where each came from (the name of the
 // key that made it; a render of the studio has no key), filtered by model and status.
 import type { Queryable } from './pool.ts';
-import { GENERATION_COLUMNS, QUEUE_POSITION } from './generations.ts';
-
-const SELECT = `${GENERATION_COLUMNS.split(',')
-  .map((c) => `g.${c.trim()}`)
-  .join(', ')}, ${QUEUE_POSITION('g')}`;
+import { QUEUE_POSITION_CAP } from './generations.ts';
 
 export type KeyOfRow = { key_id: string | null; key_name: string | null; key_start: string | null };
+
+/** A row of History: only what the page shows (services/history.ts turns it into the row's view). */
+export type HistoryRow = KeyOfRow & {
+  id: string;
+  model_id: string;
+  status: string;
+  cost_cents: number;
+  refunded_cents: number;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  progress: number | null;
+  has_content: boolean;
+  content_type: string | null;
+  text_output: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  /** The `prompt` input when it is a string, else null. */
+  prompt: string | null;
+  /** The first 301 characters of the `text` input when it is a string (the page shows 300), else null. */
+  text: string | null;
+  /** Waiting renders only: 1 = the next of its model to start, counted up to QUEUE_POSITION_CAP. */
+  queue_position: number | null;
+};
 
 /** Status filter: `running` is a queued render that has started, `queued` one that waits to. */
 const STATUS = `CASE $3::text WHEN 'queued' THEN g.status = 'queued' AND g.started_at IS NULL
   WHEN 'running' THEN g.status = 'queued' AND g.started_at IS NOT NULL ELSE g.status = $3 END`;
 
-/** Rows of `R`: the generation's columns (as the generation view reads them) and its key's name. */
-export async function historyRows<R>(
+const WAITING = `status = 'queued' AND started_at IS NULL`;
+const CAP = QUEUE_POSITION_CAP - 1;
+
+/**
+ * One statement, its plan fixed by the MATERIALIZED steps whatever the statistics say. `page`: the rows
+ * shown, by the account's (account_id, id) index. Queue positions (the same numbers as the API's
+ * QUEUE_POSITION) are counted per model on the page, not per row: for the page's oldest waiting render
+ * of a model, the waiting renders ahead of it (up to the cap); from it on, the next 100 waiting renders
+ * of the model in order, each page row's place among them added. A row beyond those 100 is at the cap.
+ * That is at most 2 × 100 index entries per model where a count per row read up to 100 per row.
+ */
+const HISTORY = `WITH page AS MATERIALIZED (
+  SELECT g.id, g.model_id, g.status, g.cost_cents, g.refunded_cents, g.created_at, g.started_at,
+    g.completed_at, g.progress, g.content_key IS NOT NULL AS has_content, g.content_type, g.text_output,
+    g.error_code, g.error_message,
+    CASE WHEN json_typeof(g.inputs->'prompt') = 'string' THEN g.inputs->>'prompt' END AS prompt,
+    CASE WHEN json_typeof(g.inputs->'text') = 'string' THEN left(g.inputs->>'text', 301) END AS text,
+    g.key_id, k.name AS key_name, k.start AS key_start
+  FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
+  WHERE g.account_id = $1 AND g.deleted_at IS NULL AND ($2::text IS NULL OR g.id < $2)
+    AND ($3::text IS NULL OR ${STATUS}) AND ($4::text IS NULL OR g.model_id = $4)
+  ORDER BY g.id DESC LIMIT $5
+), firsts AS MATERIALIZED (
+  SELECT f.model_id, f.first, (SELECT count(*)::int FROM (SELECT 1 FROM generations b
+      WHERE b.model_id = f.model_id AND b.${WAITING} AND b.id < f.first LIMIT ${CAP}) ahead) AS ahead
+  FROM (SELECT model_id, min(id) AS first FROM page WHERE ${WAITING} GROUP BY model_id) f
+), ranked AS MATERIALIZED (
+  SELECT w.id, f.ahead + (row_number() OVER (PARTITION BY f.model_id ORDER BY w.id))::int - 1 AS ahead
+  FROM firsts f CROSS JOIN LATERAL (SELECT w.id FROM generations w
+    WHERE w.model_id = f.model_id AND w.${WAITING} AND w.id >= f.first ORDER BY w.id LIMIT ${CAP + 1}) w
+)
+SELECT p.*, CASE WHEN p.${WAITING} THEN least(coalesce(r.ahead, ${CAP}), ${CAP}) + 1 END AS queue_position
+FROM page p LEFT JOIN ranked r ON r.id = p.id ORDER BY p.id DESC`;
+
+/** The account's History rows, newest first. */
+export async function historyRows(
   db: Queryable,
   accountId: string,
   q: { limit: number; afterId: string | null; status: string | null; modelId: string | null },
-): Promise<(R & KeyOfRow)[]> {
-  const { rows } = await db.query({
+): Promise<HistoryRow[]> {
+  const { rows } = await db.query<HistoryRow>({
     name: 'studio-history',
-    text: `SELECT ${SELECT}, g.key_id, k.name AS key_name, k.start AS key_start
-     FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
-     WHERE g.account_id = $1 AND g.deleted_at IS NULL AND ($2::text IS NULL OR g.id < $2)
-       AND ($3::text IS NULL OR ${STATUS}) AND ($4::text IS NULL OR g.model_id = $4)
-     ORDER BY g.id DESC LIMIT $5`,
+    text: HISTORY,
     values: [accountId, q.afterId, q.status, q.modelId, q.limit],
   });
-  return rows as (R & KeyOfRow)[];
+  return rows;
 }
 
 /** Where one generation of the account came from; null when there is no such generation. */

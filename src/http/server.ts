@@ -15,6 +15,7 @@ import type { Ctx } from '../web/context.ts';
 import { parseJsonBody } from './body.ts';
 import { sendError } from '../web/error-handler.ts';
 import { AccessLog, type AccessWriter } from './access-log.ts';
+import { requestLogger } from './request-log.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
@@ -96,6 +97,8 @@ export function buildServer(
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
     logController: new AccessLog(access),
+    // A request's own logger is made when it first writes a line (most never do).
+    childLoggerFactory: requestLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every second.
     http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
@@ -171,7 +174,12 @@ export function buildServer(
     done();
   });
   app.addHook('preParsing', (req, reply, payload, done) => {
-    if (!req.raw.complete)
+    // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112, 6.3).
+    const h = req.headers;
+    if (
+      !req.raw.complete &&
+      (h['content-length'] !== undefined || h['transfer-encoding'] !== undefined)
+    )
       arriving.set(req.raw, performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime);
     done(null, payload);
   });

@@ -100,7 +100,8 @@ export class AttemptOutcome {
     );
   }
 
-  async fail(job: ClaimedJob, e: unknown, log: Logger) {
+  /** Records a failed attempt; true when that made the generation final (failed and refunded). */
+  async fail(job: ClaimedJob, e: unknown, log: Logger): Promise<boolean> {
     let err =
       e instanceof RenderError
         ? e
@@ -129,7 +130,7 @@ export class AttemptOutcome {
               `render attempt failed, will retry: ${err.message}`,
             );
           }
-          return; // retried, or this attempt no longer holds the render
+          return false; // retried, or this attempt no longer holds the render
         }
         err = new RenderError(
           err.code,
@@ -141,13 +142,15 @@ export class AttemptOutcome {
       const refunded = await transaction(this.o.db, (tx) =>
         this.o.ledger.refund(tx, job.id, 'queued', reason, job.lease),
       );
-      if (refunded === null) return;
+      if (refunded === null) return false;
       this.o.metrics.renders.inc({ model: job.model_id, status: 'failed' });
       this.o.metrics.refundedCents.inc(refunded);
       log.warn({ code: err.code }, `render failed and was refunded: ${err.message}`);
+      return true;
     } catch (dbErr) {
       // The database is away: the lease lapses and the job is claimed again, so nothing is lost.
       log.error({ err: dbErr }, 'could not record the render failure; the job will run again');
+      return false;
     }
   }
 }

@@ -1,16 +1,15 @@
 // The render worker. A queued generation is its own job: a worker claims it with SKIP LOCKED and
 // holds a lease it renews while rendering. A worker that dies stops renewing, the lease lapses
 // within LEASE_SECONDS, and any worker claims the job again (attempts counts claims, so a render
-// that keeps crashing its worker ends failed and refunded); claim.ts picks which job, fairly. Every
-// write for an attempt is guarded by its fencing token (db/lease.ts: the owner and the attempt
-// number of its claim) and each attempt stores its output under its own key, so a late, stalled or
-// duplicate attempt can never move money, resurrect a generation, or touch the file of the attempt
-// that won.
+// that keeps crashing its worker ends failed and refunded); claim.ts picks which job, fairly, and
+// attempt.ts runs each claimed attempt. Every write for an attempt is guarded by its fencing token
+// (db/lease.ts: the owner and the attempt number of its claim) and each attempt stores its output
+// under its own key, so a late, stalled or duplicate attempt can never move money, resurrect a
+// generation, or touch the file of the attempt that won.
 import os from 'node:os';
 import crypto from 'node:crypto';
 import type { Logger } from 'pino';
-import { RenderError, type ModelBackend, type RenderContext } from '../backends/types.ts';
-import { ProgressWriter } from './progress.ts';
+import type { ModelBackend, RenderContext } from '../backends/types.ts';
 import type { Db } from '../db/pool.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ModelDef } from '../domain/catalog.ts';
@@ -25,27 +24,24 @@ import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import { Listener } from '../db/listener.ts';
 import { Claimer } from './claim.ts';
 import { AttemptOutcome } from './outcome.ts';
-import { ScratchDir } from './scratch-dir.ts';
-import { withTimeLimit } from './time-limit.ts';
+import {
+  attemptKey,
+  cancelAttempt,
+  runAttempt,
+  type AttemptDeps,
+  type Running,
+} from './attempt.ts';
 import type { ClaimedJob, Refunder } from './types.ts';
-import { handBackAtShutdown, renewLease } from '../db/generations-attempt.ts';
+import { handBackAtShutdown } from '../db/generations-attempt.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
 import type { LiveText } from './live-text.ts';
-import { generationMessages } from '../db/generation-messages.ts';
-import { inSpan, recordSpan } from '../tracing/trace.ts';
+import type { JobWake } from './job-wake.ts';
+import { recordSpan } from '../tracing/trace.ts';
+import { spanAttributes } from './spans.ts';
 
 export const LEASE_SECONDS = 15;
-const HEARTBEAT_MS = 4_000;
 const POLL_MS = 1_000;
-
-interface Running {
-  job: ClaimedJob;
-  abort: AbortController;
-  reason: 'cancelled' | 'shutdown' | 'timeout' | null;
-}
-
-const attemptKey = (job: ClaimedJob) => `${job.id}-${job.lease.attempt}`;
 
 export interface WorkerOptions {
   db: Db;
@@ -80,6 +76,13 @@ export interface WorkerOptions {
   liveText?: LiveText;
   /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
   textOutputLimitBytes?: number;
+  /**
+   * A render of this worker was recorded as final (succeeded, or failed and refunded): this
+   * process's held requests (`Prefer: wait`) need not wait for its change notification to hear it.
+   */
+  onFinal?: (generationId: string) => void;
+  /** This process's creates, which wake this worker in-process (job-wake.ts). */
+  jobWake?: JobWake;
 }
 
 export class Worker {
@@ -101,13 +104,12 @@ export class Worker {
   private idle: Array<() => void> = [];
 
   private claimer: Claimer;
-  private outcome: AttemptOutcome;
+  private attempt: AttemptDeps;
   /**
    * Claims change a generation's startedAt; API caches hear of it from here, after the claim's
    * commit.
    */
   private startedNotifier: AfterCommitNotifier;
-  private tmpDir = os.tmpdir(); // read once: os.tmpdir() consults the environment on every call
 
   constructor(private o: WorkerOptions) {
     const limited = o.catalog.models.filter((m) => m.concurrency);
@@ -120,14 +122,21 @@ export class Worker {
       accountLimit: o.accountConcurrency > 0 ? o.accountConcurrency : null,
       pools: o.pools,
     });
-    this.outcome = new AttemptOutcome(o);
+    this.attempt = {
+      ...o,
+      outcome: new AttemptOutcome(o),
+      leaseSeconds: LEASE_SECONDS,
+      tmpDir: os.tmpdir(), // read once: os.tmpdir() consults the environment on every call
+    };
     this.startedNotifier = new AfterCommitNotifier(o.claimDb, GENERATION_CHANGED_CHANNEL);
     this.listener = new Listener(
       o.databaseUrl,
       [JOBS_CHANNEL, CANCEL_CHANNEL],
       (ch, payload) => {
-        if (ch === JOBS_CHANNEL) this.fill();
-        else this.cancelGeneration(payload);
+        // A create of this process woke its worker in-process already (job-wake.ts).
+        if (ch === JOBS_CHANNEL) {
+          if (!o.jobWake?.isOwn(payload)) this.fill();
+        } else this.cancelGeneration(payload);
       },
       () => this.fill(),
       (m) => o.log.warn(m),
@@ -136,6 +145,7 @@ export class Worker {
 
   async start(): Promise<void> {
     await this.listener.start();
+    this.o.jobWake?.attach(() => this.fill());
     this.pollTimer = setInterval(() => this.fill(), POLL_MS);
     this.fill();
   }
@@ -203,106 +213,18 @@ export class Worker {
 
   /** Stops every attempt of a generation running here (cancelled or deleted by its owner). */
   private cancelGeneration(id: string) {
-    for (const r of this.running.values()) if (r.job.id === id) this.cancelAttempt(r);
-  }
-
-  private cancelAttempt(r: Running) {
-    if (!r.abort.signal.aborted) {
-      r.reason = 'cancelled';
-      r.abort.abort();
-    }
+    for (const r of this.running.values()) if (r.job.id === id) cancelAttempt(r);
   }
 
   private async run(job: ClaimedJob): Promise<void> {
     const state: Running = { job, abort: new AbortController(), reason: null };
     const key = attemptKey(job);
     this.running.set(key, state);
-    const log = this.o.log.child({
-      generationId: job.id,
-      modelId: job.model_id,
-      attempt: job.attempts,
-    });
-    const heartbeat = setInterval(() => {
-      renewLease(this.o.claimDb, job.id, job.lease, LEASE_SECONDS).then(
-        (held) => {
-          // cancelled, deleted, or superseded by a later attempt: stop rendering
-          if (!held) this.cancelAttempt(state);
-        },
-        () => {
-          /* database briefly away: the lease covers a few missed beats */
-        },
-      );
-    }, HEARTBEAT_MS);
-    const scratch = new ScratchDir(this.tmpDir, job.id);
-    const progress = new ProgressWriter(this.o.claimDb, job.id, job.lease);
-    try {
-      const model = this.o.catalog.get(job.model_id)?.def;
-      if (!model) {
-        throw new RenderError(
-          'MODEL_UNAVAILABLE',
-          `The model ${job.model_id} is no longer in the catalog.`,
-          false,
-        );
-      }
-      if (job.attempts > model.maxAttempts) {
-        throw new RenderError(
-          'RENDER_ABANDONED',
-          'The render stopped its worker repeatedly and was given up.',
-          false,
-        );
-      }
-      log.info('render started');
-      const t0 = performance.now();
-      const live = this.o.liveText;
-      const out = await traced(job, 'generation.render', async () => {
-        // A chat server's render made from a chat request is sent that conversation (migrations/016).
-        const messages =
-          model.backend.driver === 'openai' ? await generationMessages(this.o.db, job.id) : null;
-        return withTimeLimit(
-          state,
-          model,
-          this.o.backendFor(model).run(job.inputs, {
-            signal: state.abort.signal,
-            get workDir() {
-              return scratch.path();
-            },
-            timeLimitSeconds: model.timeLimitSeconds,
-            progress: progress.report,
-            attemptId: key,
-            readUpload: this.o.readUpload?.(job.id) ?? (async () => null),
-            ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
-            ...(messages ? { messages } : {}),
-            ...(live ? { textPiece: (p: string) => live.publish(job.id, key, p) } : {}),
-          }),
-        );
-      }).finally(() =>
-        this.o.metrics.renderDuration.observe(
-          { model: job.model_id },
-          (performance.now() - t0) / 1000,
-        ),
-      );
-      if (state.abort.signal.aborted) return;
-      if (await traced(job, 'generation.store', () => this.outcome.succeed(job, out))) {
-        this.o.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
-        if (out.kind === 'text') live?.succeeded(job.id, out.text);
-      }
-      log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
-    } catch (e) {
-      if (state.reason === 'cancelled') {
-        log.info('render cancelled');
-        return;
-      }
-      if (state.reason === 'shutdown') return; // handed back to the queue by stop()
-      await this.outcome.fail(job, e, log);
-    } finally {
-      clearInterval(heartbeat);
-      progress.stop();
-      this.o.liveText?.end(job.id, key);
+    await runAttempt(this.attempt, state, () => {
       this.running.delete(key);
       this.fill(); // the next job's claim need not wait for this one's clean-up
-      await scratch.remove();
-      if (this.running.size === 0) this.idle.splice(0).forEach((f) => f());
-    }
+    });
+    if (this.running.size === 0) this.idle.splice(0).forEach((f) => f());
   }
 
   /** Render attempts in progress in this process (tests and reports). */
@@ -344,16 +266,4 @@ export class Worker {
     }
     await this.listener.stop();
   }
-}
-
-const spanAttributes = (job: ClaimedJob) => ({
-  'rendergate.generation_id': job.id,
-  'rendergate.model_id': job.model_id,
-  'rendergate.attempt': job.lease.attempt,
-});
-
-/** `fn` in a span of the create's trace when the render carries one (src/tracing/); else just `fn`. */
-function traced<T>(job: ClaimedJob, name: string, fn: () => Promise<T>): Promise<T> {
-  if (!job.trace_parent) return fn();
-  return inSpan(name, { parent: job.trace_parent, attributes: spanAttributes(job) }, fn);
 }

@@ -1,14 +1,71 @@
-// The studio's History: the account's generations in their public shape, each with its source ("Studio",
-// or the name of the API key that made it), filtered by model and status, newest first.
+// The studio's History: the account's generations, each with its source ("Studio", or the name of the API
+// key that made it), filtered by model and status, newest first. A row carries the fields of the public
+// generation (docs/api.md "Generations") that the page shows, under the same names, so that the page's
+// rows and the live row (the public JSON of one generation) are drawn by the same template.
 import type { Db } from '../db/pool.ts';
-import { generationSource, historyRows, type KeyOfRow } from '../db/generations-history.ts';
-import { generationView, type GenerationRow } from './generation-view.ts';
+import {
+  generationSource,
+  historyRows,
+  type HistoryRow,
+  type KeyOfRow,
+} from '../db/generations-history.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 
 export const HISTORY_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'refunded'] as const;
 
 const sourceOf = (r: KeyOfRow) =>
   r.key_id === null ? 'Studio' : `${r.key_name ?? 'API key'} (${r.key_start ?? ''}…)`;
+
+/** One row of History: the shown subset of the public generation, and its source. */
+export interface HistoryItem {
+  id: string;
+  modelId: string;
+  /** Only the inputs the page shows: the prompt, and the start of a text. */
+  inputs: { prompt?: string; text?: string };
+  status: string;
+  costCents: number;
+  refundedCents: number;
+  contentUrl?: string;
+  contentType?: string | null;
+  textOutput?: string;
+  error?: { code: string; message: string | null };
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  progress: number | null;
+  queuePosition: number | null;
+  source: string;
+}
+
+/** As services/generation-view.ts draws these fields, from the row History reads. */
+function item(r: HistoryRow, publicUrl: string): HistoryItem {
+  const inputs: HistoryItem['inputs'] = {};
+  if (r.prompt !== null) inputs.prompt = r.prompt;
+  if (r.text !== null) inputs.text = r.text;
+  const queued = r.status === 'queued';
+  const v: HistoryItem = {
+    id: r.id,
+    modelId: r.model_id,
+    inputs,
+    status: r.status,
+    costCents: r.cost_cents,
+    refundedCents: r.refunded_cents,
+    createdAt: r.created_at.toISOString(),
+    startedAt: r.started_at ? r.started_at.toISOString() : null,
+    completedAt: r.completed_at ? r.completed_at.toISOString() : null,
+    progress: r.status === 'succeeded' ? 1 : queued && r.started_at ? r.progress : null,
+    queuePosition: queued && !r.started_at ? r.queue_position : null,
+    source: sourceOf(r),
+  };
+  if (r.status === 'succeeded' && r.has_content) {
+    v.contentUrl = `${publicUrl}/v1/generations/${r.id}/content`;
+    v.contentType = r.content_type;
+  }
+  if (r.status === 'succeeded' && r.text_output !== null) v.textOutput = r.text_output;
+  if ((r.status === 'failed' || r.status === 'refunded') && r.error_code)
+    v.error = { code: r.error_code, message: r.error_message };
+  return v;
+}
 
 export class History {
   constructor(
@@ -19,20 +76,20 @@ export class History {
   async list(
     accountId: string,
     q: { limit: number; cursor: string | null; status: string | null; modelId: string | null },
-  ): Promise<Page<Record<string, unknown>>> {
+  ): Promise<Page<HistoryItem>> {
     const afterId = q.cursor === null ? null : decodeCursor(q.cursor);
-    const rows = await historyRows<GenerationRow>(this.db, accountId, {
+    const rows = await historyRows(this.db, accountId, {
       limit: q.limit + 1,
       afterId,
       status: q.status,
       modelId: q.modelId,
     });
-    const data: Record<string, unknown>[] = rows
-      .slice(0, q.limit)
-      .map((r) => ({ ...generationView(r, this.publicUrl), source: sourceOf(r) }));
+    const n = Math.min(rows.length, q.limit);
+    const data: HistoryItem[] = new Array<HistoryItem>(n);
+    for (let i = 0; i < n; i++) data[i] = item(rows[i], this.publicUrl);
     return {
       data,
-      nextCursor: rows.length > q.limit ? encodeCursor(data[data.length - 1].id as string) : null,
+      nextCursor: rows.length > q.limit ? encodeCursor(data[n - 1].id) : null,
     };
   }
 

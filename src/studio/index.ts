@@ -9,7 +9,7 @@ import formbody from '@fastify/formbody';
 import csrf from '@fastify/csrf-protection';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
-import { sendError } from '../web/error-handler.ts';
+import { isUnavailable, sendError, toApiError } from '../web/error-handler.ts';
 import { SESSION_COOKIE, type StudioCtx, type StudioServices } from './types.ts';
 import { registerAssets } from './assets.ts';
 import { page, SECURITY_HEADERS } from './view.ts';
@@ -117,18 +117,22 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
         message:
           'This form has expired or was not sent from this site. Go back, reload the page and try again.',
       });
-    const e = err instanceof ApiError ? err : null;
+    // A database away or frozen is a 503 with Retry-After, as on the API, not a bug's 500.
+    const e = err instanceof ApiError ? err : isUnavailable(err) ? toApiError(err) : null;
     if (!e) req.log.error({ err }, 'studio error');
+    else if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ err }, 'dependency unavailable');
     if (e?.headers) reply.headers(e.headers);
     const status = e?.status ?? (err.statusCode && err.statusCode < 500 ? err.statusCode : 500);
     const title =
-      status >= 500
-        ? 'Something went wrong'
-        : status === 404
-          ? 'Not found'
-          : status === 429
-            ? 'Too many requests'
-            : 'Not possible';
+      status === 503
+        ? 'Briefly unavailable'
+        : status >= 500
+          ? 'Something went wrong'
+          : status === 404
+            ? 'Not found'
+            : status === 429
+              ? 'Too many requests'
+              : 'Not possible';
     const message =
       e?.message ??
       (status >= 500

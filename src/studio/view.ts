@@ -22,6 +22,9 @@ export const SECURITY_HEADERS = {
 export const euros = (cents: number) => `€${(cents / 100).toFixed(2)}`;
 export const when = (iso: string | Date | null | undefined) => {
   if (!iso) return '—';
+  // A timestamp as toISOString() writes it (every one History shows): its minutes, without a Date.
+  if (typeof iso === 'string' && iso.length === 24 && iso[10] === 'T' && iso[23] === 'Z')
+    return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
   const d = typeof iso === 'string' ? new Date(iso) : iso;
   return d.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
 };

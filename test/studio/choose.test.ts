@@ -1,7 +1,8 @@
 // What makes the studio worth choosing, in a real Chromium at 1280 and at 360 px: model cards with prices,
 // examples with Try this, human labels, History with sources, filters and timings, snippets that run as
-// shown, a Webhooks page with Resend, studio 404 pages, a self-contained /docs, and on every page reached
-// by links (the operator console's too): no sideways scroll and no serious or critical axe violation.
+// shown, a Webhooks page with Resend, studio 404 and 500 pages, a self-contained /docs, and on every
+// page reached by links (the operator console's too): no sideways scroll and no serious or critical axe
+// violation.
 // With UPDATE_SCREENSHOTS=1 it refreshes docs/screenshots/ at both sizes.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +17,9 @@ import { launchBrowser } from '../helpers/browser.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
 import { accountIdOf, signUp } from './helpers.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { privatePostgres } from '../helpers/db.ts';
+import { startTestService } from '../helpers/service.ts';
+import pg from 'pg';
 
 const run = promisify(execFile);
 const f = serviceFixture({
@@ -371,6 +375,94 @@ describe('the studio people choose', () => {
     await anon.page.getByRole('heading', { name: 'Page not found' }).waitFor();
     await anon.context.close();
   });
+
+  it('a database gone is the studio 503 page, a fault of ours the 500 page: no detail, no sideways scroll', async () => {
+    // Real faults on a service of its own with a PostgreSQL of its own, under a signed-in person: the
+    // database stopped (503, as on the API), then the table History reads renamed away underneath the
+    // running service (a bug's kind of fault: 500).
+    const own = await privatePostgres();
+    const svc = await startTestService(own.url, { role: 'api' });
+    const sql = async (text: string) => {
+      const c = new pg.Client({ connectionString: own.url });
+      await c.connect();
+      try {
+        await c.query(text);
+      } finally {
+        await c.end();
+      }
+    };
+    const noLeak = (html: string) => {
+      // Nothing of the fault leaks: no stack, no error or its code, no address of the database.
+      for (const leak of [
+        /ECONNREFUSED|57P01|42P01|terminated|generations_away|\w*Error\b/,
+        /\bat \S+ \(|\.ts:\d+|node_modules/,
+        /postgres|127\.0\.0\.1:\d+|localhost/i,
+      ])
+        expect(html, String(leak)).not.toMatch(leak);
+    };
+    const studioPage = async (page: Page) => {
+      // The studio's own page: its header and stylesheet, a way back.
+      await page.getByRole('link', { name: 'Back to the studio' }).waitFor();
+      await page.getByRole('link', { name: 'Rendergate' }).waitFor();
+      expect(
+        await page.evaluate(() => getComputedStyle(document.querySelector('header.top')!).display),
+      ).toBe('flex'); // studio.css applied
+    };
+    const historyAnswers = (page: Page) =>
+      waitFor(
+        'History to answer again',
+        async () => (await page.goto('/history'))!.status() === 200,
+        {
+          intervalMs: 250,
+        },
+      );
+    try {
+      for (const size of SIZES) {
+        const context = await browser.newContext({
+          baseURL: svc.base,
+          viewport: { width: size.width, height: size.height },
+          ...(size.width < 600 ? { isMobile: true, hasTouch: true } : {}),
+        });
+        const page = await context.newPage();
+        await signUp(page);
+        expect((await page.goto('/history'))!.status()).toBe(200);
+
+        await own.stop();
+        const down = await page.goto('/history');
+        expect(down!.status()).toBe(503);
+        expect(Number(down!.headers()['retry-after'])).toBeGreaterThan(0);
+        expect(down!.headers()['content-type']).toMatch(/^text\/html/);
+        await page.getByRole('heading', { name: 'Briefly unavailable' }).waitFor();
+        await page.getByText('The service is briefly unavailable; retry shortly.').waitFor();
+        await studioPage(page);
+        noLeak(await down!.text());
+        await checkPage(page, `503 at ${size.width}`);
+        // The database back: the same page works again, without restarting the service.
+        await own.start();
+        await historyAnswers(page);
+
+        await sql('ALTER TABLE generations RENAME TO generations_away');
+        try {
+          const res = await page.goto('/history');
+          expect(res!.status()).toBe(500);
+          expect(res!.headers()['content-type']).toMatch(/^text\/html/);
+          expect(res!.headers()['cache-control']).toBe('no-store');
+          await page.getByRole('heading', { name: 'Something went wrong' }).waitFor();
+          await page.getByText('An internal error occurred; it has been logged.').waitFor();
+          await studioPage(page);
+          noLeak(await res!.text());
+          await checkPage(page, `500 at ${size.width}`);
+        } finally {
+          await sql('ALTER TABLE generations_away RENAME TO generations');
+        }
+        await historyAnswers(page);
+        await context.close();
+      }
+    } finally {
+      await svc.stop();
+      await own.destroy();
+    }
+  }, 180_000);
 
   it('/docs loads nothing from another origin, logs no error, and has navigation on a phone', async () => {
     for (const size of SIZES) {

@@ -1201,12 +1201,26 @@ export interface components {
                 "application/json": components["schemas"]["OpenAIError"];
             };
         };
-        /** @description The render failed (`code` is the generation's error code; refunded) or a bug. */
+        /** @description A bug (`INTERNAL_ERROR`). */
         OpenAIError500: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The render failed or was refunded while the request waited: `code` is the generation's error code (e.g. `MODEL_FAILED`); its charge was returned. */
+        OpenAIError502: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                /** @description OpenAI's SDKs do not retry it: the render is final, and the same request answers the same. */
+                "X-Should-Retry": "false";
                 [name: string]: unknown;
             };
             content: {
@@ -2137,6 +2151,7 @@ export interface operations {
             422: components["responses"]["OpenAIError422"];
             429: components["responses"]["OpenAIError429"];
             500: components["responses"]["OpenAIError500"];
+            502: components["responses"]["OpenAIError502"];
             503: components["responses"]["OpenAIError503"];
         };
     };

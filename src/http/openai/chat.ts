@@ -17,7 +17,11 @@ function closedSignal(reply: FastifyReply): AbortSignal {
   return ac.signal;
 }
 
-/** Why a final generation has no text, as an ApiError-like triple for OpenAI's error body. */
+/**
+ * Why a final generation has no text, as an ApiError-like triple for OpenAI's error body. A render
+ * that failed (or was refunded while the request waited) is 502: what a model server sends is never
+ * this service's 500. Its `code` is the generation's error code.
+ */
 function failure(g: FinalGeneration): { status: number; code: string; message: string } {
   if (g.status === 'queued') {
     return {
@@ -28,7 +32,7 @@ function failure(g: FinalGeneration): { status: number; code: string; message: s
   }
   const code = g.error?.code ?? 'RENDER_FAILED';
   return {
-    status: 500,
+    status: 502,
     code,
     message: `The render ${g.id} ${g.status === 'refunded' ? 'was refunded' : 'failed'} (${code}): ${g.error?.message ?? 'no reason given'}`,
   };
@@ -68,6 +72,9 @@ export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
     const g = await ctx.chat.final(req.apiKey.accountId, started.id, closed, started.mode);
     if (g.status !== 'succeeded') {
       const f = failure(g);
+      // The render is final: a retry with the same Idempotency-Key gets this answer again, and one
+      // without makes a new charge. OpenAI's SDKs retry every 5xx unless told not to (`x-should-retry`).
+      if (f.status === 502) reply.header('x-should-retry', 'false');
       return reply
         .code(f.status)
         .type('application/json; charset=utf-8')

@@ -35,9 +35,18 @@ export const openAiErrorResponses = {
     ...RATE,
     'Retry-After': { $ref: '#/components/headers/Retry-After' },
   }),
-  OpenAIError500: errorResponse(
-    "The render failed (`code` is the generation's error code; refunded) or a bug.",
-    RATE,
+  OpenAIError500: errorResponse('A bug (`INTERNAL_ERROR`).', RATE),
+  OpenAIError502: errorResponse(
+    "The render failed or was refunded while the request waited: `code` is the generation's error code (e.g. `MODEL_FAILED`); its charge was returned.",
+    {
+      ...RATE,
+      'X-Should-Retry': {
+        required: true,
+        schema: { type: 'string', const: 'false' },
+        description:
+          "OpenAI's SDKs do not retry it: the render is final, and the same request answers the same.",
+      },
+    },
   ),
   OpenAIError503: errorResponse('The database is unreachable.', {
     'Retry-After': { $ref: '#/components/headers/Retry-After' },
@@ -225,7 +234,7 @@ export function openAiPaths() {
               'text/event-stream': CHAT_STREAM,
             },
           },
-          ...errors([400, 401, 402, 404, 408, 409, 413, 415, 422, 429, 500, 503]),
+          ...errors([400, 401, 402, 404, 408, 409, 413, 415, 422, 429, 500, 502, 503]),
         },
       },
     },

@@ -62,7 +62,9 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // The balance rides along, so that the header follows a refund.
   app.get<IdParams>('/history/:id/row', pre, async (req, reply) =>
     fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row', {
-      g: { ...(await one(req)), source: await ctx.history.source(accountOf(req), req.params.id) },
+      items: [
+        { ...(await one(req)), source: await ctx.history.source(accountOf(req), req.params.id) },
+      ],
       csrf: reply.generateCsrf(),
       models: ctx.catalog,
       plainError,

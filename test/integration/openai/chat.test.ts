@@ -194,6 +194,39 @@ it("errors are the SDK's typed errors with OpenAI's body: 401, 402, 404, 400 nam
   expect((await f.api.call('GET', '/v1/me', { key: broke.key })).json.balanceCents).toBe(0);
 });
 
+it("a render the model server fails is 502 with OpenAI's body and the generation's code, refunded, not retried by the SDK", async () => {
+  const { key, accountId } = await f.api.account(500);
+  const before = chat.requests.length;
+  chat.script.push({ kind: 'error-event' }); // the server's own error event: MODEL_FAILED, final
+  // No Idempotency-Key: a retry by the SDK would be a second render (and the fake's next answer is a
+  // success), so one generation shows that the SDK took the answer as final.
+  const e = await sdk(key)
+    .chat.completions.create({
+      model: 'acme/qwen',
+      messages: [{ role: 'user', content: 'A fox.' }],
+    })
+    .then(
+      () => {
+        throw new Error('expected an error');
+      },
+      (err: unknown) => err as InstanceType<typeof OpenAI.APIError>,
+    );
+  expect(e).toBeInstanceOf(OpenAI.InternalServerError);
+  expect([e.status, e.code, e.type, e.param]).toEqual([502, 'MODEL_FAILED', 'server_error', null]);
+  expect(e.headers?.get('x-should-retry')).toBe('false');
+  expect(e.message).toMatch(/failed \(MODEL_FAILED\)/);
+  expect(chat.requests.length - before).toBe(1);
+  const gens = await f.dbh.db.query(
+    'SELECT id, status, error_code FROM generations WHERE account_id = $1',
+    [accountId],
+  );
+  expect(gens.rows).toEqual([
+    expect.objectContaining({ status: 'failed', error_code: 'MODEL_FAILED' }),
+  ]);
+  expect((await generation(gens.rows[0].id, key)).refundedCents).toBeGreaterThan(0);
+  expect((await f.api.call('GET', '/v1/me', { key })).json.balanceCents).toBe(500);
+});
+
 it("the SDK's own retry after a lost answer makes one generation and one charge", async () => {
   const { key, accountId } = await f.api.account(500);
   const u = new URL(f.svc.base);

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { AccessLog, accessWriter } from '../../../src/http/access-log.ts';
+import { AccessBatch, AccessLog, accessWriter } from '../../../src/http/access-log.ts';
 
 /** A server whose log lines are collected; `direct`: access lines written by the AccessWriter. */
 async function serve(opts: pino.LoggerOptions, direct: boolean) {
@@ -85,5 +85,37 @@ describe('access line', () => {
     await s.app.inject({ method: 'GET', url: '/a/secret' });
     expect(JSON.parse(s.lines[0]).req.url).toBe('[Redacted]');
     await s.app.close();
+  });
+
+  it('gathers access lines into chunks, the logger’s own lines after those before them', () => {
+    const writes: string[] = [];
+    const batch = new AccessBatch({ write: (s: string) => writes.push(s) });
+    const log = pino(
+      { level: 'info', base: null, timestamp: false, hooks: { streamWrite: batch.before } },
+      {
+        write: (s: string) => writes.push(s),
+      },
+    );
+    batch.write('{"a":1}\n');
+    batch.write('{"a":2}\n');
+    expect(writes).toEqual([]);
+    log.warn('own');
+    batch.write('{"a":3}\n');
+    expect(writes).toEqual(['{"a":1}\n{"a":2}\n{"level":40,"msg":"own"}\n']);
+    batch.flush();
+    expect(writes[1]).toBe('{"a":3}\n');
+    batch.flush();
+    expect(writes.length).toBe(2);
+    // A full chunk goes at once, in one write.
+    const line = `{"pad":"${'x'.repeat(1000)}"}\n`;
+    for (let i = 0; i < 20; i++) batch.write(line);
+    expect(writes.length).toBe(3);
+    expect(writes[2].length).toBeGreaterThanOrEqual(AccessBatch.CHUNK_CHARS);
+    expect(
+      writes[2]
+        .split('\n')
+        .filter(Boolean)
+        .every((l) => JSON.parse(l).pad),
+    ).toBe(true);
   });
 });
