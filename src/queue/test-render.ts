@@ -6,7 +6,7 @@
 // it is ended by the janitor at its deadline, like any render stuck past its own.
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
-import { finishTestRenders, startTestRenders, type TestOutput } from '../db/generations.ts';
+import { finishTestRenders, startTestRenders, type TestOutput } from '../db/generations-test.ts';
 import type { Refunder } from './types.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
@@ -41,9 +41,10 @@ export interface TestRenderJob {
 /**
  * Test renders waiting in this process are made a batch at a time: their outputs found (a file's is a
  * stored object shared by every test render of the same content: test-stored.ts), then recorded in two
- * statements, each its own transaction: one marks the batch started, the next finishes the succeeded
- * ones. A failing one (rendergate:fail, its file not stored) is then refunded in a transaction of its
- * own, as a cancel is (its row, then its key's day).
+ * statements, each its own transaction: one marks started those whose account has an endpoint for
+ * `generation.started` (the event needs a change of its own), the next finishes the succeeded ones
+ * (and sets the others' started_at with it). A failing one (rendergate:fail, its file not stored)
+ * is then refunded in a transaction of its own, as a cancel is (its row, then its key's day).
  * Why not one transaction: a second UPDATE of a row the same transaction updated re-checks the row's
  * foreign keys (PostgreSQL skips that check only for a row version of another transaction), which
  * takes FOR KEY SHARE on each render's account, one by one in the batch's order, while create batches
@@ -117,8 +118,9 @@ export class TestRenders {
       ),
     );
     if (this.o.beforeFinish) await Promise.all(batch.map((j) => this.o.beforeFinish!(j.id)));
-    // Renders cancelled or deleted meanwhile are passed over (and had no file of their own).
-    const started = await startTestRenders(
+    // Started first where an endpoint takes `generation.started`; renders cancelled or deleted
+    // meanwhile are passed over by every statement's guard (and had no file of their own).
+    await startTestRenders(
       this.o.db,
       batch.map((j) => j.id),
     );
@@ -126,7 +128,6 @@ export class TestRenders {
     const failed: { id: string; failure: Failure }[] = [];
     for (const [i, j] of batch.entries()) {
       const out = outs[i];
-      if (!started.has(j.id)) continue;
       if ('code' in out) failed.push({ id: j.id, failure: out });
       else done.push({ id: j.id, out });
     }
