@@ -62,7 +62,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const key = (
       await call(svc.base, 'POST', `/admin/v1/accounts/${accountId}/keys`, {
         key: ADMIN_TOKEN,
-        body: { rateLimitPerMinute: 1_000_000 },
+        body: { rateLimitPerMinute: 1_000_000_000 },
       })
     ).json.key;
     for (let i = 0; i < 50; i++) {

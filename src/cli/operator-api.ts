@@ -5,6 +5,7 @@ import type { AccountView } from '../services/accounts.ts';
 import type { Page } from '../services/paging.ts';
 import type { Link } from '../services/invites.ts';
 import { UsageError } from './cli-error.ts';
+import { MAX_KEY_RATE_PER_MINUTE } from '../domain/limits.ts';
 
 export interface NewKeyOptions {
   name?: string;
@@ -82,7 +83,7 @@ export async function runOperatorCommand(
         flags.get('daily-cap') === 'none'
           ? null
           : (intFlag(flags, 'daily-cap', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? null);
-      const rate = intFlag(flags, 'rate-limit', { min: 1, max: 1_000_000 });
+      const rate = intFlag(flags, 'rate-limit', { min: 1, max: MAX_KEY_RATE_PER_MINUTE });
       const account = await api.account(need('account'));
       return api.createKey(account.id, {
         name: flags.get('name'),

@@ -71,6 +71,17 @@ describe('keys made by their owner', () => {
       body: { rateLimitPerMinute: 1_000_000 },
     });
     expect([admin.status, admin.json.rateLimitPerMinute]).toEqual([201, 1_000_000]);
+    // any rate the column holds; one past it is refused, not a 500
+    const most = await f.api.call('POST', `/admin/v1/accounts/${accountId}/keys`, {
+      key: ADMIN,
+      body: { rateLimitPerMinute: 2_147_483_647 },
+    });
+    expect([most.status, most.json.rateLimitPerMinute]).toEqual([201, 2_147_483_647]);
+    const past = await f.api.call('POST', `/admin/v1/accounts/${accountId}/keys`, {
+      key: ADMIN,
+      body: { rateLimitPerMinute: 2_147_483_648 },
+    });
+    expect([past.status, past.json.code]).toEqual([400, 'INVALID_INPUT']);
   });
 
   it('are at most RENDERGATE_KEYS_PER_ACCOUNT live ones, however many are asked for at once', async () => {

@@ -11,6 +11,7 @@ import type { Ctx } from '../../web/context.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
 import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
 import { VERSION } from '../../domain/version.ts';
+import { MAX_KEY_RATE_PER_MINUTE } from '../../domain/limits.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -102,7 +103,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     ]);
     const name = f.string('name', { max: 200 });
     const cap = f.int('dailyCapCents', { min: 0, max: MAX_CENTS, nullable: true });
-    const rate = f.int('rateLimitPerMinute', { min: 1, max: 1_000_000 });
+    const rate = f.int('rateLimitPerMinute', { min: 1, max: MAX_KEY_RATE_PER_MINUTE });
     const mode = f.oneOf('mode', ['live', 'test'] as const);
     f.done();
     const key = await ctx.apiKeys.create(id, {

@@ -198,7 +198,7 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
         KeyCreate: obj([], {
           name: { ...str, maxLength: 200 },
           dailyCapCents: nullable({ ...int, minimum: 0 }),
-          rateLimitPerMinute: { ...int, minimum: 1 },
+          rateLimitPerMinute: { ...int, minimum: 1, maximum: 2_147_483_647 },
           mode: { enum: ['live', 'test'] },
         }),
         NewKey: {
