@@ -4,6 +4,7 @@
 // a server failure. Messages carry no request headers and are scrubbed of secrets.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RenderError } from '../types.ts';
+import { deadline, guardBody } from './deadline.ts';
 
 export interface CallOptions {
   signal: AbortSignal;
@@ -154,24 +155,26 @@ export async function errorFor(
 
 /** fetch with the render's abort and a time limit; network failures become retryable RenderErrors. */
 export async function call(url: string, init: RequestInit, o: CallOptions): Promise<Response> {
-  const timeout = AbortSignal.timeout(o.timeoutMs);
+  const d = deadline(o.signal, o.timeoutMs);
+  let res: Response;
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.any([o.signal, timeout]) });
+    res = await fetch(url, { ...init, signal: d.signal });
   } catch (e) {
-    throw networkError(e, o, timeout);
+    d.clear();
+    throw networkError(e, o, d.timedOut());
   }
+  // The limit covers the body too: a server that sends its headers and then hangs is cut off.
+  return guardBody(res, d, () => timedOut(o));
 }
 
-export function networkError(e: unknown, o: CallOptions, timeout?: AbortSignal): RenderError {
+const timedOut = (o: CallOptions) =>
+  new RenderError('BACKEND_TIMEOUT', `The model server did not answer in time (${o.what}).`, true);
+
+export function networkError(e: unknown, o: CallOptions, timeout = false): RenderError {
   if (e instanceof RenderError) return e;
   if (o.signal.aborted)
     return new RenderError('RENDER_ABORTED', 'The render was stopped.', true, { cause: e });
-  if (timeout?.aborted)
-    return new RenderError(
-      'BACKEND_TIMEOUT',
-      `The model server did not answer in time (${o.what}).`,
-      true,
-    );
+  if (timeout) return timedOut(o);
   const cause = (e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name;
   return new RenderError(
     'BACKEND_UNREACHABLE',

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { RenderError, type RenderOutput } from '../types.ts';
 import type { CallOptions } from './http.ts';
+import { deadline } from './deadline.ts';
 import { fetchResult } from './result-fetch.ts';
 import type { AddressPolicy } from '../../net/address-guard.ts';
 
@@ -73,12 +74,12 @@ export async function saveOutput(
       'The model server named its result with neither a data: nor an http(s) URL.',
       true,
     );
-  const timeout = AbortSignal.timeout(o.timeoutMs);
+  const d = deadline(o.signal, o.timeoutMs);
   try {
     await fetchResult(source, {
       file,
       limitBytes: o.limitBytes,
-      signal: AbortSignal.any([o.signal, timeout]),
+      signal: d.signal,
       origin: o.origin,
       allowPrivate: o.allowPrivate,
       checkType: (t) => checkType(t, o),
@@ -87,13 +88,15 @@ export async function saveOutput(
       ...(o.policy ? { policy: o.policy } : {}),
     });
   } catch (e) {
-    if (timeout.aborted && !o.signal.aborted)
+    if (d.timedOut() && !o.signal.aborted)
       throw new RenderError(
         'BACKEND_TIMEOUT',
         `The model server did not send its result in time (${o.what}).`,
         true,
       );
     throw e;
+  } finally {
+    d.clear();
   }
   return { kind: 'file', path: file, contentType: o.contentType };
 }
