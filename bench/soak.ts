@@ -11,7 +11,7 @@
 // to wallNow() in the receiver when the body arrived; both read the same system clock. Beside them the
 // server's event-loop delay and the CPU the server and PostgreSQL used, and the server's open file
 // descriptors by kind (bench/lib/fd-census.ts) before, at the end of the load, and once drained: past
-// the database pool's idle timeout (30 s) and the text pool's (60 s), or as soon as the count is back.
+// the idle timeouts (DRAIN_MS), or as soon as the count is back.
 // Seconds per side: RENDERGATE_BENCH_SOAK_SECONDS (default 75; 10 with --quick). --profile profiles the
 // server over each side's load.
 import crypto from 'node:crypto';
@@ -52,11 +52,13 @@ interface Eld {
 /** Well-behaved loops at once: twice the samples for the p99 in the same time. */
 const LOOPS = 2;
 /**
- * How long to wait for the count to come back: past the longest idle timeout of what a load opens, the
- * text pool's threads (60 s; the database pool's is 30 s). RENDERGATE_BENCH_SOAK_DRAIN_SECONDS=0 skips
- * the wait (a latency-only run).
+ * How long to wait for the count to come back: past the longest idle timeout of what a load opens, each
+ * bounded by design: the server's keep-alive timeout for idle client connections (65 s, src/http/
+ * server.ts), the text pool's idle threads (60 s, each with its event poll, eventfd and pipes), the
+ * database pool's idle connections (30 s, at most 20). RENDERGATE_BENCH_SOAK_DRAIN_SECONDS=0 skips the
+ * wait (a latency-only run).
  */
-const DRAIN_MS = Number(process.env.RENDERGATE_BENCH_SOAK_DRAIN_SECONDS ?? 65) * 1000;
+const DRAIN_MS = Number(process.env.RENDERGATE_BENCH_SOAK_DRAIN_SECONDS ?? 70) * 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const newSide = (): Side => ({
   render: [],
