@@ -20,12 +20,6 @@ export interface ClaimedDelivery {
 // the leases they hold), taken round robin over accounts (every account's first, then every account's
 // second, ...), so one account's backlog never queues another's deliveries behind it. The rows picked
 // are locked with SKIP LOCKED: a row another dispatcher is claiming right now is left to it.
-// The two caps are written into the statement as numbers (PER_ENDPOINT, PER_ACCOUNT), not sent as
-// parameters: with a LIMIT it cannot see, PostgreSQL's cached (generic) plan of this statement
-// guesses a tenth of each endpoint's backlog and sorts it, so beside one account's backlog of
-// thousands it re-planned the statement on every claim (a millisecond and more of planning, on the
-// dispatcher's one claim at a time, for every account). With the caps known, the cached plan is as
-// good as a fresh one and is reused; test/integration/webhooks/claim-plan.test.ts holds it.
 const CLAIM = `
 WITH busy AS (
   SELECT d.endpoint_id, e.account_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -40,16 +34,16 @@ WITH busy AS (
     FROM webhook_deliveries x
     WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= now()
       AND (x.lease_until IS NULL OR x.lease_until < now())
-    ORDER BY x.next_attempt_at, x.id LIMIT PER_ENDPOINT
+    ORDER BY x.next_attempt_at, x.id LIMIT $4
   ) d
   WHERE e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL
 ), capped AS (
   SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
   FROM due
-  WHERE due.endpoint_rank <= PER_ENDPOINT - (SELECT count(*) FROM busy b WHERE b.endpoint_id = due.endpoint_id)
+  WHERE due.endpoint_rank <= $4 - (SELECT count(*) FROM busy b WHERE b.endpoint_id = due.endpoint_id)
 ), picked AS (
   SELECT c.id FROM capped c
-  WHERE c.account_rank <= PER_ACCOUNT - (SELECT count(*) FROM busy b WHERE b.account_id = c.account_id)
+  WHERE c.account_rank <= $5 - (SELECT count(*) FROM busy b WHERE b.account_id = c.account_id)
   ORDER BY c.account_rank, c.next_attempt_at LIMIT $2
 ), locked AS (
   SELECT d.id FROM webhook_deliveries d
@@ -74,31 +68,11 @@ export async function claimDeliveries(
   },
 ): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query<ClaimedDelivery>({
-    ...claimStatement(o.perEndpoint, o.perAccount),
-    values: [o.owner, o.max, o.leaseSeconds],
+    name: 'webhook-claim-fair',
+    text: CLAIM,
+    values: [o.owner, o.max, o.leaseSeconds, o.perEndpoint, o.perAccount],
   });
   return rows;
-}
-
-const claimStatements = new Map<string, { name: string; text: string }>();
-
-/** The claim with its caps written in (one prepared statement per pair of caps). */
-export function claimStatement(perEndpoint: number, perAccount: number) {
-  for (const n of [perEndpoint, perAccount])
-    if (!Number.isInteger(n) || n < 1 || n > 10_000) throw new Error(`bad webhook cap ${n}`);
-  const name = `webhook-claim-fair-${perEndpoint}-${perAccount}`;
-  let st = claimStatements.get(name);
-  if (!st) {
-    st = {
-      name,
-      text: CLAIM.replaceAll('PER_ENDPOINT', String(perEndpoint)).replaceAll(
-        'PER_ACCOUNT',
-        String(perAccount),
-      ),
-    };
-    claimStatements.set(name, st);
-  }
-  return st;
 }
 
 /** An attempt's result, only while `owner` still holds the delivery at the attempt it claimed. */
