@@ -11,7 +11,7 @@
 // to wallNow() in the receiver when the body arrived; both read the same system clock. Beside them the
 // server's event-loop delay and the CPU the server and PostgreSQL used, and the server's open file
 // descriptors by kind (bench/lib/fd-census.ts) before, at the end of the load, and once drained: past
-// the idle timeouts (DRAIN_MS), or as soon as the count is back.
+// the idle timeouts (DRAIN_MS), or as soon as no kind is above its count before.
 // Seconds per side: RENDERGATE_BENCH_SOAK_SECONDS (default 75; 10 with --quick). --profile profiles the
 // server over each side's load.
 import crypto from 'node:crypto';
@@ -165,7 +165,10 @@ async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], se
       timeoutMs: 30_000,
     }).catch(() => undefined);
     let drained = census();
-    while (drained.total > before.total && Date.now() - t0 < DRAIN_MS) {
+    // back when no kind is above its count before the load (fewer threads must not hide more sockets)
+    const above = (c: FdCensus) =>
+      Object.entries(c.kinds).some(([k, n]) => n > (before.kinds[k] ?? 0));
+    while (above(drained) && Date.now() - t0 < DRAIN_MS) {
       await sleep(1_000);
       drained = census();
     }
