@@ -64,21 +64,39 @@ const HISTORY = `WITH page AS MATERIALIZED (
   FROM firsts f CROSS JOIN LATERAL (SELECT w.id FROM generations w
     WHERE w.model_id = f.model_id AND w.${WAITING} AND w.id >= f.first ORDER BY w.id LIMIT ${CAP + 1}) w
 )
-SELECT p.*, CASE WHEN p.${WAITING} THEN least(coalesce(r.ahead, ${CAP}), ${CAP}) + 1 END AS queue_position
-FROM page p LEFT JOIN ranked r ON r.id = p.id ORDER BY p.id DESC`;
+SELECT coalesce(json_agg(x ORDER BY x.id DESC), '[]'::json) AS rows FROM (
+  SELECT p.*, CASE WHEN p.${WAITING} THEN least(coalesce(r.ahead, ${CAP}), ${CAP}) + 1 END AS queue_position
+  FROM page p LEFT JOIN ranked r ON r.id = p.id) x`;
 
-/** The account's History rows, newest first. */
+/** A row as the one JSON value carries it: the timestamps as text (ISO 8601 with an offset). */
+type WireRow = Omit<HistoryRow, 'created_at' | 'started_at' | 'completed_at'> & {
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+};
+
+const date = (s: string | null) => (s === null ? null : new Date(s));
+
+/**
+ * The account's History rows, newest first. They come as one JSON array (one field of one row): the
+ * driver's parsing of each field of 21 rows of 22 columns was the largest part of the page's CPU.
+ */
 export async function historyRows(
   db: Queryable,
   accountId: string,
   q: { limit: number; afterId: string | null; status: string | null; modelId: string | null },
 ): Promise<HistoryRow[]> {
-  const { rows } = await db.query<HistoryRow>({
+  const { rows } = await db.query<{ rows: WireRow[] }>({
     name: 'studio-history',
     text: HISTORY,
     values: [accountId, q.afterId, q.status, q.modelId, q.limit],
   });
-  return rows;
+  return rows[0].rows.map((r) => ({
+    ...r,
+    created_at: new Date(r.created_at),
+    started_at: date(r.started_at),
+    completed_at: date(r.completed_at),
+  }));
 }
 
 /** Where one generation of the account came from; null when there is no such generation. */
