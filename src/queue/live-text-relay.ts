@@ -16,14 +16,17 @@ import { encodePiece, type Piece, type TextRelay } from './live-text.ts';
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; kept well under. */
 export const PAYLOAD_MAX_BYTES = 7_900;
 
-/** The payloads that carry `p`: one when it fits, else parts of at most `max` bytes each. */
+/**
+ * The payloads that carry `p`: one when it fits, else parts of at most `max` bytes each (none when an
+ * id leaves no room: the streams then end with the stored text, as after any missed piece).
+ */
 export function piecePayloads(id: string, p: Piece, max = PAYLOAD_MAX_BYTES): string[] {
   const whole = encodePiece(id, p);
   if (Buffer.byteLength(whole) <= max) return [whole];
   // The room for text once the rest of a payload is written (with the largest offset any part has).
   const room =
     max - Buffer.byteLength(encodePiece(id, { ...p, offset: p.offset + p.text.length, text: '' }));
-  if (room < 16) throw new Error('a generation id or attempt too long for a notification');
+  if (room < 16) return [];
   const out: string[] = [];
   let start = 0;
   let end = 0;

@@ -3,6 +3,7 @@
 // test/integration/queue/fencing.test.ts), so a `driver: openai` model's tokens can reach the client
 // only through the database's notifications (src/queue/live-text-relay.ts). The model server is the fake
 // vLLM of test/fakes/openai.ts; the client is OpenAI's own SDK (the `openai` npm package).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -62,13 +63,16 @@ async function textOutput(id: string): Promise<string> {
   return g.textOutput as string;
 }
 
-/** Streams a chat completion; `onText(content so far)` after each piece of content. */
-async function streamed(onText: (soFar: string) => void = () => {}) {
-  const s = await sdk().chat.completions.create({
-    model: 'acme/qwen',
-    messages: [{ role: 'user', content: 'A fox.' }],
-    stream: true,
-  });
+/** A streamed chat completion, once its answer's headers came (its stream follows the render then). */
+function open(idempotencyKey?: string) {
+  return sdk().chat.completions.create(
+    { model: 'acme/qwen', messages: [{ role: 'user', content: 'A fox.' }], stream: true },
+    idempotencyKey ? { headers: { 'Idempotency-Key': idempotencyKey } } : {},
+  );
+}
+
+/** Reads a stream to its end; `onText(content so far)` after each piece of content. */
+async function read(s: Awaited<ReturnType<typeof open>>, onText: (soFar: string) => void) {
   const arrivals: { at: number; text: string }[] = [];
   let id = '';
   let finish: string | null = null;
@@ -81,6 +85,10 @@ async function streamed(onText: (soFar: string) => void = () => {}) {
     onText(arrivals.map((a) => a.text).join(''));
   }
   return { id, finish, arrivals, content: arrivals.map((a) => a.text).join('') };
+}
+
+async function streamed(onText: (soFar: string) => void = () => {}, idempotencyKey?: string) {
+  return read(await open(idempotencyKey), onText);
 }
 
 it("a worker process's render streams to the api process's client before the backend's stream ends", async () => {
@@ -170,4 +178,36 @@ it('pieces larger than a notification carries arrive whole, in order', async () 
   } finally {
     chat.pieces = pieces;
   }
+});
+
+it('a stream that joins a render under way (a replay) gets no misplaced piece: it ends with textOutput', async () => {
+  let release = () => {};
+  chat.hold = new Promise<void>((r) => {
+    release = r;
+  });
+  const idem = crypto.randomUUID();
+  let soFar = '';
+  const first = streamed((text) => {
+    soFar = text;
+  }, idem);
+  let late: ReturnType<typeof streamed> | undefined;
+  try {
+    await waitFor(
+      'every piece but the last at the first client',
+      () => soFar === chat.pieces.slice(0, -1).join(''),
+      { timeoutMs: 20_000 },
+    );
+    // The replay listens only now: the pieces already published in the worker process are not sent
+    // again, so the pieces it hears start past a gap.
+    late = read(await open(idem), () => {});
+  } finally {
+    chat.hold = null;
+    release();
+  }
+  const [a, b] = await Promise.all([first, late]);
+  expect(b.id).toBe(a.id);
+  const final = await textOutput(a.id);
+  expect(a.content).toBe(final);
+  expect(b.content).toBe(final);
+  expect(b.finish).toBe('stop');
 });
