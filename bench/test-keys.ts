@@ -6,8 +6,11 @@
 //                Its render is not counted: it runs on a worker and a model server (GPU seconds, which
 //                a test key exists to spare); there is no stand-in model server for a video here.
 //          test: the create (no balance, no ledger entry; the key's day is counted) AND the video result
-//                this same process then makes for it (a stored object shared per content,
-//                src/queue/test-stored.ts, recorded a batch per statement, src/queue/test-render.ts).
+//                this same process makes for it (a stored object shared per content,
+//                src/queue/test-stored.ts): recorded by the create itself once that object is at hand
+//                (migrations/019), else after it, a batch per statement (src/queue/test-render.ts).
+//                Every round ends with each test render of the run checked succeeded (not merely
+//                no longer queued), so a result that was not made can not pass for a fast one.
 //          So the test side does strictly more in its window than the live one.
 //   renders  the shot-list (text) model against `serve` (API and worker in one process), whose model
 //          server is replaced by an instant one: both sides are timed to their finished results, the
@@ -117,6 +120,14 @@ async function setting(ctx: BenchContext, o: Setting): Promise<Result[]> {
         await new Promise((r) => setTimeout(r, 20));
       }
     };
+    /** Throws unless every test render made so far succeeded with its result. */
+    const allSucceeded = async () => {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM generations WHERE mode = 'test'
+           AND (status <> 'succeeded' OR (content_key IS NULL AND text_output IS NULL))`,
+      );
+      if (rows[0].n > 0) throw new Error(`${rows[0].n} test renders ended without their result`);
+    };
     ctx.log(`  test-keys ${o.name}: warm-up ${ctx.warmupS}s`);
     for (const mode of ['live', 'test'] as const) {
       await creates(mode, 16, ctx.warmupS / 2);
@@ -140,7 +151,9 @@ async function setting(ctx: BenchContext, o: Setting): Promise<Result[]> {
             const window = cpuWindow(svc.child.pid, ctx.pg.dataDir);
             const l = await creates(mode, c, roundS);
             const drainS = await drained(mode);
-            runs[mode].push({ load: l, drainS, cpu: window() });
+            const cpu = window();
+            if (mode === 'test') await allSucceeded(); // outside the window: not the side's work
+            runs[mode].push({ load: l, drainS, cpu });
           };
           if (r === 0) await profiled(ctx, svc.child, `test-keys-${o.name}-${mode}-c${c}`, measure);
           else await measure();

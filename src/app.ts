@@ -37,6 +37,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.ts';
 import { recordPublicUrl } from './services/server-info.ts';
 import { ChatCompletions } from './services/chat.ts';
 import { LiveText } from './queue/live-text.ts';
+import { LiveTextRelay } from './queue/live-text-relay.ts';
 import { TestRenders } from './queue/test-render.ts';
 import { createTopups } from './services/topups.ts';
 import { Billing } from './services/billing.ts';
@@ -102,9 +103,15 @@ export async function startService(
   // Wakes workers after each create, on one connection of its own with asynchronous commit.
   const wakeDb = role === 'worker' ? null : createPool(infra.url, 1, { asyncCommit: true });
   const uploads = new Uploads(db, storage, config);
-  // `Prefer: wait` requests are woken by the cache's change notifications.
+  // `Prefer: wait` requests are woken by the cache's change notifications, which also carry the text
+  // of chat renders of other processes (live-text.ts).
   const waiters = new Waiters(config.maxWaiters);
-  if (cache) cache.onChange = (id) => waiters.wake(id);
+  // Chat renders stream their text to the /openai/v1 answers of this process, or through the relay.
+  const liveText = new LiveText();
+  if (cache)
+    cache.onChange = (id) => {
+      if (id === null || !liveText.receive(id)) waiters.wake(id);
+    };
   metrics.heldRequests = () => waiters.size;
   const ledger = new Ledger(db, config.dayTimeZone);
   const jobs = wakeDb ? new JobWake(wakeDb) : undefined;
@@ -121,8 +128,6 @@ export async function startService(
           outputRetentionSeconds: config.outputRetentionSeconds,
           beforeFinish: opts.beforeTestRender,
         });
-  // Chat renders of this process's worker stream their text to this process's /openai/v1 answers.
-  const liveText = new LiveText();
   const generations = new Generations({
     db,
     catalog,
@@ -192,10 +197,14 @@ export async function startService(
   let worker: Worker | null = null;
   let janitor: Janitor | null = null;
   let claimDb: Db | null = null;
+  let stopRelay = () => {};
   let dispatcher: WebhookDispatcher | null = null;
   let webhookDb: Db | null = null;
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
+    const relay = new LiveTextRelay({ db: claimDb });
+    liveText.relayTo(relay);
+    stopRelay = () => relay.flush();
     const pools = new Map(
       [...backends.pools].map(([model, pool]) => [
         model,
@@ -261,6 +270,7 @@ export async function startService(
       await server.close();
       await testRenders?.close();
       await worker?.stop(graceMs);
+      stopRelay(); // the last pieces, before the claim pool closes
       await dispatcher?.stop();
       await webhookDb?.end().catch(() => undefined);
       await backends.health.stop();

@@ -64,21 +64,78 @@ const HISTORY = `WITH page AS MATERIALIZED (
   FROM firsts f CROSS JOIN LATERAL (SELECT w.id FROM generations w
     WHERE w.model_id = f.model_id AND w.${WAITING} AND w.id >= f.first ORDER BY w.id LIMIT ${CAP + 1}) w
 )
-SELECT p.*, CASE WHEN p.${WAITING} THEN least(coalesce(r.ahead, ${CAP}), ${CAP}) + 1 END AS queue_position
-FROM page p LEFT JOIN ranked r ON r.id = p.id ORDER BY p.id DESC`;
+SELECT coalesce(json_agg(json_build_array(p.id, p.model_id, p.status, p.cost_cents, p.refunded_cents,
+    p.created_at, p.started_at, p.completed_at, p.progress, p.has_content, p.content_type, p.text_output,
+    p.error_code, p.error_message, p.prompt, p.text, p.key_id, p.key_name, p.key_start,
+    CASE WHEN p.${WAITING} THEN least(coalesce(r.ahead, ${CAP}), ${CAP}) + 1 END) ORDER BY p.id DESC),
+  '[]'::json) AS rows
+FROM page p LEFT JOIN ranked r ON r.id = p.id`;
 
-/** The account's History rows, newest first. */
+/** A row as the JSON array carries it, in the statement's order; timestamps as ISO 8601 text. */
+type WireRow = [
+  id: string,
+  model_id: string,
+  status: string,
+  cost_cents: number,
+  refunded_cents: number,
+  created_at: string,
+  started_at: string | null,
+  completed_at: string | null,
+  progress: number | null,
+  has_content: boolean,
+  content_type: string | null,
+  text_output: string | null,
+  error_code: string | null,
+  error_message: string | null,
+  prompt: string | null,
+  text: string | null,
+  key_id: string | null,
+  key_name: string | null,
+  key_start: string | null,
+  queue_position: number | null,
+];
+
+const date = (s: string | null) => (s === null ? null : new Date(s));
+
+const historyRow = (w: WireRow): HistoryRow => ({
+  id: w[0],
+  model_id: w[1],
+  status: w[2],
+  cost_cents: w[3],
+  refunded_cents: w[4],
+  created_at: new Date(w[5]),
+  started_at: date(w[6]),
+  completed_at: date(w[7]),
+  progress: w[8],
+  has_content: w[9],
+  content_type: w[10],
+  text_output: w[11],
+  error_code: w[12],
+  error_message: w[13],
+  prompt: w[14],
+  text: w[15],
+  key_id: w[16],
+  key_name: w[17],
+  key_start: w[18],
+  queue_position: w[19],
+});
+
+/**
+ * The account's History rows, newest first. They come as one JSON value (one field of one row), each row
+ * an array rather than an object: the driver's parsing of each field of 21 rows of 20 columns was the
+ * largest part of the page's CPU, and arrays parse in a third of the time objects with names do.
+ */
 export async function historyRows(
   db: Queryable,
   accountId: string,
   q: { limit: number; afterId: string | null; status: string | null; modelId: string | null },
 ): Promise<HistoryRow[]> {
-  const { rows } = await db.query<HistoryRow>({
+  const { rows } = await db.query<{ rows: WireRow[] }>({
     name: 'studio-history',
     text: HISTORY,
     values: [accountId, q.afterId, q.status, q.modelId, q.limit],
   });
-  return rows;
+  return rows[0].rows.map(historyRow);
 }
 
 /** Where one generation of the account came from; null when there is no such generation. */

@@ -61,7 +61,8 @@ export async function createGenerations<T extends object>(
 const CREATE_WITH_MESSAGES = `
 WITH c AS (${CREATE_BATCH}),
   m AS (INSERT INTO generation_messages (generation_id, messages)
-        SELECT generation_id, $4::jsonb FROM c WHERE outcome = 'created' ON CONFLICT DO NOTHING)
+        SELECT generation_id, $4::jsonb FROM c WHERE outcome IN ('created', 'created_final')
+        ON CONFLICT DO NOTHING)
 SELECT * FROM c`;
 
 /** createGenerations() of one item, with its chat messages (a JSON array) stored beside it. */
@@ -88,7 +89,7 @@ export async function replayRow(q: Queryable, id: string): Promise<Row> {
   const { rows } = await q.query<Row>({
     name: 'gen-replay',
     text: `
-    SELECT g.id, g.model_id, g.inputs, g.cost_cents, g.created_at, (SELECT count(*)::int FROM (
+    SELECT g.id, g.model_id, g.inputs, g.cost_cents, g.created_at, g.mode, (SELECT count(*)::int FROM (
         SELECT 1 FROM (SELECT model_id, status, started_at, completed_at FROM generations
                        WHERE id < g.id ORDER BY id DESC LIMIT 100000) w
         WHERE w.model_id = g.model_id AND (w.started_at IS NULL OR w.started_at > g.created_at)

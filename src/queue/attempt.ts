@@ -115,7 +115,10 @@ export async function runAttempt(
           readUpload: d.readUpload?.(job.id) ?? (async () => null),
           ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
           ...(messages ? { messages } : {}),
-          ...(live ? { textPiece: (p: string) => live.publish(job.id, key, p) } : {}),
+          // A chat request's render may be streamed by another process: its pieces may be relayed.
+          ...(live
+            ? { textPiece: (p: string) => live.publish(job.id, key, p, messages !== null) }
+            : {}),
         }),
       );
     }).finally(() =>

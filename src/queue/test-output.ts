@@ -53,9 +53,27 @@ export function testText(def: ModelDef, inputs: ResolvedInputs): string {
   return `[test] ${def.id} would answer here; nothing was rendered or charged.${echo}`;
 }
 
+/** What a test file depends on: its type, size and duration. */
+function fileId(def: ModelDef, inputs: ResolvedInputs): string {
+  const contentType = def.output.type === 'file' ? def.output.contentType : 'text/plain';
+  const size = testSize(
+    inputs,
+    def.kind === 'image' ? { width: 512, height: 512 } : { width: 1280, height: 720 },
+  );
+  return `${contentType}|${size.width}x${size.height}|${testDuration(inputs)}`;
+}
+
 export class TestOutputs {
   private dir: string | null = null;
   private files = new Map<string, Promise<TestFile>>();
+
+  /** Files made, by what they depend on: read without waiting (`ready`). */
+  private made = new Map<string, TestFile>();
+
+  /** The file of a test render of `def` with `inputs` if it is made already; null otherwise. */
+  ready(def: ModelDef, inputs: ResolvedInputs): TestFile | null {
+    return this.made.get(fileId(def, inputs)) ?? null;
+  }
 
   /** The file of a test render of `def` with `inputs`: made once per type, size and duration. */
   file(def: ModelDef, inputs: ResolvedInputs): Promise<TestFile> {
@@ -65,14 +83,21 @@ export class TestOutputs {
       def.kind === 'image' ? { width: 512, height: 512 } : { width: 1280, height: 720 },
     );
     const seconds = testDuration(inputs);
-    const id = `${contentType}|${size.width}x${size.height}|${seconds}`;
+    const id = fileId(def, inputs);
     let made = this.files.get(id);
     if (!made) {
       made = this.make(contentType, size, seconds);
-      made.catch(() => this.files.delete(id)); // a failed encode is tried again next time
+      const mine = made;
+      made.then(
+        (f) => {
+          if (this.files.get(id) === mine) this.made.set(id, f);
+        },
+        () => this.files.delete(id), // a failed encode is tried again next time
+      );
       if (this.files.size >= MAX_CACHED) {
         const [oldest, file] = this.files.entries().next().value!;
         this.files.delete(oldest);
+        this.made.delete(oldest);
         file.then(
           (f) => fs.promises.rm(f.path, { force: true }),
           () => undefined,
@@ -87,6 +112,7 @@ export class TestOutputs {
     if (this.dir) await fs.promises.rm(this.dir, { recursive: true, force: true });
     this.dir = null;
     this.files.clear();
+    this.made.clear();
   }
 
   private async make(

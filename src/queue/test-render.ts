@@ -1,7 +1,10 @@
 // Test renders (docs/api.md "Test keys"): the API process that created one makes its result at once,
-// without a worker or a backend, and records it like a render: started, then succeeded (or, for an
-// input asking for `rendergate:fail`, refunded with MODEL_FAILED), each change with its webhook event
-// and its change notification, so polls, `Prefer: wait`, cancel and DELETE behave as for live renders.
+// without a worker or a backend. When the result is at hand (text, or a file made and stored before)
+// and no webhook endpoint of its account waits for the events of a change, the create itself records
+// it final, in its own statement (migrations/019): one write and one commit, as a live create. The
+// others are recorded like a render: started, then succeeded (or, for an input asking for
+// `rendergate:fail`, refunded with MODEL_FAILED), each change with its webhook event and its change
+// notification, so polls, `Prefer: wait`, cancel and DELETE behave as for live renders.
 // Test renders are never claimed by workers (migrations/014); one whose process died before finishing
 // it is ended by the janitor at its deadline, like any render stuck past its own.
 import type { Logger } from 'pino';
@@ -39,7 +42,9 @@ export interface TestRenderJob {
 }
 
 /**
- * Test renders waiting in this process are made a batch at a time: their outputs found (a file's is a
+ * Most test renders are recorded final by their create (resultNow, migrations/019): those whose result
+ * is at hand and whose account has no endpoint for the events of a change. The others wait in this
+ * process and are made a batch at a time: their outputs found (a file's is a
  * stored object shared by every test render of the same content: test-stored.ts), then recorded in two
  * statements, each its own transaction: one marks started those whose account has an endpoint for
  * `generation.started` (the event needs a change of its own), the next finishes the succeeded ones
@@ -72,6 +77,24 @@ export class TestRenders {
     },
   ) {
     this.stored = new StoredTestFiles(o.storage, ORPHAN_MIN_AGE_MS / 2);
+  }
+
+  /**
+   * The result of a test render of `modelId` with `inputs` if it is at hand now, for its create to
+   * record it (migrations/019): the text, or a file made and stored already (a stored object named
+   * only within its refresh time, test-stored.ts). Null when it fails (rendergate:fail), when its file
+   * is still to be made or (again) stored, or when renders are held before they are recorded (tests):
+   * the render is then made after its create, by `start`, which makes and stores that file for the
+   * next ones.
+   */
+  resultNow(modelId: string, inputs: ResolvedInputs): TestOutput | null {
+    if (this.closed || this.o.beforeFinish) return null;
+    const def = this.o.catalog.get(modelId)?.def;
+    if (!def || asks(inputs, FAIL_MARK)) return null;
+    if (def.output.type === 'text') return { kind: 'text', text: testText(def, inputs) };
+    const file = this.outputs.ready(def, inputs);
+    const stored = file && this.stored.ready(file);
+    return stored ? { kind: 'file', ...stored } : null;
   }
 
   /** Makes the render's result soon; the create has committed. */

@@ -6,7 +6,8 @@
 // and it is older than ORPHAN_MIN_AGE_MS: deleting, refunding or expiring one test generation forgets
 // the key on that row and leaves the object to the others (isSharedTestOutput). A process names an
 // object only within REFRESH_MS of its own last put of it, and puts it again after that (a new
-// modification time), so a sweep never removes an object that a batch being recorded is about to name.
+// modification time), so a sweep never removes an object that a batch being recorded, or a create
+// recording its render final (`ready`, migrations/019), is about to name.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
@@ -37,14 +38,30 @@ async function sha256Hex(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+interface Entry {
+  since: number;
+  object: Promise<StoredTestFile>;
+  /** The object once put: read without waiting (`ready`). */
+  done?: StoredTestFile;
+}
+
 export class StoredTestFiles {
-  private stored = new Map<string, { since: number; object: Promise<StoredTestFile> }>();
+  private stored = new Map<string, Entry>();
 
   /** `refreshMs`: how long after its put this process names an object without putting it again. */
   constructor(
     private storage: Storage,
     private refreshMs: number,
   ) {}
+
+  /**
+   * The stored object holding `file`'s content if it is put and may be named now (within `refreshMs`
+   * of its put, as `object` gives it); null otherwise: then `object` puts it (again).
+   */
+  ready(file: TestFile): StoredTestFile | null {
+    const had = this.stored.get(file.path);
+    return had?.done && Date.now() - had.since < this.refreshMs ? had.done : null;
+  }
 
   /** The stored object holding `file`'s content: put once, then again every `refreshMs`. */
   object(file: TestFile): Promise<StoredTestFile> {
@@ -56,10 +73,16 @@ export class StoredTestFiles {
     // Bounded like the local files (test-output.ts): the oldest entry goes; its object is the sweep's.
     if (!had && this.stored.size >= MAX_REMEMBERED)
       this.stored.delete(this.stored.keys().next().value!);
-    this.stored.set(file.path, { since, object });
-    object.catch(() => {
-      if (this.stored.get(file.path)?.object === object) this.stored.delete(file.path);
-    });
+    const entry: Entry = { since, object };
+    this.stored.set(file.path, entry);
+    object.then(
+      (done) => {
+        entry.done = done;
+      },
+      () => {
+        if (this.stored.get(file.path) === entry) this.stored.delete(file.path);
+      },
+    );
     return object;
   }
 

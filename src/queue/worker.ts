@@ -72,7 +72,10 @@ export interface WorkerOptions {
    * claim.ts).
    */
   pools?: Map<string, PoolState>;
-  /** Where chat renders publish their text as it streams (/openai/v1 streams of this process read it). */
+  /**
+   * Where chat renders publish their text as it streams: /openai/v1 streams of this process read it,
+   * and its relay (live-text-relay.ts) carries it to the other processes.
+   */
   liveText?: LiveText;
   /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
   textOutputLimitBytes?: number;

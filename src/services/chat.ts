@@ -2,11 +2,12 @@
 // render of a catalog text model, created exactly as `POST /v1/generations` creates one (same key,
 // price, charge, daily cap, idempotency, test keys) and answered when it is final, through the same
 // waiter as `Prefer: wait`. A model whose backend is itself a chat server is sent the conversation as
-// it is, and its text is followed as the backend streams it (LiveText).
+// it is, and its text is followed as the backend streams it (LiveText), from any process.
 import crypto from 'node:crypto';
 import type { Catalog, CompiledModel } from '../domain/catalog-load.ts';
 import { chatModels, parseChatRequest, type ChatRequest } from '../domain/chat.ts';
 import type { LiveText } from '../queue/live-text.ts';
+import { StreamedText } from '../queue/streamed-text.ts';
 import type { Generations } from './generations.ts';
 import type { Payer } from './generation-create.ts';
 import type { KeyMode } from './keys.ts';
@@ -105,10 +106,18 @@ export class ChatCompletions {
   }
 
   /**
-   * Follows the text of generation `id` as a backend of this process streams it: `onText` gets the
-   * text so far, then each piece. Returns the function that stops following.
+   * Follows the text of generation `id` as its backend streams it, on this process or another:
+   * `onText` gets the text so far, then each piece, as streamed-text.ts decides. `rest(textOutput)`
+   * is what remains to send once final (null: the client has text that is not its start).
    */
-  follow(id: string, onText: (piece: string) => void): () => void {
-    return this.live ? this.live.subscribe(id, { piece: onText }) : () => {};
+  follow(
+    id: string,
+    onText: (piece: string) => void,
+  ): { stop: () => void; rest: (text: string) => string | null } {
+    const streamed = new StreamedText(onText);
+    const stop = this.live
+      ? this.live.subscribe(id, { piece: (p) => streamed.piece(p) })
+      : () => {};
+    return { stop, rest: (text) => streamed.rest(text) };
   }
 }

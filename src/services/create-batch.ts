@@ -5,6 +5,7 @@
 // next batch's round trip and WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
 // whole (the database is away) fails each of its creates with that error, having written nothing.
 import type { Db } from '../db/pool.ts';
+import type { TestOutput } from '../db/generations-test.ts';
 import {
   createGenerations,
   createGenerationWithMessages,
@@ -28,10 +29,17 @@ export interface CreateItem {
   short?: boolean;
   /** The W3C traceparent of the create's span (src/tracing/), stored on the row for the worker. */
   traceParent?: string | null;
+  /**
+   * A test item's result, at hand when it is created (migrations/019): it is created final with it
+   * (outcome 'created_final') unless its account has an endpoint for the events of a change.
+   * `keepSeconds`: how long a file is kept (0: forever).
+   */
+  testResult?: { out: TestOutput; keepSeconds: number };
 }
 
 export interface CreateOutcome {
-  outcome: 'created' | 'replayed' | 'reused' | 'in_use' | 'refused';
+  /** 'created_final': created already final with its `testResult` (nothing left to make). */
+  outcome: 'created' | 'created_final' | 'replayed' | 'reused' | 'in_use' | 'refused';
   generation_id: string | null;
   inputs: Record<string, unknown> | null;
   created_at: Date | null;
@@ -56,7 +64,21 @@ const row = (x: CreateItem, i: number) => ({
   mode: x.mode ?? 'live',
   short: x.short ?? false,
   ...(x.traceParent ? { trace_parent: x.traceParent } : {}),
+  ...(x.testResult ? resultFields(x.testResult) : {}),
 });
+
+/** A test item's result as the function reads it. */
+function resultFields({ out, keepSeconds }: NonNullable<CreateItem['testResult']>) {
+  return out.kind === 'text'
+    ? { out_text: out.text }
+    : {
+        out_key: out.key,
+        out_ct: out.contentType,
+        out_bytes: out.bytes,
+        out_etag: out.etag,
+        keep_s: keepSeconds,
+      };
+}
 
 interface Waiting {
   item: CreateItem;

@@ -102,6 +102,8 @@ export class GenerationCreate {
     const test = mode === 'test';
     // The create's span: its traceparent goes on the row, the worker's spans' parent (docs/operations.md).
     const span = { attributes: { 'rendergate.generation_id': id, 'rendergate.model_id': def.id } };
+    // A test render's result at hand: recorded by the create itself, final at once (migrations/019).
+    const out = test ? this.o.testRenders?.resultNow(def.id, inputs) : null;
     const made = await inSpan('generation.create', span, () =>
       this.o.ledger.charge(
         {
@@ -121,6 +123,9 @@ export class GenerationCreate {
             ? TEST_DEADLINE_SECONDS
             : def.timeLimitSeconds * def.maxAttempts + 3600,
           traceParent: currentTraceParent(),
+          ...(out
+            ? { testResult: { out, keepSeconds: this.o.config.outputRetentionSeconds } }
+            : {}),
         },
         messages,
       ),
@@ -149,9 +154,17 @@ export class GenerationCreate {
           replayed: true,
         };
       case 'created':
+      case 'created_final':
+        // The 202 body is the generation as created, queued (docs/api.md); a test render created
+        // final was made in the same instant, else this process makes it at once (no worker, no
+        // backend). Either way it is first in no queue.
         if (test) {
-          // Made by this process at once (no worker, no backend); first in no queue.
-          this.o.testRenders?.start({ id, modelId: def.id, inputs: made.inputs as typeof inputs });
+          if (made.outcome === 'created')
+            this.o.testRenders?.start({
+              id,
+              modelId: def.id,
+              inputs: made.inputs as typeof inputs,
+            });
         } else {
           this.o.jobs?.send('created');
           this.o.metrics?.chargedCents.inc(cost);
@@ -202,6 +215,8 @@ export class GenerationCreate {
    * (a replay is rare; the scan is bounded to the rows created shortly before it).
    */
   private async createdView(id: string) {
-    return this.queuedView((await replayRow(this.o.db, id)) as GenerationRow);
+    const g = (await replayRow(this.o.db, id)) as GenerationRow;
+    // A test render was first in no queue when created (as its first answer said).
+    return this.queuedView(g.mode === 'test' ? { ...g, queue_position: 1 } : g);
   }
 }

@@ -185,3 +185,21 @@ describe('History reads what the API reads', () => {
     await expectLikeApi(await allPages('acct_b'));
   });
 });
+
+describe('History read on a session in another time zone', () => {
+  it('the same instants (the JSON text carries the offset; never read as local time)', async () => {
+    const client = await dbh.db.connect();
+    try {
+      await client.query(`SET TimeZone = 'America/St_Johns'`); // UTC−3:30, a half-hour offset
+      const other = new History(client as unknown as typeof dbh.db, URL_BASE);
+      const q = { limit: 50, cursor: null, status: null, modelId: null };
+      const [there, here] = [await other.list('acct_a', q), await history.list('acct_a', q)];
+      expect(there.data.length).toBeGreaterThan(0);
+      expect(there.data).toEqual(here.data);
+      await expectLikeApi(there.data);
+    } finally {
+      await client.query('RESET TimeZone');
+      client.release();
+    }
+  });
+});

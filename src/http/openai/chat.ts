@@ -85,8 +85,8 @@ export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
 }
 
 /**
- * The answer as server-sent events: the text as the backend streams it when its render runs in this
- * process (LiveText), and whatever of the final text was not sent yet once the generation is final.
+ * The answer as server-sent events: the text as the backend streams it, wherever its render runs
+ * (LiveText), and whatever of the final text was not sent yet once the generation is final.
  */
 function stream(
   ctx: Ctx,
@@ -106,11 +106,8 @@ function stream(
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     event({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
   chunk({ role: 'assistant', content: '' });
-  let streamed = '';
-  const stop = ctx.chat.follow(s.id, (piece) => {
-    streamed += piece;
-    chunk({ content: piece });
-  });
+  const followed = ctx.chat.follow(s.id, (piece) => chunk({ content: piece }));
+  const stop = followed.stop;
   void ctx.chat.final(accountId, s.id, closed, s.mode).then(
     (g) => {
       stop();
@@ -118,12 +115,22 @@ function stream(
         const f = failure(g);
         event(openAiErrorBody(f.status, f.code, f.message));
       } else {
-        const text = g.textOutput ?? '';
-        // The final text is the stored one: what the live pieces did not carry goes now. (A render
-        // retried after it had streamed part of an answer cannot take those pieces back.)
-        if (text.startsWith(streamed) && text.length > streamed.length)
-          chunk({ content: text.slice(streamed.length) });
-        chunk({}, 'stop');
+        // The final text is the stored one: what the live pieces did not carry goes now. A render
+        // retried after part of its answer was streamed, whose retry wrote another text, cannot take
+        // those pieces back: an error, never an answer other than textOutput (streamed-text.ts).
+        const rest = followed.rest(g.textOutput ?? '');
+        if (rest === null) {
+          event(
+            openAiErrorBody(
+              502,
+              'STREAM_DIVERGED',
+              `The render ${g.id} was retried after part of its answer was streamed, and the retry wrote a different text; the generation's textOutput at /v1/generations/${g.id} is the answer.`,
+            ),
+          );
+        } else {
+          if (rest) chunk({ content: rest });
+          chunk({}, 'stop');
+        }
       }
       out.end('data: [DONE]\n\n');
     },

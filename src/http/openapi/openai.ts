@@ -162,7 +162,7 @@ const CHAT_STREAM = {
   schema: {
     type: 'string',
     description:
-      'With `stream: true`: server-sent events, each `data: <chat.completion.chunk JSON>`, the last `data: [DONE]`. A render that fails sends `data: {"error": {…}}` instead.',
+      'With `stream: true`: server-sent events, each `data: <chat.completion.chunk JSON>`, the last `data: [DONE]`. A render that fails sends `data: {"error": {…}}` instead, and so does a render retried after part of its answer was streamed whose retry wrote another text (`code` `STREAM_DIVERGED`; the text is the generation\'s): a stream that ends with `finish_reason` `stop` carries exactly the generation\'s `textOutput`.',
   },
 };
 

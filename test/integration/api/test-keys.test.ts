@@ -17,10 +17,6 @@ import { DEFAULT_CATALOG_PATH } from '../../../src/domain/catalog-load.ts';
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let svc: TestService;
 let api: ReturnType<typeof client>;
-/** Test renders whose id is in here wait before being recorded until released (the cancel test). */
-const held = new Map<string, () => void>();
-let holdNext = false;
-const holding = new Set<string>();
 
 beforeAll(async () => {
   // The default catalog plus an image model (its server never answers: a test render never asks it).
@@ -43,6 +39,25 @@ beforeAll(async () => {
     timeLimitSeconds: 60,
     maxAttempts: 1,
   });
+  // A chat model whose conversation is stored with its render (its server is never asked either).
+  doc.models.push({
+    id: 'acme/chat',
+    name: 'Chat',
+    kind: 'text',
+    description: 'A chat model.',
+    output: { type: 'text' },
+    fields: [{ name: 'text', type: 'text', required: true, maxLength: 2000 }],
+    price: '2',
+    backend: {
+      driver: 'openai',
+      url: 'http://127.0.0.1:9',
+      model: 'chat',
+      messages: [{ role: 'user', content: 'text' }],
+    },
+    timeLimitSeconds: 20,
+    maxAttempts: 1,
+    openai: { input: 'text' },
+  });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-cat-'));
   // The default models' examples name files beside the catalog file.
   fs.symlinkSync(
@@ -54,17 +69,10 @@ beforeAll(async () => {
   dbh = await freshDatabase();
   svc = await startTestService(dbh.url, {
     env: { RENDERGATE_WORKER_CONCURRENCY: '0', RENDERGATE_CATALOG: catalog },
-    beforeTestRender: (id) => {
-      if (!holdNext && !holding.has(id)) return Promise.resolve();
-      holdNext = false;
-      holding.add(id);
-      return new Promise<void>((r) => held.set(id, r));
-    },
   });
   api = client(svc.base);
 });
 afterAll(async () => {
-  for (const r of held.values()) r();
   await svc?.stop();
   await dbh?.drop();
 });
@@ -144,6 +152,13 @@ describe('test keys', () => {
       messages: [{ role: 'user', content: 'rendergate:insufficient' }],
     });
     await expect(failed).rejects.toMatchObject({ status: 402, code: 'INSUFFICIENT_BALANCE' });
+    // A driver: openai model's conversation is kept with its render, as a live one's is.
+    const messages = [{ role: 'user' as const, content: 'Where does the boat go?' }];
+    const chat = await openai.chat.completions.create({ model: 'acme/chat', messages });
+    expect(chat.choices[0].message.content).toMatch(/^\[test\] acme\/chat/);
+    expect(
+      await q('SELECT messages FROM generation_messages WHERE generation_id = $1', [chat.id]),
+    ).toEqual([{ messages }]);
     expect(await ledgerOf(a.accountId)).toEqual([]);
     expect((await api.call('GET', '/v1/me', { key: a.live })).json.balanceCents).toBe(0);
   });
@@ -344,40 +359,130 @@ describe('test keys', () => {
     expect(limited?.json.code).toBe('RATE_LIMITED');
   });
 
+  it('record a render whose result is at hand in its create: answered queued, final, one row version', async () => {
+    const a = await account(0);
+    const first = await create(a.test, i2v({ duration: 10 }));
+    await api.waitFinal(a.test, first.json.id); // its file made and stored: at hand from now on
+    const r = await create(a.test, i2v({ duration: 10 }), { 'idempotency-key': 'final-1' });
+    expect(r.status).toBe(202);
+    expect(r.json).toMatchObject({ status: 'queued', queuePosition: 1, mode: 'test' });
+    // Read at once, without waiting: the row was committed final.
+    const g = (await api.call('GET', `/v1/generations/${r.json.id}`, { key: a.test })).json;
+    expect(g).toMatchObject({ status: 'succeeded', progress: 1, contentType: 'video/mp4' });
+    expect(new Date(g.startedAt).getTime()).toBe(new Date(g.completedAt).getTime());
+    expect(new Date(g.completedAt) >= new Date(g.createdAt)).toBe(true);
+    expect(new Date(g.expiresAt) > new Date()).toBe(true);
+    // Inserted final and never updated: the row version is the create's, its idempotency key's too.
+    const [row] = await q(
+      `SELECT g.xmin::text = i.xmin::text AS one_write FROM generations g
+       JOIN idempotency_keys i ON i.generation_id = g.id WHERE g.id = $1`,
+      [r.json.id],
+    );
+    expect(row.one_write).toBe(true);
+    // The shared stored file, served as the contract says.
+    const file = await fetch(g.contentUrl, { headers: { authorization: `Bearer ${a.test}` } });
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('video/mp4');
+    const bytes = Buffer.from(await file.arrayBuffer());
+    expect(Number(file.headers.get('content-length'))).toBe(bytes.length);
+    const firstFile = await fetch(`${svc.base}/v1/generations/${first.json.id}/content`, {
+      headers: { authorization: `Bearer ${a.test}` },
+    });
+    expect(file.headers.get('etag')).toBe(firstFile.headers.get('etag'));
+    expect(Buffer.from(await firstFile.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(
+      (await fetch(g.contentUrl, { headers: { authorization: `Bearer ${a.live}` } })).status,
+    ).toBe(404);
+    // A replay answers the first answer; the day counts both renders; no money moved.
+    const again = await create(a.test, i2v({ duration: 10 }), { 'idempotency-key': 'final-1' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.json).toEqual(r.json);
+    const me = (await api.call('GET', '/v1/me', { key: a.test })).json;
+    expect(me.key.spentTodayCents).toBe(2 * r.json.costCents);
+    expect(me.balanceCents).toBe(0);
+    expect(await ledgerOf(a.accountId)).toEqual([]);
+    await checkInvariants(dbh.db);
+  });
+
+  it('make one generation of 20 concurrent creates with one Idempotency-Key; replays answer its 202', async () => {
+    const a = await account(0, { rateLimitPerMinute: 100_000 });
+    const body = text('one take of the harbour');
+    const rs = await Promise.all(
+      Array.from({ length: 20 }, () => create(a.test, body, { 'idempotency-key': 'together' })),
+    );
+    const refused = rs.filter((r) => r.status !== 202);
+    expect(refused.map((r) => [r.status, r.json.code])).toEqual(
+      refused.map(() => [409, 'IDEMPOTENCY_KEY_IN_USE']),
+    );
+    const answered = rs.filter((r) => r.status === 202);
+    expect(new Set(answered.map((r) => r.json.id)).size).toBe(1);
+    const originals = answered.filter((r) => r.headers.get('idempotent-replayed') !== 'true');
+    expect(originals).toHaveLength(1);
+    for (const r of answered) expect(r.json).toEqual(originals[0].json);
+    const rows = await q('SELECT id, status, text_output FROM generations WHERE account_id = $1', [
+      a.accountId,
+    ]);
+    expect(rows).toEqual([
+      {
+        id: originals[0].json.id,
+        status: 'succeeded',
+        text_output: expect.stringMatching(/^\[test\]/),
+      },
+    ]);
+    const again = await create(a.test, body, { 'idempotency-key': 'together' });
+    expect(again.json).toEqual(originals[0].json);
+    const me = (await api.call('GET', '/v1/me', { key: a.test })).json;
+    expect(me.key.spentTodayCents).toBe(originals[0].json.costCents);
+    await checkInvariants(dbh.db);
+  });
+
+  it('are recorded after their create where an endpoint takes their started or succeeded events', async () => {
+    const a = await account(0);
+    const rx = await webhookReceiver();
+    try {
+      const other = await api.call('POST', '/v1/webhook-endpoints', {
+        key: a.live,
+        body: { url: rx.url('/refunds'), events: ['generation.refunded'] },
+      });
+      expect(other.status).toBe(201);
+      const oneWrite = async (id: string) =>
+        (
+          await q(
+            `SELECT g.xmin::text = i.xmin::text AS one FROM generations g
+             JOIN idempotency_keys i ON i.generation_id = g.id WHERE g.id = $1`,
+            [id],
+          )
+        )[0].one;
+      // No endpoint takes those events: created final, no event owed.
+      const quiet = (await create(a.test, text('quiet'))).json;
+      expect((await api.waitFinal(a.test, quiet.id)).status).toBe('succeeded');
+      expect(await oneWrite(quiet.id)).toBe(true);
+      const ep = await api.call('POST', '/v1/webhook-endpoints', {
+        key: a.live,
+        body: { url: rx.url('/done'), events: ['generation.succeeded'] },
+      });
+      rx.secret('/done', ep.json.secret);
+      // Now one does: the render is recorded by a change of its own, which writes the event.
+      const heard = (await create(a.test, text('heard'))).json;
+      expect((await api.waitFinal(a.test, heard.id)).status).toBe('succeeded');
+      expect(await oneWrite(heard.id)).toBe(false);
+      await waitFor('the succeeded event', () =>
+        rx.received.some((x) => x.body.data.id === heard.id),
+      );
+      expect(rx.received.map((x) => [x.body.type, x.body.data.id, x.body.livemode])).toEqual([
+        ['generation.succeeded', heard.id, false],
+      ]);
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('hold a create with Prefer: wait until the render is final', async () => {
     const a = await account(0);
     const r = await create(a.test, text('a harbour'), { prefer: 'wait=30' });
     expect(r.status).toBe(202);
     expect(r.headers.get('preference-applied')).toBe('wait=30');
     expect(r.json.status).toBe('succeeded');
-  });
-
-  it('cancel a queued test render: refunded, its day given back, no file kept', async () => {
-    const a = await account(0);
-    holdNext = true;
-    const g = (await create(a.test, i2v())).json;
-    await waitFor('the test render held', () => held.has(g.id));
-    const c = await api.call('POST', `/v1/generations/${g.id}/cancel`, { key: a.test });
-    expect(c.json).toMatchObject({
-      status: 'refunded',
-      error: { code: 'CANCELLED' },
-      mode: 'test',
-    });
-    held.get(g.id)!();
-    await waitFor(
-      'no file kept',
-      async () =>
-        (await q('SELECT content_key FROM generations WHERE id = $1', [g.id]))[0].content_key ===
-          null &&
-        !(
-          await fs.promises.readdir(path.join(svc.dataDir, 'files', 'generations')).catch(() => [])
-        ).some((f) => f.startsWith(g.id)),
-    );
-    expect((await api.call('GET', `/v1/generations/${g.id}`, { key: a.test })).json.status).toBe(
-      'refunded',
-    );
-    expect((await api.call('GET', '/v1/me', { key: a.test })).json.key.spentTodayCents).toBe(0);
-    await checkInvariants(dbh.db);
   });
 
   it('take uploads as image inputs', async () => {

