@@ -60,8 +60,20 @@ export async function liveSession(
   return (rows[0] as SessionRow | undefined) ?? null;
 }
 
-export async function touchSession(q: Queryable, idHash: Buffer): Promise<void> {
-  await q.query('UPDATE studio_sessions SET last_seen_at = now() WHERE id_hash = $1', [idHash]);
+/**
+ * last_seen_at set to now, unless it was set within `freshSeconds`: of several requests that saw the
+ * same stale row, the first writes and the others (re-checking the row it committed) write nothing.
+ */
+export async function touchSession(
+  q: Queryable,
+  idHash: Buffer,
+  freshSeconds: number,
+): Promise<void> {
+  await q.query(
+    `UPDATE studio_sessions SET last_seen_at = now()
+      WHERE id_hash = $1 AND last_seen_at < now() - make_interval(secs => $2)`,
+    [idHash, freshSeconds],
+  );
 }
 
 export async function revokeSession(q: Queryable, idHash: Buffer): Promise<void> {

@@ -247,6 +247,62 @@ describe('studio security', () => {
     expect((await whole.get('/history')).status).toBe(303);
   });
 
+  it("writes a stale session's last-seen time once, however many of its requests arrive together", async () => {
+    const s = new StudioSession(f.svc.base);
+    await s.signUp();
+    const hash = crypto.createHash('sha256').update(s.cookies.get('rg_session')!).digest();
+    const db = f.dbh.db;
+    // Counts the writes of last_seen_at (a row trigger fires only for rows an UPDATE changed).
+    await db.query(`CREATE TABLE touch_count (n int NOT NULL); INSERT INTO touch_count VALUES (0)`);
+    await db.query(`CREATE FUNCTION count_touch() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN UPDATE touch_count SET n = n + 1; RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER count_touch AFTER UPDATE OF last_seen_at ON studio_sessions
+      FOR EACH ROW EXECUTE FUNCTION count_touch()`);
+    const lock = await db.connect();
+    try {
+      await db.query(
+        `UPDATE studio_sessions SET last_seen_at = now() - interval '5 minutes' WHERE id_hash = $1`,
+        [hash],
+      );
+      await db.query('UPDATE touch_count SET n = 0');
+      // The session's row held, as a slow write would hold it: the first request's write waits on
+      // it, and every request reads the row as stale.
+      await lock.query('BEGIN');
+      await lock.query('SELECT 1 FROM studio_sessions WHERE id_hash = $1 FOR UPDATE', [hash]);
+      let answered = 0;
+      const answers = Array.from({ length: 24 }, () =>
+        s.get('/history').then((r) => {
+          answered++;
+          return r.status;
+        }),
+      );
+      const waiting = async () =>
+        Number(
+          (
+            await db.query(
+              `SELECT count(*) AS n FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE studio_sessions%'`,
+            )
+          ).rows[0].n,
+        );
+      await waitFor(
+        'a write of last_seen_at waiting on the row',
+        async () => (await waiting()) >= 1,
+      );
+      // The others do not queue behind that write: they answer while it still waits.
+      await waitFor('23 pages answered', () => answered >= 23, { timeoutMs: 20_000 });
+      expect(await waiting()).toBe(1);
+      await lock.query('COMMIT');
+      expect(await Promise.all(answers)).toEqual(answers.map(() => 200));
+      expect((await db.query('SELECT n FROM touch_count')).rows[0].n).toBe(1);
+    } finally {
+      await lock.query('ROLLBACK').catch(() => undefined);
+      lock.release();
+      await db.query('DROP TRIGGER count_touch ON studio_sessions');
+      await db.query('DROP FUNCTION count_touch(); DROP TABLE touch_count');
+    }
+  });
+
   it('throttles sign-in per address too, whatever the email', async () => {
     const s = new StudioSession(f.svc.base);
     const email = await s.signUp();
