@@ -1,75 +1,82 @@
 // Soak: a hostile account beside a well-behaved one (docs/api.md "Abuse limits"). One `serve` process
-// (API, worker and webhook dispatcher) on a benchmark database; the well-behaved account renders one
-// shot list at a time, polls it to its end and receives its webhook at a loopback receiver. The same
-// run is made twice, without and then with the hostile account, which meanwhile points nine webhook
-// endpoints at receivers that drip their answer forever or never answer (test/helpers/
-// hostile-receiver.ts), renders to feed them, floods uploads of noise images, and floods the studio's
-// sign-in with wrong passwords. Figures: the well-behaved account's render, delivery and poll p99,
-// each as a ratio to the run without the hostile account (target <= 1.5x), and the server's open file
-// descriptors and resident memory before, at the end of the load, and once its attempts have drained.
-// Seconds per side: RENDERGATE_BENCH_SOAK_SECONDS (default 75; 10 with --quick).
+// (API, worker and webhook dispatcher) on a benchmark database; the well-behaved account runs two loops,
+// each rendering one shot list at a time, polling it to its end and waiting for its webhook at a
+// receiver in a process of its own (bench/lib/receiver-child.ts). The same run is made twice, without
+// and then with the hostile account (bench/lib/soak-hostile.ts: hanging and dripping receivers fed by
+// its renders, a flood of uploads, a flood of wrong passwords; RENDERGATE_BENCH_SOAK_HOSTILE=webhooks,
+// uploads,signins runs only the parts named, to tell which one costs what).
+// Figures: the well-behaved account's render, delivery and poll p99, each as a ratio to the run without
+// the hostile account (target <= 1.5x). Delivery is exact to the microsecond: from the outbox row's
+// created_at (clock_timestamp(), written by the trigger in the transaction that made the render final)
+// to wallNow() in the receiver when the body arrived; both read the same system clock. Beside them the
+// server's event-loop delay and the CPU the server and PostgreSQL used, and the server's open file
+// descriptors by kind (bench/lib/fd-census.ts) before, at the end of the load, and once drained: past
+// the idle timeouts (DRAIN_MS), or as soon as no kind is above its count before.
+// Seconds per side: RENDERGATE_BENCH_SOAK_SECONDS (default 75; 10 with --quick). --profile profiles the
+// server over each side's load.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import sharp from 'sharp';
-import type { BenchContext } from './lib/context.ts';
+import pg from 'pg';
+import { profiled, type BenchContext } from './lib/context.ts';
+import { cpuWindow, type CpuWindow } from './lib/cpu.ts';
+import { fdCensus, fdDiff, type FdCensus } from './lib/fd-census.ts';
 import type { Result } from './lib/report.ts';
+import { startReceiver } from './lib/receiver.ts';
 import { call, makeAccount, startRendergate, type Answer, type Service } from './lib/service.ts';
+import {
+  endpoint,
+  hostile,
+  HOSTILE_PARTS,
+  SHOT_LIST,
+  type HostileCounts,
+  type HostilePart,
+} from './lib/soak-hostile.ts';
 import { percentile, round } from './lib/stats.ts';
 import { hostileReceiver } from '../test/helpers/hostile-receiver.ts';
 import { waitFor } from '../test/helpers/wait.ts';
 
-type Receiver = Awaited<ReturnType<typeof hostileReceiver>>;
-interface Side {
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+interface Side extends HostileCounts {
   render: number[];
   delivery: number[];
   poll: number[];
-  uploads: number;
-  signins: number;
-  hostileRenders: number;
+  /** [generation id, receipt wallNow ms] of each well-behaved delivery. */
+  receipts: Array<[string, number]>;
+}
+interface Eld {
+  p50: number;
+  p99: number;
+  max: number;
+  samples: number;
 }
 
-const TEXT = {
-  modelId: 'rendergate/shot-list',
-  inputs: { text: 'A gull lands on the pier. The tide turns. Night falls.' },
-};
+/** Well-behaved loops at once: twice the samples for the p99 in the same time. */
+const LOOPS = 2;
+/**
+ * How long to wait for the count to come back: past the longest idle timeout of what a load opens, each
+ * bounded by design: the server's keep-alive timeout for idle client connections (65 s, src/http/
+ * server.ts), the text pool's idle threads (60 s, each with its event poll, eventfd and pipes), the
+ * database pool's idle connections (30 s, at most 20). RENDERGATE_BENCH_SOAK_DRAIN_SECONDS=0 skips the
+ * wait (a latency-only run).
+ */
+const DRAIN_MS = Number(process.env.RENDERGATE_BENCH_SOAK_DRAIN_SECONDS ?? 70) * 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const newSide = (): Side => ({
+  render: [],
+  delivery: [],
+  poll: [],
+  receipts: [],
+  uploads: 0,
+  signins: 0,
+  hostileRenders: 0,
+});
 
-function procStats(pid: number): { fds: number; rssMb: number; kinds: string } {
-  const links = fs.readdirSync(`/proc/${pid}/fd`).map((fd) => {
-    try {
-      return fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      return 'gone';
-    }
-  });
-  const count = new Map<string, number>();
-  for (const l of links) {
-    const kind = /^(socket|pipe|anon_inode)/.exec(l)?.[1] ?? 'file';
-    count.set(kind, (count.get(kind) ?? 0) + 1);
-  }
-  const rss = Number(
-    /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1],
-  );
-  return {
-    fds: links.length,
-    rssMb: Math.round(rss / 1024),
-    kinds: [...count].map(([k, n]) => `${k} ${n}`).join(', '),
-  };
-}
-
-async function endpoint(base: string, key: string, url: string): Promise<string> {
-  const r = await call(base, 'POST', '/v1/webhook-endpoints', { key, body: { url } });
-  if (r.status !== 201) throw new Error(`endpoint -> ${r.status} ${r.text}`);
-  return r.json.id;
-}
-
-/** The well-behaved account's loop: create, poll to the end, wait for its webhook. */
+/** One well-behaved loop: create, poll to the end, wait for its webhook. */
 async function wellBehaved(svc: Service, key: string, rx: Receiver, until: number, side: Side) {
   while (Date.now() < until) {
     const t0 = performance.now();
     const g = await call(svc.base, 'POST', '/v1/generations', {
       key,
-      body: TEXT,
+      body: SHOT_LIST,
       headers: { 'idempotency-key': crypto.randomUUID() },
     });
     if (g.status !== 202) throw new Error(`create -> ${g.status} ${g.text}`);
@@ -85,175 +92,197 @@ async function wellBehaved(svc: Service, key: string, rx: Receiver, until: numbe
       await sleep(20);
     }
     side.render.push(performance.now() - t0);
-    await waitFor(
-      'the delivery',
-      () =>
-        rx.received.some((x) => x.generationId === g.json.id && x.type === 'generation.succeeded'),
-      { timeoutMs: 60_000 },
-    );
-    const got = rx.received.find(
-      (x) => x.generationId === g.json.id && x.type === 'generation.succeeded',
-    )!;
-    side.delivery.push(Math.max(0, got.at - Date.parse(final.completedAt ?? '')));
+    if (final.status !== 'succeeded') throw new Error(`render -> ${final.status}`);
+    const got = await rx.receipt(g.json.id, 'generation.succeeded', 60_000);
+    side.receipts.push([g.json.id, got.at]);
   }
 }
 
-/** The hostile account: renders feeding hanging and dripping endpoints, uploads, wrong passwords. */
-async function hostile(svc: Service, rx: Receiver, until: number, side: Side) {
-  const h = await makeAccount(svc.base);
-  const email = (await call(svc.base, 'GET', '/v1/me', { key: h.key })).json?.email;
-  const ids: string[] = [];
-  for (let i = 0; i < 5; i++) ids.push(await endpoint(svc.base, h.key, rx.url(`/drip/${i}`)));
-  for (let i = 0; i < 4; i++) ids.push(await endpoint(svc.base, h.key, rx.url(`/hang/${i}`)));
-  const noise = await sharp(crypto.randomBytes(200 * 200 * 3), {
-    raw: { width: 200, height: 200, channels: 3 },
-  })
-    .png()
-    .toBuffer();
-  const renders = async () => {
-    while (Date.now() < until) {
-      const r = await call(svc.base, 'POST', '/v1/generations', {
-        key: h.key,
-        body: TEXT,
-        headers: { 'idempotency-key': crypto.randomUUID() },
-      });
-      if (r.status === 202) side.hostileRenders++;
-      await sleep(r.status === 202 ? 200 : 1000);
+/** Delivery latencies: each receipt minus its outbox row's created_at, read exactly (numeric epoch). */
+async function deliveries(url: string, endpointId: string, side: Side): Promise<void> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ generation_id: string; at: string }>(
+      `SELECT generation_id, (extract(epoch FROM created_at) * 1000)::text AS at
+       FROM webhook_deliveries WHERE endpoint_id = $1 AND type = 'generation.succeeded'`,
+      [endpointId],
+    );
+    const created = new Map(rows.map((r) => [r.generation_id, Number(r.at)]));
+    for (const [id, at] of side.receipts) {
+      const t = created.get(id);
+      if (t === undefined) throw new Error(`no outbox row for ${id}`);
+      side.delivery.push(at - t);
     }
-  };
-  const uploads = async () => {
-    while (Date.now() < until) {
-      const r = await fetch(`${svc.base}/v1/uploads`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${h.key}`, 'content-type': 'image/png' },
-        body: new Uint8Array(noise),
-      });
-      await r.arrayBuffer();
-      side.uploads++;
-    }
-  };
-  const signins = async () => {
-    while (Date.now() < until) {
-      const form = await fetch(`${svc.base}/signin`);
-      const cookie = form.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0])
-        .join('; ');
-      const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-      const r = await fetch(`${svc.base}/signin`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: svc.base, cookie },
-        body: new URLSearchParams({
-          _csrf: token,
-          email: email ?? 'nobody@bench.test',
-          password: `wrong ${side.signins}`,
-        }),
-      });
-      await r.arrayBuffer();
-      side.signins++;
-    }
-  };
-  await Promise.all([renders(), renders(), uploads(), uploads(), signins(), signins()]);
-  // the attacker leaves: its endpoints go, so no new attempt starts; those under way end within 15 s
-  for (const id of ids)
-    await call(svc.base, 'DELETE', `/v1/webhook-endpoints/${id}`, { key: h.key });
+  } finally {
+    await db.end();
+  }
 }
 
-async function runSide(ctx: BenchContext, name: string, withHostile: boolean, seconds: number) {
-  const rx = await hostileReceiver();
-  const svc = await startRendergate(ctx, await ctx.pg.createDatabase(`bench_soak_${name}`), {
+async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], seconds: number) {
+  const hostileRx = await hostileReceiver();
+  const rx = await startReceiver();
+  const url = await ctx.pg.createDatabase(`bench_soak_${name}`);
+  const svc = await startRendergate(ctx, url, {
     role: 'serve',
     env: { RENDERGATE_ALLOW_PRIVATE_URLS: '1', RENDERGATE_WEBHOOK_RETRY_SECONDS: '5,10,20' },
   });
-  const side: Side = {
-    render: [],
-    delivery: [],
-    poll: [],
-    uploads: 0,
-    signins: 0,
-    hostileRenders: 0,
-  };
+  const census = (): FdCensus =>
+    fdCensus(svc.child.pid, {
+      serverPort: Number(new URL(svc.base).port),
+      ports: {
+        [Number(new URL(ctx.pg.url).port)]: 'postgres',
+        [Number(new URL(hostileRx.base).port)]: 'hostile receivers',
+        [Number(new URL(rx.url).port)]: 'the good receiver',
+      },
+    });
+  const side = newSide();
   try {
     const good = await makeAccount(svc.base);
-    await endpoint(svc.base, good.key, rx.url('/ok/good'));
-    await wellBehaved(svc, good.key, rx, Date.now() + 3_000, {
-      ...side,
-      render: [],
-      delivery: [],
-      poll: [],
-    }); // warm-up
-    const before = procStats(svc.child.pid);
-    const until = Date.now() + seconds * 1000;
-    await Promise.all([
-      wellBehaved(svc, good.key, rx, until, side),
-      withHostile ? hostile(svc, rx, until, side) : Promise.resolve(),
-    ]);
-    const atEnd = procStats(svc.child.pid);
-    // drained: every attempt is bounded by 15 s; wait for the receiver's connections to close, then
-    // past the database pools' 30 s idle timeout, so connections opened for the load are closed too
-    await waitFor('attempts drained', () => rx.open('drip') === 0 && rx.open('hang') === 0, {
-      timeoutMs: 60_000,
-    }).catch(() => undefined);
-    await sleep(35_000);
-    const drained = procStats(svc.child.pid);
-    ctx.log(
-      `soak ${name}: ${side.render.length} renders, hostile ${side.hostileRenders} renders, ${side.uploads} uploads, ` +
-        `${side.signins} wrong passwords; fds ${before.fds} (${before.kinds}) -> ${atEnd.fds} -> ${drained.fds} ` +
-        `(${drained.kinds}); RSS ${before.rssMb} -> ${atEnd.rssMb} -> ${drained.rssMb} MB`,
+    const goodEndpoint = await endpoint(svc.base, good.key, rx.url);
+    const warm = Date.now() + 3_000;
+    await Promise.all(
+      Array.from({ length: LOOPS }, () => wellBehaved(svc, good.key, rx, warm, newSide())),
     );
-    return { side, before, atEnd, drained };
+    const before = census();
+    await svc.child.call({ type: 'eld-start' });
+    const cpu = cpuWindow(svc.child.pid, ctx.pg.dataDir);
+    const until = Date.now() + seconds * 1000;
+    await profiled(ctx, svc.child, `soak-${name}`, () =>
+      Promise.all([
+        ...Array.from({ length: LOOPS }, () => wellBehaved(svc, good.key, rx, until, side)),
+        parts.length ? hostile(svc, hostileRx, { until, parts, counts: side }) : null,
+      ]),
+    );
+    const used: CpuWindow = cpu();
+    const eld = await svc.child.call<Eld>({ type: 'eld-stop' });
+    const atEnd = census();
+    await deliveries(url, goodEndpoint, side);
+    // drained: every attempt is bounded by 15 s, so the hostile receivers' connections close; then the
+    // idle timeouts, unless the count is back before them
+    const t0 = Date.now();
+    await waitFor('attempts drained', () => allClosed(hostileRx), {
+      timeoutMs: 30_000,
+    }).catch(() => undefined);
+    let drained = census();
+    // back when no kind is above its count before the load (fewer threads must not hide more sockets)
+    const above = (c: FdCensus) =>
+      Object.entries(c.kinds).some(([k, n]) => n > (before.kinds[k] ?? 0));
+    while (above(drained) && Date.now() - t0 < DRAIN_MS) {
+      await sleep(1_000);
+      drained = census();
+    }
+    const drainS = Math.round((Date.now() - t0) / 1000);
+    ctx.log(
+      `soak ${name}: ${side.render.length} renders, hostile ${side.hostileRenders} renders, ` +
+        `${side.uploads} uploads, ${side.signins} wrong passwords; server event-loop delay p50 ` +
+        `${eld.p50} p99 ${eld.p99} max ${eld.max} ms; CPU over ${used.wallMs} ms: server ` +
+        `${used.serverMs} ms, postgres ${used.postgresMs} ms, load generator ${used.loadGeneratorMs} ms`,
+    );
+    ctx.log(
+      `soak ${name}: fds ${before.total} -> ${atEnd.total} -> ${drained.total} after ${drainS} s; ` +
+        `threads ${before.threads} -> ${atEnd.threads} -> ${drained.threads}; RSS ${before.rssMb} -> ` +
+        `${atEnd.rssMb} -> ${drained.rssMb} MB\n  end of load vs before: ${fdDiff(before, atEnd).join('; ')}` +
+        `\n  drained vs before: ${fdDiff(before, drained).join('; ') || 'the same'}`,
+    );
+    return { side, before, atEnd, drained, drainS, eld, used };
   } finally {
     await svc.stop();
     await rx.close();
+    await hostileRx.close();
   }
+}
+
+function allClosed(rx: Awaited<ReturnType<typeof hostileReceiver>>): boolean {
+  return rx.open('drip') === 0 && rx.open('hang') === 0;
+}
+
+function hostileParts(): HostilePart[] {
+  const v = process.env.RENDERGATE_BENCH_SOAK_HOSTILE;
+  if (!v) return HOSTILE_PARTS;
+  const parts = v.split(',').map((s) => s.trim()) as HostilePart[];
+  const bad = parts.filter((p) => !HOSTILE_PARTS.includes(p));
+  if (bad.length) throw new Error(`RENDERGATE_BENCH_SOAK_HOSTILE: unknown ${bad.join(', ')}`);
+  return parts;
 }
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
   const seconds = Number(process.env.RENDERGATE_BENCH_SOAK_SECONDS) || (ctx.quick ? 10 : 75);
-  const calm = await runSide(ctx, 'calm', false, seconds);
-  const rough = await runSide(ctx, 'hostile', true, seconds);
+  const parts = hostileParts();
+  const calm = await runSide(ctx, 'calm', [], seconds);
+  const rough = await runSide(ctx, 'hostile', parts, seconds);
   const rows: Result[] = [];
   for (const [what, pick] of [
     ['render', (s: Side) => s.render],
     ['delivery', (s: Side) => s.delivery],
     ['poll', (s: Side) => s.poll],
   ] as const) {
-    const base99 = percentile(pick(calm.side), 0.99);
-    const p99 = percentile(pick(rough.side), 0.99);
-    const ratio = base99 && p99 !== null ? round(p99 / Math.max(base99, 1)) : null;
+    const base99 = percentile(pick(calm.side), 99);
+    const p99 = percentile(pick(rough.side), 99);
+    const ratio = base99 && p99 !== null ? round(p99 / base99) : null;
     rows.push({
       scenario: 'soak',
       variant: `well-behaved ${what} beside a hostile account`,
       concurrency: `${seconds} s`,
       rps: null,
-      p50: round(percentile(pick(rough.side), 0.5)),
-      p99: round(p99),
+      p50: round(percentile(pick(rough.side), 50), 3),
+      p99: round(p99, 3),
       baseline: {
         name: 'no hostile account',
-        p50: round(percentile(pick(calm.side), 0.5)),
-        p99: round(base99),
+        p50: round(percentile(pick(calm.side), 50), 3),
+        p99: round(base99, 3),
       },
       ratio,
       target: '<= 1.5x p99',
       pass: ratio === null ? null : ratio <= 1.5,
-      extra: { samples: pick(rough.side).length, baselineSamples: pick(calm.side).length },
+      extra: {
+        samples: pick(rough.side).length,
+        baselineSamples: pick(calm.side).length,
+        p95: round(percentile(pick(rough.side), 95), 3),
+        baselineP95: round(percentile(pick(calm.side), 95), 3),
+        max: round(Math.max(...pick(rough.side)), 3),
+        baselineMax: round(Math.max(...pick(calm.side)), 3),
+        hostile: parts.join(','),
+      },
     });
   }
-  const fdsFlat = rough.drained.fds <= rough.before.fds + 10;
+  rows.push({
+    scenario: 'soak',
+    variant: 'server event-loop delay beside a hostile account',
+    concurrency: `${seconds} s`,
+    rps: null,
+    p50: rough.eld.p50,
+    p99: rough.eld.p99,
+    baseline: { name: 'no hostile account', p50: calm.eld.p50, p99: calm.eld.p99 },
+    ratio: null,
+    target: 'diagnostic',
+    pass: null,
+    extra: {
+      max: rough.eld.max,
+      baselineMax: calm.eld.max,
+      cpu: rough.used,
+      baselineCpu: calm.used,
+    },
+  });
+  const fdsFlat = rough.drained.total <= rough.before.total + 10;
   const rssFlat = rough.drained.rssMb <= rough.before.rssMb * 1.5 + 50;
   rows.push({
     scenario: 'soak',
     variant: 'server open fds: before, end of load, drained',
     concurrency: `${seconds} s`,
     rps: null,
-    p50: rough.atEnd.fds,
-    p99: rough.drained.fds,
-    baseline: { name: 'before the load', ms: rough.before.fds },
+    p50: rough.atEnd.total,
+    p99: rough.drained.total,
+    baseline: { name: 'before the load', ms: rough.before.total },
     ratio: null,
     target: 'flat (+10)',
     pass: fdsFlat,
-    extra: { before: rough.before.fds, atEnd: rough.atEnd.fds, drained: rough.drained.fds },
+    extra: {
+      drainedAfterS: rough.drainS,
+      atEndVsBefore: fdDiff(rough.before, rough.atEnd),
+      drainedVsBefore: fdDiff(rough.before, rough.drained),
+      threads: [rough.before.threads, rough.atEnd.threads, rough.drained.threads],
+    },
   });
   rows.push({
     scenario: 'soak',

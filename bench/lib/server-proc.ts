@@ -22,6 +22,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Session } from 'node:inspector/promises';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
@@ -55,6 +56,8 @@ export type ChildRequest =
   | { type: 'pgcommit'; url: string; connections: number; durationMs: number; payload: string }
   | { type: 'starts' }
   | { type: 'rss' }
+  | { type: 'eld-start' }
+  | { type: 'eld-stop' }
   | { type: 'profile-start' }
   | { type: 'profile-stop'; file: string }
   | { type: 'stop' };
@@ -63,6 +66,7 @@ let server: http.Server | null = null;
 let fastify: FastifyInstance | null = null;
 let running: Running | null = null;
 let session: Session | null = null;
+let eld: IntervalHistogram | null = null;
 const pgClients: pg.Client[] = [];
 /** [generation id, wall-clock ms] of every render the instant backend started. */
 const starts: Array<[string, number]> = [];
@@ -225,6 +229,26 @@ async function handle(msg: ChildRequest): Promise<unknown> {
       return starts.splice(0);
     case 'rss':
       return process.memoryUsage().rss;
+    // The event loop's delay (how late a 2 ms timer fires) over a window, in ms: a stall in this
+    // process shows here whatever request or task caused it.
+    case 'eld-start':
+      eld?.disable();
+      eld = monitorEventLoopDelay({ resolution: 2 });
+      eld.enable();
+      return null;
+    case 'eld-stop': {
+      if (!eld) return null;
+      eld.disable();
+      const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+      const h = eld;
+      eld = null;
+      return {
+        p50: ms(h.percentile(50)),
+        p99: ms(h.percentile(99)),
+        max: ms(h.max),
+        samples: h.count,
+      };
+    }
     case 'profile-start':
       session = new Session();
       session.connect();
