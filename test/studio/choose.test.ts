@@ -582,6 +582,8 @@ describe('the studio people choose', () => {
       await checkPage(anon.page, `/admin sign-in at ${size.width}`);
       await anon.page.getByLabel('Admin token').fill(ADMIN);
       await anon.page.getByRole('button', { name: 'Sign in' }).click();
+      // The click starts a navigation: the console is checked once it has loaded, not mid-way.
+      await anon.page.getByRole('link', { name: email }).waitFor();
       await checkPage(anon.page, `/admin at ${size.width}`);
       await anon.page.getByRole('link', { name: email }).click();
       await anon.page.getByRole('heading', { name: email }).waitFor();
