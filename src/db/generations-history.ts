@@ -48,9 +48,7 @@ const HISTORY = `WITH page AS MATERIALIZED (
   SELECT g.id, g.model_id, g.status, g.cost_cents, g.refunded_cents, g.created_at, g.started_at,
     g.completed_at, g.progress, g.content_key IS NOT NULL AS has_content, g.content_type, g.text_output,
     g.error_code, g.error_message,
-    CASE WHEN json_typeof(g.inputs->'prompt') = 'string' THEN g.inputs->>'prompt' END AS prompt,
-    CASE WHEN json_typeof(g.inputs->'text') = 'string' THEN left(g.inputs->>'text', 301) END AS text,
-    g.key_id, k.name AS key_name, k.start AS key_start
+    g.inputs, g.key_id, k.name AS key_name, k.start AS key_start
   FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
   WHERE g.account_id = $1 AND g.deleted_at IS NULL AND ($2::text IS NULL OR g.id < $2)
     AND ($3::text IS NULL OR ${STATUS}) AND ($4::text IS NULL OR g.model_id = $4)
@@ -66,10 +64,15 @@ const HISTORY = `WITH page AS MATERIALIZED (
 )
 SELECT coalesce(json_agg(json_build_array(p.id, p.model_id, p.status, p.cost_cents, p.refunded_cents,
     p.created_at, p.started_at, p.completed_at, p.progress, p.has_content, p.content_type, p.text_output,
-    p.error_code, p.error_message, p.prompt, p.text, p.key_id, p.key_name, p.key_start,
+    p.error_code, p.error_message,
+    CASE WHEN jsonb_typeof(i.j->'prompt') = 'string' THEN i.j->>'prompt' END,
+    CASE WHEN jsonb_typeof(i.j->'text') = 'string' THEN left(i.j->>'text', 301) END,
+    p.key_id, p.key_name, p.key_start,
     CASE WHEN p.${WAITING} THEN least(coalesce(r.ahead, ${CAP}), ${CAP}) + 1 END) ORDER BY p.id DESC),
   '[]'::json) AS rows
-FROM page p LEFT JOIN ranked r ON r.id = p.id`;
+FROM page p LEFT JOIN ranked r ON r.id = p.id
+  -- inputs is json (text), which each -> parses whole again: parsed once, for the page's rows only
+  CROSS JOIN LATERAL (SELECT p.inputs::jsonb AS j) i`;
 
 /** A row as the JSON array carries it, in the statement's order; timestamps as ISO 8601 text. */
 type WireRow = [
