@@ -53,14 +53,20 @@ export function testText(def: ModelDef, inputs: ResolvedInputs): string {
   return `[test] ${def.id} would answer here; nothing was rendered or charged.${echo}`;
 }
 
-/** What a test file depends on: its type, size and duration. */
-function fileId(def: ModelDef, inputs: ResolvedInputs): string {
+/** What a test file depends on (its type, size and duration), and the id they make. */
+function fileSpec(def: ModelDef, inputs: ResolvedInputs) {
   const contentType = def.output.type === 'file' ? def.output.contentType : 'text/plain';
   const size = testSize(
     inputs,
     def.kind === 'image' ? { width: 512, height: 512 } : { width: 1280, height: 720 },
   );
-  return `${contentType}|${size.width}x${size.height}|${testDuration(inputs)}`;
+  const seconds = testDuration(inputs);
+  return {
+    contentType,
+    size,
+    seconds,
+    id: `${contentType}|${size.width}x${size.height}|${seconds}`,
+  };
 }
 
 export class TestOutputs {
@@ -72,18 +78,12 @@ export class TestOutputs {
 
   /** The file of a test render of `def` with `inputs` if it is made already; null otherwise. */
   ready(def: ModelDef, inputs: ResolvedInputs): TestFile | null {
-    return this.made.get(fileId(def, inputs)) ?? null;
+    return this.made.get(fileSpec(def, inputs).id) ?? null;
   }
 
   /** The file of a test render of `def` with `inputs`: made once per type, size and duration. */
   file(def: ModelDef, inputs: ResolvedInputs): Promise<TestFile> {
-    const contentType = def.output.type === 'file' ? def.output.contentType : 'text/plain';
-    const size = testSize(
-      inputs,
-      def.kind === 'image' ? { width: 512, height: 512 } : { width: 1280, height: 720 },
-    );
-    const seconds = testDuration(inputs);
-    const id = fileId(def, inputs);
+    const { contentType, size, seconds, id } = fileSpec(def, inputs);
     let made = this.files.get(id);
     if (!made) {
       made = this.make(contentType, size, seconds);
