@@ -72,7 +72,7 @@ const blocker: ModelBackend = {
     for (const until = performance.now() + BLOCK_MS; performance.now() < until;) {
       /* computing on the event loop */
     }
-    throw new RenderError('MODEL_BUSY', 'The model did not answer.', true);
+    throw new RenderError('BACKEND_BUSY', 'The model did not answer.', true);
   },
 };
 
@@ -129,7 +129,7 @@ it('a render that blocks its worker fails after its attempts; renders beside it 
 
   // The blocker: both attempts spent, failed and refunded; the render created meanwhile still runs.
   const g = await f.api.waitFinal(abuser.key, poison.json.id);
-  expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'MODEL_BUSY', 3]);
+  expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'BACKEND_BUSY', 3]);
   expect(blocks).toBe(2);
   expect((await f.api.waitFinal(other.key, during.json.id)).status).toBe('succeeded');
   expect(await metric('rendergate_claims_skipped_stalled_total')).toBeGreaterThan(0);
