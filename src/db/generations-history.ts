@@ -38,41 +38,42 @@ const CAP = QUEUE_POSITION_CAP - 1;
 
 /**
  * One statement, its plan fixed by the MATERIALIZED steps whatever the statistics say. `page`: the rows
- * shown, by the account's (account_id, id) index. Queue positions (the same numbers as the API's
- * QUEUE_POSITION) are counted per model on the page, not per row: for the page's oldest waiting render
- * of a model, the waiting renders ahead of it (up to the cap); from it on, the next 100 waiting renders
- * of the model in order, each page row's place among them added. A row beyond those 100 is at the cap.
- * That is at most 2 × 100 index entries per model where a count per row read up to 100 per row.
+ * shown, by the account's (account_id, id) index, each row's inputs (json, stored as text) parsed to
+ * jsonb there, once: a cast in a later step is inlined into each of its uses, four parses per row.
+ * Queue positions (the same numbers as the API's QUEUE_POSITION) are counted per model on the page,
+ * not per row: for the page's oldest waiting render of a model, the waiting renders ahead of it (up to
+ * the cap), and the ids of the next 100 waiting renders of the model in order, as an array; a page row's
+ * place in that array is added to the count. A row beyond those 100 is at the cap. That is at most
+ * 2 × 100 index entries per model where a count per row read up to 100 per row, and no window, sort
+ * or join of the page against every waiting render.
  */
 const HISTORY = `WITH page AS MATERIALIZED (
   SELECT g.id, g.model_id, g.status, g.cost_cents, g.refunded_cents, g.created_at, g.started_at,
     g.completed_at, g.progress, g.content_key IS NOT NULL AS has_content, g.content_type, g.text_output,
     g.error_code, g.error_message,
-    g.inputs, g.key_id, k.name AS key_name, k.start AS key_start
+    g.inputs::jsonb AS j, g.key_id, k.name AS key_name, k.start AS key_start
   FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
   WHERE g.account_id = $1 AND g.deleted_at IS NULL AND ($2::text IS NULL OR g.id < $2)
     AND ($3::text IS NULL OR ${STATUS}) AND ($4::text IS NULL OR g.model_id = $4)
   ORDER BY g.id DESC LIMIT $5
 ), firsts AS MATERIALIZED (
-  SELECT f.model_id, f.first, (SELECT count(*)::int FROM (SELECT 1 FROM generations b
-      WHERE b.model_id = f.model_id AND b.${WAITING} AND b.id < f.first LIMIT ${CAP}) ahead) AS ahead
+  SELECT f.model_id,
+    (SELECT count(*)::int FROM (SELECT 1 FROM generations b WHERE b.model_id = f.model_id
+      AND b.${WAITING} AND b.id < f.first ORDER BY b.id DESC LIMIT ${CAP}) ahead) AS ahead,
+    ARRAY(SELECT w.id FROM generations w WHERE w.model_id = f.model_id AND w.${WAITING}
+      AND w.id >= f.first ORDER BY w.id LIMIT ${CAP + 1}) AS next
   FROM (SELECT model_id, min(id) AS first FROM page WHERE ${WAITING} GROUP BY model_id) f
-), ranked AS MATERIALIZED (
-  SELECT w.id, f.ahead + (row_number() OVER (PARTITION BY f.model_id ORDER BY w.id))::int - 1 AS ahead
-  FROM firsts f CROSS JOIN LATERAL (SELECT w.id FROM generations w
-    WHERE w.model_id = f.model_id AND w.${WAITING} AND w.id >= f.first ORDER BY w.id LIMIT ${CAP + 1}) w
 )
 SELECT coalesce(json_agg(json_build_array(p.id, p.model_id, p.status, p.cost_cents, p.refunded_cents,
     p.created_at, p.started_at, p.completed_at, p.progress, p.has_content, p.content_type, p.text_output,
     p.error_code, p.error_message,
-    CASE WHEN jsonb_typeof(i.j->'prompt') = 'string' THEN i.j->>'prompt' END,
-    CASE WHEN jsonb_typeof(i.j->'text') = 'string' THEN left(i.j->>'text', 301) END,
+    CASE WHEN jsonb_typeof(p.j->'prompt') = 'string' THEN p.j->>'prompt' END,
+    CASE WHEN jsonb_typeof(p.j->'text') = 'string' THEN left(p.j->>'text', 301) END,
     p.key_id, p.key_name, p.key_start,
-    CASE WHEN p.${WAITING} THEN least(coalesce(r.ahead, ${CAP}), ${CAP}) + 1 END) ORDER BY p.id DESC),
-  '[]'::json) AS rows
-FROM page p LEFT JOIN ranked r ON r.id = p.id
-  -- inputs is json (text), which each -> parses whole again: parsed once, for the page's rows only
-  CROSS JOIN LATERAL (SELECT p.inputs::jsonb AS j) i`;
+    CASE WHEN p.${WAITING}
+      THEN least(coalesce(f.ahead + array_position(f.next, p.id) - 1, ${CAP}), ${CAP}) + 1 END)
+    ORDER BY p.id DESC), '[]'::json) AS rows
+FROM page p LEFT JOIN firsts f ON f.model_id = p.model_id`;
 
 /** A row as the JSON array carries it, in the statement's order; timestamps as ISO 8601 text. */
 type WireRow = [
