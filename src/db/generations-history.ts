@@ -13,9 +13,10 @@ export type HistoryRow = KeyOfRow & {
   status: string;
   cost_cents: number;
   refunded_cents: number;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
+  /** Instants as Date.prototype.toISOString() writes them (milliseconds, UTC). */
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
   progress: number | null;
   has_content: boolean;
   content_type: string | null;
@@ -121,7 +122,31 @@ type WireRow = [
   queue_position: number | null,
 ];
 
-const date = (s: string | null) => (s === null ? null : new Date(s));
+/**
+ * An instant as PostgreSQL writes it in JSON ("2026-11-24T04:31:33.649222+00:00", to the microsecond,
+ * in the session's time zone) as Date.prototype.toISOString() writes it ("2026-11-24T04:31:33.649Z").
+ * In UTC (the usual case) by cutting the text, as new Date() would (it drops digits past the
+ * millisecond): parsing a Date and writing it again, three times a row, cost as much as parsing the
+ * whole page's JSON. Any other offset or form through Date.
+ */
+export function isoInstant(s: string): string {
+  const n = s.length;
+  if (
+    n >= 25 &&
+    n <= 32 &&
+    n !== 26 &&
+    s.endsWith('+00:00') &&
+    s[4] === '-' &&
+    s[10] === 'T' &&
+    (n === 25 || s[19] === '.')
+  ) {
+    const ms = n === 25 ? '000' : (s.slice(20, n - 6) + '00').slice(0, 3);
+    return `${s.slice(0, 19)}.${ms}Z`;
+  }
+  return new Date(s).toISOString();
+}
+
+const instant = (s: string | null) => (s === null ? null : isoInstant(s));
 
 const historyRow = (w: WireRow): HistoryRow => ({
   id: w[0],
@@ -129,9 +154,9 @@ const historyRow = (w: WireRow): HistoryRow => ({
   status: w[2],
   cost_cents: w[3],
   refunded_cents: w[4],
-  created_at: new Date(w[5]),
-  started_at: date(w[6]),
-  completed_at: date(w[7]),
+  created_at: isoInstant(w[5]),
+  started_at: instant(w[6]),
+  completed_at: instant(w[7]),
   progress: w[8],
   has_content: w[9],
   content_type: w[10],
