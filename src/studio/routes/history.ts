@@ -49,8 +49,10 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
         return reply.redirect('/history', 303);
       throw e;
     }
+    // No live session: the redirect to sign in (and no page was read). Over the limit: a 429.
     const refused = await admitted(ctx, req, reply);
-    if (refused || !list) return refused;
+    if (refused) return refused;
+    if (!list) throw new Error('a live session without its page'); // findWith() reads both or neither
     const more =
       list.nextCursor === null
         ? null
