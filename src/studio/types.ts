@@ -41,22 +41,31 @@ export const ADMIN_COOKIE = 'rg_admin';
 export function signedIn(ctx: StudioCtx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
-    if (!req.studio) {
-      if (req.method === 'GET')
-        return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
-      return reply.redirect('/signin', 303);
-    }
-    const limit = ctx.config.defaultRateLimitPerMinute;
-    const d = await ctx.limits.consume(req.studio.accountId!, limit);
-    if (!d.allowed) {
-      throw new ApiError(
-        'RATE_LIMITED',
-        `This account made more than ${limit} requests in a minute. Wait ${d.resetSeconds} seconds and try again.`,
-        undefined,
-        { 'retry-after': String(d.resetSeconds) },
-      );
-    }
+    return admitted(ctx, req, reply);
   };
+}
+
+/**
+ * The rest of signedIn() once `req.studio` is read (a page that reads its session along with its own
+ * data does so itself): the redirect to sign in when there is no session (returned, for the caller to
+ * return), the per-minute limit, else nothing.
+ */
+export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: FastifyReply) {
+  if (!req.studio) {
+    if (req.method === 'GET')
+      return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
+    return reply.redirect('/signin', 303);
+  }
+  const limit = ctx.config.defaultRateLimitPerMinute;
+  const d = await ctx.limits.consume(req.studio.accountId!, limit);
+  if (!d.allowed) {
+    throw new ApiError(
+      'RATE_LIMITED',
+      `This account made more than ${limit} requests in a minute. Wait ${d.resetSeconds} seconds and try again.`,
+      undefined,
+      { 'retry-after': String(d.resetSeconds) },
+    );
+  }
 }
 
 /** The signed-in account of a request that passed signedIn(). */
