@@ -3,7 +3,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { sendContent } from '../../web/content.ts';
-import { accountOf, admitted, SESSION_COOKIE, signedIn, type StudioCtx } from '../types.ts';
+import {
+  accountOf,
+  admitted,
+  refuseSpent,
+  SESSION_COOKIE,
+  signedIn,
+  type StudioCtx,
+} from '../types.ts';
 import { fragment, page } from '../view.ts';
 import { apiSnippets } from '../snippets.ts';
 import { HISTORY_STATUSES } from '../../services/history.ts';
@@ -24,8 +31,10 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
     Querystring: { cursor?: string; created?: string; model?: string; status?: string };
   };
   // The session is read with the page, in one statement (services/history.ts), and then admitted as
-  // signedIn() admits it: a page view is one round trip to the database instead of two.
+  // signedIn() admits it: a page view is one round trip to the database instead of two. A session
+  // already over its limit is refused first, without reading anything.
   app.get<HistoryQuery>('/history', async (req, reply) => {
+    refuseSpent(ctx, req);
     const cursor =
       typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : null;
     // Filters: a model of the catalog and a status, else none (an unknown value shows everything).
