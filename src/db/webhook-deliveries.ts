@@ -18,40 +18,52 @@ export interface ClaimedDelivery {
 // Fair claims: due deliveries of endpoints that are not paused, at most `perEndpoint` attempts in
 // flight per endpoint and `perAccount` per account (counted over every dispatcher of the cluster by
 // the leases they hold), taken round robin over accounts (every account's first, then every account's
-// second, ...), so one account's backlog never queues another's deliveries behind it. The rows picked
-// are locked with SKIP LOCKED: a row another dispatcher is claiming right now is left to it.
-const CLAIM = `
+// second, ...), so one account's backlog never queues another's deliveries behind it. Only endpoints
+// with room are read (not paused, under their cap, of an account under its cap), each up to its room
+// (an index range scan that stops there): the backlog of a full account, a busy or a paused endpoint
+// is never read, so a claim costs the same whatever backlog another account has. The rows picked are
+// locked with SKIP LOCKED: a row another dispatcher is claiming right now is left to it.
+const CLAIM_SQL = `
 WITH busy AS (
   SELECT d.endpoint_id, e.account_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
   WHERE d.status = 'pending' AND d.lease_until IS NOT NULL AND d.lease_until >= now()
-), due AS (
-  -- per endpoint that is not paused, its first few due deliveries (an index range scan each): the
-  -- backlog of a paused or busy endpoint is never read
-  SELECT d.id, d.endpoint_id, e.account_id, d.next_attempt_at, d.endpoint_rank
+), account_busy AS (
+  SELECT b.account_id, count(*) AS n FROM busy b GROUP BY b.account_id
+), endpoint_busy AS (
+  SELECT b.endpoint_id, count(*) AS n FROM busy b GROUP BY b.endpoint_id
+), open AS (
+  SELECT e.id, e.account_id, $4 - coalesce(eb.n, 0) AS room
   FROM webhook_endpoints e
+  LEFT JOIN endpoint_busy eb ON eb.endpoint_id = e.id
+  LEFT JOIN account_busy ab ON ab.account_id = e.account_id
+  WHERE (e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL)
+    AND coalesce(eb.n, 0) < $4 AND coalesce(ab.n, 0) < $5
+), due AS (
+  SELECT d.id, o.account_id, d.next_attempt_at
+  FROM open o
   CROSS JOIN LATERAL (
-    SELECT x.id, x.endpoint_id, x.next_attempt_at, row_number() OVER (ORDER BY x.next_attempt_at, x.id) AS endpoint_rank
-    FROM webhook_deliveries x
-    WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+    SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
+    WHERE x.endpoint_id = o.id AND x.status = 'pending' AND x.next_attempt_at <= now()
       AND (x.lease_until IS NULL OR x.lease_until < now())
-    ORDER BY x.next_attempt_at, x.id LIMIT $4
+    ORDER BY x.next_attempt_at, x.id LIMIT o.room
   ) d
-  WHERE e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL
-), capped AS (
-  SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
-  FROM due
-  WHERE due.endpoint_rank <= $4 - (SELECT count(*) FROM busy b WHERE b.endpoint_id = due.endpoint_id)
 ), picked AS (
-  SELECT c.id FROM capped c
-  WHERE c.account_rank <= $5 - (SELECT count(*) FROM busy b WHERE b.account_id = c.account_id)
+  SELECT c.id FROM (
+    SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
+    FROM due
+  ) c LEFT JOIN account_busy ab ON ab.account_id = c.account_id
+  WHERE c.account_rank <= $5 - coalesce(ab.n, 0)
   ORDER BY c.account_rank, c.next_attempt_at LIMIT $2
 ), locked AS (
-  SELECT d.id FROM webhook_deliveries d
-  WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
-  FOR UPDATE SKIP LOCKED
+  -- each picked row looked up by its key (never a scan of the pending deliveries)
+  SELECT l.id FROM picked p CROSS JOIN LATERAL (
+    SELECT d.id FROM webhook_deliveries d
+    WHERE d.id = p.id AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
+    FOR UPDATE SKIP LOCKED
+  ) l
 ), taken AS (
   UPDATE webhook_deliveries d SET lease_owner = $1, lease_until = now() + make_interval(secs => $3)
-  FROM locked WHERE d.id = locked.id
+  WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
   RETURNING d.id, d.type, d.snapshot, d.attempts, d.created_at, d.endpoint_id
 )
 SELECT t.*, e.account_id, e.url, e.secret, (e.enabled AND e.deleted_at IS NULL) AS live
@@ -67,11 +79,15 @@ export async function claimDeliveries(
     perAccount: number;
   },
 ): Promise<ClaimedDelivery[]> {
-  const { rows } = await db.query<ClaimedDelivery>({
-    name: 'webhook-claim-fair',
-    text: CLAIM,
-    values: [o.owner, o.max, o.leaseSeconds, o.perEndpoint, o.perAccount],
-  });
+  // Unnamed, so planned at each call with the tables' sizes of that moment: a plan kept from when the
+  // outbox was small reads every pending delivery (of every account) once a backlog builds up.
+  const { rows } = await db.query<ClaimedDelivery>(CLAIM_SQL, [
+    o.owner,
+    o.max,
+    o.leaseSeconds,
+    o.perEndpoint,
+    o.perAccount,
+  ]);
   return rows;
 }
 
