@@ -21,8 +21,9 @@ export interface ClaimedDelivery {
 // second, ...), so one account's backlog never queues another's deliveries behind it. Only endpoints
 // with room are read (not paused, under their cap, of an account under its cap), each up to its room
 // (an index range scan that stops there): the backlog of a full account, a busy or a paused endpoint
-// is never read, so a claim costs the same whatever backlog another account has. The rows picked are
-// locked with SKIP LOCKED: a row another dispatcher is claiming right now is left to it.
+// is never read, and picked rows are locked and leased by key, so another account's backlog adds no
+// reads to a claim. The rows picked are locked with SKIP LOCKED: a row another dispatcher is claiming
+// right now is left to it.
 const CLAIM_SQL = `
 WITH busy AS (
   SELECT d.endpoint_id, e.account_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -55,7 +56,7 @@ WITH busy AS (
   WHERE c.account_rank <= $5 - coalesce(ab.n, 0)
   ORDER BY c.account_rank, c.next_attempt_at LIMIT $2
 ), locked AS (
-  -- each picked row looked up by its key (never a scan of the pending deliveries)
+  -- each picked row looked up by its key (never a join to a scan of the pending deliveries)
   SELECT l.id FROM picked p CROSS JOIN LATERAL (
     SELECT d.id FROM webhook_deliveries d
     WHERE d.id = p.id AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
@@ -79,15 +80,11 @@ export async function claimDeliveries(
     perAccount: number;
   },
 ): Promise<ClaimedDelivery[]> {
-  // Unnamed, so planned at each call with the tables' sizes of that moment: a plan kept from when the
-  // outbox was small reads every pending delivery (of every account) once a backlog builds up.
-  const { rows } = await db.query<ClaimedDelivery>(CLAIM_SQL, [
-    o.owner,
-    o.max,
-    o.leaseSeconds,
-    o.perEndpoint,
-    o.perAccount,
-  ]);
+  const { rows } = await db.query<ClaimedDelivery>({
+    name: 'webhook-claim-fair',
+    text: CLAIM_SQL,
+    values: [o.owner, o.max, o.leaseSeconds, o.perEndpoint, o.perAccount],
+  });
   return rows;
 }
 
