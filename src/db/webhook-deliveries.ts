@@ -1,4 +1,4 @@
-// The statements on `webhook_deliveries` (migrations/009 and 012): the outbox the trigger writes and
+// The statements on `webhook_deliveries` (migrations/009, 012 and 020): the outbox the trigger writes and
 // webhooks/dispatcher.ts delivers.
 import type { Queryable } from './pool.ts';
 
@@ -25,20 +25,22 @@ export interface ClaimedDelivery {
 // reads to a claim. The rows picked are locked with SKIP LOCKED: a row another dispatcher is claiming
 // right now is left to it.
 const CLAIM_SQL = `
-WITH busy AS (
-  SELECT d.endpoint_id, e.account_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-  WHERE d.status = 'pending' AND d.lease_until IS NOT NULL AND d.lease_until >= now()
+WITH ep AS (
+  -- every endpoint with its attempts in flight: the leases it holds, found by migrations/020's index
+  -- (OFFSET 0 keeps the status test out of that lookup, so no index of the pending backlog serves it)
+  SELECT e.id, e.account_id, e.paused_until, e.enabled, e.deleted_at, b.n
+  FROM webhook_endpoints e CROSS JOIN LATERAL (
+    SELECT count(*) AS n FROM (
+      SELECT x.status FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.lease_until >= now() OFFSET 0
+    ) l WHERE l.status = 'pending'
+  ) b
 ), account_busy AS (
-  SELECT b.account_id, count(*) AS n FROM busy b GROUP BY b.account_id
-), endpoint_busy AS (
-  SELECT b.endpoint_id, count(*) AS n FROM busy b GROUP BY b.endpoint_id
+  SELECT ep.account_id, sum(ep.n) AS n FROM ep GROUP BY ep.account_id
 ), open AS (
-  SELECT e.id, e.account_id, $4 - coalesce(eb.n, 0) AS room
-  FROM webhook_endpoints e
-  LEFT JOIN endpoint_busy eb ON eb.endpoint_id = e.id
-  LEFT JOIN account_busy ab ON ab.account_id = e.account_id
-  WHERE (e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL)
-    AND coalesce(eb.n, 0) < $4 AND coalesce(ab.n, 0) < $5
+  SELECT ep.id, ep.account_id, $4 - ep.n AS room
+  FROM ep JOIN account_busy ab ON ab.account_id = ep.account_id
+  WHERE (ep.paused_until IS NULL OR ep.paused_until <= now() OR NOT ep.enabled OR ep.deleted_at IS NOT NULL)
+    AND ep.n < $4 AND ab.n < $5
 ), due AS (
   SELECT d.id, o.account_id, d.next_attempt_at
   FROM open o
@@ -52,16 +54,17 @@ WITH busy AS (
   SELECT c.id FROM (
     SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
     FROM due
-  ) c LEFT JOIN account_busy ab ON ab.account_id = c.account_id
-  WHERE c.account_rank <= $5 - coalesce(ab.n, 0)
+  ) c JOIN account_busy ab ON ab.account_id = c.account_id
+  WHERE c.account_rank <= $5 - ab.n
   ORDER BY c.account_rank, c.next_attempt_at LIMIT $2
 ), locked AS (
-  -- each picked row looked up by its key (never a join to a scan of the pending deliveries)
+  -- each picked row by its key alone (OFFSET 0 keeps its state tests out of the lookup, so that no
+  -- index of the pending backlog can serve it), its state tested once it is locked
   SELECT l.id FROM picked p CROSS JOIN LATERAL (
-    SELECT d.id FROM webhook_deliveries d
-    WHERE d.id = p.id AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
+    SELECT d.id, d.status, d.lease_until FROM webhook_deliveries d WHERE d.id = p.id OFFSET 0
     FOR UPDATE SKIP LOCKED
   ) l
+  WHERE l.status = 'pending' AND (l.lease_until IS NULL OR l.lease_until < now())
 ), taken AS (
   UPDATE webhook_deliveries d SET lease_owner = $1, lease_until = now() + make_interval(secs => $3)
   WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
