@@ -1,10 +1,14 @@
 // The soak's hostile account (bench/soak.ts): renders feeding webhook endpoints that drip their answer
 // forever or never answer (test/helpers/hostile-receiver.ts), a flood of uploads of noise images, and a
 // flood of wrong passwords at the studio's sign-in. `parts` picks which of the three run, so a run can
-// tell which one costs the well-behaved account what (RENDERGATE_BENCH_SOAK_HOSTILE).
+// tell which one costs the well-behaved account what (RENDERGATE_BENCH_SOAK_HOSTILE). It runs in a
+// process of its own (soak-hostile-child.ts, started by startHostile), at the lowest CPU priority.
+import { fork } from 'node:child_process';
 import crypto from 'node:crypto';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { call, makeAccount, type Service } from './service.ts';
+import { call, makeAccount } from './service.ts';
 import type { hostileReceiver } from '../../test/helpers/hostile-receiver.ts';
 
 export type HostilePart = 'webhooks' | 'uploads' | 'signins';
@@ -29,11 +33,12 @@ export async function endpoint(base: string, key: string, url: string): Promise<
 }
 
 export async function hostile(
-  svc: Service,
+  base: string,
   rx: Awaited<ReturnType<typeof hostileReceiver>>,
   o: { until: number; parts: HostilePart[]; counts: HostileCounts },
 ) {
   const { until, counts } = o;
+  const svc = { base };
   const h = await makeAccount(svc.base);
   const email = (await call(svc.base, 'GET', '/v1/me', { key: h.key })).json?.email;
   const ids: string[] = [];
@@ -98,4 +103,65 @@ export async function hostile(
   // the attacker leaves: its endpoints go, so no new attempt starts; those under way end within 15 s
   for (const id of ids)
     await call(svc.base, 'DELETE', `/v1/webhook-endpoints/${id}`, { key: h.key });
+}
+
+const CHILD = fileURLToPath(new URL('./soak-hostile-child.ts', import.meta.url));
+/** The CPU priority the hostile process runs at (19, the lowest): see startHostile. */
+export const HOSTILE_NICE = 19;
+
+export interface HostileRun {
+  counts: HostileCounts;
+  /** CPU the hostile process used over the run, ms (not the server's, not the load generator's). */
+  cpuMs: number;
+}
+
+/**
+ * The hostile account's process (soak-hostile-child.ts) with its receivers listening, at the lowest CPU
+ * priority: on a machine shared with the server and PostgreSQL it takes the CPU they leave idle, as an
+ * attacker on a machine of its own would not take theirs at all. The soak prints this and the rates
+ * the floods reached, so a reader sees they were still floods.
+ */
+export async function startHostile() {
+  const proc = fork(CHILD, [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const next = <T>(type: string) =>
+    new Promise<T>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`hostile process exited (${code})`));
+      const onMessage = (m: { type?: string; error?: string }) => {
+        if (m.type !== type && m.type !== 'failed') return;
+        proc.off('message', onMessage);
+        proc.off('exit', onExit);
+        if (m.type === 'failed') reject(new Error(`hostile process: ${m.error}`));
+        else resolve(m as T);
+      };
+      proc.on('message', onMessage);
+      proc.once('exit', onExit);
+    });
+  const { port } = await next<{ port: number }>('ready');
+  os.setPriority(proc.pid!, HOSTILE_NICE);
+  return {
+    /** The port its receivers listen on. */
+    port,
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    run(base: string, o: { until: number; parts: HostilePart[] }): Promise<HostileRun> {
+      const done = next<HostileRun>('done');
+      proc.send({ type: 'run', base, ...o });
+      return done;
+    },
+    /** Attempts still open at its dripping and hanging receivers. */
+    async open(): Promise<number> {
+      const got = next<{ drip: number; hang: number }>('open');
+      proc.send({ type: 'open' });
+      const o = await got;
+      return o.drip + o.hang;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        if (proc.exitCode !== null) return r();
+        proc.once('exit', () => r());
+        proc.kill();
+      }),
+  };
 }

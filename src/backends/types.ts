@@ -1,6 +1,7 @@
 // The contract between the render pipeline and whatever actually renders a model.
 import type { ResolvedInputs } from '../domain/catalog.ts';
 import type { ChatMessage } from '../domain/chat.ts';
+import type { RenderFailureCode } from '../domain/render-failures.ts';
 
 export type RenderOutput =
   | { kind: 'file'; path: string; contentType: string } // a finished file on local disk; the caller moves it to storage
@@ -48,7 +49,7 @@ export class RenderError extends Error {
   /** How long the server asked us to wait before trying again (its Retry-After), when it said. */
   readonly retryAfterSeconds?: number;
   constructor(
-    readonly code: string,
+    readonly code: RenderFailureCode,
     message: string,
     readonly retryable: boolean,
     options?: { cause?: unknown; retryAfterSeconds?: number },

@@ -4,6 +4,7 @@
 // services/ledger.ts, in the same transaction).
 import type { Queryable, Tx } from './pool.ts';
 import { leaseGuard, type Lease } from './lease.ts';
+import type { RenderFailureCode } from '../domain/render-failures.ts';
 
 /** Renews the attempt's lease; false when the attempt no longer holds its (live) generation. */
 export async function renewLease(
@@ -129,7 +130,7 @@ export async function undoClaims(
 
 export interface RefundReason {
   status: 'failed' | 'refunded';
-  code: string;
+  code: RenderFailureCode;
   message: string;
 }
 

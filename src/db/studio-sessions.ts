@@ -41,6 +41,15 @@ export interface SessionRow {
 }
 
 /**
+ * The statement of liveSession(), $1 the id's hash and $2 the idle limit in seconds: also the first step
+ * of a page's statement that reads the session and the page in one round trip (db/generations-history.ts).
+ */
+export const LIVE_SESSION = `SELECT s.account_id, s.last_seen_at, s.admin_token_hash, a.email, a.balance_cents
+  FROM studio_sessions s LEFT JOIN accounts a ON a.id = s.account_id
+  WHERE s.id_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
+    AND s.last_seen_at > now() - make_interval(secs => $2)`;
+
+/**
  * The live session of `idHash` (not revoked, not past its end, seen within `idleSeconds`), with its
  * account.
  */
@@ -51,10 +60,7 @@ export async function liveSession(
 ): Promise<SessionRow | null> {
   const { rows } = await q.query({
     name: 'studio-session',
-    text: `SELECT s.account_id, s.last_seen_at, s.admin_token_hash, a.email, a.balance_cents
-           FROM studio_sessions s LEFT JOIN accounts a ON a.id = s.account_id
-           WHERE s.id_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
-             AND s.last_seen_at > now() - make_interval(secs => $2)`,
+    text: LIVE_SESSION,
     values: [idHash, idleSeconds],
   });
   return (rows[0] as SessionRow | undefined) ?? null;

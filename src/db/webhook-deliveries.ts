@@ -1,4 +1,4 @@
-// The statements on `webhook_deliveries` (migrations/009 and 012): the outbox the trigger writes and
+// The statements on `webhook_deliveries` (migrations/009, 012 and 020): the outbox the trigger writes and
 // webhooks/dispatcher.ts delivers.
 import type { Queryable } from './pool.ts';
 
@@ -18,40 +18,56 @@ export interface ClaimedDelivery {
 // Fair claims: due deliveries of endpoints that are not paused, at most `perEndpoint` attempts in
 // flight per endpoint and `perAccount` per account (counted over every dispatcher of the cluster by
 // the leases they hold), taken round robin over accounts (every account's first, then every account's
-// second, ...), so one account's backlog never queues another's deliveries behind it. The rows picked
-// are locked with SKIP LOCKED: a row another dispatcher is claiming right now is left to it.
-const CLAIM = `
-WITH busy AS (
-  SELECT d.endpoint_id, e.account_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-  WHERE d.status = 'pending' AND d.lease_until IS NOT NULL AND d.lease_until >= now()
+// second, ...), so one account's backlog never queues another's deliveries behind it. Only endpoints
+// with room are read (not paused, under their cap, of an account under its cap), each up to its room
+// (an index range scan that stops there): the backlog of a full account, a busy or a paused endpoint
+// is never read, and picked rows are locked and leased by key, so another account's backlog adds no
+// reads to a claim. The rows picked are locked with SKIP LOCKED: a row another dispatcher is claiming
+// right now is left to it.
+const CLAIM_SQL = `
+WITH ep AS (
+  -- every endpoint with its attempts in flight: the leases it holds, found by migrations/020's index
+  -- (OFFSET 0 keeps the status test out of that lookup, so no index of the pending backlog serves it)
+  SELECT e.id, e.account_id, e.paused_until, e.enabled, e.deleted_at, b.n
+  FROM webhook_endpoints e CROSS JOIN LATERAL (
+    SELECT count(*) AS n FROM (
+      SELECT x.status FROM webhook_deliveries x WHERE x.endpoint_id = e.id AND x.lease_until >= now() OFFSET 0
+    ) l WHERE l.status = 'pending'
+  ) b
+), account_busy AS (
+  SELECT ep.account_id, sum(ep.n) AS n FROM ep GROUP BY ep.account_id
+), open AS (
+  SELECT ep.id, ep.account_id, $4 - ep.n AS room
+  FROM ep JOIN account_busy ab ON ab.account_id = ep.account_id
+  WHERE (ep.paused_until IS NULL OR ep.paused_until <= now() OR NOT ep.enabled OR ep.deleted_at IS NOT NULL)
+    AND ep.n < $4 AND ab.n < $5
 ), due AS (
-  -- per endpoint that is not paused, its first few due deliveries (an index range scan each): the
-  -- backlog of a paused or busy endpoint is never read
-  SELECT d.id, d.endpoint_id, e.account_id, d.next_attempt_at, d.endpoint_rank
-  FROM webhook_endpoints e
+  SELECT d.id, o.account_id, d.next_attempt_at
+  FROM open o
   CROSS JOIN LATERAL (
-    SELECT x.id, x.endpoint_id, x.next_attempt_at, row_number() OVER (ORDER BY x.next_attempt_at, x.id) AS endpoint_rank
-    FROM webhook_deliveries x
-    WHERE x.endpoint_id = e.id AND x.status = 'pending' AND x.next_attempt_at <= now()
+    SELECT x.id, x.next_attempt_at FROM webhook_deliveries x
+    WHERE x.endpoint_id = o.id AND x.status = 'pending' AND x.next_attempt_at <= now()
       AND (x.lease_until IS NULL OR x.lease_until < now())
-    ORDER BY x.next_attempt_at, x.id LIMIT $4
+    ORDER BY x.next_attempt_at, x.id LIMIT o.room
   ) d
-  WHERE e.paused_until IS NULL OR e.paused_until <= now() OR NOT e.enabled OR e.deleted_at IS NOT NULL
-), capped AS (
-  SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
-  FROM due
-  WHERE due.endpoint_rank <= $4 - (SELECT count(*) FROM busy b WHERE b.endpoint_id = due.endpoint_id)
 ), picked AS (
-  SELECT c.id FROM capped c
-  WHERE c.account_rank <= $5 - (SELECT count(*) FROM busy b WHERE b.account_id = c.account_id)
+  SELECT c.id FROM (
+    SELECT due.*, row_number() OVER (PARTITION BY due.account_id ORDER BY due.next_attempt_at, due.id) AS account_rank
+    FROM due
+  ) c JOIN account_busy ab ON ab.account_id = c.account_id
+  WHERE c.account_rank <= $5 - ab.n
   ORDER BY c.account_rank, c.next_attempt_at LIMIT $2
 ), locked AS (
-  SELECT d.id FROM webhook_deliveries d
-  WHERE d.id IN (SELECT id FROM picked) AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
-  FOR UPDATE SKIP LOCKED
+  -- each picked row by its key alone (OFFSET 0 keeps its state tests out of the lookup, so that no
+  -- index of the pending backlog can serve it), its state tested once it is locked
+  SELECT l.id FROM picked p CROSS JOIN LATERAL (
+    SELECT d.id, d.status, d.lease_until FROM webhook_deliveries d WHERE d.id = p.id OFFSET 0
+    FOR UPDATE SKIP LOCKED
+  ) l
+  WHERE l.status = 'pending' AND (l.lease_until IS NULL OR l.lease_until < now())
 ), taken AS (
   UPDATE webhook_deliveries d SET lease_owner = $1, lease_until = now() + make_interval(secs => $3)
-  FROM locked WHERE d.id = locked.id
+  WHERE d.id = ANY (ARRAY(SELECT id FROM locked))
   RETURNING d.id, d.type, d.snapshot, d.attempts, d.created_at, d.endpoint_id
 )
 SELECT t.*, e.account_id, e.url, e.secret, (e.enabled AND e.deleted_at IS NULL) AS live
@@ -69,7 +85,7 @@ export async function claimDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query<ClaimedDelivery>({
     name: 'webhook-claim-fair',
-    text: CLAIM,
+    text: CLAIM_SQL,
     values: [o.owner, o.max, o.leaseSeconds, o.perEndpoint, o.perAccount],
   });
   return rows;

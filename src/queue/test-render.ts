@@ -17,6 +17,7 @@ import type { Storage } from '../storage/storage.ts';
 import { TestOutputs, testText } from './test-output.ts';
 import { StoredTestFiles } from './test-stored.ts';
 import { ORPHAN_MIN_AGE_MS } from './orphans.ts';
+import type { RenderFailureCode } from '../domain/render-failures.ts';
 
 /** The input text that makes a test render fail, and the one that makes its create answer 402. */
 export const FAIL_MARK = 'rendergate:fail';
@@ -28,7 +29,7 @@ export function asks(inputs: Record<string, unknown>, mark: string): boolean {
 }
 
 interface Failure {
-  code: string;
+  code: RenderFailureCode;
   message: string;
 }
 

@@ -70,8 +70,64 @@ export function limitsOf(door: Door): AttemptLimit[] {
   }
 }
 
-/** Counts one attempt at the door, or refuses it (with the seconds until it would be let in). */
-export const attempt = (db: Db, d: Door): Promise<Taken> => takeAttempt(db, limitsOf(d));
+/**
+ * The scopes the database refused in this process, each until the moment the database would first let
+ * an attempt in again (the retry-after it gave: nothing is counted in a full scope, so nothing can fill
+ * it further). An attempt in such a scope is refused here, without a statement, so a flood of wrong
+ * passwords costs the database one refusal per scope and window, not one per try. The database stays
+ * the one count across processes: every attempt not refused here is counted there first. A right
+ * password given back here clears its scopes, as its give-back may have made room. At most `max`
+ * scopes are held; past that the oldest go (they are asked about again, never wrongly let in).
+ */
+export class RefusedScopes {
+  private until = new Map<string, number>();
+  constructor(private max = 10_000) {}
+
+  /** A refusal without the database, when one of the scopes is known to be full. */
+  refusal(limits: AttemptLimit[], nowMs = Date.now()): Taken | null {
+    for (const l of limits) {
+      const t = this.until.get(l.scope);
+      if (t === undefined) continue;
+      if (t > nowMs)
+        return { ok: false, scope: l.scope, retryAfterS: Math.ceil((t - nowMs) / 1000) };
+      this.until.delete(l.scope);
+    }
+    return null;
+  }
+
+  note(taken: Taken, nowMs = Date.now()): void {
+    if (taken.ok) return;
+    this.until.delete(taken.scope);
+    this.until.set(taken.scope, nowMs + taken.retryAfterS * 1000);
+    if (this.until.size <= this.max) return;
+    for (const [scope, t] of this.until) if (t <= nowMs) this.until.delete(scope);
+    for (const scope of this.until.keys()) {
+      if (this.until.size <= this.max) break;
+      this.until.delete(scope);
+    }
+  }
+
+  clear(limits: AttemptLimit[]): void {
+    for (const l of limits) this.until.delete(l.scope);
+  }
+}
+
+/**
+ * Counts one attempt at the door, or refuses it (with the seconds until it would be let in): from
+ * `refused` when the database already refused one of its scopes, else from the database.
+ */
+export async function attempt(db: Db, d: Door, refused?: RefusedScopes): Promise<Taken> {
+  const limits = limitsOf(d);
+  const known = refused?.refusal(limits);
+  if (known) return known;
+  const taken = await takeAttempt(db, limits);
+  refused?.note(taken);
+  return taken;
+}
 
 /** The attempt succeeded (the right password or token): it does not count against anyone. */
-export const succeeded = (db: Db, d: Door): Promise<void> => giveBackAttempt(db, limitsOf(d));
+export async function succeeded(db: Db, d: Door, refused?: RefusedScopes): Promise<void> {
+  const limits = limitsOf(d);
+  refused?.clear(limits);
+  await giveBackAttempt(db, limits);
+}

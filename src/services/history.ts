@@ -6,9 +6,11 @@ import type { Db } from '../db/pool.ts';
 import {
   generationSource,
   historyRows,
+  sessionHistoryRows,
   type HistoryRow,
   type KeyOfRow,
 } from '../db/generations-history.ts';
+import type { SessionRow } from '../db/studio-sessions.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 
 export const HISTORY_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'refunded'] as const;
@@ -50,9 +52,9 @@ function item(r: HistoryRow, publicUrl: string): HistoryItem {
     status: r.status,
     costCents: r.cost_cents,
     refundedCents: r.refunded_cents,
-    createdAt: r.created_at.toISOString(),
-    startedAt: r.started_at ? r.started_at.toISOString() : null,
-    completedAt: r.completed_at ? r.completed_at.toISOString() : null,
+    createdAt: r.created_at,
+    startedAt: r.started_at,
+    completedAt: r.completed_at,
     progress: r.status === 'succeeded' ? 1 : queued && r.started_at ? r.progress : null,
     queuePosition: queued && !r.started_at ? r.queue_position : null,
     source: sourceOf(r),
@@ -67,23 +69,43 @@ function item(r: HistoryRow, publicUrl: string): HistoryItem {
   return v;
 }
 
+type ListQuery = {
+  limit: number;
+  cursor: string | null;
+  status: string | null;
+  modelId: string | null;
+};
+
 export class History {
   constructor(
     private db: Db,
     private publicUrl: string,
   ) {}
 
-  async list(
-    accountId: string,
-    q: { limit: number; cursor: string | null; status: string | null; modelId: string | null },
-  ): Promise<Page<HistoryItem>> {
+  async list(accountId: string, q: ListQuery): Promise<Page<HistoryItem>> {
+    return this.page(q, await historyRows(this.db, accountId, this.query(q)));
+  }
+
+  /**
+   * list() for the account of a session, read with the session in one statement: a reader for
+   * Sessions.findWith(), which checks the session's row and passes on the page only if it is live.
+   */
+  async listOfSession(
+    idHash: Buffer,
+    idleSeconds: number,
+    q: ListQuery,
+  ): Promise<{ row: SessionRow | null; value: Page<HistoryItem> }> {
+    const r = await sessionHistoryRows(this.db, { idHash, idleSeconds }, this.query(q));
+    return { row: r.session, value: this.page(q, r.rows) };
+  }
+
+  /** One row more than the page, to know whether there is a next one. */
+  private query(q: ListQuery) {
     const afterId = q.cursor === null ? null : decodeCursor(q.cursor);
-    const rows = await historyRows(this.db, accountId, {
-      limit: q.limit + 1,
-      afterId,
-      status: q.status,
-      modelId: q.modelId,
-    });
+    return { limit: q.limit + 1, afterId, status: q.status, modelId: q.modelId };
+  }
+
+  private page(q: ListQuery, rows: HistoryRow[]): Page<HistoryItem> {
     const n = Math.min(rows.length, q.limit);
     const data: HistoryItem[] = new Array<HistoryItem>(n);
     for (let i = 0; i < n; i++) data[i] = item(rows[i], this.publicUrl);

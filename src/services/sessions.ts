@@ -13,6 +13,7 @@ import {
   revokeSessionsBeyond,
   revokeSessionsOf,
   touchSession,
+  type SessionRow,
 } from '../db/studio-sessions.ts';
 
 export const IDLE_MS = 2 * 60 * 60 * 1000; // 2 h without a request
@@ -63,18 +64,38 @@ export class Sessions {
 
   /** The live session of a cookie value, or null (unknown, revoked, idle too long, or past its end). */
   async find(id: string | undefined, kind: 'account' | 'admin'): Promise<Session | null> {
-    if (!id || id.length > 100) return null;
-    const r = await liveSession(this.db, sha(id), IDLE_MS / 1000);
-    if (!r || (kind === 'admin') !== (r.account_id === null)) return null;
+    return (
+      await this.findWith(id, kind, async (idHash, idleSeconds) => ({
+        row: await liveSession(this.db, idHash, idleSeconds),
+        value: null,
+      }))
+    ).session;
+  }
+
+  /**
+   * find(), the session's row read by `read` (given the id's hash and the idle limit) along with
+   * something else in the same statement: `value`, null unless the session is live and of `kind`.
+   */
+  async findWith<T>(
+    id: string | undefined,
+    kind: 'account' | 'admin',
+    read: (idHash: Buffer, idleSeconds: number) => Promise<{ row: SessionRow | null; value: T }>,
+  ): Promise<{ session: Session | null; value: T | null }> {
+    const none = { session: null, value: null };
+    if (!id || id.length > 100) return none;
+    const idHash = sha(id);
+    const { row: r, value } = await read(idHash, IDLE_MS / 1000);
+    if (!r || (kind === 'admin') !== (r.account_id === null)) return none;
     if (kind === 'admin' && !(r.admin_token_hash && r.admin_token_hash.equals(this.console)))
-      return null;
-    if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) await this.touch(sha(id));
-    return {
+      return none;
+    if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) await this.touch(idHash);
+    const session = {
       accountId: r.account_id,
       email: r.email,
       balanceCents: r.balance_cents ?? 0,
       lastSeenAt: r.last_seen_at,
     };
+    return { session, value };
   }
 
   /**

@@ -12,9 +12,12 @@ import {
   setPasswordWithLink,
   signUp,
 } from './passwords.ts';
-import { attempt, succeeded, type Door } from './attempt-limits.ts';
+import { attempt, RefusedScopes, succeeded, type Door } from './attempt-limits.ts';
 
 export class StudioAccounts {
+  /** Scopes the database refused, refused again in this process without asking it. */
+  private refused = new RefusedScopes();
+
   constructor(
     private db: Db,
     private publicUrl: string,
@@ -22,12 +25,12 @@ export class StudioAccounts {
 
   /** Counts an attempt at a door before it is checked, or refuses it (attempt-limits.ts). */
   attempt(door: Door) {
-    return attempt(this.db, door);
+    return attempt(this.db, door, this.refused);
   }
 
   /** The attempt was right (password, token): it does not count. */
   succeeded(door: Door) {
-    return succeeded(this.db, door);
+    return succeeded(this.db, door, this.refused);
   }
 
   checkPassword(email: string, password: string) {

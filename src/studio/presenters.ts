@@ -4,6 +4,7 @@
 import type { FieldDef, ModelDef } from '../domain/catalog.ts';
 import { sampleInputs, type Catalog, type CompiledModel } from '../domain/catalog-load.ts';
 import { euros } from './view.ts';
+import { isRenderFailureCode, RENDER_FAILURES } from '../domain/render-failures.ts';
 
 /** The field's catalog label, else its name with `_` as spaces and a capital first letter. */
 export const fieldLabel = (f: FieldDef): string => {
@@ -85,24 +86,11 @@ export function timings(g: Record<string, unknown>) {
   };
 }
 
-/** By the start of the error code: what kind of thing went wrong, in words. */
-const PLAIN: [string, string][] = [
-  ['INPUT_', 'An input image could not be fetched or used'],
-  ['RENDER_INPUT', 'An input could not be used'],
-  ['RENDER_TIMEOUT', 'The render took longer than the model allows'],
-  ['RENDER_DEADLINE', 'The render did not finish in time'],
-  ['RENDER_CANCELLED', 'The render was cancelled'],
-  ['OUTPUT_', "The model's output could not be kept"],
-  ['BACKEND_', 'The model server did not answer as expected'],
-  ['MODEL_', 'The model could not make this render'],
-  ['STORAGE_', 'The output could not be stored'],
-];
-
 /** A failure for people: what happened, then the service's own message; the charge was refunded. */
 export function plainError(g: Record<string, unknown>): string | null {
   const e = g.error as { code?: string; message?: string } | undefined;
   if (!e) return null;
-  const head = PLAIN.find(([p]) => e.code?.startsWith(p))?.[1] ?? 'The render failed';
+  const head = isRenderFailureCode(e.code) ? RENDER_FAILURES[e.code] : 'The render failed';
   const refunded =
     (g.refundedCents as number) > 0
       ? ` Its cost, ${euros(g.refundedCents as number)}, was refunded.`

@@ -1,6 +1,7 @@
 // What the studio's route files share with its plugin (index.ts): the context they are given, the
 // cookies, and the hook that requires a signed-in account. Its own module, so that the routes and
 // the plugin that registers them do not import each other.
+import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
@@ -40,23 +41,69 @@ export const ADMIN_COOKIE = 'rg_admin';
  */
 export function signedIn(ctx: StudioCtx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
+    refuseSpent(ctx, req);
     req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
-    if (!req.studio) {
-      if (req.method === 'GET')
-        return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
-      return reply.redirect('/signin', 303);
-    }
-    const limit = ctx.config.defaultRateLimitPerMinute;
-    const d = await ctx.limits.consume(req.studio.accountId!, limit);
-    if (!d.allowed) {
-      throw new ApiError(
-        'RATE_LIMITED',
-        `This account made more than ${limit} requests in a minute. Wait ${d.resetSeconds} seconds and try again.`,
-        undefined,
-        { 'retry-after': String(d.resetSeconds) },
-      );
-    }
+    return admitted(ctx, req, reply);
   };
+}
+
+/**
+ * Per StudioCtx: sessions refused by the per-minute limit, by their cookie's hash, with the time their
+ * window ends. Until then a request of that session is refused at once, before the database is asked
+ * for the session (or, on History, for the page read with it), so a flood from one session over its
+ * limit costs a hash and a map lookup a request. Bounded: cleared whole if it ever holds 10,000.
+ */
+const spentSessions = new WeakMap<StudioCtx, Map<string, number>>();
+const SPENT_MAX = 10_000;
+
+const cookieHash = (req: FastifyRequest) => {
+  const id = req.cookies[SESSION_COOKIE];
+  return id && id.length <= 100 ? crypto.createHash('sha256').update(id).digest('base64') : null;
+};
+
+function rateLimited(limit: number, resetSeconds: number) {
+  return new ApiError(
+    'RATE_LIMITED',
+    `This account made more than ${limit} requests in a minute. Wait ${resetSeconds} seconds and try again.`,
+    undefined,
+    { 'retry-after': String(resetSeconds) },
+  );
+}
+
+/** Throws the 429 of a session already refused in its current window (see spentSessions). */
+export function refuseSpent(ctx: StudioCtx, req: FastifyRequest): void {
+  const spent = spentSessions.get(ctx);
+  const h = spent?.size ? cookieHash(req) : null;
+  const until = h ? spent!.get(h) : undefined;
+  if (until === undefined) return;
+  const left = until - Date.now();
+  if (left <= 0) spent!.delete(h!);
+  else throw rateLimited(ctx.config.defaultRateLimitPerMinute, Math.ceil(left / 1000));
+}
+
+/**
+ * The rest of signedIn() once `req.studio` is read (a page that reads its session along with its own
+ * data does so itself): the redirect to sign in when there is no session (returned, for the caller to
+ * return), the per-minute limit, else nothing.
+ */
+export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: FastifyReply) {
+  if (!req.studio) {
+    if (req.method === 'GET')
+      return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
+    return reply.redirect('/signin', 303);
+  }
+  const limit = ctx.config.defaultRateLimitPerMinute;
+  const d = await ctx.limits.consume(req.studio.accountId!, limit);
+  if (!d.allowed) {
+    const h = cookieHash(req);
+    if (h) {
+      let spent = spentSessions.get(ctx);
+      if (!spent) spentSessions.set(ctx, (spent = new Map<string, number>()));
+      if (spent.size >= SPENT_MAX) spent.clear();
+      spent.set(h, Date.now() + d.resetSeconds * 1000);
+    }
+    throw rateLimited(limit, d.resetSeconds);
+  }
 }
 
 /** The signed-in account of a request that passed signedIn(). */

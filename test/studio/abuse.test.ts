@@ -83,6 +83,36 @@ describe('wrong passwords', () => {
   });
 });
 
+describe('a throttled address', () => {
+  it('is refused by the node the database refused it on, without asking the database again', async () => {
+    const email = await from('127.0.3.9').signUp();
+    const attacker = from('127.0.3.1');
+    await attacker.get('/signin');
+    for (let i = 0; i < 10; i++)
+      expect((await attacker.post('/signin', { email, password: 'wrong wrong' })).status).toBe(401);
+    // The 11th: the database refuses it (the pair is full), and this node remembers until when.
+    const first = await attacker.post('/signin', { email, password: 'wrong wrong' });
+    expect(first.status).toBe(429);
+    // The database forgets the count, as if the window were over: a try that asked it would be let in.
+    await f.dbh.db.query(`DELETE FROM studio_attempts WHERE scope LIKE '%127.0.3.1%'`);
+    const again = await attacker.post('/signin', { email, password: PASSWORD });
+    expect(again.status).toBe(429);
+    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(
+      (await f.dbh.db.query(`SELECT 1 FROM studio_attempts WHERE scope LIKE '%127.0.3.1%'`)).rows,
+    ).toHaveLength(0);
+    // Another node on the same database never saw that refusal: it asks the database, the one
+    // count, and counts this try there.
+    const elsewhere = from('127.0.3.1', tight.base);
+    await elsewhere.get('/signin');
+    expect((await elsewhere.post('/signin', { email, password: 'wrong wrong' })).status).toBe(401);
+    const { rows } = await f.dbh.db.query<{ attempts: number }>(
+      `SELECT attempts FROM studio_attempts WHERE scope LIKE 'signin-pair:127.0.3.1|%'`,
+    );
+    expect(rows.map((r) => r.attempts)).toEqual([1]);
+  });
+});
+
 describe('operator console', () => {
   it('throttles wrong tokens per address only: the operator still signs in from elsewhere', async () => {
     const attacker = from('127.0.0.4');

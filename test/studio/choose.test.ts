@@ -202,7 +202,7 @@ describe('the studio people choose', () => {
     ).toBe('From Studio');
     const failRow = page.getByRole('listitem').filter({ hasText: 'gone' });
     expect(await failRow.locator('p.error').textContent()).toMatch(
-      /^An input image could not be fetched or used: .+ Its cost, €0\.30, was refunded\.$/,
+      /^An input could not be found at its address: .+ Its cost, €0\.30, was refunded\.$/,
     );
 
     await page.getByLabel('Model', { exact: true }).selectOption('rendergate/shot-list');

@@ -1,11 +1,13 @@
 // History's one statement against the API's own reading of the same rows: for every row of every page
 // (filters included), the fields the page shows equal the public generation's (services/generation-view.ts)
 // and the queue position equals the API's per-row count (QUEUE_POSITION), cap included, with other
-// accounts' renders and other models interleaved in the queue.
+// accounts' renders and other models interleaved in the queue; and the page read with its session in
+// one statement equals it, for a live session only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/db.ts';
 import { GENERATION_COLUMNS, QUEUE_POSITION } from '../../src/db/generations.ts';
 import { History, type HistoryItem } from '../../src/services/history.ts';
+import { Sessions } from '../../src/services/sessions.ts';
 import { generationView, type GenerationRow } from '../../src/services/generation-view.ts';
 
 const URL_BASE = 'https://rg.example';
@@ -201,5 +203,33 @@ describe('History read on a session in another time zone', () => {
       await client.query('RESET TimeZone');
       client.release();
     }
+  });
+});
+
+describe('History read with its session, in one statement', () => {
+  it('the page list() reads, for a live session only (not unknown, console or signed out)', async () => {
+    const sessions = new Sessions(dbh.db, { adminToken: 'a'.repeat(40), perAccount: 10 });
+    const read = (cookie: string, q: Parameters<History['list']>[1]) =>
+      sessions.findWith(cookie, 'account', (h, idle) => history.listOfSession(h, idle, q));
+    const id = await sessions.create('acct_a');
+    const first = { limit: 20, cursor: null, status: null, modelId: null };
+    const queries = [
+      first,
+      { ...first, cursor: (await history.list('acct_a', first)).nextCursor },
+      { ...first, status: 'queued' },
+      { ...first, modelId: 'm/two' },
+    ];
+    for (const q of queries) {
+      const r = await read(id, q);
+      expect(r.session?.accountId, JSON.stringify(q)).toBe('acct_a');
+      expect(r.session?.email).toBe('acct_a@example.test');
+      expect(r.value, JSON.stringify(q)).toEqual(await history.list('acct_a', q));
+    }
+    expect((await read(id, first)).value!.data.length).toBe(20);
+    const none = { session: null, value: null };
+    expect(await read('no such session', first)).toEqual(none);
+    expect(await read(await sessions.create(null), first)).toEqual(none); // the console's
+    await sessions.revoke(id);
+    expect(await read(id, first)).toEqual(none);
   });
 });

@@ -39,6 +39,21 @@ const signedIn = async (email: string, password = PASSWORD) => {
   return s;
 };
 
+/** Counts the statements the service sends on its pool from now on. */
+function countQueries(): () => number {
+  const pool = f.svc.running.infra.db as unknown as { query: (...a: unknown[]) => unknown };
+  const query = pool.query;
+  let n = 0;
+  pool.query = function (this: unknown, ...args: unknown[]) {
+    n++;
+    return query.apply(this, args);
+  };
+  return () => {
+    pool.query = query;
+    return n;
+  };
+}
+
 describe('studio requests', () => {
   it("count against the account's per-minute limit, with a page that says so", async () => {
     await awayFromMinuteEdge(30_000);
@@ -52,6 +67,11 @@ describe('studio requests', () => {
     expect(page.status).toBe(429);
     expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(page.text).toContain(`more than ${PER_MINUTE} requests in a minute`);
+    // Once refused, the session is refused again without a statement: a flood costs no database work.
+    const queries = countQueries();
+    for (let i = 0; i < 5; i++)
+      expect([(await s.get('/history')).status, (await s.get('/keys')).status]).toEqual([429, 429]);
+    expect(queries()).toBe(0);
     // A second session of the same account shares the count; another account does not.
     expect((await (await signedIn(email)).get('/history')).status).toBe(429);
     expect((await other.get('/history')).status).toBe(200);

@@ -8,9 +8,11 @@ import { Piscina } from 'piscina';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import { RenderError } from '../types.ts';
 import { abortError } from './abort.ts';
+import type { RenderFailureCode } from '../../domain/render-failures.ts';
 
 type Answer =
-  { ok: true; text: string } | { ok: false; code: string; message: string; retryable: boolean };
+  | { ok: true; text: string }
+  | { ok: false; code: RenderFailureCode; message: string; retryable: boolean };
 
 /** Heap of one text worker thread: many times what the largest allowed text needs (tens of MB). */
 const THREAD_HEAP_MB = 256;

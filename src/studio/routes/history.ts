@@ -3,7 +3,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { sendContent } from '../../web/content.ts';
-import { accountOf, signedIn, type StudioCtx } from '../types.ts';
+import {
+  accountOf,
+  admitted,
+  refuseSpent,
+  SESSION_COOKIE,
+  signedIn,
+  type StudioCtx,
+} from '../types.ts';
 import { fragment, page } from '../view.ts';
 import { apiSnippets } from '../snippets.ts';
 import { HISTORY_STATUSES } from '../../services/history.ts';
@@ -23,7 +30,11 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   type HistoryQuery = {
     Querystring: { cursor?: string; created?: string; model?: string; status?: string };
   };
-  app.get<HistoryQuery>('/history', pre, async (req, reply) => {
+  // The session is read with the page, in one statement (services/history.ts), and then admitted as
+  // signedIn() admits it: a page view is one round trip to the database instead of two. A session
+  // already over its limit is refused first, without reading anything.
+  app.get<HistoryQuery>('/history', async (req, reply) => {
+    refuseSpent(ctx, req);
     const cursor =
       typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : null;
     // Filters: a model of the catalog and a status, else none (an unknown value shows everything).
@@ -36,12 +47,21 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
       : null;
     let list;
     try {
-      list = await ctx.history.list(accountOf(req), { limit: PAGE, cursor, status, modelId });
+      const q = { limit: PAGE, cursor, status, modelId };
+      const read = await ctx.sessions.findWith(req.cookies[SESSION_COOKIE], 'account', (h, idle) =>
+        ctx.history.listOfSession(h, idle, q),
+      );
+      req.studio = read.session;
+      list = read.value;
     } catch (e) {
       if (e instanceof ApiError && e.code === 'INVALID_INPUT')
         return reply.redirect('/history', 303);
       throw e;
     }
+    // No live session: the redirect to sign in (and no page was read). Over the limit: a 429.
+    const refused = await admitted(ctx, req, reply);
+    if (refused) return refused;
+    if (!list) throw new Error('a live session without its page'); // findWith() reads both or neither
     const more =
       list.nextCursor === null
         ? null

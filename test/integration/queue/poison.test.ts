@@ -52,15 +52,27 @@ models:
 `,
 );
 
+// Each block waits for the test's go. The API shares this process's event loop: a request waiting for
+// a pool connection when the loop is taken finds its 1.5 s wait expired when the loop frees (timers
+// run before the I/O that arrived meanwhile) and answers 503, retryable. That is the stall's cost to
+// requests under way (CI saw it once); what this test checks is the renders, so each create is
+// answered before the loop is taken.
+const gate = () => {
+  let open = () => {};
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+};
+const gates = [gate(), gate()];
 let blocks = 0;
 const blocker: ModelBackend = {
   run: async () => {
+    await gates[Math.min(blocks, 1)].promise;
     await new Promise((r) => setTimeout(r, 50)); // a moment into the render, then the main thread is taken
     blocks++;
     for (const until = performance.now() + BLOCK_MS; performance.now() < until;) {
       /* computing on the event loop */
     }
-    throw new RenderError('MODEL_BUSY', 'The model did not answer.', true);
+    throw new RenderError('BACKEND_BUSY', 'The model did not answer.', true);
   },
 };
 
@@ -93,6 +105,7 @@ it('a render that blocks its worker fails after its attempts; renders beside it 
     'A boat leaves the harbour. The sea is calm. Gulls follow it.',
   );
   expect([poison.status, beside.status]).toEqual([202, 202]);
+  gates[0].open();
 
   // The render beside the blocker is not failed by the stall.
   expect((await f.api.waitFinal(other.key, beside.json.id)).status).toBe('succeeded');
@@ -110,11 +123,13 @@ it('a render that blocks its worker fails after its attempts; renders beside it 
     'rendergate/shot-list',
     'Created while the worker recovers.',
   );
+  expect(during.status).toBe(202);
+  gates[1].open();
   expect(await metric('rendergate_event_loop_stalled')).toBe(1);
 
   // The blocker: both attempts spent, failed and refunded; the render created meanwhile still runs.
   const g = await f.api.waitFinal(abuser.key, poison.json.id);
-  expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'MODEL_BUSY', 3]);
+  expect([g.status, g.error.code, g.refundedCents]).toEqual(['failed', 'BACKEND_BUSY', 3]);
   expect(blocks).toBe(2);
   expect((await f.api.waitFinal(other.key, during.json.id)).status).toBe('succeeded');
   expect(await metric('rendergate_claims_skipped_stalled_total')).toBeGreaterThan(0);

@@ -1,0 +1,80 @@
+// The webhook claim's cost does not grow with another account's backlog (docs/api.md "Abuse limits"):
+// with an account at its in-flight cap and thousands of due deliveries on its nine endpoints, a claim
+// reads a few rows of the outbox, not that backlog, and takes the other account's delivery. Rows read
+// are counted by PostgreSQL itself (pg_stat_xact_user_tables: the claim's own transaction), on a
+// database whose statistics were never gathered, as a fresh outbox's are not.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../../helpers/db.ts';
+import { claimDeliveries } from '../../../src/db/webhook-deliveries.ts';
+import { PER_ACCOUNT_IN_FLIGHT, PER_ENDPOINT_IN_FLIGHT } from '../../../src/webhooks/dispatcher.ts';
+
+let dbh: Awaited<ReturnType<typeof freshDatabase>>;
+beforeAll(async () => {
+  dbh = await freshDatabase();
+});
+afterAll(async () => {
+  await dbh?.drop();
+});
+
+const BACKLOG_PER_ENDPOINT = 500;
+
+/** One claim in a transaction rolled back: what it took, and the outbox rows it read. */
+async function claimOnce() {
+  const c = await dbh.db.connect();
+  try {
+    await c.query('BEGIN');
+    const taken = await claimDeliveries(c, {
+      owner: 'test',
+      max: 64,
+      leaseSeconds: 30,
+      perEndpoint: PER_ENDPOINT_IN_FLIGHT,
+      perAccount: PER_ACCOUNT_IN_FLIGHT,
+    });
+    const { rows } = await c.query<{ read: string }>(
+      `SELECT (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::text AS read
+       FROM pg_stat_xact_user_tables WHERE relname = 'webhook_deliveries'`,
+    );
+    await c.query('ROLLBACK');
+    return { taken: taken.map((t) => t.id), read: Number(rows[0].read) };
+  } finally {
+    c.release();
+  }
+}
+
+describe('the webhook claim', () => {
+  it("reads a few rows, not another account's backlog, and takes the other account's delivery", async () => {
+    const q = (sql: string, values: unknown[] = []) => dbh.db.query(sql, values);
+    await q(
+      `INSERT INTO accounts (id, email) VALUES ('acc_hostile', 'h@claim.test'), ('acc_good', 'g@claim.test')`,
+    );
+    await q(`INSERT INTO webhook_endpoints (id, account_id, url, events, secret)
+             SELECT 'we_h' || i, 'acc_hostile', 'http://192.0.2.1/' || i, '{generation.succeeded}'::text[], 's'
+             FROM generate_series(1, 9) i
+             UNION ALL SELECT 'we_good', 'acc_good', 'http://192.0.2.2/', '{generation.succeeded}'::text[], 's'`);
+    // The good account's delivered history, and one delivery due now.
+    await q(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, type, generation_id, snapshot, status, next_attempt_at)
+             SELECT 'wd_old' || g, 'ev_old' || g, 'we_good', 'generation.succeeded', 'gen_old' || g, '{}', 'delivered', NULL
+             FROM generate_series(1, 200) g`);
+    await q(`INSERT INTO webhook_deliveries (id, event_id, endpoint_id, type, generation_id, snapshot)
+             VALUES ('wd_good', 'ev_good', 'we_good', 'generation.succeeded', 'gen_good', '{}')`);
+    const before = await claimOnce();
+    expect(before.taken).toEqual(['wd_good']);
+
+    // The hostile account: a backlog due on each of its nine endpoints, its cap in flight.
+    await q(
+      `INSERT INTO webhook_deliveries (id, event_id, endpoint_id, type, generation_id, snapshot, next_attempt_at)
+       SELECT 'wd_h' || e || '_' || g, 'ev_h' || g, 'we_h' || e, 'generation.succeeded', 'gen_h' || g, '{}',
+              now() - interval '10 minutes' + g * interval '1 ms'
+       FROM generate_series(1, 9) e, generate_series(1, $1::int) g`,
+      [BACKLOG_PER_ENDPOINT],
+    );
+    await q(`UPDATE webhook_deliveries SET lease_owner = 'elsewhere', lease_until = now() + interval '30 s'
+             WHERE id IN ('wd_h1_1', 'wd_h1_2', 'wd_h2_1', 'wd_h2_2')`);
+    expect(PER_ACCOUNT_IN_FLIGHT).toBe(4);
+
+    const after = await claimOnce();
+    expect(after.taken).toEqual(['wd_good']);
+    // A claim that read the backlog would read thousands of rows (9 × 500 are pending).
+    expect(after.read).toBeLessThan(50);
+  });
+});
