@@ -23,6 +23,34 @@ export interface AccessWriter {
 
 const COMPLETED = ',"msg":"request completed"}\n';
 
+/**
+ * What a line says of its connection (`"host":…,"remoteAddress":…,"remotePort":…`), put together once
+ * per connection and host: a keep-alive client sends many requests on one socket, with one Host.
+ */
+interface ConnectionPart {
+  host: string;
+  ip: string | undefined;
+  json: string;
+}
+const connectionParts = new WeakMap<object, ConnectionPart>();
+
+function connectionPart(request: FastifyRequest): string {
+  const socket = request.socket as object | undefined;
+  const host = request.host;
+  // The address can come from a header (trustProxy): compared too.
+  const ip = request.ip;
+  const known = socket && connectionParts.get(socket);
+  if (known && known.host === host && known.ip === ip) return known.json;
+  const port = request.socket?.remotePort;
+  const json =
+    `"host":${JSON.stringify(host)}` +
+    `${ip === undefined ? '' : `,"remoteAddress":${JSON.stringify(ip)}`}` +
+    `${port === undefined ? '' : `,"remotePort":${port}`}`;
+  // A socket's address and port do not change; only a complete one is kept (a closed socket has none).
+  if (socket && port !== undefined) connectionParts.set(socket, { host, ip, json });
+  return json;
+}
+
 /** The `request completed` line for `request`, as pino and Fastify's serializers write it. */
 export function accessLine(
   bindings: string,
@@ -31,12 +59,11 @@ export function accessLine(
   reply: FastifyReply,
 ): string {
   const version = request.headers['accept-version'];
-  const port = request.socket?.remotePort;
+  // Node's parser accepts only its list of method names (letters and '-'): nothing to escape.
   return (
     `{"level":30,"time":${time}${bindings ? ',' + bindings : ''},"reqId":${JSON.stringify(request.id)}` +
-    `,"req":{"method":${JSON.stringify(request.method)},"url":${JSON.stringify(request.url)}` +
-    `${version === undefined ? '' : `,"version":${JSON.stringify(version)}`},"host":${JSON.stringify(request.host)}` +
-    `${request.ip === undefined ? '' : `,"remoteAddress":${JSON.stringify(request.ip)}`}${port === undefined ? '' : `,"remotePort":${port}`}}` +
+    `,"req":{"method":"${request.method}","url":${JSON.stringify(request.url)}` +
+    `${version === undefined ? '' : `,"version":${JSON.stringify(version)}`},${connectionPart(request)}}` +
     `,"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime}${COMPLETED}`
   );
 }

@@ -1,6 +1,8 @@
 // The access line put together by hand must carry what pino writes through its generic path with
 // Fastify's serializers, field for field and in order, for every kind of request (odd URLs, an
 // Accept-Version header, a 404, a handler that throws); without a direct writer, lines go through pino.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
@@ -117,5 +119,48 @@ describe('access line', () => {
         .filter(Boolean)
         .every((l) => JSON.parse(l).pad),
     ).toBe(true);
+  });
+
+  it('names each request’s own host on a keep-alive connection, and the connection’s address and port', async () => {
+    const fast = await serve({}, true);
+    const slow = await serve({}, false);
+    const send = async (app: typeof fast.app) => {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as AddressInfo;
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const ports: number[] = [];
+      for (const host of ['a.example', 'a.example', 'b.example:8080', 'a.example']) {
+        await new Promise<void>((resolve, reject) => {
+          const req = http.get({ port, host: '127.0.0.1', path: '/a/1', agent, headers: { host } });
+          req.on('socket', (s) => s.once('connect', () => ports.push(s.localPort!)));
+          req.on('response', (res) => res.resume().on('end', resolve));
+          req.on('error', reject);
+        });
+      }
+      agent.destroy();
+      await app.close();
+      return ports;
+    };
+    const ports = await send(fast.app);
+    expect(ports.length).toBe(1); // one connection for the four requests
+    await send(slow.app);
+    const completed = (lines: string[]) =>
+      lines.filter((l) => (JSON.parse(l) as { msg: string }).msg === 'request completed');
+    const reqs = completed(fast.lines).map((l) => JSON.parse(l).req);
+    expect(reqs.map((r) => r.host)).toEqual([
+      'a.example',
+      'a.example',
+      'b.example:8080',
+      'a.example',
+    ]);
+    for (const r of reqs)
+      expect(r).toMatchObject({ remoteAddress: '127.0.0.1', remotePort: ports[0] });
+    // Field for field what pino writes through its own path, but for the port of the other connection.
+    const norm = (l: string) =>
+      l
+        .replace(/"responseTime":[0-9.e+-]+/, '"responseTime":0')
+        .replace(/"time":\d+/, '"time":0')
+        .replace(/"remotePort":\d+/, '"remotePort":0');
+    expect(completed(fast.lines).map(norm)).toEqual(completed(slow.lines).map(norm));
   });
 });
