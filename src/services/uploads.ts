@@ -83,19 +83,12 @@ export class Uploads {
     );
   }
 
-  /** The 409 of an upload of `sizeBytes` past the quota, from the account's own live uploads. */
-  async checkRoom(accountId: string, sizeBytes: number): Promise<void> {
-    const before = await uploadUsage(this.db, accountId);
-    const q = { bytes: this.config.uploadQuotaBytes, count: this.config.uploadQuotaCount };
-    if (!fits(before, sizeBytes, q)) throw this.overQuota(before);
-  }
-
   /**
    * Stores an image of `contentType` (its media type, parameters allowed) for the account, within the
-   * account's upload quota: checked before the work (`roomChecked`: the route did, before the body)
-   * and again, under the account's lock, by the statement that records it.
+   * account's upload quota: checked before the work (to refuse early) and again, under the account's
+   * lock, by the statement that records it (so parallel uploads cannot pass it together).
    */
-  async create(accountId: string, contentType?: string, body?: Buffer, roomChecked = false) {
+  async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
     const format = UPLOAD_TYPES[type];
     if (!format)
@@ -106,7 +99,8 @@ export class Uploads {
     if (!Buffer.isBuffer(body) || body.length === 0)
       throw invalidInput([{ field: 'body', message: 'is empty; send the image bytes' }]);
     const quota = { bytes: this.config.uploadQuotaBytes, count: this.config.uploadQuotaCount };
-    if (!roomChecked) await this.checkRoom(accountId, body.length);
+    const before = await uploadUsage(this.db, accountId);
+    if (!fits(before, body.length, quota)) throw this.overQuota(before);
     const { width, height } = await this.decode(body, format, type);
     const id = newId('upl');
     const key = `uploads/${id}`;

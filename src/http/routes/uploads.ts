@@ -37,26 +37,14 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
       }),
     );
 
-    up.post(
-      '/uploads',
-      {
-        bodyLimit: ctx.config.uploadLimitBytes,
-        // An account past its quota is refused before its body is read (its declared length, or one byte).
-        preParsing: async (req) => {
-          const declared = Number(req.headers['content-length']);
-          await ctx.uploads.checkRoom(req.apiKey.accountId, declared > 0 ? declared : 1);
-        },
-      },
-      async (req, reply) => {
-        const made = await ctx.uploads.create(
-          req.apiKey.accountId,
-          req.headers['content-type'],
-          req.body as Buffer | undefined,
-          true,
-        );
-        return reply.code(201).header('location', made.url).send(made);
-      },
-    );
+    up.post('/uploads', { bodyLimit: ctx.config.uploadLimitBytes }, async (req, reply) => {
+      const made = await ctx.uploads.create(
+        req.apiKey.accountId,
+        req.headers['content-type'],
+        req.body as Buffer | undefined,
+      );
+      return reply.code(201).header('location', made.url).send(made);
+    });
 
     up.get<{ Params: { id: string } }>('/uploads/:id', async (req, reply) => {
       const u = await ctx.uploads.open(req.apiKey.accountId, req.params.id);
