@@ -16,6 +16,7 @@ import { parseJsonBody } from './body.ts';
 import { sendError } from '../web/error-handler.ts';
 import { AccessLog, type AccessWriter } from './access-log.ts';
 import { requestLogger } from './request-log.ts';
+import { lingeringClose } from './lingering-close.ts';
 import { registerV1 } from './v1.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
@@ -184,9 +185,15 @@ export function buildServer(
     done(null, payload);
   });
   app.addHook('onResponse', (req, reply, done) => {
-    // Answered before its body arrived (401, 413, 429…): Node would keep reading whatever the client still
-    // sends, at any pace and with no timeout. Close the connection instead.
-    if (!req.raw.complete) req.raw.socket?.destroy();
+    // Answered before its body arrived (401, 413, 429…): the connection closes once the client has had
+    // the answer, within the request's deadline (lingering-close.ts).
+    if (!req.raw.complete) {
+      lingeringClose(
+        req.raw.socket,
+        arriving.get(req.raw) ??
+          performance.now() + Math.max(0, ctx.config.requestTimeoutMs - reply.elapsedTime),
+      );
+    }
     arriving.delete(req.raw);
     ctx.metrics.observeRequest(
       req.routeOptions.url ?? 'unmatched',

@@ -1,0 +1,33 @@
+// The close of a connection whose request was answered before its body arrived (401, 413, 429…).
+//
+// Destroying the socket at once loses the answer: the client is still sending, and closing a socket
+// with its bytes unread sends a reset, which makes the client's TCP stack drop the answer it has not
+// read yet (fetch reports ECONNRESET instead of the 401). Leaving the socket to Node is no better: it
+// would read the rest of the body at any pace, with no limit. So the socket stops reading (the rest of
+// the body waits in the kernel's buffers, costing nothing), our side ends after the answer (FIN), and
+// the socket is destroyed LINGER_MS later at most (sooner at the request's own deadline): time for
+// the client to read the answer and stop. At most MAX_LINGERING sockets linger at once in a process;
+// past that, a socket is destroyed at once, as before, so a flood of early answers holds no more.
+import type { Socket } from 'node:net';
+
+export const LINGER_MS = 2_000;
+export const MAX_LINGERING = 1_000;
+let lingering = 0;
+
+export function lingeringClose(socket: Socket | null, untilMs: number): void {
+  if (!socket || socket.destroyed) return;
+  const ms = Math.min(LINGER_MS, untilMs - performance.now());
+  if (ms <= 0 || lingering >= MAX_LINGERING) {
+    socket.destroy();
+    return;
+  }
+  lingering++;
+  socket.pause();
+  const timer = setTimeout(() => socket.destroy(), ms);
+  timer.unref();
+  socket.once('close', () => {
+    lingering--;
+    clearTimeout(timer);
+  });
+  socket.end();
+}

@@ -1,0 +1,51 @@
+// A request answered before its body has arrived (a wrong key on a large upload): the client gets the
+// answer, not a reset (src/http/lingering-close.ts). The service runs as its own process, as in
+// production: in one process with the client, the two take turns on one event loop and the race that
+// loses the answer does not happen.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshDatabase } from '../helpers/db.ts';
+import { spawnService, type Spawned } from '../helpers/spawned.ts';
+
+let dbh: Awaited<ReturnType<typeof freshDatabase>>;
+let svc: Spawned;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-early-'));
+
+beforeAll(async () => {
+  dbh = await freshDatabase();
+  svc = await spawnService({
+    DATABASE_URL: dbh.url,
+    RENDERGATE_DATA_DIR: path.join(dir, 'data'),
+    RENDERGATE_ADMIN_TOKEN: 'early-answer-admin-token-0123456789',
+    LOG_LEVEL: 'warn',
+  });
+}, 90_000);
+afterAll(async () => {
+  if (svc?.proc.exitCode === null) {
+    svc.proc.kill('SIGTERM');
+    await svc.exited;
+  }
+  await dbh?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+it('a large upload with a wrong key gets its 401, every time', async () => {
+  // Before, the server destroyed the socket at the answer with the client's bytes unread: a reset,
+  // and fetch reported ECONNRESET for most of these instead of the 401.
+  const got: (number | string)[] = [];
+  for (let i = 0; i < 6; i++) {
+    const r = await fetch(`${svc.base}/v1/uploads`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer rg_live_unknown', 'content-type': 'image/png' },
+      body: new Uint8Array(16 * 1024 * 1024),
+    }).catch((e: Error & { cause?: { code?: string } }) => `${e.message} ${e.cause?.code ?? ''}`);
+    if (typeof r === 'string') got.push(r);
+    else {
+      got.push(r.status);
+      await r.arrayBuffer();
+    }
+  }
+  expect(got).toEqual(Array(6).fill(401));
+});
