@@ -74,7 +74,10 @@ describe('the webhook claim', () => {
 
     const after = await claimOnce();
     expect(after.taken).toEqual(['wd_good']);
-    // A claim that read the backlog would read thousands of rows (9 × 500 are pending).
-    expect(after.read).toBeLessThan(50);
+    // A claim that read the backlog would read thousands of rows more (9 × 500 are pending). What it
+    // reads beside that does not depend on the backlog: a few rows on PostgreSQL 18; on 15, with no
+    // statistics, the planner also reads the good endpoint's own 200 delivered rows.
+    expect(after.read - before.read).toBeLessThan(50);
+    expect(after.read).toBeLessThan(500);
   });
 });
