@@ -190,8 +190,7 @@ export function buildServer(
     if (!req.raw.complete) {
       lingeringClose(
         req.raw.socket,
-        arriving.get(req.raw) ??
-          performance.now() + Math.max(0, ctx.config.requestTimeoutMs - reply.elapsedTime),
+        performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime,
       );
     }
     arriving.delete(req.raw);
