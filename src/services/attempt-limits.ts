@@ -16,6 +16,7 @@ import {
   type AttemptLimit,
   type Taken,
 } from '../db/studio-attempts.ts';
+import { RefusedUntil } from './refused-until.ts';
 
 const QUARTER_HOUR = 15 * 60;
 const HOUR = 3600;
@@ -80,31 +81,22 @@ export function limitsOf(door: Door): AttemptLimit[] {
  * scopes are held; past that the oldest go (they are asked about again, never wrongly let in).
  */
 export class RefusedScopes {
-  private until = new Map<string, number>();
-  constructor(private max = 10_000) {}
+  private until: RefusedUntil;
+  constructor(max = 10_000) {
+    this.until = new RefusedUntil(max);
+  }
 
   /** A refusal without the database, when one of the scopes is known to be full. */
   refusal(limits: AttemptLimit[], nowMs = Date.now()): Taken | null {
     for (const l of limits) {
-      const t = this.until.get(l.scope);
-      if (t === undefined) continue;
-      if (t > nowMs)
-        return { ok: false, scope: l.scope, retryAfterS: Math.ceil((t - nowMs) / 1000) };
-      this.until.delete(l.scope);
+      const left = this.until.left(l.scope, nowMs);
+      if (left > 0) return { ok: false, scope: l.scope, retryAfterS: Math.ceil(left / 1000) };
     }
     return null;
   }
 
   note(taken: Taken, nowMs = Date.now()): void {
-    if (taken.ok) return;
-    this.until.delete(taken.scope);
-    this.until.set(taken.scope, nowMs + taken.retryAfterS * 1000);
-    if (this.until.size <= this.max) return;
-    for (const [scope, t] of this.until) if (t <= nowMs) this.until.delete(scope);
-    for (const scope of this.until.keys()) {
-      if (this.until.size <= this.max) break;
-      this.until.delete(scope);
-    }
+    if (!taken.ok) this.until.set(taken.scope, nowMs + taken.retryAfterS * 1000, nowMs);
   }
 
   clear(limits: AttemptLimit[]): void {

@@ -15,6 +15,7 @@ import {
   touchSession,
   type SessionRow,
 } from '../db/studio-sessions.ts';
+import { RefusedUntil } from './refused-until.ts';
 
 export const IDLE_MS = 2 * 60 * 60 * 1000; // 2 h without a request
 export const ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000; // 7 days whatever the activity
@@ -38,6 +39,8 @@ export class Sessions {
   private console: Buffer;
   private perAccount: number;
   private touching = new Set<string>();
+  /** Sessions refused by their account's per-minute limit, by id hash, until their window ends. */
+  private spent = new RefusedUntil();
 
   constructor(
     private db: Db,
@@ -60,6 +63,21 @@ export class Sessions {
     // The oldest live sessions beyond the bound end (sessions of the console count together).
     await revokeSessionsBeyond(this.db, accountId, this.perAccount);
     return id;
+  }
+
+  /**
+   * Seconds left of the refusal noted for session `id` by spentUntil(), 0 when none: a session over its
+   * per-minute limit is refused again without asking the database for it, until its window ends.
+   */
+  spentSeconds(id: string | undefined): number {
+    if (!id || id.length > 100 || this.spent.size === 0) return 0;
+    return Math.ceil(this.spent.left(sha(id).toString('base64')) / 1000);
+  }
+
+  /** Notes that session `id` was refused by its account's per-minute limit for `seconds`. */
+  spentFor(id: string | undefined, seconds: number): void {
+    if (id && id.length <= 100)
+      this.spent.set(sha(id).toString('base64'), Date.now() + seconds * 1000);
   }
 
   /** The live session of a cookie value, or null (unknown, revoked, idle too long, or past its end). */

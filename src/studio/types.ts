@@ -1,7 +1,6 @@
 // What the studio's route files share with its plugin (index.ts): the context they are given, the
 // cookies, and the hook that requires a signed-in account. Its own module, so that the routes and
 // the plugin that registers them do not import each other.
-import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
@@ -47,20 +46,6 @@ export function signedIn(ctx: StudioCtx) {
   };
 }
 
-/**
- * Per StudioCtx: sessions refused by the per-minute limit, by their cookie's hash, with the time their
- * window ends. Until then a request of that session is refused at once, before the database is asked
- * for the session (or, on History, for the page read with it), so a flood from one session over its
- * limit costs a hash and a map lookup a request. Bounded: cleared whole if it ever holds 10,000.
- */
-const spentSessions = new WeakMap<StudioCtx, Map<string, number>>();
-const SPENT_MAX = 10_000;
-
-const cookieHash = (req: FastifyRequest) => {
-  const id = req.cookies[SESSION_COOKIE];
-  return id && id.length <= 100 ? crypto.createHash('sha256').update(id).digest('base64') : null;
-};
-
 function rateLimited(limit: number, resetSeconds: number) {
   return new ApiError(
     'RATE_LIMITED',
@@ -70,15 +55,14 @@ function rateLimited(limit: number, resetSeconds: number) {
   );
 }
 
-/** Throws the 429 of a session already refused in its current window (see spentSessions). */
+/**
+ * Throws the 429 of a session already refused in its current window, before the database is asked for
+ * the session (or, on History, for the page read with it): a flood from one session over its limit
+ * costs a hash and a map lookup a request (Sessions.spentSeconds).
+ */
 export function refuseSpent(ctx: StudioCtx, req: FastifyRequest): void {
-  const spent = spentSessions.get(ctx);
-  const h = spent?.size ? cookieHash(req) : null;
-  const until = h ? spent!.get(h) : undefined;
-  if (until === undefined) return;
-  const left = until - Date.now();
-  if (left <= 0) spent!.delete(h!);
-  else throw rateLimited(ctx.config.defaultRateLimitPerMinute, Math.ceil(left / 1000));
+  const seconds = ctx.sessions.spentSeconds(req.cookies[SESSION_COOKIE]);
+  if (seconds > 0) throw rateLimited(ctx.config.defaultRateLimitPerMinute, seconds);
 }
 
 /**
@@ -95,13 +79,7 @@ export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: Fasti
   const limit = ctx.config.defaultRateLimitPerMinute;
   const d = await ctx.limits.consume(req.studio.accountId!, limit);
   if (!d.allowed) {
-    const h = cookieHash(req);
-    if (h) {
-      let spent = spentSessions.get(ctx);
-      if (!spent) spentSessions.set(ctx, (spent = new Map<string, number>()));
-      if (spent.size >= SPENT_MAX) spent.clear();
-      spent.set(h, Date.now() + d.resetSeconds * 1000);
-    }
+    ctx.sessions.spentFor(req.cookies[SESSION_COOKIE], d.resetSeconds);
     throw rateLimited(limit, d.resetSeconds);
   }
 }
