@@ -185,7 +185,7 @@ export function accessWriter(
  * logger does so on a timer and before every flush of the destination).
  */
 export class AccessBatch {
-  static readonly CHUNK_CHARS = 15 * 1024;
+  static readonly CHUNK_CHARS = 60 * 1024;
   private pending = '';
 
   constructor(private readonly dest: { write(s: string): unknown }) {}

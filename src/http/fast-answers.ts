@@ -101,8 +101,20 @@ export class FastAnswers {
         'request completed',
       );
     } else if (access.enabled()) {
-      const c = { id, method: 'GET', url: req.url!, version: undefined, socket, host, ip };
-      access.write(completedLine(access.bindings, { ...c, status: 200, ms }));
+      // One literal of the shape accessLine() makes: a spread here made V8 miss its caches each time.
+      const url = req.url!;
+      const line = {
+        id,
+        method: 'GET',
+        url,
+        version: undefined,
+        socket,
+        host,
+        ip,
+        status: 200,
+        ms,
+      };
+      access.write(completedLine(access.bindings, line));
     }
   }
 }

@@ -115,7 +115,10 @@ describe('access line', () => {
     expect(writes.length).toBe(2);
     // A full chunk goes at once, in one write.
     const line = `{"pad":"${'x'.repeat(1000)}"}\n`;
-    for (let i = 0; i < 20; i++) batch.write(line);
+    const full = Math.ceil(AccessBatch.CHUNK_CHARS / line.length);
+    for (let i = 0; i < full - 1; i++) batch.write(line);
+    expect(writes.length).toBe(2);
+    batch.write(line);
     expect(writes.length).toBe(3);
     expect(writes[2].length).toBeGreaterThanOrEqual(AccessBatch.CHUNK_CHARS);
     expect(
