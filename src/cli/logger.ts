@@ -57,8 +57,11 @@ export function createProcessLog(
       sync: false,
       minLength: AccessBatch.CHUNK_CHARS,
       maxWrite: WRITE_BYTES,
+      // Every write is bytes (AccessBatch): no UTF-8 measuring of each chunk.
+      contentMode: 'buffer',
     });
-    const batch = new AccessBatch(dest);
+    // In `buffer` mode sonic-boom takes Buffers (its type names only strings).
+    const batch = new AccessBatch(dest as unknown as { write(chunk: Buffer): unknown });
     setInterval(() => {
       try {
         batch.flush();
