@@ -44,7 +44,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
         // An account the quota has just refused is refused again before the body is read (an image
         // type's body; another type keeps its 415): no bytes read, no statement. The connection then
         // closes once the client has the answer (src/http/lingering-close.ts).
-        preParsing: (req, _reply, payload, done) => {
+        preParsing: (req, reply, payload, done) => {
           const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
           const length = Number(req.headers['content-length'] ?? NaN);
           const refused =
@@ -54,6 +54,8 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
                   Number.isSafeInteger(length) ? length : null,
                 )
               : null;
+          // Said to the client, so that it does not send its next request on this connection.
+          if (refused) reply.header('connection', 'close');
           done(refused, payload);
         },
       },
