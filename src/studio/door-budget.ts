@@ -1,6 +1,7 @@
-// The studio's doors' budget per address (docs/account-limits.md, "The studio's doors"): an onRequest
-// hook on each door route (routes/auth.ts), decided in memory by services/attempt-limits.ts DoorBudget.
-import type { onRequestHookHandler } from 'fastify';
+// The studio's doors' budget per address (docs/account-limits.md, "The studio's doors"): a
+// preValidation hook on each door route (routes/auth.ts), decided in memory by DoorBudget
+// (services/attempt-limits.ts).
+import type { preValidationHookHandler } from 'fastify';
 import { DoorBudget } from '../services/attempt-limits.ts';
 
 /** The answer past an address's door budget: a constant page, no template, no form, no CSRF token. */
@@ -10,11 +11,13 @@ const TOO_MANY =
   '<a href="/signin">try again</a>.</p></body></html>';
 
 /**
- * The onRequest hook of every door (docs/account-limits.md): past the address's budget, a 429 before
- * the body, the session, the CSRF token or a page. A body not read yet is not read: the answer says
- * `Connection: close`, so the client does not send its next request on this connection.
+ * The hook of every door (docs/account-limits.md), run before the CSRF check (preHandler), the
+ * session, the route and its page: past the address's budget, a 429. It runs once the body is in (a
+ * form of at most 64 KiB, the studio's limit): refusing sooner would leave a body unread, and a
+ * connection whose body is unread must close, so a refused client would pay, and make the server
+ * pay, a new connection per request. Read, the body costs less than that; the connection stays open.
  */
-export function doorBudget(perMinute: number): onRequestHookHandler {
+export function doorBudget(perMinute: number): preValidationHookHandler {
   const budget = new DoorBudget(perMinute);
   return (req, reply, done) => {
     const wait = budget.take(req.ip);
@@ -22,7 +25,6 @@ export function doorBudget(perMinute: number): onRequestHookHandler {
       done();
       return;
     }
-    if (!req.raw.complete) reply.header('connection', 'close');
     void reply
       .code(429)
       .header('retry-after', String(wait))
