@@ -25,6 +25,8 @@ export interface Config {
   workerConcurrency: number;
   shutdownGraceMs: number;
   requestTimeoutMs: number;
+  /** Polls answered before the framework (src/http/fast-answers.ts); off: Fastify answers all. */
+  fastAnswers: boolean;
   logLevel: string;
   /** Renders of one account running at once across the cluster (0: no limit). */
   accountConcurrency: number;
@@ -174,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // a request (headers and body) must arrive within this: a client dribbling bytes is dropped
     requestTimeoutMs: int('RENDERGATE_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600) * 1000,
     shutdownGraceMs: int('RENDERGATE_SHUTDOWN_GRACE_SECONDS', 7, 0, 3600) * 1000,
+    fastAnswers: !flag('RENDERGATE_NO_FAST_ANSWERS'),
     logLevel: env.LOG_LEVEL || 'info',
     accountConcurrency: int('RENDERGATE_ACCOUNT_CONCURRENCY', 4, 0, 100_000),
     metricsToken,

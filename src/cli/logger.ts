@@ -9,6 +9,8 @@ import os from 'node:os';
 import pino, { type Logger } from 'pino';
 import { AccessBatch, accessWriter, type AccessWriter } from '../http/access-log.ts';
 
+/** The most one asynchronous write of the log hands the kernel. */
+const WRITE_BYTES = 64 * 1024;
 const FLUSH_EVERY_MS = 200;
 /** The longest an exit waits for its lines to be written before it goes anyway. */
 const EXIT_FLUSH_MS = 5_000;
@@ -42,14 +44,20 @@ export function createProcessLog(
     // A transport's worker thread drains its buffer on `flushSync` (it blocks until the worker caught up).
     flushSync = () => (transport as unknown as { flushSync(): void }).flushSync();
   } else {
-    // Lines are gathered into writes of up to 15 KiB (sonic-boom writes at most 16 KiB at once): one
-    // write per line, even asynchronous, cost a poll a third more CPU than no logging. In a CPU profile
-    // of polls at info, the main thread's time in fs.write fell from 390 to 240 ms over 6 s when the
-    // writes went from 4 to 15 KiB. A line of a quiet moment waits at most FLUSH_EVERY_MS for its write,
-    // so `tail -f` still shows each request at once to a person.
+    // Lines are gathered into writes of up to 64 KiB (sonic-boom's `maxWrite`; 16 KiB by default): one
+    // write per line, even asynchronous, cost a poll a third more CPU than no logging, and every
+    // asynchronous write wakes a thread of libuv's pool and then the event loop. In a CPU profile of
+    // polls at info, the main thread's time in fs.write fell from 390 to 240 ms over 6 s when the writes
+    // went from 4 to 15 KiB. A line of a quiet moment waits at most FLUSH_EVERY_MS for its write, so
+    // `tail -f` still shows each request at once to a person.
     // Access lines reach it already gathered into chunks of that size (AccessBatch), so that a line
     // costs one string concatenation and the destination measures and converts once per chunk.
-    const dest = pino.destination({ dest: fd, sync: false, minLength: 15 * 1024 });
+    const dest = pino.destination({
+      dest: fd,
+      sync: false,
+      minLength: AccessBatch.CHUNK_CHARS,
+      maxWrite: WRITE_BYTES,
+    });
     const batch = new AccessBatch(dest);
     setInterval(() => {
       try {

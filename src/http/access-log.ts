@@ -10,6 +10,7 @@
 // from `pino.destination`, src/cli/logger.ts), through the public APIs only: the logger's `bindings()`,
 // `isLevelEnabled()` and `streamWrite` hook, and the destination's `write()`. Without such a destination
 // (a logger made elsewhere, a pretty terminal) every line goes through pino's own path.
+import type { Socket } from 'node:net';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** Where access lines go directly: a destination of the process's logger, and what that logger adds. */
@@ -28,44 +29,98 @@ const COMPLETED = ',"msg":"request completed"}\n';
  * per connection and host: a keep-alive client sends many requests on one socket, with one Host.
  */
 interface ConnectionPart {
-  host: string;
+  host: string | undefined;
   ip: string | undefined;
   json: string;
 }
 const connectionParts = new WeakMap<object, ConnectionPart>();
 
-function connectionPart(request: FastifyRequest): string {
-  const socket = request.socket as object | undefined;
-  const host = request.host;
-  // The address can come from a header (trustProxy): compared too.
-  const ip = request.ip;
+/** `ip`: the client's address as the request sees it (it can come from a header with trustProxy). */
+function connectionPart(
+  socket: Socket | undefined,
+  host: string | undefined,
+  ip: string | undefined,
+) {
   const known = socket && connectionParts.get(socket);
   if (known && known.host === host && known.ip === ip) return known.json;
-  const port = request.socket?.remotePort;
-  const json =
-    `"host":${JSON.stringify(host)}` +
-    `${ip === undefined ? '' : `,"remoteAddress":${JSON.stringify(ip)}`}` +
-    `${port === undefined ? '' : `,"remotePort":${port}`}`;
+  const port = socket?.remotePort;
+  const json = [
+    host === undefined ? '' : `"host":${JSON.stringify(host)}`,
+    ip === undefined ? '' : `"remoteAddress":${JSON.stringify(ip)}`,
+    port === undefined ? '' : `"remotePort":${port}`,
+  ]
+    .filter(Boolean)
+    .join(',');
   // A socket's address and port do not change; only a complete one is kept (a closed socket has none).
   if (socket && port !== undefined) connectionParts.set(socket, { host, ip, json });
   return json;
 }
 
-/** The `request completed` line for `request`, as pino and Fastify's serializers write it. */
-export function accessLine(
-  bindings: string,
-  time: number,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): string {
-  const version = request.headers['accept-version'];
+/**
+ * A duration in ms as JSON, to the microsecond. Writing the double itself (as pino does, to 17
+ * digits) took a third of the line's CPU; whole numbers are cheap to write.
+ */
+export function durationJson(ms: number): string {
+  const us = Math.round(ms * 1000);
+  const whole = Math.floor(us / 1000);
+  const frac = us - whole * 1000;
+  if (frac === 0) return String(whole);
+  return `${whole}.${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}`;
+}
+
+let lastTime = 0;
+let lastTimeJson = '0';
+/** Date.now() as JSON, written once per millisecond. */
+function timeJson(): string {
+  const now = Date.now();
+  if (now !== lastTime) {
+    lastTime = now;
+    lastTimeJson = String(now);
+  }
+  return lastTimeJson;
+}
+
+/** What an access line says of one request and its answer. */
+export interface Completed {
+  id: string;
+  method: string;
+  url: string;
+  /** The Accept-Version header, when sent. */
+  version: string | string[] | undefined;
+  socket: Socket | undefined;
+  host: string | undefined;
+  ip: string | undefined;
+  status: number;
+  /** From the request's arrival to the answer's end. */
+  ms: number;
+}
+
+/** The `request completed` line, as pino and Fastify's serializers write it (time to the microsecond). */
+export function completedLine(bindings: string, c: Completed): string {
+  const conn = connectionPart(c.socket, c.host, c.ip);
   // Node's parser accepts only its list of method names (letters and '-'): nothing to escape.
   return (
-    `{"level":30,"time":${time}${bindings ? ',' + bindings : ''},"reqId":${JSON.stringify(request.id)}` +
-    `,"req":{"method":"${request.method}","url":${JSON.stringify(request.url)}` +
-    `${version === undefined ? '' : `,"version":${JSON.stringify(version)}`},${connectionPart(request)}}` +
-    `,"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime}${COMPLETED}`
+    `{"level":30,"time":${timeJson()}${bindings ? ',' + bindings : ''},"reqId":${JSON.stringify(c.id)}` +
+    `,"req":{"method":"${c.method}","url":${JSON.stringify(c.url)}` +
+    `${c.version === undefined ? '' : `,"version":${JSON.stringify(c.version)}`}` +
+    `${conn ? ',' + conn : ''}}` +
+    `,"res":{"statusCode":${c.status}},"responseTime":${durationJson(c.ms)}${COMPLETED}`
   );
+}
+
+/** The `request completed` line for a request Fastify answered. */
+export function accessLine(bindings: string, request: FastifyRequest, reply: FastifyReply): string {
+  return completedLine(bindings, {
+    id: request.id,
+    method: request.method,
+    url: request.url,
+    version: request.headers['accept-version'],
+    socket: request.socket,
+    host: request.host,
+    ip: request.ip,
+    status: reply.statusCode,
+    ms: reply.elapsedTime,
+  });
 }
 
 export class AccessLog extends LogController {
@@ -96,7 +151,7 @@ export class AccessLog extends LogController {
         { req: request, res: reply, responseTime: reply.elapsedTime },
         'request completed',
       );
-    else if (w.enabled()) w.write(accessLine(w.bindings, Date.now(), request, reply));
+    else if (w.enabled()) w.write(accessLine(w.bindings, request, reply));
   }
 }
 
@@ -130,7 +185,7 @@ export function accessWriter(
  * logger does so on a timer and before every flush of the destination).
  */
 export class AccessBatch {
-  static readonly CHUNK_CHARS = 15 * 1024;
+  static readonly CHUNK_CHARS = 60 * 1024;
   private pending = '';
 
   constructor(private readonly dest: { write(s: string): unknown }) {}

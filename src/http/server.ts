@@ -1,6 +1,5 @@
 // The Fastify application: request ids, the error model, the public /v1 API and the admin API; the
 // composition root (app.ts) adds its siblings (the studio).
-import crypto from 'node:crypto';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, {
@@ -18,6 +17,8 @@ import { AccessLog, type AccessWriter } from './access-log.ts';
 import { requestLogger } from './request-log.ts';
 import { lingeringClose } from './lingering-close.ts';
 import { registerV1 } from './v1.ts';
+import { FastAnswers } from './fast-answers.ts';
+import { newRequestId, requestIdOf } from './request-id.ts';
 import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 import { registerOpenApi } from './openapi/routes.ts';
@@ -25,17 +26,14 @@ import { registerOpenAi } from './openai/index.ts';
 import { registerStripeWebhook } from './routes/webhooks-stripe.ts';
 import { nameRequestSpan, tracingOn } from '../tracing/trace.ts';
 
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 /** Request line plus headers; Node answers a larger one with 431 before any route runs. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 /** Longest request target (path and query) served; a longer one is 400 INVALID_REQUEST. */
 export const MAX_URL_BYTES = 8 * 1024;
 
-// Request ids: 24 hex digits, a random per-process prefix and a counter. Unique across processes without
-// asking the CSPRNG on every request (which cost ~5 % of a request's CPU).
-const ID_PREFIX = crypto.randomBytes(4).toString('hex');
-let idCounter = 0;
-export const newRequestId = () => `req_${ID_PREFIX}${(idCounter++).toString(16).padStart(16, '0')}`;
+export { newRequestId };
+/** Idle keep-alive connections and sockets without activity are closed after this. */
+const IDLE_MS = 65_000;
 
 /** A URL over MAX_URL_BYTES: 400 INVALID_REQUEST (the request is malformed), before any route or key check. */
 const urlTooLong = () =>
@@ -77,6 +75,10 @@ export function clientErrorHandler(
   socket.destroy(err);
 }
 
+const fastAnswers = new WeakMap<FastifyInstance, FastAnswers>();
+/** The fast answers of a server made by buildServer (none when turned off or tracing). */
+export const fastAnswersOf = (app: FastifyInstance) => fastAnswers.get(app) ?? null;
+
 /** A sibling of the API registered beside it by the composition root (the studio), in a scope of its own. */
 export type Sibling = (scope: FastifyInstance) => Promise<void>;
 
@@ -94,6 +96,8 @@ export function buildServer(
   access: AccessWriter | null = null,
   pageNotFound?: (req: FastifyRequest, reply: FastifyReply) => unknown,
 ): FastifyInstance {
+  // Polls answered before the framework (fast-answers.ts); made once the app exists.
+  let fast: FastAnswers | null = null;
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
@@ -101,12 +105,21 @@ export function buildServer(
     // A request's own logger is made when it first writes a line (most never do).
     childLoggerFactory: requestLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
-    // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every second.
-    http: { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
+    // The server Fastify would make, with its timeouts; its listener tries the fast answers first.
+    // Node checks request timeouts every connectionsCheckingInterval (30 s by default): every second here.
+    serverFactory: (handler) => {
+      const server = http.createServer(
+        { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
+        (req, res) => {
+          if (!fast?.take(req, res)) handler(req, res);
+        },
+      );
+      server.keepAliveTimeout = IDLE_MS;
+      server.requestTimeout = ctx.config.requestTimeoutMs;
+      server.setTimeout(IDLE_MS);
+      return server;
+    },
     clientErrorHandler,
-    requestTimeout: ctx.config.requestTimeoutMs,
-    connectionTimeout: 65_000,
-    keepAliveTimeout: 65_000,
     // Any id within the URL limit reaches its route, so it is authenticated and answered with the route's
     // own 404 like every other id that cannot exist.
     routerOptions: { maxParamLength: MAX_URL_BYTES },
@@ -122,10 +135,16 @@ export function buildServer(
     },
     return503OnClosing: true,
     requestIdHeader: false,
-    genReqId: (req) => {
-      const sent = req.headers['x-request-id'];
-      return typeof sent === 'string' && SAFE_REQUEST_ID.test(sent) ? sent : newRequestId();
-    },
+    genReqId: requestIdOf,
+  });
+  if (ctx.config.fastAnswers && !tracingOn()) {
+    fast = new FastAnswers({ ctx, access, log: app.log as unknown as Logger });
+    fastAnswers.set(app, fast);
+  }
+  // Closing: every request goes to Fastify, which answers 503 (return503OnClosing).
+  app.addHook('preClose', (done) => {
+    fast?.close();
+    done();
   });
 
   // Node answers an Expect other than 100-continue with a bare 417 before any route runs. RFC 9110 lets a

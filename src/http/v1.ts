@@ -14,6 +14,21 @@ import { registerGenerationRoutes } from './routes/generations.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhook-endpoints.ts';
 
+/** The RateLimit headers of an answer to a keyed request (docs/api.md "Rate limits"). */
+export const rateLimitPolicy = (d: LimitDecision) => `"default";q=${d.limit};w=60`;
+export const rateLimitState = (d: LimitDecision) =>
+  `"default";r=${d.remaining};t=${d.resetSeconds}`;
+
+/** The 429 of a key over its limit. */
+export function overLimit(d: LimitDecision): ApiError {
+  return new ApiError(
+    'RATE_LIMITED',
+    `More than ${d.limit} requests a minute on this key; retry after ${d.resetSeconds} s.`,
+    undefined,
+    { 'retry-after': String(d.resetSeconds) },
+  );
+}
+
 /** Records the key on the request and sets the RateLimit headers; the 429 when over the limit. */
 export function admit(
   req: FastifyRequest,
@@ -22,15 +37,9 @@ export function admit(
   d: LimitDecision,
 ): ApiError | undefined {
   req.apiKey = key;
-  reply.header('ratelimit-policy', `"default";q=${d.limit};w=60`);
-  reply.header('ratelimit', `"default";r=${d.remaining};t=${d.resetSeconds}`);
-  if (d.allowed) return undefined;
-  return new ApiError(
-    'RATE_LIMITED',
-    `More than ${d.limit} requests a minute on this key; retry after ${d.resetSeconds} s.`,
-    undefined,
-    { 'retry-after': String(d.resetSeconds) },
-  );
+  reply.header('ratelimit-policy', rateLimitPolicy(d));
+  reply.header('ratelimit', rateLimitState(d));
+  return d.allowed ? undefined : overLimit(d);
 }
 
 /**

@@ -7,7 +7,12 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { AccessBatch, AccessLog, accessWriter } from '../../../src/http/access-log.ts';
+import {
+  AccessBatch,
+  AccessLog,
+  accessWriter,
+  durationJson,
+} from '../../../src/http/access-log.ts';
 
 /** A server whose log lines are collected; `direct`: access lines written by the AccessWriter. */
 async function serve(opts: pino.LoggerOptions, direct: boolean) {
@@ -110,7 +115,10 @@ describe('access line', () => {
     expect(writes.length).toBe(2);
     // A full chunk goes at once, in one write.
     const line = `{"pad":"${'x'.repeat(1000)}"}\n`;
-    for (let i = 0; i < 20; i++) batch.write(line);
+    const full = Math.ceil(AccessBatch.CHUNK_CHARS / line.length);
+    for (let i = 0; i < full - 1; i++) batch.write(line);
+    expect(writes.length).toBe(2);
+    batch.write(line);
     expect(writes.length).toBe(3);
     expect(writes[2].length).toBeGreaterThanOrEqual(AccessBatch.CHUNK_CHARS);
     expect(
@@ -162,5 +170,18 @@ describe('access line', () => {
         .replace(/"time":\d+/, '"time":0')
         .replace(/"remotePort":\d+/, '"remotePort":0');
     expect(completed(fast.lines).map(norm)).toEqual(completed(slow.lines).map(norm));
+  });
+
+  it('writes a response time to the microsecond, as a JSON number', () => {
+    for (const ms of [
+      0, 0.0004, 0.0005, 0.037886999, 0.1, 1, 1.0005, 12.3456, 999.9996, 61234.5678,
+    ]) {
+      const text = durationJson(ms);
+      expect(text).toMatch(/^\d+(\.\d{3})?$/);
+      expect(JSON.parse(text)).toBeCloseTo(Math.round(ms * 1000) / 1000, 9);
+    }
+    expect(durationJson(0.037886999)).toBe('0.038');
+    expect(durationJson(2)).toBe('2');
+    expect(durationJson(2.05)).toBe('2.050');
   });
 });
