@@ -58,6 +58,8 @@ export interface Config {
   /** The highest rate limit an account owner may give a key (the admin API may set any). */
   maxRateLimitPerMinute: number;
   signupsPerHour: number;
+  /** Requests at the studio's doors per address and minute, decided in memory (0: no limit). */
+  studioDoorRequestsPerMinute: number;
   keysPerAccount: number;
   sessionsPerAccount: number;
   /**
@@ -204,6 +206,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadQuotaCount: int('RENDERGATE_UPLOAD_QUOTA_COUNT', 1000, 0, 1_000_000_000),
     maxRateLimitPerMinute: int('RENDERGATE_MAX_RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000),
     signupsPerHour: int('RENDERGATE_SIGNUPS_PER_HOUR', 10, 0, 1_000_000),
+    studioDoorRequestsPerMinute: int(
+      'RENDERGATE_STUDIO_DOOR_REQUESTS_PER_MINUTE',
+      600,
+      0,
+      1_000_000,
+    ),
     keysPerAccount: int('RENDERGATE_KEYS_PER_ACCOUNT', 100, 1, 1_000_000),
     sessionsPerAccount: int('RENDERGATE_SESSIONS_PER_ACCOUNT', 20, 1, 1_000_000),
     workerCallbackUrl,

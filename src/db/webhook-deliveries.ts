@@ -91,7 +91,42 @@ export async function claimDeliveries(
   return rows;
 }
 
-/** An attempt's result, only while `owner` still holds the delivery at the attempt it claimed. */
+/** What an attempt says of its endpoint: whether it succeeded, and when failures pause it. */
+export interface EndpointOutcome {
+  endpointId: string;
+  ok: boolean;
+  pauseAfter: number;
+  pauseSeconds: number;
+  maxPauseSeconds: number;
+}
+
+// One statement per attempt, not two: the attempt's result, only while the owner still holds the
+// delivery at the attempt it claimed, and, whatever that fence says, the endpoint's outcome (a success
+// clears the failures in a row, writing only when there were some; the `pauseAfter`-th failure in a
+// row and each one after pause the endpoint for 2^(failures - pauseAfter) × `pauseSeconds`, at most
+// `maxPauseSeconds`). No outcome: $9 is null. Both updates run whether or not the SELECT reads them.
+const RECORD_SQL = `
+WITH attempt AS (
+  UPDATE webhook_deliveries SET status = $3, last_response_status = coalesce($4, last_response_status),
+    last_error = coalesce($8, last_error), attempts = $5,
+    next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END,
+    lease_owner = NULL, lease_until = NULL
+  WHERE id = $1 AND lease_owner = $2 AND attempts = $7
+  RETURNING id
+), outcome AS (
+  UPDATE webhook_endpoints SET
+    failures_in_row = CASE WHEN $10 THEN 0 ELSE failures_in_row + 1 END,
+    paused_until = CASE WHEN NOT $10 AND failures_in_row + 1 >= $11 THEN now() + make_interval(secs =>
+      least($13::float8, $12::float8 * power(2, least(20, failures_in_row + 1 - $11)))) END
+  WHERE id = $9 AND (NOT $10 OR failures_in_row <> 0 OR paused_until IS NOT NULL)
+  RETURNING id
+)
+SELECT (SELECT count(*) FROM attempt)::int AS recorded`;
+
+/**
+ * An attempt's result, only while `owner` still holds the delivery at the attempt it claimed, with
+ * its endpoint's outcome (`endpoint`, recorded whatever the fence says), in one statement.
+ */
 export async function recordAttempt(
   db: Queryable,
   o: {
@@ -103,15 +138,13 @@ export async function recordAttempt(
     error: string | null;
     attempts: number;
     retryInSeconds?: number;
+    endpoint?: EndpointOutcome;
   },
 ): Promise<void> {
+  const e = o.endpoint;
   await db.query({
-    name: 'webhook-record-attempt',
-    text: `UPDATE webhook_deliveries SET status = $3, last_response_status = coalesce($4, last_response_status),
-             last_error = coalesce($8, last_error), attempts = $5,
-             next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END,
-             lease_owner = NULL, lease_until = NULL
-           WHERE id = $1 AND lease_owner = $2 AND attempts = $7`,
+    name: 'webhook-record-attempt-outcome',
+    text: RECORD_SQL,
     values: [
       o.id,
       o.owner,
@@ -121,6 +154,11 @@ export async function recordAttempt(
       o.retryInSeconds ?? 0,
       o.claimedAttempts,
       o.error,
+      e?.endpointId ?? null,
+      e?.ok ?? false,
+      e?.pauseAfter ?? 0,
+      e?.pauseSeconds ?? 0,
+      e?.maxPauseSeconds ?? 0,
     ],
   });
 }

@@ -123,3 +123,42 @@ export async function succeeded(db: Db, d: Door, refused?: RefusedScopes): Promi
   refused?.clear(limits);
   await giveBackAttempt(db, limits);
 }
+
+/**
+ * Requests at the studio's doors (the sign-in, sign-up, reset and link pages, read or posted) per
+ * address, in this process: a bucket of `perMinute` requests per address, refilled at `perMinute` a
+ * minute. Decided in memory before anything else is done for the request (no cookie or CSRF work, no
+ * page, no statement), so a flood from one address costs little; other addresses keep their own
+ * buckets, and a person's few requests are far below it. Counted by addressKey (an IPv6 /64 as one).
+ * At most `max` addresses are held; past that, the least recently seen go (they start again full).
+ */
+export class DoorBudget {
+  private buckets = new Map<string, { tokens: number; atMs: number }>();
+  constructor(
+    readonly perMinute: number,
+    private max = 10_000,
+  ) {}
+
+  /** 0 when the request is let in (and counted), else the seconds until one would be. */
+  take(ip: string, nowMs = Date.now()): number {
+    if (this.perMinute <= 0) return 0;
+    const key = addressKey(ip);
+    const b = this.buckets.get(key);
+    const tokens = b
+      ? Math.min(this.perMinute, b.tokens + ((nowMs - b.atMs) * this.perMinute) / 60_000)
+      : this.perMinute;
+    if (b && tokens < 1) {
+      // refused: nothing taken, so a flood never delays the address's next request further
+      b.tokens = tokens;
+      b.atMs = nowMs;
+      return Math.max(1, Math.ceil(((1 - tokens) * 60) / this.perMinute));
+    }
+    this.buckets.delete(key);
+    this.buckets.set(key, { tokens: tokens - 1, atMs: nowMs });
+    for (const k of this.buckets.keys()) {
+      if (this.buckets.size <= this.max) break;
+      this.buckets.delete(k);
+    }
+    return 0;
+  }
+}

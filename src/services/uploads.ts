@@ -19,7 +19,6 @@ import {
   fits,
   insertWithinQuota,
   uploadUsage,
-  type UploadUsage,
 } from '../db/uploads.ts';
 import type { CompiledModel } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
@@ -28,6 +27,7 @@ import { isId, newId } from '../domain/ids.ts';
 import { MAX_INPUT_PIXELS } from '../domain/limits.ts';
 import type { Storage } from '../storage/storage.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
+import { UploadQuota } from './uploads-quota.ts';
 
 /** Accepted Content-Types and the format sharp must find in the bytes. */
 export const UPLOAD_TYPES: Record<string, string> = {
@@ -40,6 +40,7 @@ const notFound = () => new ApiError('UPLOAD_NOT_FOUND', 'No such upload.');
 
 export class Uploads {
   private prefix: string;
+  readonly quota: UploadQuota;
 
   constructor(
     private db: Db,
@@ -47,6 +48,10 @@ export class Uploads {
     private config: Config,
   ) {
     this.prefix = `${config.publicUrl}/v1/uploads/`;
+    this.quota = new UploadQuota({
+      bytes: config.uploadQuotaBytes,
+      count: config.uploadQuotaCount,
+    });
   }
 
   private view(r: UploadRow) {
@@ -62,31 +67,11 @@ export class Uploads {
     };
   }
 
-  /** The 409 of an upload that would take the account past its quota. */
-  private overQuota(u: UploadUsage): ApiError {
-    const q = {
-      quotaBytes: this.config.uploadQuotaBytes,
-      quotaCount: this.config.uploadQuotaCount,
-    };
-    return new ApiError(
-      'UPLOAD_QUOTA_EXCEEDED',
-      `This upload would take the account past its quota (${u.usedBytes} of ${q.quotaBytes} bytes, ` +
-        `${u.count} of ${q.quotaCount} uploads held); delete uploads (GET /v1/uploads lists them) or wait until they expire.`,
-      [
-        {
-          usedBytes: u.usedBytes,
-          quotaBytes: q.quotaBytes,
-          count: u.count,
-          quotaCount: q.quotaCount,
-        },
-      ],
-    );
-  }
-
   /**
    * Stores an image of `contentType` (its media type, parameters allowed) for the account, within the
-   * account's upload quota: checked before the work (to refuse early) and again, under the account's
-   * lock, by the statement that records it (so parallel uploads cannot pass it together).
+   * account's upload quota: checked before the work (to refuse early: from the usage of a refusal
+   * remembered, uploads-quota.ts, else from the database) and again, under the account's lock, by the
+   * statement that records it (so parallel uploads cannot pass it together; only it lets one in).
    */
   async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {
     const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -98,9 +83,11 @@ export class Uploads {
       );
     if (!Buffer.isBuffer(body) || body.length === 0)
       throw invalidInput([{ field: 'body', message: 'is empty; send the image bytes' }]);
-    const quota = { bytes: this.config.uploadQuotaBytes, count: this.config.uploadQuotaCount };
+    const quota = this.quota.limits;
+    const early = this.quota.early(accountId, body.length);
+    if (early) throw early;
     const before = await uploadUsage(this.db, accountId);
-    if (!fits(before, body.length, quota)) throw this.overQuota(before);
+    if (!fits(before, body.length, quota)) throw this.quota.refuse(accountId, before);
     const { width, height } = await this.decode(body, format, type);
     const id = newId('upl');
     const key = `uploads/${id}`;
@@ -139,7 +126,7 @@ export class Uploads {
     if ('refused' in made) {
       // Another upload of the account took the room meanwhile: this file has no row and goes now.
       await this.storage.delete(key).catch(() => undefined);
-      throw this.overQuota(made.refused);
+      throw this.quota.refuse(accountId, made.refused);
     }
     return this.view(made.row);
   }
@@ -227,6 +214,7 @@ export class Uploads {
     if (!isId('upl', id)) throw notFound();
     const storageKey = await markUploadDeleted(this.db, accountId, id);
     if (storageKey === null) throw notFound();
+    this.quota.forget(accountId);
     // Not while a backup copies the files its snapshot names (db/backup-lock.ts): the janitor removes it later.
     await unlessBackingUp(this.db, async (tx) => {
       await this.storage.delete(storageKey);

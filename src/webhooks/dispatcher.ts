@@ -12,8 +12,13 @@ import { Listener } from '../db/listener.ts';
 import { WEBHOOKS_CHANNEL } from '../db/channels.ts';
 import { anyAddressPolicy, publicAddressPolicy } from '../net/address-guard.ts';
 import { guardedPost, type PostOutcome } from './post.ts';
-import { claimDeliveries, recordAttempt, type ClaimedDelivery } from '../db/webhook-deliveries.ts';
-import { disableEndpoint, noteEndpointOutcome } from '../db/webhook-endpoints.ts';
+import {
+  claimDeliveries,
+  recordAttempt,
+  type ClaimedDelivery,
+  type EndpointOutcome,
+} from '../db/webhook-deliveries.ts';
+import { disableEndpoint } from '../db/webhook-endpoints.ts';
 
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 const LEASE_SECONDS = 30;
@@ -124,7 +129,12 @@ export class WebhookDispatcher {
 
   private async deliver(d: Claimed): Promise<void> {
     if (!d.live) {
-      await this.record(d, 'failed', null, d.attempts, 'the endpoint was disabled or deleted');
+      await this.record(d, {
+        status: 'failed',
+        response: null,
+        attempts: d.attempts,
+        error: 'the endpoint was disabled or deleted',
+      });
       return;
     }
     // livemode: false for the renders of test keys (the snapshot's mode, migrations/014), as Stripe marks its events.
@@ -154,49 +164,69 @@ export class WebhookDispatcher {
     const status = 'status' in outcome ? outcome.status : null;
     const ok = status !== null && status >= 200 && status < 300;
     const error = 'error' in outcome ? outcome.error : ok ? null : `HTTP ${status}`;
-    await noteEndpointOutcome(this.o.db, {
+    const endpoint: EndpointOutcome = {
       endpointId: d.endpoint_id,
       ok,
       pauseAfter: PAUSE_AFTER_FAILURES,
       pauseSeconds: PAUSE_SECONDS,
       maxPauseSeconds: MAX_PAUSE_SECONDS,
-    });
+    };
     if (ok) {
-      await this.record(d, 'delivered', status, attempts, null);
+      await this.record(d, {
+        status: 'delivered',
+        response: status,
+        attempts,
+        error: null,
+        endpoint,
+      });
     } else if (status === 410) {
       // The receiver says the endpoint is gone for good: stop sending it anything.
       await disableEndpoint(this.o.db, d.endpoint_id);
-      await this.record(d, 'failed', status, attempts, error);
+      await this.record(d, { status: 'failed', response: status, attempts, error, endpoint });
       this.o.log.info(
         { endpointId: d.endpoint_id },
         'webhook endpoint answered 410 and was disabled',
       );
     } else if (attempts > this.o.retrySeconds.length) {
-      await this.record(d, 'failed', status, attempts, error);
+      await this.record(d, { status: 'failed', response: status, attempts, error, endpoint });
     } else {
-      await this.record(d, 'pending', status, attempts, error, this.o.retrySeconds[attempts - 1]);
+      await this.record(d, {
+        status: 'pending',
+        response: status,
+        attempts,
+        error,
+        endpoint,
+        retryIn: this.o.retrySeconds[attempts - 1],
+      });
       this.o.log.debug({ deliveryId: d.id, error }, 'webhook attempt failed');
     }
   }
 
-  /** The attempt's result, only while this worker still holds the delivery at the attempt it claimed. */
+  /**
+   * The attempt's result, only while this worker still holds the delivery at the attempt it claimed,
+   * and its endpoint's outcome (whatever that fence says), in one statement.
+   */
   private async record(
     d: Claimed,
-    status: 'pending' | 'delivered' | 'failed',
-    response: number | null,
-    attempts: number,
-    error: string | null,
-    retryIn?: number,
+    r: {
+      status: 'pending' | 'delivered' | 'failed';
+      response: number | null;
+      attempts: number;
+      error: string | null;
+      retryIn?: number;
+      endpoint?: EndpointOutcome;
+    },
   ) {
     await recordAttempt(this.o.db, {
       id: d.id,
       owner: this.owner,
       claimedAttempts: d.attempts,
-      status,
-      response,
-      error,
-      attempts,
-      retryInSeconds: retryIn,
+      status: r.status,
+      response: r.response,
+      error: r.error,
+      attempts: r.attempts,
+      retryInSeconds: r.retryIn,
+      endpoint: r.endpoint,
     });
   }
 }

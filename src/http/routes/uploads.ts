@@ -37,14 +37,37 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
       }),
     );
 
-    up.post('/uploads', { bodyLimit: ctx.config.uploadLimitBytes }, async (req, reply) => {
-      const made = await ctx.uploads.create(
-        req.apiKey.accountId,
-        req.headers['content-type'],
-        req.body as Buffer | undefined,
-      );
-      return reply.code(201).header('location', made.url).send(made);
-    });
+    up.post(
+      '/uploads',
+      {
+        bodyLimit: ctx.config.uploadLimitBytes,
+        // An account the quota has just refused is refused again before the body is read (an image
+        // type's body; another type keeps its 415): no bytes read, no statement. The connection then
+        // closes once the client has the answer (src/http/lingering-close.ts).
+        preParsing: (req, reply, payload, done) => {
+          const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+          const length = Number(req.headers['content-length'] ?? NaN);
+          const refused =
+            Object.hasOwn(UPLOAD_TYPES, type) && length !== 0
+              ? ctx.uploads.quota.early(
+                  req.apiKey.accountId,
+                  Number.isSafeInteger(length) ? length : null,
+                )
+              : null;
+          // Said to the client, so that it does not send its next request on this connection.
+          if (refused) reply.header('connection', 'close');
+          done(refused, payload);
+        },
+      },
+      async (req, reply) => {
+        const made = await ctx.uploads.create(
+          req.apiKey.accountId,
+          req.headers['content-type'],
+          req.body as Buffer | undefined,
+        );
+        return reply.code(201).header('location', made.url).send(made);
+      },
+    );
 
     up.get<{ Params: { id: string } }>('/uploads/:id', async (req, reply) => {
       const u = await ctx.uploads.open(req.apiKey.accountId, req.params.id);

@@ -12,8 +12,11 @@ import {
   spendVerification,
 } from '../../services/passwords.ts';
 import type { Purpose } from '../../services/one-time-links.ts';
+import { doorBudget } from '../door-budget.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
+  // Every door below shares one budget per address.
+  const door = { preValidation: doorBudget(ctx.config.studioDoorRequestsPerMinute) };
   const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
     const id = await ctx.sessions.create(accountId);
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
@@ -35,13 +38,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models, cards: ctx.cards }),
   );
 
-  app.get<{ Querystring: { next?: string } }>('/signin', async (req, reply) => {
+  app.get<{ Querystring: { next?: string } }>('/signin', door, async (req, reply) => {
     if (await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account'))
       return reply.redirect(localPath(req.query.next), 303);
     return signinPage(req, reply, { next: localPath(req.query.next) });
   });
 
-  app.post('/signin', async (req, reply) => {
+  app.post('/signin', door, async (req, reply) => {
     const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
     const password = field(req.body, 'password') ?? '';
     const next = localPath(field(req.body, 'next'));
@@ -66,7 +69,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     return startSession(reply, accountId, next);
   });
 
-  app.get('/signup', async (req, reply) => {
+  app.get('/signup', door, async (req, reply) => {
     if (!ctx.config.signupOpen)
       return page(reply.code(404), 'error', req, {
         title: 'Sign-up is closed',
@@ -75,7 +78,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     return page(reply, 'signup', req, { title: 'Create an account', min: MIN_PASSWORD });
   });
 
-  app.post('/signup', async (req, reply) => {
+  app.post('/signup', door, async (req, reply) => {
     if (!ctx.config.signupOpen)
       return page(reply.code(404), 'error', req, {
         title: 'Sign-up is closed',
@@ -198,7 +201,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   for (const purpose of ['invite', 'reset'] as Purpose[]) {
     const title = purpose === 'invite' ? 'Set your password' : 'Choose a new password';
     // The link is a secret: no access-log line carries it (info lines are off for these routes).
-    const quiet = { logLevel: 'warn' as const };
+    const quiet = { ...door, logLevel: 'warn' as const };
     app.get<{ Params: { token: string } }>(`/${purpose}/:token`, quiet, async (req, reply) => {
       const live = await ctx.studioAccounts.peekLink(req.params.token, purpose);
       const accountId = live?.accountId ?? null;
@@ -242,7 +245,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     });
   }
 
-  app.get('/forgot', async (req, reply) => {
+  app.get('/forgot', door, async (req, reply) => {
     if (!ctx.mailer)
       return page(reply.code(404), 'error', req, {
         title: 'Not available',
@@ -251,7 +254,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     return page(reply, 'forgot', req, { title: 'Reset your password' });
   });
 
-  app.post('/forgot', async (req, reply) => {
+  app.post('/forgot', door, async (req, reply) => {
     if (!ctx.mailer)
       return page(reply.code(404), 'error', req, {
         title: 'Not available',

@@ -1,0 +1,144 @@
+// An account past its upload quota is refused before the body of its next upload is read
+// (src/services/uploads-quota.ts, docs/account-limits.md): the process remembers the refusal for a
+// moment, POST /v1/uploads answers the same 409 from a hook before the body, and the connection closes
+// once the client has it (src/http/lingering-close.ts). The service runs as its own process, as in
+// production (see early-answer.test.ts: in one process with the client, the race that loses an early
+// answer does not happen).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freshDatabase } from '../helpers/db.ts';
+import { ADMIN, client } from '../helpers/service.ts';
+import { spawnService, type Spawned } from '../helpers/spawned.ts';
+
+const QUOTA = 2;
+let dbh: Awaited<ReturnType<typeof freshDatabase>>;
+let svc: Spawned;
+let noise: Buffer;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-upq-'));
+
+beforeAll(async () => {
+  // A noise image does not compress: about 120 KB, as the soak's attacker sends.
+  noise = await sharp(crypto.randomBytes(200 * 200 * 3), {
+    raw: { width: 200, height: 200, channels: 3 },
+  })
+    .png()
+    .toBuffer();
+  dbh = await freshDatabase();
+  svc = await spawnService({
+    DATABASE_URL: dbh.url,
+    RENDERGATE_DATA_DIR: path.join(dir, 'data'),
+    RENDERGATE_ADMIN_TOKEN: ADMIN,
+    RENDERGATE_WORKER_CONCURRENCY: '0',
+    RENDERGATE_UPLOAD_QUOTA_COUNT: String(QUOTA),
+    // a request whose body never comes is dropped this soon (see the raw-socket test)
+    RENDERGATE_REQUEST_TIMEOUT_SECONDS: '5',
+    LOG_LEVEL: 'warn',
+  });
+}, 90_000);
+afterAll(async () => {
+  if (svc?.proc.exitCode === null) {
+    svc.proc.kill('SIGTERM');
+    await svc.exited;
+  }
+  await dbh?.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const upload = (key: string) =>
+  fetch(`${svc.base}/v1/uploads`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
+    body: new Uint8Array(noise),
+  }).then(
+    async (r) => ({ status: r.status, json: (await r.json()) as Record<string, any> }),
+    (e: Error & { cause?: { code?: string } }) => ({
+      status: `${e.message} ${e.cause?.code ?? ''}`,
+      json: {} as Record<string, any>,
+    }),
+  );
+
+/**
+ * POST /v1/uploads declaring the whole image's length but sending only its first KiB, over a socket of
+ * its own: what the server answers (all it sends until it closes), and the bytes it was sent.
+ */
+function partialUpload(key: string): Promise<{ answer: string; sent: number }> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(svc.port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    const head = Buffer.from(
+      `POST /v1/uploads HTTP/1.1\r\nHost: 127.0.0.1:${svc.port}\r\nAuthorization: Bearer ${key}\r\n` +
+        `Content-Type: image/png\r\nContent-Length: ${noise.length}\r\n\r\n`,
+    );
+    const first = noise.subarray(0, 1024);
+    s.on('data', (c: Buffer) => chunks.push(c));
+    s.on('error', reject);
+    s.on('close', () => resolve({ answer: Buffer.concat(chunks).toString(), sent: first.length }));
+    s.write(Buffer.concat([head, first]));
+  });
+}
+
+it('answers the 409 before the body, to a real fetch every time, and keeps the quota exact', async () => {
+  const c = client(svc.base);
+  const a = await c.account(0);
+  const made = await Promise.all(Array.from({ length: QUOTA }, () => upload(a.key)));
+  expect(made.map((r) => r.status)).toEqual(Array(QUOTA).fill(201));
+
+  // Back to back, two loops at once, as the soak's attacker: every one is the 409, with the body of
+  // the database's refusal. None is the "fetch failed" (UND_ERR_SOCKET) of a client that, having sent
+  // all of a 120 KB body into the socket's buffers, took the connection as kept alive and sent its
+  // next request into the server's close: the early answer says `Connection: close`.
+  const refused = (
+    await Promise.all(
+      [0, 1].map(async () => {
+        const got = [];
+        for (let i = 0; i < 100; i++) got.push(await upload(a.key));
+        return got;
+      }),
+    )
+  ).flat();
+  expect(refused.map((r) => r.status)).toEqual(Array(200).fill(409));
+  for (const r of refused) {
+    expect(r.json.code).toBe('UPLOAD_QUOTA_EXCEEDED');
+    expect(r.json.details).toEqual([
+      { usedBytes: QUOTA * noise.length, quotaBytes: 1024 ** 3, count: QUOTA, quotaCount: QUOTA },
+    ]);
+  }
+
+  // The proof that the body is not read: a request that sends 1 KiB of its declared 120 KB gets the
+  // 409 (read before the body can have been, since it never comes), and the connection closes. The
+  // refusal is remembered for a second after the database's: were it forgotten between the two
+  // requests (a machine stalled that long), the server waits for the body until the request timeout,
+  // then drops the connection (or answers 408); then the pair is tried again.
+  let early: { answer: string; sent: number } | null = null;
+  for (let i = 0; i < 5 && !early; i++) {
+    expect((await upload(a.key)).status).toBe(409);
+    const got = await partialUpload(a.key);
+    if (got.answer.startsWith('HTTP/1.1 409')) early = got;
+    else expect(got.answer).toMatch(/^(HTTP\/1\.1 408|$)/);
+  }
+  expect(early).not.toBeNull();
+  expect(early!.sent).toBeLessThan(noise.length / 100);
+  expect(early!.answer).toContain('"code":"UPLOAD_QUOTA_EXCEEDED"');
+
+  // The quota stayed exact.
+  const { rows } = await dbh.db.query(
+    'SELECT count(*)::int AS n FROM uploads WHERE account_id = $1 AND deleted_at IS NULL',
+    [a.accountId],
+  );
+  expect(rows[0].n).toBe(QUOTA);
+
+  // A delete through this process forgets the refusal at once: the next upload is stored.
+  const del = await c.call('DELETE', `/v1/uploads/${made[0].json.id}`, { key: a.key });
+  expect(del.status).toBe(200);
+  expect((await upload(a.key)).status).toBe(201);
+  expect((await upload(a.key)).status).toBe(409);
+
+  // Another account is not refused by this one's memory.
+  const b = await c.account(0);
+  expect((await upload(b.key)).status).toBe(201);
+});
