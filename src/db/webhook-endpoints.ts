@@ -78,36 +78,3 @@ export async function markEndpointDeleted(
 export async function disableEndpoint(q: Queryable, id: string): Promise<void> {
   await q.query('UPDATE webhook_endpoints SET enabled = false WHERE id = $1', [id]);
 }
-
-/**
- * An endpoint's attempt outcome: a success clears its failures; the `pauseAfter`-th failure in a row and
- * each one after pause it for 2^(failures - pauseAfter) × `pauseSeconds`, at most `maxPauseSeconds`.
- */
-export async function noteEndpointOutcome(
-  db: Queryable,
-  o: {
-    endpointId: string;
-    ok: boolean;
-    pauseAfter: number;
-    pauseSeconds: number;
-    maxPauseSeconds: number;
-  },
-): Promise<void> {
-  if (o.ok) {
-    await db.query({
-      name: 'webhook-endpoint-ok',
-      text: `UPDATE webhook_endpoints SET failures_in_row = 0, paused_until = NULL
-             WHERE id = $1 AND (failures_in_row <> 0 OR paused_until IS NOT NULL)`,
-      values: [o.endpointId],
-    });
-    return;
-  }
-  await db.query({
-    name: 'webhook-endpoint-failed',
-    text: `UPDATE webhook_endpoints SET failures_in_row = failures_in_row + 1,
-             paused_until = CASE WHEN failures_in_row + 1 >= $2 THEN now() + make_interval(secs =>
-               least($4::float8, $3::float8 * power(2, least(20, failures_in_row + 1 - $2)))) END
-           WHERE id = $1`,
-    values: [o.endpointId, o.pauseAfter, o.pauseSeconds, o.maxPauseSeconds],
-  });
-}

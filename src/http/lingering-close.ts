@@ -13,9 +13,11 @@ import type { Socket } from 'node:net';
 export const LINGER_MS = 2_000;
 export const MAX_LINGERING = 1_000;
 let lingering = 0;
+const closing = new WeakSet<Socket>();
 
 export function lingeringClose(socket: Socket | null, untilMs: number): void {
-  if (!socket || socket.destroyed) return;
+  if (!socket || socket.destroyed || closing.has(socket)) return;
+  closing.add(socket);
   const ms = Math.min(LINGER_MS, untilMs - performance.now());
   if (ms <= 0 || lingering >= MAX_LINGERING) {
     socket.destroy();
@@ -30,4 +32,13 @@ export function lingeringClose(socket: Socket | null, untilMs: number): void {
     clearTimeout(timer);
   });
   socket.end();
+}
+
+/**
+ * For an answer that says `Connection: close`. Node ends such a connection with socket.destroySoon()
+ * once the answer is written, which destroys it with the client's bytes unread (the reset above); this
+ * socket lingers instead.
+ */
+export function lingerOnClose(socket: Socket, untilMs: number): void {
+  socket.destroySoon = () => lingeringClose(socket, untilMs);
 }

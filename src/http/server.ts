@@ -15,7 +15,7 @@ import { parseJsonBody } from './body.ts';
 import { sendError } from '../web/error-handler.ts';
 import { AccessLog, type AccessWriter } from './access-log.ts';
 import { requestLogger } from './request-log.ts';
-import { lingeringClose } from './lingering-close.ts';
+import { lingerOnClose, lingeringClose } from './lingering-close.ts';
 import { registerV1 } from './v1.ts';
 import { FastAnswers } from './fast-answers.ts';
 import { newRequestId, requestIdOf } from './request-id.ts';
@@ -219,6 +219,20 @@ export function buildServer(
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
+    done();
+  });
+  // An error answered while a declared body is still arriving (a wrong key or a quota on an upload, a
+  // body over the limit) says `Connection: close`: a client that has already handed its whole body to
+  // the kernel must not send its next request into the close. The socket still lingers for the client
+  // to read the answer (lingering-close.ts). In every scope, before its error handler.
+  app.addHook('onError', (req, reply, _err, done) => {
+    const h = req.headers;
+    const declared = h['transfer-encoding'] !== undefined || Number(h['content-length'] ?? 0) > 0;
+    if (declared && !req.raw.complete) {
+      reply.header('connection', 'close');
+      const deadline = performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime;
+      lingerOnClose(req.raw.socket, deadline);
+    }
     done();
   });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));

@@ -54,8 +54,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
                   Number.isSafeInteger(length) ? length : null,
                 )
               : null;
-          // Said to the client, so that it does not send its next request on this connection.
-          if (refused) reply.header('connection', 'close');
+          // The answer says Connection: close (server.ts's onError hook).
           done(refused, payload);
         },
       },
