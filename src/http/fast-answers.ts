@@ -22,11 +22,11 @@ import type { Ctx } from '../web/context.ts';
 import { completedLine, type AccessWriter } from './access-log.ts';
 import { requestIdOf } from './request-id.ts';
 import { rateLimitPolicy, rateLimitState } from './v1.ts';
+import { JSON_TYPE } from './routes/generations.ts';
 
 const POLL_PREFIX = '/v1/generations/';
 /** The route's name in metrics, as Fastify's routeOptions.url gives it. */
 const POLL_ROUTE = '/v1/generations/:id';
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface FastAnswerOptions {
   ctx: Ctx;

@@ -8,7 +8,8 @@ import type { Ctx } from '../web/context.ts';
 import { sendError } from '../web/error-handler.ts';
 import { NoRequestLog } from './access-log.ts';
 import { registerOps } from './ops.ts';
-import { MAX_HEADER_BYTES, clientErrorHandler, newRequestId } from './server.ts';
+import { MAX_HEADER_BYTES, clientErrorHandler } from './server.ts';
+import { newRequestId } from './request-id.ts';
 
 export function buildOpsServer(ctx: Ctx, log: Logger): FastifyInstance {
   const app = Fastify({

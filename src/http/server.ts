@@ -31,7 +31,6 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 /** Longest request target (path and query) served; a longer one is 400 INVALID_REQUEST. */
 export const MAX_URL_BYTES = 8 * 1024;
 
-export { newRequestId };
 /** Idle keep-alive connections and sockets without activity are closed after this. */
 const IDLE_MS = 65_000;
 
@@ -193,6 +192,9 @@ export function buildServer(
     clearInterval(sweep);
     done();
   });
+  /** The request's deadline (performance.now() time): its timeout, counted from its start. */
+  const deadlineOf = (reply: FastifyReply) =>
+    performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime;
   app.addHook('preParsing', (req, reply, payload, done) => {
     // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112, 6.3).
     const h = req.headers;
@@ -200,17 +202,14 @@ export function buildServer(
       !req.raw.complete &&
       (h['content-length'] !== undefined || h['transfer-encoding'] !== undefined)
     )
-      arriving.set(req.raw, performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime);
+      arriving.set(req.raw, deadlineOf(reply));
     done(null, payload);
   });
   app.addHook('onResponse', (req, reply, done) => {
     // Answered before its body arrived (401, 413, 429…): the connection closes once the client has had
     // the answer, within the request's deadline (lingering-close.ts).
     if (!req.raw.complete) {
-      lingeringClose(
-        req.raw.socket,
-        performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime,
-      );
+      lingeringClose(req.raw.socket, deadlineOf(reply));
     }
     arriving.delete(req.raw);
     ctx.metrics.observeRequest(
@@ -230,8 +229,7 @@ export function buildServer(
     const declared = h['transfer-encoding'] !== undefined || Number(h['content-length'] ?? 0) > 0;
     if (declared && !req.raw.complete) {
       reply.header('connection', 'close');
-      const deadline = performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime;
-      lingerOnClose(req.raw.socket, deadline);
+      lingerOnClose(req.raw.socket, deadlineOf(reply));
     }
     done();
   });

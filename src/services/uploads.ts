@@ -36,6 +36,12 @@ export const UPLOAD_TYPES: Record<string, string> = {
   'image/webp': 'webp',
 };
 
+/** The media type of a Content-Type (parameters allowed) when uploads take it, else undefined. */
+export function uploadType(contentType: string | undefined): string | undefined {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  return Object.hasOwn(UPLOAD_TYPES, type) ? type : undefined;
+}
+
 const notFound = () => new ApiError('UPLOAD_NOT_FOUND', 'No such upload.');
 
 export class Uploads {
@@ -74,9 +80,8 @@ export class Uploads {
    * statement that records it (so parallel uploads cannot pass it together; only it lets one in).
    */
   async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {
-    const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
-    const format = UPLOAD_TYPES[type];
-    if (!format)
+    const type = uploadType(contentType);
+    if (type === undefined)
       throw new ApiError(
         'UNSUPPORTED_MEDIA_TYPE',
         `Send the image as ${Object.keys(UPLOAD_TYPES).join(', ')}.`,
@@ -88,7 +93,7 @@ export class Uploads {
     if (early) throw early;
     const before = await uploadUsage(this.db, accountId);
     if (!fits(before, body.length, quota)) throw this.quota.refuse(accountId, before);
-    const { width, height } = await this.decode(body, format, type);
+    const { width, height } = await this.decode(body, UPLOAD_TYPES[type], type);
     const id = newId('upl');
     const key = `uploads/${id}`;
     // The row is written only once the file is stored; a file whose row could not be written goes.

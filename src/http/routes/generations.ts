@@ -17,7 +17,7 @@ function closedSignal(reply: FastifyReply): AbortSignal {
 }
 
 const STATUSES = ['queued', 'succeeded', 'failed', 'refunded'];
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
   // The contract's order: auth and rate limit (onRequest, v1.ts), then the Idempotency-Key, then the body.

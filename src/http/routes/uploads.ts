@@ -1,7 +1,7 @@
 // /v1/uploads: raw image bodies (their own size limit; the JSON limit stays for every other route),
 // read back and deleted by the owning account.
 import type { FastifyInstance } from 'fastify';
-import { UPLOAD_TYPES } from '../../services/uploads.ts';
+import { UPLOAD_TYPES, uploadType } from '../../services/uploads.ts';
 import { parseLimit } from '../../services/paging.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { queryParam } from '../body.ts';
@@ -45,10 +45,9 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
         // type's body; another type keeps its 415): no bytes read, no statement. The connection then
         // closes once the client has the answer (src/http/lingering-close.ts).
         preParsing: (req, reply, payload, done) => {
-          const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
           const length = Number(req.headers['content-length'] ?? NaN);
           const refused =
-            Object.hasOwn(UPLOAD_TYPES, type) && length !== 0
+            uploadType(req.headers['content-type']) !== undefined && length !== 0
               ? ctx.uploads.quota.early(
                   req.apiKey.accountId,
                   Number.isSafeInteger(length) ? length : null,
