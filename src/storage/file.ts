@@ -1,6 +1,7 @@
 // Outputs as files under a root directory: written to a temporary name, fsynced, then renamed, so an
 // object is either complete or absent.
 import crypto from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -24,6 +25,7 @@ export class FileStorage implements Storage {
     const tmp = path.join(this.root, '.tmp', `${crypto.randomBytes(8).toString('hex')}.part`);
     const hash = crypto.createHash('sha256');
     let bytes = 0;
+    const out = fs.createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true });
     try {
       // flush: fsync before the stream closes its descriptor (a FileHandle stream with autoClose:false
       // keeps a reference that makes FileHandle.close() wait forever).
@@ -36,7 +38,7 @@ export class FileStorage implements Storage {
             cb(null, chunk);
           },
         }),
-        fs.createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true }),
+        out,
       );
       const dir = path.dirname(dest);
       await fsp.mkdir(dir, { recursive: true });
@@ -49,6 +51,10 @@ export class FileStorage implements Storage {
         await d.close();
       }
     } catch (e) {
+      // A source that fails before the temporary file is open (a missing source) destroys the stream
+      // while its open is under way: the file appears after an rm made at once. Removed once closed.
+      if (!out.closed)
+        await once(out, 'close', { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
       await fsp.rm(tmp, { force: true });
       throw e;
     }
