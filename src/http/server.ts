@@ -95,8 +95,13 @@ export function buildServer(
   access: AccessWriter | null = null,
   pageNotFound?: (req: FastifyRequest, reply: FastifyReply) => unknown,
 ): FastifyInstance {
-  // Polls answered before the framework (fast-answers.ts); made once the app exists.
+  // Polls and quotes answered before the framework (fast-answers.ts); made once the app exists.
   let fast: FastAnswers | null = null;
+  // Node's requestTimeout stops watching a request once its headers are in; the body gets the same limit
+  // here, counted from the request's start: a client dribbling a body is disconnected when it runs out.
+  // One sweep a second over the requests whose body is still arriving (as Node checks its own timeouts),
+  // rather than a timer and listeners per request.
+  const arriving = new Map<http.IncomingMessage, number>();
   const app = Fastify({
     // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
     loggerInstance: log as unknown as FastifyBaseLogger,
@@ -110,7 +115,7 @@ export function buildServer(
       const server = http.createServer(
         { maxHeaderSize: MAX_HEADER_BYTES, connectionsCheckingInterval: 1_000 },
         (req, res) => {
-          if (!fast?.take(req, res)) handler(req, res);
+          if (!fast?.take(req, res, handler)) handler(req, res);
         },
       );
       server.keepAliveTimeout = IDLE_MS;
@@ -137,7 +142,7 @@ export function buildServer(
     genReqId: requestIdOf,
   });
   if (ctx.config.fastAnswers && !tracingOn()) {
-    fast = new FastAnswers({ ctx, access, log: app.log as unknown as Logger });
+    fast = new FastAnswers({ ctx, access, log: app.log as unknown as Logger, arriving });
     fastAnswers.set(app, fast);
   }
   // Closing: every request goes to Fastify, which answers 503 (return503OnClosing).
@@ -173,11 +178,6 @@ export function buildServer(
       done();
     });
   }
-  // Node's requestTimeout stops watching a request once its headers are in; the body gets the same limit
-  // here, counted from the request's start: a client dribbling a body is disconnected when it runs out.
-  // One sweep a second over the requests whose body is still arriving (as Node checks its own timeouts),
-  // rather than a timer and listeners per request.
-  const arriving = new Map<http.IncomingMessage, number>();
   const sweep = setInterval(() => {
     const now = performance.now();
     for (const [raw, deadline] of arriving) {
@@ -203,7 +203,8 @@ export function buildServer(
       (h['content-length'] !== undefined || h['transfer-encoding'] !== undefined)
     )
       arriving.set(req.raw, deadlineOf(reply));
-    done(null, payload);
+    // A body the fast answers read (a quote they left to Fastify) is parsed from their bytes.
+    done(null, fast?.payload(req.raw) ?? payload);
   });
   app.addHook('onResponse', (req, reply, done) => {
     // Answered before its body arrived (401, 413, 429…): the connection closes once the client has had
