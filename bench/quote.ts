@@ -31,16 +31,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       body: JSON.stringify(IMAGE_TO_VIDEO),
       headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
     };
-    const runs = await compareHttp(ctx, {
-      name: 'quote',
-      concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
-      request,
-      rg: quiet,
-      path: '/v1/quote',
-      body: sample.text,
-      floorAt: 64,
-    });
     const variant = `POST /quote (${Buffer.byteLength(sample.text)} B)`;
+    // The levels first, while both processes have served the same requests (as bench/poll.ts does).
     const levels = await compareLogLevels(ctx, {
       scenario: 'quote',
       variant,
@@ -50,6 +42,15 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       silent: quiet,
       c: 64,
       floor: null,
+    });
+    const runs = await compareHttp(ctx, {
+      name: 'quote',
+      concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
+      request,
+      rg: quiet,
+      path: '/v1/quote',
+      body: sample.text,
+      floorAt: 64,
     });
     return [
       ...runs.flatMap((x) =>
