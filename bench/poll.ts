@@ -2,8 +2,9 @@
 // JSON body (the ceiling of any Node HTTP service on this machine). The polled generation is queued,
 // as it is while a client polls (role `api`: no worker takes it). The rows against the bare server are
 // measured at LOG_LEVEL=silent, as every release's were, so that they compare the request path alone
-// from one release to the next; a second process at the default level (info, one access line per
-// request, written to a file) and interleaved rounds show what the lines cost, with a target of their own.
+// from one release to the next; a second process, started at the default level (info, one access line
+// per request, written to a file) and switched to silent and back in interleaved rounds, shows what the
+// lines cost, with a target of their own (bench/lib/log-levels.ts).
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
 import { compareLogLevels } from './lib/log-levels.ts';
@@ -39,16 +40,12 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     if (sample.status !== 200) throw new Error(`poll -> ${sample.status} ${sample.text}`);
     const variant = `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`;
     const rowVariant = `${variant}, silent`;
-    // The levels first, while both processes have served the same requests: run after the comparison
-    // below (polls at three concurrencies on the silent process only), they measured the history of
-    // the processes, not their level: swapped, info ran at 1.02 of silent where it had run at 0.70.
     const levels = await compareLogLevels(ctx, {
       scenario: 'poll',
       variant,
       request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
       path,
-      info: svc,
-      silent: quiet,
+      server: svc,
       c: 64,
       floor: 0.9,
     });
