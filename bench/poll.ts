@@ -2,8 +2,9 @@
 // JSON body (the ceiling of any Node HTTP service on this machine). The polled generation is queued,
 // as it is while a client polls (role `api`: no worker takes it). The rows against the bare server are
 // measured at LOG_LEVEL=silent, as every release's were, so that they compare the request path alone
-// from one release to the next; a second process at the default level (info, one access line per
-// request, written to a file) and interleaved rounds show what the lines cost, with a target of their own.
+// from one release to the next; a second process, started at the default level (info, one access line
+// per request, written to a file) and switched to silent and back in interleaved rounds, shows what the
+// lines cost, with a target of their own (bench/lib/log-levels.ts).
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
 import { compareLogLevels } from './lib/log-levels.ts';
@@ -37,6 +38,17 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const path = `/v1/generations/${created.json.id}`;
     const sample = await call(svc.base, 'GET', path, { key: acct.key });
     if (sample.status !== 200) throw new Error(`poll -> ${sample.status} ${sample.text}`);
+    const variant = `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`;
+    const rowVariant = `${variant}, silent`;
+    const levels = await compareLogLevels(ctx, {
+      scenario: 'poll',
+      variant,
+      request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
+      path,
+      server: svc,
+      c: 64,
+      floor: 0.9,
+    });
     const runs = await compareHttp(ctx, {
       name: 'poll',
       concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
@@ -45,18 +57,6 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       path,
       body: sample.text,
       floorAt: 64,
-    });
-    const variant = `GET /generations/{id} (${Buffer.byteLength(sample.text)} B)`;
-    const rowVariant = `${variant}, silent`;
-    const levels = await compareLogLevels(ctx, {
-      scenario: 'poll',
-      variant,
-      request: { method: 'GET', headers: { authorization: `Bearer ${acct.key}` } },
-      path,
-      info: svc,
-      silent: quiet,
-      c: 64,
-      floor: 0.9,
     });
     return [
       ...runs.flatMap((x) =>

@@ -1,8 +1,9 @@
 // Quote: POST /v1/quote (validate the inputs, price them) against a bare node:http server that reads
 // the same request body and answers the same response body. As for poll, the rows against the bare
 // server are measured at LOG_LEVEL=silent (the request path alone, comparable from release to release);
-// a second process at the default level (info) shows what the access lines cost (reported; the target
-// is on poll's, the request with the least work of its own and so the most to lose to a log line).
+// a second process at the default level (info), switched to silent and back, shows what the access
+// lines cost (reported; the target is on poll's, the request with the least work of its own and so the
+// most to lose to a log line).
 import type { BenchContext } from './lib/context.ts';
 import { compareHttp, comparedRow, floorRow } from './lib/compare.ts';
 import { compareLogLevels } from './lib/log-levels.ts';
@@ -31,6 +32,16 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       body: JSON.stringify(IMAGE_TO_VIDEO),
       headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'application/json' },
     };
+    const variant = `POST /quote (${Buffer.byteLength(sample.text)} B)`;
+    const levels = await compareLogLevels(ctx, {
+      scenario: 'quote',
+      variant,
+      request,
+      path: '/v1/quote',
+      server: svc,
+      c: 64,
+      floor: null,
+    });
     const runs = await compareHttp(ctx, {
       name: 'quote',
       concurrencies: ctx.quick ? [16, 64] : [16, 64, 256],
@@ -39,17 +50,6 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       path: '/v1/quote',
       body: sample.text,
       floorAt: 64,
-    });
-    const variant = `POST /quote (${Buffer.byteLength(sample.text)} B)`;
-    const levels = await compareLogLevels(ctx, {
-      scenario: 'quote',
-      variant,
-      request,
-      path: '/v1/quote',
-      info: svc,
-      silent: quiet,
-      c: 64,
-      floor: null,
     });
     return [
       ...runs.flatMap((x) =>

@@ -1,6 +1,10 @@
-// What the default logging costs: the same requests against Rendergate at LOG_LEVEL=info (the default,
-// one access line per request written to a file) and at `silent`, at one concurrency, in interleaved
-// rounds (silent, info, info, silent, ...) so that drift on a shared machine hits both alike.
+// What the default logging costs: the same requests against one Rendergate process at LOG_LEVEL=info
+// (the default, one access line per request written to a file) and at `silent`, its logger's level
+// changed between rounds, at one concurrency, in interleaved rounds (silent, info, info, silent, ...) so
+// that drift on a shared machine hits both alike. One process, not two: two processes started alike
+// differ by their own history (what they served before, where V8 and the allocator placed things) by
+// more than a line costs. Measured here with two processes, the level's cost moved from 0.70 to 1.02
+// of silent's throughput when the processes swapped roles.
 import type { BenchContext } from './context.ts';
 import { withCpu } from './compare.ts';
 import type { CpuWindow } from './cpu.ts';
@@ -16,8 +20,8 @@ export async function compareLogLevels(
     variant: string;
     request: Omit<LoadOptions, 'url' | 'connections' | 'durationS'>;
     path: string;
-    info: { base: string; child: Child };
-    silent: { base: string; child: Child };
+    /** A service started at LOG_LEVEL=info (its level is set back to info at the end). */
+    server: { base: string; child: Child };
     c: number;
     /** Least throughput at info as a share of silent's; null: reported, no target. */
     floor: number | null;
@@ -29,10 +33,12 @@ export async function compareLogLevels(
     connections: o.c,
     durationS,
   });
-  // Either process may have served nothing yet (the scenario measured the other one against its
-  // baseline): warm each as long as a measured run, twice.
-  for (const side of [o.silent, o.info, o.silent, o.info])
-    await load(opts(side.base, ctx.durationS));
+  const level = (l: 'info' | 'silent') => o.server.child.call({ type: 'log-level', level: l });
+  // Warmed at both levels, each as long as a measured run, twice.
+  for (const l of ['silent', 'info', 'silent', 'info'] as const) {
+    await level(l);
+    await load(opts(o.server.base, ctx.durationS));
+  }
   const rounds = ctx.quick ? 2 : 4;
   const info: LoadResult[] = [];
   const silent: LoadResult[] = [];
@@ -41,17 +47,22 @@ export async function compareLogLevels(
   // Each side goes first in every other round: a run right after another one starts while the load
   // generator still cleans up after it, which measured up to a tenth slower on this machine.
   const sides = {
-    silent: { server: o.silent, runs: silent, cpus: silentCpu },
-    info: { server: o.info, runs: info, cpus: infoCpu },
+    silent: { level: 'silent' as const, runs: silent, cpus: silentCpu },
+    info: { level: 'info' as const, runs: info, cpus: infoCpu },
   };
-  for (let i = 0; i < rounds; i++) {
-    for (const side of i % 2 === 0 ? [sides.silent, sides.info] : [sides.info, sides.silent]) {
-      const [run, cpu] = await withCpu(ctx, side.server.child, () =>
-        load(opts(side.server.base, ctx.durationS)),
-      );
-      side.runs.push(run);
-      side.cpus.push(cpu);
+  try {
+    for (let i = 0; i < rounds; i++) {
+      for (const side of i % 2 === 0 ? [sides.silent, sides.info] : [sides.info, sides.silent]) {
+        await level(side.level);
+        const [run, cpu] = await withCpu(ctx, o.server.child, () =>
+          load(opts(o.server.base, ctx.durationS)),
+        );
+        side.runs.push(run);
+        side.cpus.push(cpu);
+      }
     }
+  } finally {
+    await level('info');
   }
   // CPU per request, steadier than throughput on a shared machine, over all rounds of each side.
   const cpuMs = (runs: LoadResult[], cpus: CpuWindow[]) =>
@@ -66,7 +77,7 @@ export async function compareLogLevels(
   const ratio = silentRps > 0 ? infoRps / silentRps : null;
   const note = [...info, ...silent].map(loadProblem).find((p) => p) ?? undefined;
   ctx.log(
-    `  ${o.scenario} c=${o.c}: LOG_LEVEL=info ${infoRps.toFixed(0)}/s, silent ${silentRps.toFixed(0)}/s (${rounds} interleaved rounds); server CPU ms/request info ${cpuMs(info, infoCpu)}, silent ${cpuMs(silent, silentCpu)}`,
+    `  ${o.scenario} c=${o.c}: LOG_LEVEL=info ${infoRps.toFixed(0)}/s, silent ${silentRps.toFixed(0)}/s (${rounds} interleaved rounds, one process); server CPU ms/request info ${cpuMs(info, infoCpu)}, silent ${cpuMs(silent, silentCpu)}`,
   );
   return [
     {

@@ -60,6 +60,7 @@ export type ChildRequest =
   | { type: 'eld-stop' }
   | { type: 'profile-start' }
   | { type: 'profile-stop'; file: string }
+  | { type: 'log-level'; level: string }
   | { type: 'stop' };
 
 let server: http.Server | null = null;
@@ -67,6 +68,8 @@ let fastify: FastifyInstance | null = null;
 let running: Running | null = null;
 let session: Session | null = null;
 let eld: IntervalHistogram | null = null;
+/** The service's process log (null at LOG_LEVEL=silent), whose level 'log-level' changes. */
+let processLog: ReturnType<typeof createProcessLog> | null = null;
 const pgClients: pg.Client[] = [];
 /** [generation id, wall-clock ms] of every render the instant backend started. */
 const starts: Array<[string, number]> = [];
@@ -191,6 +194,7 @@ async function handle(msg: ChildRequest): Promise<unknown> {
         config.logLevel === 'silent'
           ? null
           : createProcessLog(config.logLevel, { fd: fs.openSync(msg.logFile, 'a'), pretty: false });
+      processLog = logging;
       running = await startService(config, msg.role, {
         log: logging?.log ?? pino({ level: 'silent' }),
         access: logging?.access ?? null,
@@ -263,6 +267,11 @@ async function handle(msg: ChildRequest): Promise<unknown> {
       session = null;
       return msg.file;
     }
+    // The level of the service's log, changed while it runs (bench/lib/log-levels.ts).
+    case 'log-level':
+      if (!processLog) throw new Error('log-level: the service was started at LOG_LEVEL=silent');
+      processLog.log.level = msg.level;
+      return null;
     case 'stop':
       await Promise.all(pgClients.map((c) => c.end().catch(() => undefined)));
       if (running) await running.close(2_000);

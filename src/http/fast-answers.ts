@@ -112,7 +112,9 @@ export class FastAnswers {
     const d = ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
     // Refused or undecided from memory: nothing was consumed, and Fastify's hook decides it (the 429).
     if (!d?.allowed) return false;
-    this.send(req, res, d, json, t0, POLL_ROUTE);
+    // Answered in the loop's check phase, with the other answers of this turn of the loop (as quotes
+    // are): by the perf tool's 64 connections, 6-8 % more polls a second than writing each at once.
+    setImmediate(() => this.send(req, res, d, json, t0, POLL_ROUTE));
     return true;
   }
 
