@@ -20,6 +20,8 @@ export interface ProfileSummary {
   file: string;
   busyMs: number;
   idleMs: number;
+  /** Time the process was stopped (gaps of a second or more between samples), charged to nothing. */
+  pausedMs: number;
   functions: Array<{ fn: string; where: string; area: string; selfMs: number; pct: number }>;
   areas: Array<{ area: string; selfMs: number; pct: number }>;
   /** CPU time over the profiled window (cpu.ts), when measured. */
@@ -65,6 +67,9 @@ function shortUrl(url: string): string {
   return rel.startsWith('..') ? file : rel;
 }
 
+/** A gap between two samples this long is a stopped process (see summarise). */
+const PAUSE_MS = 1_000;
+
 export function summarise(name: string, file: string, p: CpuProfile, top = 15): ProfileSummary {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -92,8 +97,15 @@ export function summarise(name: string, file: string, p: CpuProfile, top = 15): 
     );
   }
   const self = new Map<number, number>();
-  for (let i = 0; i < p.samples.length; i++)
-    self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0) / 1000);
+  // A sample is taken about every millisecond; one that comes a second or more after the last
+  // measures a process that was stopped (SIGSTOP on a shared machine), not the function it landed
+  // in: that time is reported as paused, not charged to the function.
+  let pausedMs = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    const ms = (p.timeDeltas[i] ?? 0) / 1000;
+    if (ms >= PAUSE_MS) pausedMs += ms;
+    else self.set(p.samples[i], (self.get(p.samples[i]) ?? 0) + ms);
+  }
   const fns = new Map<string, { fn: string; where: string; area: string; selfMs: number }>();
   const areas = new Map<string, number>();
   let idleMs = 0;
@@ -121,6 +133,7 @@ export function summarise(name: string, file: string, p: CpuProfile, top = 15): 
     file,
     busyMs: Math.round(busyMs),
     idleMs: Math.round(idleMs),
+    pausedMs: Math.round(pausedMs),
     functions: [...fns.values()]
       .sort((a, b) => b.selfMs - a.selfMs)
       .slice(0, top)
@@ -133,7 +146,10 @@ export function summarise(name: string, file: string, p: CpuProfile, top = 15): 
 }
 
 export function formatSummary(s: ProfileSummary): string {
-  const lines = [`profile ${s.name}: ${s.busyMs} ms on CPU, ${s.idleMs} ms idle (${s.file})`];
+  const paused = s.pausedMs ? `, ${s.pausedMs} ms stopped (not charged)` : '';
+  const lines = [
+    `profile ${s.name}: ${s.busyMs} ms on CPU, ${s.idleMs} ms idle${paused} (${s.file})`,
+  ];
   if (s.cpu) {
     const c = s.cpu;
     lines.push(

@@ -102,6 +102,11 @@ export class Worker {
    * behind).
    */
   private filling: Promise<void> | null = null;
+  /** Claims made (the tests read it). */
+  claims = 0;
+  /** Renders running in this process per account, and the models whose claims are limited. */
+  private perAccount = new Map<string, number>();
+  private limitedModels: Set<string>;
   private fillAgain = false;
   private stopping = false;
   private idle: Array<() => void> = [];
@@ -117,6 +122,7 @@ export class Worker {
   constructor(private o: WorkerOptions) {
     const limited = o.catalog.models.filter((m) => m.concurrency);
     const limits = new Map(limited.map((m) => [m.id, m.concurrency!]));
+    this.limitedModels = new Set([...limits.keys(), ...(o.pools?.keys() ?? [])]);
     this.claimer = new Claimer({
       db: o.claimDb,
       limits,
@@ -195,6 +201,7 @@ export class Worker {
   }
 
   private async claim(slots: number): Promise<ClaimedJob[]> {
+    this.claims++;
     const start = Date.now();
     const jobs = await this.claimer.claim(slots);
     const end = Date.now();
@@ -223,11 +230,32 @@ export class Worker {
     const state: Running = { job, abort: new AbortController(), reason: null };
     const key = attemptKey(job);
     this.running.set(key, state);
+    this.perAccount.set(job.account_id, (this.perAccount.get(job.account_id) ?? 0) + 1);
     await runAttempt(this.attempt, state, () => {
+      const bound = this.heldBack(job);
       this.running.delete(key);
-      this.fill(); // the next job's claim need not wait for this one's clean-up
+      const n = this.perAccount.get(job.account_id)! - 1;
+      if (n > 0) this.perAccount.set(job.account_id, n);
+      else this.perAccount.delete(job.account_id);
+      // the next job's claim need not wait for this one's clean-up
+      if (bound) this.fill();
     });
     if (this.running.size === 0) this.idle.splice(0).forEach((f) => f());
+  }
+
+  /**
+   * Whether the end of `job` makes room a claim could not have had (all slots busy, a limited model,
+   * its account at its limit here): only then does it claim again. Else the last claim took every
+   * runnable job, and one queued since wakes the worker (job-wake.ts). Retries (due seconds later)
+   * and limits held by other workers' renders are found by the poll (POLL_MS).
+   */
+  private heldBack(job: ClaimedJob): boolean {
+    const limit = this.o.accountConcurrency;
+    return (
+      this.running.size >= this.o.concurrency ||
+      this.limitedModels.has(job.model_id) ||
+      (limit > 0 && (this.perAccount.get(job.account_id) ?? 0) >= limit)
+    );
   }
 
   /** Render attempts in progress in this process (tests and reports). */

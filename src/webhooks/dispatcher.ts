@@ -48,11 +48,21 @@ export interface DispatcherOptions {
 
 type Claimed = ClaimedDelivery;
 
+/** Adds `by` to the count of `key`, dropping it at zero. */
+function count(m: Map<string, number>, key: string, by: number): void {
+  const n = (m.get(key) ?? 0) + by;
+  if (n > 0) m.set(key, n);
+  else m.delete(key);
+}
+
 export class WebhookDispatcher {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   private listener: Listener;
   private timer: NodeJS.Timeout | null = null;
   private inFlight = new Set<Promise<void>>();
+  /** Attempts this process has in flight, per endpoint and per account (what its leases count). */
+  private byEndpoint = new Map<string, number>();
+  private byAccount = new Map<string, number>();
   private filling = false;
   private again = false;
   private stopped = false;
@@ -112,10 +122,12 @@ export class WebhookDispatcher {
                 ),
               )
               .finally(() => {
-                this.inFlight.delete(p);
-                this.fill();
+                const bound = this.release(p, d);
+                if (bound) this.fill();
               });
             this.inFlight.add(p);
+            count(this.byEndpoint, d.endpoint_id, 1);
+            count(this.byAccount, d.account_id, 1);
           }
           if (rows.length === free) this.again = true;
         } while (this.again && !this.stopped);
@@ -125,6 +137,26 @@ export class WebhookDispatcher {
         this.filling = false;
       }
     })();
+  }
+
+  /**
+   * Frees the slot of an attempt that ended; true when that makes room a claim could not have had:
+   * every slot was taken, or the attempt's endpoint or account was at its in-flight cap. Only then
+   * does the end of an attempt claim again. Any other claim would find what the last one left: due
+   * deliveries that are not held back by a cap were all taken by it (or by a claim since). A cap
+   * held partly by another dispatcher's leases is freed for this one by its poll (POLL_MS).
+   */
+  private release(p: Promise<void>, d: Claimed): boolean {
+    const perEndpoint = this.o.perEndpoint ?? PER_ENDPOINT_IN_FLIGHT;
+    const perAccount = this.o.perAccount ?? PER_ACCOUNT_IN_FLIGHT;
+    const bound =
+      this.inFlight.size >= this.concurrency ||
+      (this.byEndpoint.get(d.endpoint_id) ?? 0) >= perEndpoint ||
+      (this.byAccount.get(d.account_id) ?? 0) >= perAccount;
+    this.inFlight.delete(p);
+    count(this.byEndpoint, d.endpoint_id, -1);
+    count(this.byAccount, d.account_id, -1);
+    return bound;
   }
 
   private async deliver(d: Claimed): Promise<void> {

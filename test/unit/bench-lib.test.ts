@@ -60,6 +60,16 @@ describe('bench profile summary', () => {
     ]);
     expect(s.functions[0]).toMatchObject({ fn: 'create', where: 'src/services/generations.ts:41' });
     expect(s.functions.find((f) => f.fn === 'writev')).toMatchObject({ area: 'pg', selfMs: 3 });
+    expect(s.pausedMs).toBe(0);
+
+    // A process stopped for 27 s (SIGSTOP) lands that gap on whatever sample comes next: not charged.
+    const stopped = summarise('t', 't.cpuprofile', {
+      ...p,
+      timeDeltas: [1000, 1000, 1000, 1000, 5000, 5000, 9000, 27_000_000],
+    });
+    expect(stopped.busyMs).toBe(4);
+    expect(stopped.pausedMs).toBe(27_000);
+    expect(stopped.functions.find((f) => f.fn === 'create')).toBeUndefined();
   });
 });
 
