@@ -3,18 +3,23 @@
 // are sent the same requests over real HTTP, and give the same statuses, headers (in order) and
 // bodies; the cases the fast answers leave to Fastify stay Fastify's. Their access lines and metrics
 // are those of the route too.
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastAnswersOf } from '../../../src/http/server.ts';
-import { freshDatabase } from '../../helpers/db.ts';
+import {
+  accessLineOf,
+  answered,
+  answerOf,
+  fastAndSlow,
+  normal,
+  requestCount,
+  type FastAndSlow,
+} from '../../helpers/fast-answers.ts';
 import { awayFromMinuteEdge } from '../../helpers/minute.ts';
-import { client, startTestService, type TestService } from '../../helpers/service.ts';
+import { client, type TestService } from '../../helpers/service.ts';
 
-let dbh: Awaited<ReturnType<typeof freshDatabase>>;
+let both: FastAndSlow;
 let fast: TestService;
 let slow: TestService;
-const lines: Record<string, unknown>[] = [];
 let gen = '';
 let other = '';
 let key = '';
@@ -22,15 +27,8 @@ let accountId = '';
 let otherKey = '';
 
 beforeAll(async () => {
-  dbh = await freshDatabase();
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  fast = await startTestService(dbh.url, { logger: pino({ level: 'info' }, sink) });
-  slow = await startTestService(dbh.url, { env: { RENDERGATE_NO_FAST_ANSWERS: '1' } });
+  both = await fastAndSlow();
+  ({ fast, slow } = both);
   const api = client(fast.base);
   const a = await api.account(100);
   const b = await api.account(100);
@@ -50,31 +48,11 @@ beforeAll(async () => {
   other = await made(otherKey);
 });
 afterAll(async () => {
-  await fast?.stop();
-  await slow?.stop();
-  await dbh?.drop();
+  await both?.stop();
 });
 
-/** One answer, as raw as fetch gives it: status, header names and values in order, body. */
-async function send(base: string, method: string, path: string, headers: Record<string, string>) {
-  const r = await fetch(base + path, { method, headers });
-  const text = await r.text();
-  return { status: r.status, headers: [...r.headers.entries()], text };
-}
-
-/** What may differ between two services: the date, our request ids, the rate limit's remaining. */
-function normal(a: Awaited<ReturnType<typeof send>>) {
-  const ids = /req_[0-9a-f]{24}/g;
-  return {
-    status: a.status,
-    headers: a.headers
-      .filter(([k]) => k !== 'date')
-      .map(([k, v]) => [k, v.replace(ids, 'req_*').replace(/r=\d+;t=\d+/, 'r=*;t=*')]),
-    text: a.text.replace(ids, 'req_*'),
-  };
-}
-
-const answered = (s: TestService) => fastAnswersOf(s.running.server)?.answered ?? 0;
+const send = async (base: string, method: string, path: string, headers: Record<string, string>) =>
+  answerOf(await fetch(base + path, { method, headers }));
 
 describe('fast answers', () => {
   it('answer a cached poll as the route does, and leave every other case to it', async () => {
@@ -171,12 +149,8 @@ describe('fast answers', () => {
     const before = answered(fast);
     const viaFastify = await send(fast.base, 'GET', `${poll}?via=fastify`, auth);
     expect(answered(fast)).toBe(before);
-    const lineOf = (a: Awaited<ReturnType<typeof send>>) => {
-      const id = a.headers.find(([k]) => k === 'x-request-id')![1];
-      return lines.find((l) => l.reqId === id && l.msg === 'request completed')!;
-    };
-    const mine = lineOf(taken);
-    const theirs = lineOf(viaFastify);
+    const mine = accessLineOf(both.lines, taken);
+    const theirs = accessLineOf(both.lines, viaFastify);
     // The same members in the same order, request and answer alike.
     expect(Object.keys(mine)).toEqual(Object.keys(theirs));
     expect(Object.keys(mine.req as object)).toEqual(Object.keys(theirs.req as object));
@@ -187,17 +161,8 @@ describe('fast answers', () => {
     });
     expect(typeof mine.responseTime).toBe('number');
     expect(typeof (mine.req as { remotePort: unknown }).remotePort).toBe('number');
-    const metrics = (await fetch(fast.base + '/metrics')).text();
-    const count = (await metrics)
-      .split('\n')
-      .find(
-        (l) =>
-          l.startsWith('rendergate_http_requests_total{') &&
-          l.includes('route="/v1/generations/:id"') &&
-          l.includes('method="GET"') &&
-          l.includes('status="200"'),
-      );
+    const count = await requestCount(fast.base, '/v1/generations/:id', 'GET', 200);
     // Every 200 poll of this file on this service, whoever answered it.
-    expect(Number(count?.split(' ').pop())).toBeGreaterThanOrEqual(answered(fast));
+    expect(count).toBeGreaterThanOrEqual(answered(fast));
   });
 });

@@ -5,42 +5,35 @@
 // body, upload inputs, a rate limit not decided in memory) get Fastify's answer from the bytes read;
 // the others are never touched. Bodies sent with their headers, after them, or never finished.
 import net from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastAnswersOf } from '../../../src/http/server.ts';
-import { freshDatabase } from '../../helpers/db.ts';
+import {
+  accessLineOf,
+  answered,
+  answerOf,
+  fastAndSlow,
+  normal,
+  requestCount,
+  type FastAndSlow,
+} from '../../helpers/fast-answers.ts';
 import { awayFromMinuteEdge } from '../../helpers/minute.ts';
-import { client, startTestService, type TestService } from '../../helpers/service.ts';
+import { client, type TestService } from '../../helpers/service.ts';
 
-let dbh: Awaited<ReturnType<typeof freshDatabase>>;
+let both: FastAndSlow;
 let fast: TestService;
 let slow: TestService;
-const lines: Record<string, unknown>[] = [];
 let key = '';
 let accountId = '';
 
 beforeAll(async () => {
-  dbh = await freshDatabase();
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  fast = await startTestService(dbh.url, {
-    logger: pino({ level: 'info' }, sink),
-    env: { RENDERGATE_REQUEST_TIMEOUT_SECONDS: '2' },
-  });
-  slow = await startTestService(dbh.url, { env: { RENDERGATE_NO_FAST_ANSWERS: '1' } });
+  both = await fastAndSlow({ RENDERGATE_REQUEST_TIMEOUT_SECONDS: '2' });
+  ({ fast, slow } = both);
   const a = await client(fast.base).account(100);
   key = a.key;
   accountId = a.accountId;
 });
 afterAll(async () => {
-  await fast?.stop();
-  await slow?.stop();
-  await dbh?.drop();
+  await both?.stop();
 });
 
 const QUOTE = {
@@ -49,22 +42,8 @@ const QUOTE = {
 };
 
 type Sent = { headers: Record<string, string>; body: string };
-async function send(base: string, s: Sent, path = '/v1/quote') {
-  const r = await fetch(base + path, { method: 'POST', headers: s.headers, body: s.body });
-  return { status: r.status, headers: [...r.headers.entries()], text: await r.text() };
-}
-
-/** What may differ between two services: the date, request ids, the rate limit's remaining, the base. */
-function normal(a: Awaited<ReturnType<typeof send>>, base: string) {
-  const ids = /req_[0-9a-f]{24}/g;
-  return {
-    status: a.status,
-    headers: a.headers
-      .filter(([k]) => k !== 'date')
-      .map(([k, v]) => [k, v.replace(ids, 'req_*').replace(/r=\d+;t=\d+/, 'r=*;t=*')]),
-    text: a.text.replace(ids, 'req_*').replaceAll(base, 'BASE'),
-  };
-}
+const send = async (base: string, s: Sent, path = '/v1/quote') =>
+  answerOf(await fetch(base + path, { method: 'POST', headers: s.headers, body: s.body }));
 
 const fa = () => fastAnswersOf(fast.running.server)!;
 const json = (extra: Record<string, string> = {}) => ({
@@ -227,13 +206,13 @@ describe('fast quotes', () => {
       const sent = { headers: json({ authorization: `Bearer ${k.key as string}` }), body: '' };
       sent.body = JSON.stringify(QUOTE);
       await awayFromMinuteEdge(30_000);
-      const before = fastAnswersOf(s.running.server)?.answered ?? 0;
+      const before = answered(s);
       const out: Array<[number, string | undefined]> = [];
       for (let i = 0; i < LIMIT + 2; i++) {
         const a = await send(s.base, sent);
         out.push([a.status, a.headers.find(([h]) => h === 'ratelimit')?.[1].replace(/;t=\d+/, '')]);
       }
-      return { out, taken: (fastAnswersOf(s.running.server)?.answered ?? 0) - before };
+      return { out, taken: answered(s) - before };
     };
     const f = await statuses(fast);
     const s = await statuses(slow);
@@ -256,12 +235,8 @@ describe('fast quotes', () => {
     const before = fa().answered;
     const viaFastify = await send(fast.base, { headers: json({ prefer: 'x' }), body });
     expect(fa().answered).toBe(before);
-    const lineOf = (a: Awaited<ReturnType<typeof send>>) => {
-      const id = a.headers.find(([k]) => k === 'x-request-id')![1];
-      return lines.find((l) => l.reqId === id && l.msg === 'request completed')!;
-    };
-    const mine = lineOf(taken);
-    const theirs = lineOf(viaFastify);
+    const mine = accessLineOf(both.lines, taken);
+    const theirs = accessLineOf(both.lines, viaFastify);
     expect(Object.keys(mine)).toEqual(Object.keys(theirs));
     expect(Object.keys(mine.req as object)).toEqual(Object.keys(theirs.req as object));
     expect(mine).toMatchObject({
@@ -269,16 +244,8 @@ describe('fast quotes', () => {
       req: { method: 'POST', url: '/v1/quote', remoteAddress: '127.0.0.1' },
       res: { statusCode: 200 },
     });
-    const metrics = await (await fetch(fast.base + '/metrics')).text();
-    const count = metrics
-      .split('\n')
-      .find(
-        (l) =>
-          l.startsWith('rendergate_http_requests_total{') &&
-          l.includes('route="/v1/quote"') &&
-          l.includes('method="POST"') &&
-          l.includes('status="200"'),
-      );
-    expect(Number(count?.split(' ').pop())).toBeGreaterThanOrEqual(fa().answered);
+    expect(await requestCount(fast.base, '/v1/quote', 'POST', 200)).toBeGreaterThanOrEqual(
+      fa().answered,
+    );
   });
 });
