@@ -9,7 +9,8 @@ import { resolveAdminToken } from './http/admin/admin-token.ts';
 import { createPool, type Db } from './db/pool.ts';
 import { createBackends } from './backends/registry.ts';
 import type { ModelBackend } from './backends/types.ts';
-import { ApiKeys, KeyResolver } from './services/keys.ts';
+import { ApiKeys } from './services/keys.ts';
+import { KeyResolver } from './services/key-resolver.ts';
 import { Accounts } from './services/accounts.ts';
 import { Ledger } from './services/ledger.ts';
 import { OpsProbe } from './services/ops.ts';
@@ -141,11 +142,12 @@ export async function startService(
     waiters,
     testRenders,
   });
+  const keys = new KeyResolver(db, config.keyPrefix);
   const ctx = {
     chat: new ChatCompletions(catalog, generations, liveText),
     config,
     catalog,
-    keys: new KeyResolver(db, config.keyPrefix),
+    keys,
     limits: new RateLimits(db),
     generations,
     storage,
@@ -154,7 +156,7 @@ export async function startService(
     uploads,
     webhooks: new WebhookEndpoints(db),
     accounts: new Accounts(db),
-    apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute),
+    apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),
     ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,
     topups: createTopups({ db, config, waiters, log }),

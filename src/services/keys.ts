@@ -6,14 +6,12 @@ import { transaction, type Db, type Queryable } from '../db/pool.ts';
 import {
   accountOfKey,
   insertKey,
-  keyByHash,
   keysWithUse,
   lockAndCountLiveKeys,
   revokeKeyRow,
   revokeOwnKey,
 } from '../db/api-keys.ts';
 import { newId } from '../domain/ids.ts';
-import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from './unknown-keys.ts';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -175,6 +173,7 @@ export class ApiKeys {
     private db: Db,
     private prefix: string,
     private defaultRate: number,
+    private resolver: { forget(keyId: string): void } | null = null,
   ) {}
 
   create(accountId: string, opts: NewKey) {
@@ -186,13 +185,14 @@ export class ApiKeys {
     return createOwnerKey(this.db, this.prefix, this.defaultRate, accountId, opts, bounds);
   }
 
+  // Revoked here: it stops at once in this process (`resolver`), within a second on the others.
   revoke(keyId: string) {
-    return revokeKey(this.db, keyId);
+    return revokeKey(this.db, keyId).finally(() => this.resolver?.forget(keyId));
   }
 
   /** Revokes a key of this account; false when the account has no such key. */
   revokeOwn(accountId: string, keyId: string) {
-    return revokeOwnKey(this.db, accountId, keyId);
+    return revokeOwnKey(this.db, accountId, keyId).finally(() => this.resolver?.forget(keyId));
   }
 
   accountOf(keyId: string) {
@@ -201,97 +201,5 @@ export class ApiKeys {
 
   list(accountId: string, timeZone: string) {
     return listKeys(this.db, accountId, timeZone);
-  }
-}
-
-/** One key's lookup; `found` is its answer once it has answered with a key, for the synchronous cached(). */
-interface CachedLookup {
-  at: number;
-  record: Promise<KeyRecord | null>;
-  found?: KeyRecord;
-  unknown?: boolean;
-}
-
-/**
- * Resolves bearer keys to key records, caching each answer (found, unknown or revoked) briefly. The cache
- * is keyed by the key itself (it is in this process's memory with every request anyway), so a cached
- * request costs no hashing; concurrent requests with one expired key share one lookup.
- */
-export class KeyResolver {
-  private cache = new Map<string, CachedLookup>();
-  private keyRe: RegExp;
-  private unknownKeys = new UnknownKeyLimiter();
-
-  constructor(
-    private db: Db,
-    prefix: string,
-    private ttlMs = 500,
-  ) {
-    this.keyRe = new RegExp(`^${prefix}(?:live|test)_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
-  }
-
-  /**
-   * The key's record when this process looked it up within the cache's lifetime and it is valid;
-   * undefined otherwise (ask authenticate()). Lets the request path skip a promise per request.
-   */
-  cached(header: string | undefined): KeyRecord | undefined {
-    if (header === undefined || !header.startsWith('Bearer ')) return undefined;
-    const hit = this.cache.get(header.slice(7));
-    if (!hit || Date.now() - hit.at > this.ttlMs) return undefined;
-    return hit.found && !hit.found.revokedAt ? hit.found : undefined;
-  }
-
-  /** `address`: the client's, for the limit on unknown keys (unknown-keys.ts). */
-  async authenticate(header: string | undefined, address?: string): Promise<KeyRecord> {
-    if (header === undefined || header === '')
-      throw new ApiError('API_KEY_MISSING', 'Send your API key as "Authorization: Bearer <key>".');
-    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!m)
-      throw new ApiError('API_KEY_INVALID', 'The Authorization header must be "Bearer <key>".');
-    const key = m[1];
-    const now = Date.now();
-    let hit = this.cache.get(key);
-    if (!hit || now - hit.at > (hit.unknown ? UNKNOWN_KEY_TTL_MS : this.ttlMs)) {
-      if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
-      // A key this process has seen valid is looked up again whatever its address has been doing.
-      if (!hit?.found) this.unknownKeys.check(address, now);
-      const entry: CachedLookup = { at: now, record: this.lookup(hashKey(key)) };
-      if (this.cache.size > 50_000) this.cache.clear();
-      this.cache.set(key, entry);
-      // A failed lookup (database away) is not an answer: the next request asks again.
-      entry.record.then(
-        (r) => {
-          if (r) entry.found = r;
-          else {
-            entry.unknown = true;
-            this.unknownKeys.note(address);
-          }
-        },
-        () => {
-          if (this.cache.get(key) === entry) this.cache.delete(key);
-        },
-      );
-      hit = entry;
-    }
-    const record = await hit.record;
-    if (!record) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
-    if (record.revokedAt) throw new ApiError('API_KEY_REVOKED', 'The API key has been revoked.');
-    return record;
-  }
-
-  private async lookup(hash: Buffer): Promise<KeyRecord | null> {
-    const r = await keyByHash(this.db, hash);
-    if (!r) return null;
-    return {
-      id: r.id,
-      accountId: r.account_id,
-      name: r.name,
-      start: r.start,
-      createdAt: r.created_at,
-      dailyCapCents: r.daily_cap_cents,
-      rateLimitPerMinute: r.rate_limit_per_minute,
-      revokedAt: r.revoked_at,
-      mode: r.mode,
-    };
   }
 }

@@ -3,7 +3,8 @@
 import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { Accounts } from '../services/accounts.ts';
-import type { ApiKeys, KeyRecord, KeyResolver } from '../services/keys.ts';
+import type { ApiKeys, KeyRecord } from '../services/keys.ts';
+import type { KeyResolver } from '../services/key-resolver.ts';
 import type { RateLimits } from '../services/rate-limits.ts';
 import type { Generations } from '../services/generations.ts';
 import type { OpsProbe } from '../services/ops.ts';
