@@ -76,8 +76,4 @@ export class QuoteCache {
     }
     this.answers.set(key, json);
   }
-
-  get size(): number {
-    return this.answers.size;
-  }
 }

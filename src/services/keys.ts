@@ -1,5 +1,6 @@
 // API keys: created with a CSPRNG, stored only as a SHA-256 hash, looked up per request through a
-// short-lived cache so that a revocation reaches every node within the cache's lifetime (< 1 s).
+// short-lived cache (key-resolver.ts) so that a revocation reaches every node within the cache's
+// lifetime (< 1 s), and the node that revokes a key at once.
 import crypto from 'node:crypto';
 import { ApiError, invalidInput } from '../domain/errors.ts';
 import { transaction, type Db, type Queryable } from '../db/pool.ts';
