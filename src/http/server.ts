@@ -210,7 +210,8 @@ export function buildServer(
     // Answered before its body arrived (401, 409, 413, 429…): a small body is read and dropped by Node
     // within the request's deadline (the sweep above), the connection kept; else the connection closes
     // once the client has had the answer, within that deadline (lingering-close.ts).
-    if (!req.raw.complete && drainsRest(req.headers)) arriving.set(req.raw, deadlineOf(reply));
+    if (!req.raw.complete && drainsRest(req.headers) && reply.raw.shouldKeepAlive)
+      arriving.set(req.raw, deadlineOf(reply));
     else {
       if (!req.raw.complete) lingeringClose(req.raw.socket, deadlineOf(reply));
       arriving.delete(req.raw);
@@ -227,11 +228,12 @@ export function buildServer(
   // on a large upload, a body over the limit) says `Connection: close`: a client that has already handed
   // its whole body to the kernel must not send its next request into the close. The socket still
   // lingers for the client to read the answer (lingering-close.ts). The rest of a small body is read
-  // and dropped instead (onResponse above). In every scope, before its error handler.
+  // and dropped instead (onResponse above), unless the connection closes anyway (the client's
+  // `Connection: close`, HTTP/1.0): then it lingers too. In every scope, before its error handler.
   app.addHook('onError', (req, reply, _err, done) => {
     const h = req.headers;
     const declared = h['transfer-encoding'] !== undefined || Number(h['content-length'] ?? 0) > 0;
-    if (declared && !req.raw.complete && !drainsRest(h)) {
+    if (declared && !req.raw.complete && !(drainsRest(h) && reply.raw.shouldKeepAlive)) {
       reply.header('connection', 'close');
       lingerOnClose(req.raw.socket, deadlineOf(reply));
     }

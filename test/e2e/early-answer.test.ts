@@ -3,6 +3,7 @@
 // production: in one process with the client, the two take turns on one event loop and the race that
 // loses the answer does not happen.
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -70,4 +71,38 @@ it('a small upload with a wrong key gets its 401 on every one of many requests',
     got.set(k, (got.get(k) ?? 0) + 1);
   }
   expect([...got]).toEqual([[401, 200]]);
+});
+
+it('a small upload with a wrong key on a connection the client closes gets its 401 every time', async () => {
+  // `Connection: close` from the client (or HTTP/1.0): the server closes after the answer, so the rest
+  // of the body is not read; the socket lingers instead of resetting the answer away.
+  const { port } = new URL(svc.base);
+  const got = new Map<number | string, number>();
+  for (let i = 0; i < 100; i++) {
+    const k = await new Promise<number | string>((resolve) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/uploads',
+          agent: false,
+          headers: {
+            authorization: 'Bearer rg_live_unknown',
+            'content-type': 'image/png',
+            connection: 'close',
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+          res.on('error', (e: Error & { code?: string }) => resolve(e.code ?? e.message));
+        },
+      );
+      req.on('error', (e: Error & { code?: string }) => resolve(e.code ?? e.message));
+      req.end(Buffer.alloc(120 * 1024));
+    });
+    got.set(k, (got.get(k) ?? 0) + 1);
+  }
+  expect([...got]).toEqual([[401, 100]]);
 });
