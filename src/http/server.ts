@@ -15,7 +15,7 @@ import { parseJsonBody } from './body.ts';
 import { sendError } from '../web/error-handler.ts';
 import { AccessLog, type AccessWriter } from './access-log.ts';
 import { requestLogger } from './request-log.ts';
-import { lingerOnClose, lingeringClose } from './lingering-close.ts';
+import { drainsRest, lingerOnClose, lingeringClose } from './lingering-close.ts';
 import { registerV1 } from './v1.ts';
 import { FastAnswers } from './fast-answers.ts';
 import { newRequestId, requestIdOf } from './request-id.ts';
@@ -207,12 +207,15 @@ export function buildServer(
     done(null, fast?.payload(req.raw) ?? payload);
   });
   app.addHook('onResponse', (req, reply, done) => {
-    // Answered before its body arrived (401, 413, 429…): the connection closes once the client has had
-    // the answer, within the request's deadline (lingering-close.ts).
-    if (!req.raw.complete) {
-      lingeringClose(req.raw.socket, deadlineOf(reply));
+    // Answered before its body arrived (401, 409, 413, 429…): a small body is read and dropped by Node
+    // within the request's deadline (the sweep above), the connection kept; else the connection closes
+    // once the client has had the answer, within that deadline (lingering-close.ts).
+    if (!req.raw.complete && drainsRest(req.headers) && reply.raw.shouldKeepAlive)
+      arriving.set(req.raw, deadlineOf(reply));
+    else {
+      if (!req.raw.complete) lingeringClose(req.raw.socket, deadlineOf(reply));
+      arriving.delete(req.raw);
     }
-    arriving.delete(req.raw);
     ctx.metrics.observeRequest(
       req.routeOptions.url ?? 'unmatched',
       req.method,
@@ -221,14 +224,16 @@ export function buildServer(
     );
     done();
   });
-  // An error answered while a declared body is still arriving (a wrong key or a quota on an upload, a
-  // body over the limit) says `Connection: close`: a client that has already handed its whole body to
-  // the kernel must not send its next request into the close. The socket still lingers for the client
-  // to read the answer (lingering-close.ts). In every scope, before its error handler.
+  // An error answered while a declared body, large or of unknown length, is still arriving (a wrong key
+  // on a large upload, a body over the limit) says `Connection: close`: a client that has already handed
+  // its whole body to the kernel must not send its next request into the close. The socket still
+  // lingers for the client to read the answer (lingering-close.ts). The rest of a small body is read
+  // and dropped instead (onResponse above), unless the connection closes anyway (the client's
+  // `Connection: close`, HTTP/1.0): then it lingers too. In every scope, before its error handler.
   app.addHook('onError', (req, reply, _err, done) => {
     const h = req.headers;
     const declared = h['transfer-encoding'] !== undefined || Number(h['content-length'] ?? 0) > 0;
-    if (declared && !req.raw.complete) {
+    if (declared && !req.raw.complete && !(drainsRest(h) && reply.raw.shouldKeepAlive)) {
       reply.header('connection', 'close');
       lingerOnClose(req.raw.socket, deadlineOf(reply));
     }

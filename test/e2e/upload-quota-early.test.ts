@@ -1,7 +1,9 @@
 // An account past its upload quota is refused before the body of its next upload is read
 // (src/services/uploads-quota.ts, docs/account-limits.md): the process remembers the refusal for a
-// moment, POST /v1/uploads answers the same 409 from a hook before the body, and the connection closes
-// once the client has it (src/http/lingering-close.ts). The service runs as its own process, as in
+// moment, POST /v1/uploads answers the same 409 from a hook before the body. The rest of a body of at
+// most 1 MiB is then read and dropped, and the connection kept for the client's next request; a larger
+// one's connection closes once the client has the answer (src/http/lingering-close.ts). The service
+// runs as its own process, as in
 // production (see early-answer.test.ts: in one process with the client, the race that loses an early
 // answer does not happen).
 import crypto from 'node:crypto';
@@ -14,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/db.ts';
 import { ADMIN, client } from '../helpers/service.ts';
 import { spawnService, type Spawned } from '../helpers/spawned.ts';
+import { DRAIN_MAX_BYTES } from '../../src/http/lingering-close.ts';
 
 const QUOTA = 2;
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -89,9 +92,8 @@ it('answers the 409 before the body, to a real fetch every time, and keeps the q
   expect(made.map((r) => r.status)).toEqual(Array(QUOTA).fill(201));
 
   // Back to back, two loops at once, as the soak's attacker: every one is the 409, with the body of
-  // the database's refusal. None is the "fetch failed" (UND_ERR_SOCKET) of a client that, having sent
-  // all of a 120 KB body into the socket's buffers, took the connection as kept alive and sent its
-  // next request into the server's close: the early answer says `Connection: close`.
+  // the database's refusal, and none is a "fetch failed" (UND_ERR_SOCKET): the connection a client
+  // keeps after sending all of its 120 KB body is kept by the server too.
   const refused = (
     await Promise.all(
       [0, 1].map(async () => {
@@ -110,7 +112,8 @@ it('answers the 409 before the body, to a real fetch every time, and keeps the q
   }
 
   // The proof that the body is not read: a request that sends 1 KiB of its declared 120 KB gets the
-  // 409 (read before the body can have been, since it never comes), and the connection closes. The
+  // 409 (read before the body can have been, since it never comes); the connection closes at the
+  // request's deadline (5 s here), since the rest it waits for never comes either. The
   // refusal is remembered for a second after the database's: were it forgotten between the two
   // requests (a machine stalled that long), the server waits for the body until the request timeout,
   // then drops the connection (or answers 408); then the pair is tried again.
@@ -142,3 +145,61 @@ it('answers the 409 before the body, to a real fetch every time, and keeps the q
   const b = await c.account(0);
   expect((await upload(b.key)).status).toBe(201);
 });
+
+/**
+ * Writes `chunks` to a connection of its own; resolves with what the server sent once `enough` says
+ * it is all in (`open`: the server had not closed), or when the server closes (`open` false).
+ */
+function exchange(
+  chunks: Array<string | Buffer>,
+  enough: (got: string) => boolean,
+): Promise<{ got: string; open: boolean }> {
+  return new Promise((resolve, reject) => {
+    let got = '';
+    const s = net.connect(svc.port, '127.0.0.1', () => {
+      for (const c of chunks) s.write(c);
+    });
+    s.on('data', (d: Buffer) => {
+      got += d.toString('latin1');
+      if (enough(got)) {
+        s.destroy();
+        resolve({ got, open: true });
+      }
+    });
+    s.on('error', reject);
+    s.on('close', () => resolve({ got, open: false }));
+  });
+}
+const statusLines = (got: string) => got.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+
+it('keeps the connection of a refused small upload, and closes a large one’s', async () => {
+  const a = await client(svc.base).account(0);
+  for (let i = 0; i < QUOTA; i++) expect((await upload(a.key)).status).toBe(201);
+  const head = (length: number) =>
+    `POST /v1/uploads HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${a.key}\r\n` +
+    `Content-Type: image/png\r\nContent-Length: ${length}\r\n\r\n`;
+  const list = `GET /v1/uploads HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${a.key}\r\n\r\n`;
+
+  // Two refused uploads with their whole bodies, then a listing, on one connection: the rest of
+  // each body is read and dropped, and each next request answered.
+  expect((await upload(a.key)).status).toBe(409);
+  const kept = await exchange(
+    [head(noise.length), noise, head(noise.length), noise, list],
+    (g) => statusLines(g).length === 3 && g.endsWith('}'),
+  );
+  expect(kept.open).toBe(true);
+  expect(statusLines(kept.got)).toEqual(['HTTP/1.1 409', 'HTTP/1.1 409', 'HTTP/1.1 200']);
+  expect(kept.got).not.toMatch(/connection: close/i);
+
+  // Declared past DRAIN_MAX_BYTES: the 409 says `Connection: close`, and the server closes once the
+  // client has it, 1 KiB of the body sent (refused before it, or asked of the database after the
+  // whole of it: the test sends no more, so only the first can answer).
+  let closed: string | null = null;
+  for (let i = 0; i < 5 && closed === null; i++) {
+    expect((await upload(a.key)).status).toBe(409);
+    const large = await exchange([head(DRAIN_MAX_BYTES + 1), noise.subarray(0, 1024)], () => false);
+    expect(large.open).toBe(false);
+    if (large.got.startsWith('HTTP/1.1 409')) closed = large.got;
+  }
+  expect(closed).toMatch(/connection: close/i);
+}, 60_000);

@@ -65,7 +65,8 @@ it('drops a client that dribbles its headers or its body, and keeps serving othe
   // headers too slow: Node answers 408, with the contract's body; a body too slow: the connection is cut
   expect((await headers).answer).toMatch(/^HTTP\/1\.1 408 [^]*"code":"REQUEST_TIMEOUT"/);
   expect((await body).answer).toBe('');
-  // answered early (no key) while the body is still coming: the connection is closed, not left to drip
+  // answered early (no key) while the body is still coming: the rest of a small body is awaited until
+  // the request's deadline (to keep the connection), then the connection is cut, not left to drip
   const early = await slowClient(
     'POST /v1/quote HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{',
     'a'.repeat(60),
