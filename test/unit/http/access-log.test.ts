@@ -2,7 +2,7 @@
 // Fastify's serializers, field for field and in order, for every kind of request (odd URLs, an
 // Accept-Version header, a 404, a handler that throws); without a direct writer, lines go through pino.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
@@ -11,6 +11,7 @@ import {
   AccessBatch,
   AccessLog,
   accessWriter,
+  completedLine,
   durationJson,
 } from '../../../src/http/access-log.ts';
 
@@ -138,9 +139,24 @@ describe('access line', () => {
       const { port } = app.server.address() as AddressInfo;
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const ports: number[] = [];
-      for (const host of ['a.example', 'a.example', 'b.example:8080', 'a.example']) {
+      // Another host, status or method on the same connection: each line says its own.
+      for (const [host, path, method] of [
+        ['a.example', '/a/1', 'GET'],
+        ['a.example', '/missing', 'GET'],
+        ['a.example', '/a/1', 'GET'],
+        ['b.example:8080', '/a/1', 'DELETE'],
+        ['a.example', '/a/1', 'GET'],
+      ]) {
         await new Promise<void>((resolve, reject) => {
-          const req = http.get({ port, host: '127.0.0.1', path: '/a/1', agent, headers: { host } });
+          const req = http.request({
+            port,
+            host: '127.0.0.1',
+            path,
+            method,
+            agent,
+            headers: { host },
+          });
+          req.end();
           req.on('socket', (s) => s.once('connect', () => ports.push(s.localPort!)));
           req.on('response', (res) => res.resume().on('end', resolve));
           req.on('error', reject);
@@ -151,7 +167,7 @@ describe('access line', () => {
       return ports;
     };
     const ports = await send(fast.app);
-    expect(ports.length).toBe(1); // one connection for the four requests
+    expect(ports.length).toBe(1); // one connection for the five requests
     await send(slow.app);
     const completed = (lines: string[]) =>
       lines.filter((l) => (JSON.parse(l) as { msg: string }).msg === 'request completed');
@@ -159,9 +175,12 @@ describe('access line', () => {
     expect(reqs.map((r) => r.host)).toEqual([
       'a.example',
       'a.example',
+      'a.example',
       'b.example:8080',
       'a.example',
     ]);
+    const statuses = completed(fast.lines).map((l) => JSON.parse(l).res.statusCode);
+    expect(statuses).toEqual([200, 404, 200, 404, 200]);
     for (const r of reqs)
       expect(r).toMatchObject({ remoteAddress: '127.0.0.1', remotePort: ports[0] });
     // Field for field what pino writes through its own path, but for the port of the other connection.
@@ -184,5 +203,58 @@ describe('access line', () => {
     expect(durationJson(0.037886999)).toBe('0.038');
     expect(durationJson(2)).toBe('2');
     expect(durationJson(2.05)).toBe('2.050');
+  });
+
+  it('escapes what the request sent, and writes each logger’s own bindings', () => {
+    const socket = new Socket();
+    const odd = {
+      id: 'id "with" \\ quotes',
+      method: 'GET',
+      url: '/a/\u20ac?q="x"&y=\\\u0001\u00e9',
+      version: ['1.x', '"2"'],
+      socket,
+      host: 'h"ost\u00ff',
+      ip: '::1',
+      status: 201,
+      ms: 1.25,
+    };
+    const lines = [
+      completedLine('"pid":1,"hostname":"h"', odd),
+      completedLine('', { ...odd, version: undefined, status: 500 }),
+      completedLine('"pid":2,"hostname":"other \\"x\\""', { ...odd, version: undefined }),
+    ];
+    for (const l of lines) expect(l.endsWith('}\n') && !l.slice(0, -1).includes('\n')).toBe(true);
+    const [a, b, c] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(Object.keys(a)).toEqual([
+      'level',
+      'time',
+      'pid',
+      'hostname',
+      'reqId',
+      'req',
+      'res',
+      'responseTime',
+      'msg',
+    ]);
+    expect(a).toMatchObject({
+      level: 30,
+      pid: 1,
+      hostname: 'h',
+      reqId: odd.id,
+      req: {
+        method: 'GET',
+        url: odd.url,
+        version: odd.version,
+        host: odd.host,
+        remoteAddress: '::1',
+      },
+      res: { statusCode: 201 },
+      responseTime: 1.25,
+      msg: 'request completed',
+    });
+    expect(Object.keys(b)).toEqual(['level', 'time', 'reqId', 'req', 'res', 'responseTime', 'msg']);
+    expect(b).toMatchObject({ req: { url: odd.url, host: odd.host }, res: { statusCode: 500 } });
+    expect(c).toMatchObject({ pid: 2, hostname: 'other "x"', res: { statusCode: 201 } });
+    socket.destroy();
   });
 });
