@@ -8,10 +8,11 @@
 // each object walked and stringified) took 6.6 to 8.9 µs of a poll's event-loop time. Here a line is
 // eight pieces, five of them kept from earlier lines (per millisecond, method and connection): timed
 // inside the server under the perf tool's polls, a line with its share of its chunk's conversion to
-// bytes and write took 1.31-1.42 µs, against 1.47-1.68 µs for the line of twenty pieces before. Lines are gathered into chunks (AccessBatch) for the process's log destination (a sonic-boom
-// from `pino.destination`, src/cli/logger.ts), through the public APIs only: the logger's `bindings()`,
-// `isLevelEnabled()` and `streamWrite` hook, and the destination's `write()`. Without such a destination
-// (a logger made elsewhere, a pretty terminal) every line goes through pino's own path.
+// bytes and write took 1.31-1.42 µs, against 1.47-1.68 µs for the line of twenty pieces before.
+// Lines are gathered into chunks (AccessBatch) for the process's log destination (a sonic-boom from
+// `pino.destination`, src/cli/logger.ts), through the public APIs only: the logger's `bindings()`,
+// `isLevelEnabled()` and `streamWrite` hook, and the destination's `write()`. Without such a
+// destination (a logger made elsewhere, a pretty terminal) every line goes through pino's own path.
 import type { Socket } from 'node:net';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
