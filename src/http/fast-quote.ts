@@ -5,6 +5,7 @@
 // pricing. Anything the cache cannot answer is computed by the route's own quoteAnswer.
 import type { IncomingMessage } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 
 /** Bodies longer than this go to Fastify (a quote's body is a few hundred bytes). */
 export const FAST_BODY_MAX = 4096;
@@ -25,29 +26,7 @@ export function bodyIfWhole(req: IncomingMessage): Buffer | null {
  * otherwise (aborted, its socket destroyed at its deadline): there is then no one to answer.
  */
 export function readBody(req: IncomingMessage, then: (bytes: Buffer | null) => void): void {
-  if (req.destroyed) {
-    then(null);
-    return;
-  }
-  const chunks: Buffer[] = [];
-  let got = 0;
-  const onData = (c: Buffer) => {
-    chunks.push(c);
-    got += c.length;
-  };
-  const done = (bytes: Buffer | null) => {
-    req.off('data', onData);
-    req.off('end', onEnd);
-    req.off('error', onError);
-    req.off('close', onError);
-    then(bytes);
-  };
-  const onEnd = () => done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, got));
-  const onError = () => done(null);
-  req.on('data', onData);
-  req.on('end', onEnd);
-  req.on('error', onError);
-  req.on('close', onError);
+  buffer(req).then(then, () => then(null));
 }
 
 /** The stream Fastify parses a body read here from (its preParsing hook's payload). */
