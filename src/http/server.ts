@@ -195,6 +195,9 @@ export function buildServer(
   /** The request's deadline (performance.now() time): its timeout, counted from its start. */
   const deadlineOf = (reply: FastifyReply) =>
     performance.now() + ctx.config.requestTimeoutMs - reply.elapsedTime;
+  /** An early answer's unread rest is read and dropped, not closed on (lingering-close.ts). */
+  const drained = (req: FastifyRequest, reply: FastifyReply) =>
+    drainsRest(req.headers) && reply.raw.shouldKeepAlive;
   app.addHook('preParsing', (req, reply, payload, done) => {
     // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112, 6.3).
     const h = req.headers;
@@ -210,8 +213,7 @@ export function buildServer(
     // Answered before its body arrived (401, 409, 413, 429…): a small body is read and dropped by Node
     // within the request's deadline (the sweep above), the connection kept; else the connection closes
     // once the client has had the answer, within that deadline (lingering-close.ts).
-    if (!req.raw.complete && drainsRest(req.headers) && reply.raw.shouldKeepAlive)
-      arriving.set(req.raw, deadlineOf(reply));
+    if (!req.raw.complete && drained(req, reply)) arriving.set(req.raw, deadlineOf(reply));
     else {
       if (!req.raw.complete) lingeringClose(req.raw.socket, deadlineOf(reply));
       arriving.delete(req.raw);
@@ -233,7 +235,7 @@ export function buildServer(
   app.addHook('onError', (req, reply, _err, done) => {
     const h = req.headers;
     const declared = h['transfer-encoding'] !== undefined || Number(h['content-length'] ?? 0) > 0;
-    if (declared && !req.raw.complete && !(drainsRest(h) && reply.raw.shouldKeepAlive)) {
+    if (declared && !req.raw.complete && !drained(req, reply)) {
       reply.header('connection', 'close');
       lingerOnClose(req.raw.socket, deadlineOf(reply));
     }
