@@ -41,6 +41,13 @@ interface Side extends HostileCounts {
   render: number[];
   delivery: number[];
   poll: number[];
+  /** When each render and poll started, ms since the load began (same order as render and poll). */
+  renderAt: number[];
+  pollAt: number[];
+  deliveryAt: number[];
+  /** Start of the load: performance.now() and the wall clock, ms. */
+  t0: number;
+  wall0: number;
   /** [generation id, receipt wallNow ms] of each well-behaved delivery. */
   receipts: Array<[string, number]>;
 }
@@ -66,6 +73,11 @@ const newSide = (): Side => ({
   render: [],
   delivery: [],
   poll: [],
+  renderAt: [],
+  pollAt: [],
+  deliveryAt: [],
+  t0: performance.now(),
+  wall0: Date.now(),
   receipts: [],
   uploads: 0,
   signins: 0,
@@ -87,6 +99,7 @@ async function wellBehaved(svc: Service, key: string, rx: Receiver, until: numbe
       const p0 = performance.now();
       const r = await call(svc.base, 'GET', `/v1/generations/${g.json.id}`, { key });
       side.poll.push(performance.now() - p0);
+      side.pollAt.push(p0 - side.t0);
       if (r.json?.status && r.json.status !== 'queued') {
         final = r.json;
         break;
@@ -94,6 +107,7 @@ async function wellBehaved(svc: Service, key: string, rx: Receiver, until: numbe
       await sleep(20);
     }
     side.render.push(performance.now() - t0);
+    side.renderAt.push(t0 - side.t0);
     if (final.status !== 'succeeded') throw new Error(`render -> ${final.status}`);
     const got = await rx.receipt(g.json.id, 'generation.succeeded', 60_000);
     side.receipts.push([g.json.id, got.at]);
@@ -115,6 +129,7 @@ async function deliveries(url: string, endpointId: string, side: Side): Promise<
       const t = created.get(id);
       if (t === undefined) throw new Error(`no outbox row for ${id}`);
       side.delivery.push(at - t);
+      side.deliveryAt.push(t - side.wall0);
     }
   } finally {
     await db.end();
@@ -149,7 +164,9 @@ async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], se
     const before = census();
     await svc.child.call({ type: 'eld-start' });
     const cpu = cpuWindow(svc.child.pid, ctx.pg.dataDir);
-    const until = Date.now() + seconds * 1000;
+    side.t0 = performance.now();
+    side.wall0 = Date.now();
+    const until = side.wall0 + seconds * 1000;
     const [, attacker] = await profiled(ctx, svc.child, `soak-${name}`, () =>
       Promise.all([
         Promise.all(
@@ -190,6 +207,7 @@ async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], se
         `${eld.p50} p99 ${eld.p99} max ${eld.max} ms; CPU over ${used.wallMs} ms: server ` +
         `${used.serverMs} ms, postgres ${used.postgresMs} ms, load generator ${used.loadGeneratorMs} ms`,
     );
+    ctx.log(`soak ${name}: slowest 1% by ${WINDOW_S} s window: ${slowest(side)}`);
     ctx.log(
       `soak ${name}: fds ${before.total} -> ${atEnd.total} -> ${drained.total} after ${drainS} s; ` +
         `threads ${before.threads} -> ${atEnd.threads} -> ${drained.threads}; RSS ${before.rssMb} -> ` +
@@ -202,6 +220,32 @@ async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], se
     await rx.close();
     await hostileRx.close();
   }
+}
+
+const WINDOW_S = 10;
+/**
+ * Where in the load the slowest 1% of each measure fell: per measure, how many of them started in each
+ * WINDOW_S window. A burst (say, the first seconds of a flood) shows as one crowded window, a steady
+ * cost as an even spread.
+ */
+function slowest(side: Side): string {
+  const parts: string[] = [];
+  for (const [what, ms, at] of [
+    ['render', side.render, side.renderAt],
+    ['delivery', side.delivery, side.deliveryAt],
+    ['poll', side.poll, side.pollAt],
+  ] as const) {
+    const p99 = percentile(ms, 99);
+    if (p99 === null) continue;
+    const counts: number[] = [];
+    ms.forEach((v, i) => {
+      if (v < p99) return;
+      const w = Math.max(0, Math.floor(at[i] / 1000 / WINDOW_S));
+      counts[w] = (counts[w] ?? 0) + 1;
+    });
+    parts.push(`${what} [${Array.from(counts, (n) => n ?? 0).join(' ')}]`);
+  }
+  return parts.join(', ');
 }
 
 function hostileParts(): HostilePart[] {
