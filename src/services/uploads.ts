@@ -2,9 +2,6 @@
 // account and kept until they expire. An upload's `url` used as a render input is checked here at quote
 // and create, and read from storage by the worker (src/queue/upload-reader.ts), never over the network.
 import { unlessBackingUp } from '../db/backup-lock.ts';
-import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import sharp from 'sharp';
 import type { Config } from '../config.ts';
@@ -97,16 +94,10 @@ export class Uploads {
     const id = newId('upl');
     const key = `uploads/${id}`;
     // The row is written only once the file is stored; a file whose row could not be written goes.
-    let tmp: string | null = null;
     try {
-      tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'rendergate-upload-'));
-      const file = path.join(tmp, 'image');
-      await fsp.writeFile(file, body);
-      await this.storage.put(key, file, type);
+      await this.storage.putBytes(key, body, type);
     } catch (e) {
       throw storageFailure(e);
-    } finally {
-      if (tmp) await fsp.rm(tmp, { recursive: true, force: true });
     }
     let made: Awaited<ReturnType<typeof insertWithinQuota>>;
     try {

@@ -9,6 +9,19 @@ import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import type { ListedObject, Storage, StoredObject } from './storage.ts';
 
+/** Renames a written and synced temporary file to `dest`, durably: a rename lasts once its directory is synced. */
+async function publish(tmp: string, dest: string): Promise<void> {
+  const dir = path.dirname(dest);
+  await fsp.mkdir(dir, { recursive: true });
+  await fsp.rename(tmp, dest);
+  const d = await fsp.open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
+  }
+}
+
 export class FileStorage implements Storage {
   constructor(private root: string) {
     fs.mkdirSync(path.join(root, '.tmp'), { recursive: true });
@@ -22,7 +35,7 @@ export class FileStorage implements Storage {
 
   async put(key: string, source: string): Promise<StoredObject> {
     const dest = this.pathOf(key);
-    const tmp = path.join(this.root, '.tmp', `${crypto.randomBytes(8).toString('hex')}.part`);
+    const tmp = this.tempPath();
     const hash = crypto.createHash('sha256');
     let bytes = 0;
     const out = fs.createWriteStream(tmp, { flags: 'wx', mode: 0o640, flush: true });
@@ -40,16 +53,7 @@ export class FileStorage implements Storage {
         }),
         out,
       );
-      const dir = path.dirname(dest);
-      await fsp.mkdir(dir, { recursive: true });
-      await fsp.rename(tmp, dest);
-      // the rename itself is durable only once its directory is synced
-      const d = await fsp.open(dir, 'r');
-      try {
-        await d.sync();
-      } finally {
-        await d.close();
-      }
+      await publish(tmp, dest);
     } catch (e) {
       // A source that fails before the temporary file is open (a missing source) destroys the stream
       // while its open is under way: the file appears after an rm made at once. Removed once closed.
@@ -59,6 +63,30 @@ export class FileStorage implements Storage {
       throw e;
     }
     return { bytes, etag: `"${hash.digest('base64url')}"` };
+  }
+
+  async putBytes(key: string, bytes: Buffer): Promise<StoredObject> {
+    const dest = this.pathOf(key);
+    const tmp = this.tempPath();
+    try {
+      const file = await fsp.open(tmp, 'wx', 0o640);
+      try {
+        await file.writeFile(bytes);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await publish(tmp, dest);
+    } catch (e) {
+      await fsp.rm(tmp, { force: true });
+      throw e;
+    }
+    const etag = crypto.createHash('sha256').update(bytes).digest('base64url');
+    return { bytes: bytes.length, etag: `"${etag}"` };
+  }
+
+  private tempPath(): string {
+    return path.join(this.root, '.tmp', `${crypto.randomBytes(8).toString('hex')}.part`);
   }
 
   async read(key: string, range?: { start: number; end: number }): Promise<Readable> {

@@ -149,6 +149,22 @@ export class S3Storage implements Storage {
     return { bytes, etag: `"${digest}"` };
   }
 
+  /** One PUT (an upload's body is at most tens of MiB, far below a single PUT's 5 GiB). */
+  async putBytes(key: string, bytes: Buffer, contentType: string): Promise<StoredObject> {
+    const digest = crypto.createHash('sha256').update(bytes).digest('base64url');
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.objectKey(key),
+        Body: bytes,
+        ContentLength: bytes.length,
+        ContentType: contentType,
+        Metadata: { sha256: digest },
+      }),
+    );
+    return { bytes: bytes.length, etag: `"${digest}"` };
+  }
+
   async read(key: string, range?: { start: number; end: number }): Promise<Readable> {
     const res = await this.client.send(
       new GetObjectCommand({

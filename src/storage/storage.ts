@@ -11,6 +11,8 @@ export interface StoredObject {
 export interface Storage {
   /** Copies the local file at `path` to `key`, atomically. */
   put(key: string, path: string, contentType: string): Promise<StoredObject>;
+  /** Stores `bytes`, already in memory (an upload's body), at `key`, atomically: no file in between. */
+  putBytes(key: string, bytes: Buffer, contentType: string): Promise<StoredObject>;
   /** A stream of bytes [start, end] inclusive (the whole object when no range is given). */
   read(key: string, range?: { start: number; end: number }): Promise<Readable>;
   delete(key: string): Promise<void>;

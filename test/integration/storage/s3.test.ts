@@ -153,6 +153,18 @@ describe.each(drivers)('%s', { timeout: 20_000 }, (name, make) => {
     }
   });
 
+  it('stores bytes held in memory in one write, byte-exact, with the same ETag as a file', async () => {
+    d.commands.length = 0;
+    const stored = await d.storage.putBytes('uploads/b.png', small, 'image/png');
+    expect(stored).toEqual({ bytes: small.length, etag: sha(small) });
+    expect((await readAll(d.storage, 'uploads/b.png')).equals(small)).toBe(true);
+    expect(await d.tempFiles()).toEqual([]);
+    if (name === 'S3Storage') expect(d.commands).toEqual(['PutObjectCommand', 'GetObjectCommand']);
+    await expect(d.storage.putBytes('../escape.png', small, 'image/png')).rejects.toThrow(
+      /bad storage key/,
+    );
+  });
+
   it('stores a 20 MiB file (multipart on S3) byte-exact', async () => {
     const stored = await d.storage.put('generations/big.mp4', files.big, 'video/mp4');
     expect(stored).toEqual({ bytes: big.length, etag: sha(big) });
@@ -242,7 +254,7 @@ describe.each(drivers)('%s', { timeout: 20_000 }, (name, make) => {
 });
 
 describe('S3Storage specifics', () => {
-  it('gives the same ETag as FileStorage, and keeps the SHA-256 in the metadata, single part or multipart', async () => {
+  it('gives the same ETag as FileStorage, and keeps the SHA-256 in the metadata, single part, multipart or bytes', async () => {
     const s3 = new S3Storage({ bucket: 'outputs', prefix: 'etag' }, s3env);
     for (const name of ['small', 'big'] as const) {
       const stored = await s3.put(`${name}.bin`, files[name], 'application/octet-stream');
@@ -254,6 +266,18 @@ describe('S3Storage specifics', () => {
       );
       expect(head.Metadata).toMatchObject({ sha256: stored.etag.slice(1, -1) });
     }
+    const bytes = await s3.putBytes('bytes.png', small, 'image/png');
+    expect(bytes).toEqual(
+      await new FileStorage(path.join(tmp, 'etag')).putBytes('bytes.png', small),
+    );
+    const head = await s3.client.send(
+      new HeadObjectCommand({ Bucket: 'outputs', Key: 'etag/bytes.png' }),
+    );
+    expect(head).toMatchObject({
+      ContentType: 'image/png',
+      ContentLength: small.length,
+      Metadata: { sha256: bytes.etag.slice(1, -1) },
+    });
   });
 
   it('refuses, and removes, an upload whose source changed after it was hashed', async () => {

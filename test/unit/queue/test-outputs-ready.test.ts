@@ -30,6 +30,7 @@ function countingStorage(root: string) {
       }
       return files.put(key, p);
     },
+    putBytes: files.putBytes.bind(files),
     read: files.read.bind(files),
     delete: files.delete.bind(files),
     check: files.check.bind(files),
