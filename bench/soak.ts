@@ -6,7 +6,9 @@
 // its renders, a flood of uploads, a flood of wrong passwords; RENDERGATE_BENCH_SOAK_HOSTILE=webhooks,
 // uploads,signins runs only the parts named, to tell which one costs what). The hostile account runs
 // in a process of its own at the lowest CPU priority (nice 19: an attacker's CPU is not the server's);
-// the log says so and gives the rates its floods reached and the CPU it used.
+// the log says so and gives the rates its floods reached and the CPU it used. Its floods loop on
+// refusals from two connections each, so past their bursts they are answered late (docs/account-
+// limits.md "Refusals that keep coming"): the rates show it.
 // Figures: the well-behaved account's render, delivery and poll p99, each as a ratio to the run without
 // the hostile account (target <= 1.5x). Delivery is exact to the microsecond: from the outbox row's
 // created_at (clock_timestamp(), written by the trigger in the transaction that made the render final)

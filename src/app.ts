@@ -42,6 +42,7 @@ import { LiveTextRelay } from './queue/live-text-relay.ts';
 import { TestRenders } from './queue/test-render.ts';
 import { createTopups } from './services/topups.ts';
 import { Billing } from './services/billing.ts';
+import { RefusalPace } from './services/refusal-pace.ts';
 
 export { openInfra, type Infra };
 
@@ -161,6 +162,7 @@ export async function startService(
     backendHealth: role === 'api' ? undefined : backends.health,
     topups: createTopups({ db, config, waiters, log }),
     billing: new Billing(db),
+    pace: new RefusalPace({ burst: config.refusalPaceBurst, delayMs: config.refusalPaceMs }),
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).

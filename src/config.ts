@@ -60,6 +60,9 @@ export interface Config {
   signupsPerHour: number;
   /** Requests at the studio's doors per address and minute, decided in memory (0: no limit). */
   studioDoorRequestsPerMinute: number;
+  /** Refusals that keep coming (services/refusal-pace.ts): a scope's burst answered at once, then each this late (0: never late). */
+  refusalPaceBurst: number;
+  refusalPaceMs: number;
   keysPerAccount: number;
   sessionsPerAccount: number;
   /**
@@ -212,6 +215,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       0,
       1_000_000,
     ),
+    refusalPaceBurst: int('RENDERGATE_REFUSAL_PACE_BURST', 20, 1, 1_000_000),
+    refusalPaceMs: int('RENDERGATE_REFUSAL_PACE_MS', 1000, 0, 10_000),
     keysPerAccount: int('RENDERGATE_KEYS_PER_ACCOUNT', 100, 1, 1_000_000),
     sessionsPerAccount: int('RENDERGATE_SESSIONS_PER_ACCOUNT', 20, 1, 1_000_000),
     workerCallbackUrl,

@@ -49,16 +49,30 @@ export function admit(
  */
 export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
   return (req, reply, done) => {
+    // A 429 is answered at once, or late once its key (or, for unknown keys, its address) keeps
+    // being refused (services/refusal-pace.ts).
+    const refuse = (e: unknown, scope: string) => {
+      if (e instanceof ApiError && e.code === 'RATE_LIMITED') ctx.pace.later(scope, () => done(e));
+      else done(e as Error | undefined);
+    };
     const key = ctx.keys.cached(req.headers.authorization);
     const d = key && ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
     if (key && d) {
-      done(admit(req, reply, key, d));
+      const refused = admit(req, reply, key, d);
+      if (refused) refuse(refused, `key:${key.id}`);
+      else done();
       return;
     }
     ctx.keys
       .authenticate(req.headers.authorization, req.ip)
-      .then(async (k) => admit(req, reply, k, await ctx.limits.consume(k.id, k.rateLimitPerMinute)))
-      .then(done, done);
+      .then(async (k) => ({
+        refused: admit(req, reply, k, await ctx.limits.consume(k.id, k.rateLimitPerMinute)),
+        scope: `key:${k.id}`,
+      }))
+      .then(
+        ({ refused, scope }) => (refused ? refuse(refused, scope) : done()),
+        (e: unknown) => refuse(e, `address:${req.ip}`),
+      );
   };
 }
 

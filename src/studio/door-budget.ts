@@ -2,7 +2,8 @@
 // preValidation hook on each door route (routes/auth.ts), decided in memory by DoorBudget
 // (services/attempt-limits.ts).
 import type { preValidationHookHandler } from 'fastify';
-import { DoorBudget } from '../services/attempt-limits.ts';
+import { addressKey, DoorBudget } from '../services/attempt-limits.ts';
+import type { RefusalPace } from '../services/refusal-pace.ts';
 
 /** The answer past an address's door budget: a constant page, no template, no form, no CSRF token. */
 const TOO_MANY =
@@ -16,8 +17,9 @@ const TOO_MANY =
  * form of at most 64 KiB, the studio's limit): refusing sooner would leave a body unread, and a
  * connection whose body is unread must close, so a refused client would pay, and make the server
  * pay, a new connection per request. Read, the body costs less than that; the connection stays open.
+ * An address that keeps coming past its budget gets its 429s late (services/refusal-pace.ts).
  */
-export function doorBudget(perMinute: number): preValidationHookHandler {
+export function doorBudget(perMinute: number, pace: RefusalPace): preValidationHookHandler {
   const budget = new DoorBudget(perMinute);
   return (req, reply, done) => {
     const wait = budget.take(req.ip);
@@ -25,11 +27,13 @@ export function doorBudget(perMinute: number): preValidationHookHandler {
       done();
       return;
     }
-    void reply
-      .code(429)
-      .header('retry-after', String(wait))
-      .header('cache-control', 'no-store')
-      .type('text/html; charset=utf-8')
-      .send(TOO_MANY);
+    pace.later(`door:${addressKey(req.ip)}`, () => {
+      void reply
+        .code(429)
+        .header('retry-after', String(wait))
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(TOO_MANY);
+    });
   };
 }

@@ -40,7 +40,7 @@ export const ADMIN_COOKIE = 'rg_admin';
  */
 export function signedIn(ctx: StudioCtx) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    refuseSpent(ctx, req);
+    await refuseSpent(ctx, req);
     req.studio = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
     return admitted(ctx, req, reply);
   };
@@ -58,11 +58,15 @@ function rateLimited(limit: number, resetSeconds: number) {
 /**
  * Throws the 429 of a session already refused in its current window, before the database is asked for
  * the session (or, on History, for the page read with it): a flood from one session over its limit
- * costs a hash and a map lookup a request (Sessions.spentSeconds).
+ * costs a hash and a map lookup a request (Sessions.spentSeconds), and its 429s come late once it
+ * keeps coming (services/refusal-pace.ts).
  */
-export function refuseSpent(ctx: StudioCtx, req: FastifyRequest): void {
-  const seconds = ctx.sessions.spentSeconds(req.cookies[SESSION_COOKIE]);
-  if (seconds > 0) throw rateLimited(ctx.config.defaultRateLimitPerMinute, seconds);
+export async function refuseSpent(ctx: StudioCtx, req: FastifyRequest): Promise<void> {
+  const cookie = req.cookies[SESSION_COOKIE];
+  const seconds = ctx.sessions.spentSeconds(cookie);
+  if (seconds <= 0) return;
+  await ctx.pace.pause(`session:${cookie}`);
+  throw rateLimited(ctx.config.defaultRateLimitPerMinute, seconds);
 }
 
 /**
@@ -80,6 +84,7 @@ export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: Fasti
   const d = await ctx.limits.consume(req.studio.accountId!, limit);
   if (!d.allowed) {
     ctx.sessions.spentFor(req.cookies[SESSION_COOKIE], d.resetSeconds);
+    await ctx.pace.pause(`session:${req.cookies[SESSION_COOKIE]}`);
     throw rateLimited(limit, d.resetSeconds);
   }
 }

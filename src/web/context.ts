@@ -16,6 +16,7 @@ import type { BackendHealth } from '../backends/health.ts';
 import type { ChatCompletions } from '../services/chat.ts';
 import type { Topups } from '../services/topups.ts';
 import type { Billing } from '../services/billing.ts';
+import type { RefusalPace } from '../services/refusal-pace.ts';
 
 export interface Ctx {
   config: Config;
@@ -42,6 +43,8 @@ export interface Ctx {
   topups: Topups | null;
   /** The console's view of billing: shortfalls and Stripe events. */
   billing: Billing;
+  /** Refusals that keep coming, answered late (services/refusal-pace.ts). */
+  pace: RefusalPace;
 }
 
 declare module 'fastify' {

@@ -38,6 +38,9 @@ beforeAll(async () => {
     RENDERGATE_ADMIN_TOKEN: ADMIN,
     RENDERGATE_WORKER_CONCURRENCY: '0',
     RENDERGATE_UPLOAD_QUOTA_COUNT: String(QUOTA),
+    // every refusal at once: this floods refusals to test their connections, not their pace
+    // (refusal-pace.test.ts)
+    RENDERGATE_REFUSAL_PACE_MS: '0',
     // a request whose body never comes is dropped this soon (see the raw-socket test)
     RENDERGATE_REQUEST_TIMEOUT_SECONDS: '5',
     LOG_LEVEL: 'warn',

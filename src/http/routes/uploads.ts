@@ -53,16 +53,22 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
                   Number.isSafeInteger(length) ? length : null,
                 )
               : null;
-          // The answer says Connection: close (server.ts's onError hook).
-          done(refused, payload);
+          // Answered at once, or late for an account that keeps sending past its quota
+          // (services/refusal-pace.ts); server.ts's onError hook then drains or closes.
+          if (refused)
+            ctx.pace.later(`uploads:${req.apiKey.accountId}`, () => done(refused, payload));
+          else done(null, payload);
         },
       },
       async (req, reply) => {
-        const made = await ctx.uploads.create(
-          req.apiKey.accountId,
-          req.headers['content-type'],
-          req.body as Buffer | undefined,
-        );
+        const made = await ctx.uploads
+          .create(req.apiKey.accountId, req.headers['content-type'], req.body as Buffer | undefined)
+          .catch(async (e: unknown) => {
+            // the database's refusal (the memory's is answered in preParsing), paced the same way
+            if (e instanceof ApiError && e.code === 'UPLOAD_QUOTA_EXCEEDED')
+              await ctx.pace.pause(`uploads:${req.apiKey.accountId}`);
+            throw e;
+          });
         return reply.code(201).header('location', made.url).send(made);
       },
     );

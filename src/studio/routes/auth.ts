@@ -16,7 +16,7 @@ import { doorBudget } from '../door-budget.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // Every door below shares one budget per address.
-  const door = { preValidation: doorBudget(ctx.config.studioDoorRequestsPerMinute) };
+  const door = { preValidation: doorBudget(ctx.config.studioDoorRequestsPerMinute, ctx.pace) };
   const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
     const id = await ctx.sessions.create(accountId);
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));

@@ -34,7 +34,7 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // signedIn() admits it: a page view is one round trip to the database instead of two. A session
   // already over its limit is refused first, without reading anything.
   app.get<HistoryQuery>('/history', async (req, reply) => {
-    refuseSpent(ctx, req);
+    await refuseSpent(ctx, req);
     const cursor =
       typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : null;
     // Filters: a model of the catalog and a status, else none (an unknown value shows everything).
