@@ -134,9 +134,13 @@ export class Uploads {
     type: string,
   ): Promise<{ width: number; height: number }> {
     const bad = (why: string) => invalidInput([{ field: 'body', message: why }]);
+    // One instance reads the header, then decodes. The pixel limit is checked here from that header
+    // (sharp's own would refuse the header read, without the size in its message), before the decode.
+    // failOn 'error': a truncated or corrupt image is refused now rather than failing the render later.
+    const image = sharp(body, { failOn: 'error', limitInputPixels: false });
     let meta;
     try {
-      meta = await sharp(body, { limitInputPixels: false }).metadata();
+      meta = await image.metadata();
     } catch {
       throw bad(`does not decode as ${type}`);
     }
@@ -148,11 +152,7 @@ export class Uploads {
       );
     }
     try {
-      // failOn 'error': a truncated or corrupt image is refused now rather than failing the render later.
-      await sharp(body, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
-        .resize(64, 64, { fit: 'inside' })
-        .raw()
-        .toBuffer();
+      await image.resize(64, 64, { fit: 'inside' }).raw().toBuffer();
     } catch {
       throw bad(`does not decode as ${type} (truncated or corrupt)`);
     }

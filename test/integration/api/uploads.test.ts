@@ -113,6 +113,20 @@ it('refuses what is not an image of its declared type, a type it does not take, 
   expect(bad[0][0].json.details).toEqual([
     { field: 'body', message: expect.stringContaining('image/png') },
   ]);
+  expect(bad[1][0].json.details).toEqual([
+    { field: 'body', message: 'does not decode as image/png (truncated or corrupt)' },
+  ]);
+  // 49 megapixels of black compress to 143 KB: refused from its header, with its size
+  const huge = await sharp({
+    create: { width: 7000, height: 7000, channels: 3, background: '#000' },
+  })
+    .png({ compressionLevel: 9 })
+    .toBuffer();
+  const tooBig = await upload(a.key, huge, 'image/png');
+  expect([tooBig.status, tooBig.json.details]).toEqual([
+    400,
+    [{ field: 'body', message: 'is 7000×7000 pixels, more than the limit of 40000000' }],
+  ]);
   expect((await upload(a.key, jpeg, 'image/jpeg')).status).toBe(201);
   // the JSON body limit (1 MiB by default) is unchanged elsewhere, and a JSON route takes no image
   const onJson = await fetch(`${api.base}/v1/quote`, {
