@@ -12,6 +12,8 @@ import { call, makeAccount } from './service.ts';
 import type { hostileReceiver } from '../../test/helpers/hostile-receiver.ts';
 
 export type HostilePart = 'webhooks' | 'uploads' | 'signins';
+/** The default RENDERGATE_MAX_RATE_LIMIT_PER_MINUTE: the most an owner may give a key. */
+export const STRANGER_RATE_LIMIT_PER_MINUTE = 6_000;
 export const HOSTILE_PARTS: HostilePart[] = ['webhooks', 'uploads', 'signins'];
 
 export interface HostileCounts {
@@ -39,7 +41,11 @@ export async function hostile(
 ) {
   const { until, counts } = o;
   const svc = { base };
-  const h = await makeAccount(svc.base);
+  // A stranger: an account from open sign-up whose owner made its key in the studio, at the highest
+  // rate an owner may choose (RENDERGATE_MAX_RATE_LIMIT_PER_MINUTE, default 6,000), not at the
+  // operator-granted billion a minute the well-behaved account's key has. Its credit pays for its
+  // renders.
+  const h = await makeAccount(svc.base, undefined, STRANGER_RATE_LIMIT_PER_MINUTE);
   const email = (await call(svc.base, 'GET', '/v1/me', { key: h.key })).json?.email;
   const ids: string[] = [];
   if (o.parts.includes('webhooks')) {
