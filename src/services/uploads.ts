@@ -25,6 +25,7 @@ import { MAX_INPUT_PIXELS } from '../domain/limits.ts';
 import type { Storage } from '../storage/storage.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { UploadQuota } from './uploads-quota.ts';
+import { UploadTurns } from './upload-turns.ts';
 
 /** Accepted Content-Types and the format sharp must find in the bytes. */
 export const UPLOAD_TYPES: Record<string, string> = {
@@ -44,6 +45,7 @@ const notFound = () => new ApiError('UPLOAD_NOT_FOUND', 'No such upload.');
 export class Uploads {
   private prefix: string;
   readonly quota: UploadQuota;
+  private turns: UploadTurns;
 
   constructor(
     private db: Db,
@@ -55,6 +57,7 @@ export class Uploads {
       bytes: config.uploadQuotaBytes,
       count: config.uploadQuotaCount,
     });
+    this.turns = new UploadTurns(config.uploadsPerSecond);
   }
 
   private view(r: UploadRow) {
@@ -90,6 +93,7 @@ export class Uploads {
     if (early) throw early;
     const before = await uploadUsage(this.db, accountId);
     if (!fits(before, body.length, quota)) throw this.quota.refuse(accountId, before);
+    await this.turns.take(accountId);
     const { width, height } = await this.decode(body, UPLOAD_TYPES[type], type);
     const id = newId('upl');
     const key = `uploads/${id}`;

@@ -64,8 +64,12 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
         const made = await ctx.uploads
           .create(req.apiKey.accountId, req.headers['content-type'], req.body as Buffer | undefined)
           .catch(async (e: unknown) => {
-            // the database's refusal (the memory's is answered in preParsing), paced the same way
-            if (e instanceof ApiError && e.code === 'UPLOAD_QUOTA_EXCEEDED')
+            // the database's refusal (the memory's is answered in preParsing), and the 429 of
+            // uploads coming too fast (services/upload-turns.ts), paced the same way
+            if (
+              e instanceof ApiError &&
+              (e.code === 'UPLOAD_QUOTA_EXCEEDED' || e.code === 'RATE_LIMITED')
+            )
               await ctx.pace.pause(`uploads:${req.apiKey.accountId}`);
             throw e;
           });

@@ -1,0 +1,77 @@
+// An account's uploads are decoded and stored at most RENDERGATE_UPLOADS_PER_SECOND a second after a
+// burst of as many (src/services/upload-turns.ts, docs/account-limits.md): past it they wait their
+// turn, up to 2 s and 4 at once, else 429; another account keeps its own burst.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import sharp from 'sharp';
+import { freshDatabase } from '../../helpers/db.ts';
+import { client, startTestService, type TestService } from '../../helpers/service.ts';
+
+const PER_SECOND = 5;
+let dbh: Awaited<ReturnType<typeof freshDatabase>>;
+let svc: TestService;
+let c: ReturnType<typeof client>;
+let png: Buffer;
+
+beforeAll(async () => {
+  png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#08f' } })
+    .png()
+    .toBuffer();
+  dbh = await freshDatabase();
+  svc = await startTestService(dbh.url, {
+    env: {
+      RENDERGATE_UPLOADS_PER_SECOND: String(PER_SECOND),
+      RENDERGATE_WORKER_CONCURRENCY: '0',
+    },
+  });
+  c = client(svc.base);
+});
+afterAll(async () => {
+  await svc?.stop();
+  await dbh?.drop();
+});
+
+const upload = (key: string) =>
+  fetch(`${svc.base}/v1/uploads`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
+    body: new Uint8Array(png),
+  }).then(async (r) => ({
+    status: r.status,
+    retryAfter: r.headers.get('retry-after'),
+    json: (await r.json()) as { code?: string },
+  }));
+
+it('takes a burst at once, lets four wait their turn, refuses the rest with 429', async () => {
+  const a = await c.account(0);
+  const b = await c.account(0);
+  const all = await Promise.all(Array.from({ length: PER_SECOND + 7 }, () => upload(a.key)));
+  const made = all.filter((r) => r.status === 201);
+  const refused = all.filter((r) => r.status === 429);
+  expect([made.length, refused.length]).toEqual([PER_SECOND + 4, 3]);
+  for (const r of refused) {
+    expect(r.json.code).toBe('RATE_LIMITED');
+    expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+  }
+  // another account is not behind the first one's queue
+  const other = await Promise.all(Array.from({ length: PER_SECOND }, () => upload(b.key)));
+  expect(other.map((r) => r.status)).toEqual(Array(PER_SECOND).fill(201));
+});
+
+it('stores a steady flood of one account at its rate', async () => {
+  const a = await c.account(0);
+  const until = Date.now() + 3_000;
+  const statuses: number[] = [];
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (Date.now() < until) statuses.push((await upload(a.key)).status);
+    }),
+  );
+  const made = statuses.filter((s) => s === 201).length;
+  // the burst and three seconds' worth (a turn booked just before the end adds one); never refused:
+  // two loops never have more than two waiting, and a turn is never 2 s away
+  expect(made).toBeLessThanOrEqual(PER_SECOND + 3 * PER_SECOND + 2);
+  expect(made).toBeGreaterThanOrEqual(PER_SECOND + 1);
+  expect(statuses.filter((s) => s !== 201)).toEqual([]);
+  const listed = await c.call('GET', '/v1/uploads?limit=100', { key: a.key });
+  expect(listed.json.data).toHaveLength(made);
+});
