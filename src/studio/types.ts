@@ -1,6 +1,7 @@
 // What the studio's route files share with its plugin (index.ts): the context they are given, the
 // cookies, and the hook that requires a signed-in account. Its own module, so that the routes and
 // the plugin that registers them do not import each other.
+import crypto from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
@@ -62,12 +63,18 @@ function rateLimited(limit: number, resetSeconds: number) {
  * keeps coming (services/refusal-pace.ts).
  */
 export async function refuseSpent(ctx: StudioCtx, req: FastifyRequest): Promise<void> {
-  const cookie = req.cookies[SESSION_COOKIE];
-  const seconds = ctx.sessions.spentSeconds(cookie);
+  const seconds = ctx.sessions.spentSeconds(req.cookies[SESSION_COOKIE]);
   if (seconds <= 0) return;
-  await ctx.pace.pause(`session:${cookie}`);
+  await ctx.pace.pause(paceScope(req));
   throw rateLimited(ctx.config.defaultRateLimitPerMinute, seconds);
 }
+
+/** A session's scope for RefusalPace: a hash of its cookie, so no session id is kept in memory. */
+const paceScope = (req: FastifyRequest) =>
+  `session:${crypto
+    .createHash('sha256')
+    .update(req.cookies[SESSION_COOKIE] ?? '')
+    .digest('base64url')}`;
 
 /**
  * The rest of signedIn() once `req.studio` is read (a page that reads its session along with its own
@@ -84,7 +91,7 @@ export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: Fasti
   const d = await ctx.limits.consume(req.studio.accountId!, limit);
   if (!d.allowed) {
     ctx.sessions.spentFor(req.cookies[SESSION_COOKIE], d.resetSeconds);
-    await ctx.pace.pause(`session:${req.cookies[SESSION_COOKIE]}`);
+    await ctx.pace.pause(paceScope(req));
     throw rateLimited(limit, d.resetSeconds);
   }
 }
