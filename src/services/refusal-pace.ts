@@ -65,16 +65,9 @@ export class RefusalPace {
 
   /** Answers `scope`'s refusal: `answer` runs now, or once the refusal's pause is over. */
   later(scope: string, answer: () => void): void {
-    const ms = this.delay(scope);
-    if (ms === 0) {
-      answer();
-      return;
-    }
-    this.holding++;
-    setTimeout(() => {
-      this.holding--;
-      answer();
-    }, ms);
+    const paused = this.pause(scope);
+    if (paused) void paused.then(answer);
+    else answer();
   }
 
   /** The pause `scope`'s refusal earns, as a promise to await before refusing; undefined when none. */
