@@ -210,6 +210,14 @@ async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], se
         `${used.serverMs} ms, postgres ${used.postgresMs} ms, load generator ${used.loadGeneratorMs} ms`,
     );
     ctx.log(`soak ${name}: slowest 1% by ${WINDOW_S} s window: ${slowest(side)}`);
+    if (attacker?.counts.floodsAt)
+      ctx.log(
+        `soak ${name}: floods began ${attacker.counts.floodsAt - side.wall0} ms into the load; ` +
+          `their answers in each of their first 10 s: ` +
+          Object.entries(attacker.counts.firstSeconds ?? {})
+            .map(([k, v]) => `${k} [${v.join(' ')}]`)
+            .join(', '),
+      );
     ctx.log(
       `soak ${name}: fds ${before.total} -> ${atEnd.total} -> ${drained.total} after ${drainS} s; ` +
         `threads ${before.threads} -> ${atEnd.threads} -> ${drained.threads}; RSS ${before.rssMb} -> ` +
@@ -245,7 +253,14 @@ function slowest(side: Side): string {
       const w = Math.max(0, Math.floor(at[i] / 1000 / WINDOW_S));
       counts[w] = (counts[w] ?? 0) + 1;
     });
-    parts.push(`${what} [${Array.from(counts, (n) => n ?? 0).join(' ')}]`);
+    // the first window again, by second: which of the load's first seconds the slowest fell in
+    const first: number[] = Array<number>(WINDOW_S).fill(0);
+    ms.forEach((v, i) => {
+      if (v >= p99 && at[i] < WINDOW_S * 1000) first[Math.max(0, Math.floor(at[i] / 1000))]++;
+    });
+    parts.push(
+      `${what} [${Array.from(counts, (n) => n ?? 0).join(' ')}] (first by second: ${first.join(' ')})`,
+    );
   }
   return parts.join(', ');
 }

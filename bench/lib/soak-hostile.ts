@@ -20,6 +20,10 @@ export interface HostileCounts {
   uploads: number;
   signins: number;
   hostileRenders: number;
+  /** Wall clock ms when the floods began (after the account and its endpoints were made). */
+  floodsAt?: number;
+  /** Answers each flood had in each of its first 10 seconds, by kind and status ("upload 201": [..]). */
+  firstSeconds?: Record<string, number[]>;
 }
 
 export const SHOT_LIST = {
@@ -57,6 +61,13 @@ export async function hostile(
   })
     .png()
     .toBuffer();
+  const first: Record<string, number[]> = {};
+  counts.firstSeconds = first;
+  const tally = (what: string, status: number) => {
+    const sec = Math.floor((Date.now() - counts.floodsAt!) / 1000);
+    if (sec >= 10) return;
+    (first[`${what} ${status}`] ??= Array<number>(10).fill(0))[sec]++;
+  };
   const renders = async () => {
     while (Date.now() < until) {
       const r = await call(svc.base, 'POST', '/v1/generations', {
@@ -64,6 +75,7 @@ export async function hostile(
         body: SHOT_LIST,
         headers: { 'idempotency-key': crypto.randomUUID() },
       });
+      tally('render', r.status);
       if (r.status === 202) counts.hostileRenders++;
       await sleep(r.status === 202 ? 200 : 1000);
     }
@@ -76,6 +88,7 @@ export async function hostile(
         body: new Uint8Array(noise),
       });
       await r.arrayBuffer();
+      tally('upload', r.status);
       counts.uploads++;
     }
   };
@@ -98,9 +111,11 @@ export async function hostile(
         }),
       });
       await r.arrayBuffer();
+      tally('signin', r.status);
       counts.signins++;
     }
   };
+  counts.floodsAt = Date.now();
   const loops: Promise<void>[] = [];
   if (o.parts.includes('webhooks')) loops.push(renders(), renders());
   if (o.parts.includes('uploads')) loops.push(uploads(), uploads());
