@@ -1,7 +1,8 @@
 // Refusals that keep coming (docs/account-limits.md "Refusals that keep coming"): a client refused
 // again and again for the same reason (a key past its rate limit, an account past its upload quota, a
-// session past its limit, an address past the studio doors' budget) gets its first refusals at once
-// and, past them, each one a second late. A client that honours Retry-After, or stops, never waits.
+// session past its limit, an address past the studio doors' budget or their throttles) gets its
+// first refusals at once and, past them, each one a second late. A client that honours Retry-After, or
+// stops, never waits.
 // One that loops on refusals makes about one request a second per connection, so a flood costs the
 // server a timer a refusal instead of a refusal as fast as it can send them, and the CPU it would have
 // taken stays with everyone else's requests. Per process, in memory, bounded: at most MAX_HELD answers

@@ -27,7 +27,7 @@ export function doorBudget(perMinute: number, pace: RefusalPace): preValidationH
       done();
       return;
     }
-    pace.later(`door:${addressKey(req.ip)}`, () => {
+    pace.later(doorScope(req.ip), () => {
       void reply
         .code(429)
         .header('retry-after', String(wait))
@@ -37,3 +37,13 @@ export function doorBudget(perMinute: number, pace: RefusalPace): preValidationH
     });
   };
 }
+
+/**
+ * An address's scope for RefusalPace at the doors: the budget's 429 above and each door's own throttle
+ * (wrong passwords, sign-ups, console tokens) share it, so an address that keeps coming after any of
+ * them gets its refusals late, whichever of them refuses it.
+ */
+export const doorScope = (ip: string) => `door:${addressKey(ip)}`;
+
+/** The pause a door's throttle refusal earns (doorScope), to await before answering its 429. */
+export const doorRefusalPause = (pace: RefusalPace, ip: string) => pace.pause(doorScope(ip));

@@ -10,6 +10,7 @@ import { serviceFixture } from '../helpers/fixture.ts';
 import { fetchFrom } from '../helpers/fetch-from.ts';
 import { awayFromMinuteEdge } from '../helpers/minute.ts';
 import { StudioSession } from '../studio/http-session.ts';
+import { expectPaced as paced, flood as floodOf, read } from '../helpers/refusal-flood.ts';
 
 const BURST = 5;
 const FLOOD_MS = 4_000;
@@ -24,6 +25,8 @@ const f = serviceFixture({
   },
 });
 const ROOMY = { rateLimitPerMinute: 100_000 };
+const flood = (one: () => Promise<Response>) => floodOf(() => read(one()), FLOOD_MS);
+const expectPaced = (refused: Awaited<ReturnType<typeof flood>>) => paced(refused, BURST, FLOOD_MS);
 
 let noise: Buffer;
 beforeAll(async () => {
@@ -33,40 +36,6 @@ beforeAll(async () => {
     .png()
     .toBuffer();
 });
-
-/** Two loops sending `one` back to back for FLOOD_MS: every answer's status, and each one's time. */
-async function flood(one: () => Promise<Response>) {
-  const until = Date.now() + FLOOD_MS;
-  const got: Array<{ status: number; ms: number; code?: string; retryAfter: string | null }> = [];
-  await Promise.all(
-    [0, 1].map(async () => {
-      while (Date.now() < until) {
-        const t0 = performance.now();
-        const r = await one();
-        const text = await r.text();
-        got.push({
-          status: r.status,
-          ms: performance.now() - t0,
-          code: r.headers.get('content-type')?.includes('json') ? JSON.parse(text).code : undefined,
-          retryAfter: r.headers.get('retry-after'),
-        });
-      }
-    }),
-  );
-  return got;
-}
-
-/**
- * Unpaced, two loops make hundreds of refusals in FLOOD_MS; paced, the burst, about one a second a
- * loop, and what the burst refills meanwhile (one every 5 s).
- */
-function expectPaced(got: Awaited<ReturnType<typeof flood>>) {
-  expect(got.length).toBeGreaterThan(BURST);
-  expect(got.length).toBeLessThanOrEqual(BURST + 2 * (FLOOD_MS / 1000 + 1) + 1);
-  // past the burst, each refusal was held about a second (at least that: a slow machine adds to it)
-  const late = got.filter((g) => g.ms >= 900);
-  expect(late.length).toBeGreaterThanOrEqual(got.length - BURST - 2);
-}
 
 it("holds a flooding key's 429s, not another key's answers", async () => {
   await awayFromMinuteEdge(FLOOD_MS + 10_000);

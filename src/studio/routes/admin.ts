@@ -10,6 +10,7 @@ import { ADMIN_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field } from '../form-body.ts';
 import { parseEuros } from './keys.ts';
+import { doorRefusalPause } from '../door-budget.ts';
 import { ledgerLabel } from '../../services/billing.ts';
 
 type IdParams = { Params: { id: string } };
@@ -62,6 +63,7 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     const door = { kind: 'console' as const, ip: req.ip };
     const taken = await ctx.studioAccounts.attempt(door);
     if (!taken.ok) {
+      await doorRefusalPause(ctx.pace, req.ip);
       return adminPage(
         req,
         reply.code(429).header('retry-after', String(taken.retryAfterS)),

@@ -12,7 +12,7 @@ import {
   spendVerification,
 } from '../../services/passwords.ts';
 import type { Purpose } from '../../services/one-time-links.ts';
-import { doorBudget } from '../door-budget.ts';
+import { doorBudget, doorRefusalPause } from '../door-budget.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // Every door below shares one budget per address.
@@ -52,6 +52,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const door = { kind: 'signin' as const, ip: req.ip, email };
     const taken = await ctx.studioAccounts.attempt(door);
     if (!taken.ok) {
+      await doorRefusalPause(ctx.pace, req.ip);
       return signinPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)), {
         email,
         next,
@@ -102,6 +103,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       perHour: ctx.config.signupsPerHour,
     });
     if (!perAddress.ok) {
+      await doorRefusalPause(ctx.pace, req.ip);
       return page(
         reply.code(429).header('retry-after', String(perAddress.retryAfterS)),
         'signup',
@@ -119,6 +121,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const door = { kind: 'signin' as const, ip: req.ip, email };
     const taken = await ctx.studioAccounts.attempt(door);
     if (!taken.ok) {
+      await doorRefusalPause(ctx.pace, req.ip);
       return page(reply.code(429).header('retry-after', String(taken.retryAfterS)), 'signup', req, {
         title: 'Create an account',
         min: MIN_PASSWORD,
