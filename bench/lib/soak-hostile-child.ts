@@ -5,12 +5,13 @@
 // { type: 'ready', port } once its receivers listen; { type: 'run', base, until, parts } runs the floods and answers
 // { type: 'done', counts, cpuMs }; { type: 'open' } answers { type: 'open', drip, hang } (connections
 // still open at its receivers).
-import { hostile, type HostileCounts, type HostilePart } from './soak-hostile.ts';
+import { hostile, noiseImage, type HostileCounts, type HostilePart } from './soak-hostile.ts';
 import { hostileReceiver } from '../../test/helpers/hostile-receiver.ts';
 
 type Order = { type: 'run'; base: string; until: number; parts: HostilePart[] } | { type: 'open' };
 
 const rx = await hostileReceiver();
+const noise = await noiseImage();
 process.on('message', (m: Order) => {
   if (m.type === 'open') {
     process.send!({ type: 'open', drip: rx.open('drip'), hang: rx.open('hang') });
@@ -18,7 +19,7 @@ process.on('message', (m: Order) => {
   }
   const counts: HostileCounts = { uploads: 0, signins: 0, hostileRenders: 0 };
   const cpu0 = process.cpuUsage();
-  hostile(m.base, rx, { until: m.until, parts: m.parts, counts }).then(
+  hostile(m.base, rx, { until: m.until, parts: m.parts, counts, noise }).then(
     () => {
       const cpu = process.cpuUsage(cpu0);
       process.send!({ type: 'done', counts, cpuMs: Math.round((cpu.user + cpu.system) / 1000) });

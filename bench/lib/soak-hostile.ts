@@ -38,11 +38,22 @@ export async function endpoint(base: string, key: string, url: string): Promise<
   return r.json.id;
 }
 
+/**
+ * The image the upload flood sends: 200×200 of noise, a 120 KB PNG. Made before the load starts (the
+ * child makes it before it says it is ready): it is the attacker's work, done on its own machine, not
+ * a cost of the server's to be measured in the load's first second.
+ */
+export const noiseImage = () =>
+  sharp(crypto.randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } })
+    .png()
+    .toBuffer();
+
 export async function hostile(
   base: string,
   rx: Awaited<ReturnType<typeof hostileReceiver>>,
-  o: { until: number; parts: HostilePart[]; counts: HostileCounts },
+  o: { until: number; parts: HostilePart[]; counts: HostileCounts; noise: Buffer },
 ) {
+  const noise = o.noise;
   const { until, counts } = o;
   const svc = { base };
   // A stranger: an account from open sign-up whose owner made its key in the studio, at the highest
@@ -56,11 +67,6 @@ export async function hostile(
     for (let i = 0; i < 5; i++) ids.push(await endpoint(svc.base, h.key, rx.url(`/drip/${i}`)));
     for (let i = 0; i < 4; i++) ids.push(await endpoint(svc.base, h.key, rx.url(`/hang/${i}`)));
   }
-  const noise = await sharp(crypto.randomBytes(200 * 200 * 3), {
-    raw: { width: 200, height: 200, channels: 3 },
-  })
-    .png()
-    .toBuffer();
   const first: Record<string, number[]> = {};
   counts.firstSeconds = first;
   const tally = (what: string, status: number) => {
