@@ -209,7 +209,10 @@ async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], se
         `${eld.p50} p99 ${eld.p99} max ${eld.max} ms; CPU over ${used.wallMs} ms: server ` +
         `${used.serverMs} ms, postgres ${used.postgresMs} ms, load generator ${used.loadGeneratorMs} ms`,
     );
-    ctx.log(`soak ${name}: slowest 1% by ${WINDOW_S} s window: ${slowest(side)}`);
+    ctx.log(
+      `soak ${name}: load began at ${side.wall0} (epoch ms); slowest 1% by ${WINDOW_S} s window: ` +
+        slowest(side),
+    );
     if (attacker?.counts.floodsAt)
       ctx.log(
         `soak ${name}: floods began ${attacker.counts.floodsAt - side.wall0} ms into the load; ` +

@@ -16,6 +16,7 @@ import { Ledger } from './services/ledger.ts';
 import { OpsProbe } from './services/ops.ts';
 import { Sessions } from './services/sessions.ts';
 import { StudioAccounts } from './services/studio-accounts.ts';
+import { PasswordWork } from './services/passwords.ts';
 import { registerStudio } from './studio/index.ts';
 import { History } from './services/history.ts';
 import { RateLimits } from './services/rate-limits.ts';
@@ -168,7 +169,11 @@ export async function startService(
   // each other).
   const studio = {
     sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
-    studioAccounts: new StudioAccounts(db, config.publicUrl),
+    studioAccounts: new StudioAccounts(
+      db,
+      config.publicUrl,
+      new PasswordWork(config.passwordChecksAtOnce),
+    ),
     history: new History(db, config.publicUrl),
   };
   let studioNotFound: Awaited<ReturnType<typeof registerStudio>> | undefined;

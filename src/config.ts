@@ -1,5 +1,6 @@
 // Environment → one validated, frozen configuration, parsed once at boot. Every bad variable is
 // reported together, so an operator fixes them in one go.
+import os from 'node:os';
 import path from 'node:path';
 import { envReader } from './config/env-reader.ts';
 import { stripeConfig, type StripeConfig } from './config/stripe.ts';
@@ -65,6 +66,8 @@ export interface Config {
   /** Refusals that keep coming (services/refusal-pace.ts): a scope's burst answered at once, then each this late (0: never late). */
   refusalPaceBurst: number;
   refusalPaceMs: number;
+  /** Argon2 hashes and checks at once per process (services/passwords.ts PasswordWork). */
+  passwordChecksAtOnce: number;
   keysPerAccount: number;
   sessionsPerAccount: number;
   /**
@@ -220,6 +223,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     refusalPaceBurst: int('RENDERGATE_REFUSAL_PACE_BURST', 20, 1, 1_000_000),
     refusalPaceMs: int('RENDERGATE_REFUSAL_PACE_MS', 1000, 0, 10_000),
+    // half the cores: the other half stays with the API's requests and the database
+    passwordChecksAtOnce: int(
+      'RENDERGATE_PASSWORD_CHECKS_AT_ONCE',
+      Math.max(1, Math.floor(os.availableParallelism() / 2)),
+      1,
+      1024,
+    ),
     keysPerAccount: int('RENDERGATE_KEYS_PER_ACCOUNT', 100, 1, 1_000_000),
     sessionsPerAccount: int('RENDERGATE_SESSIONS_PER_ACCOUNT', 20, 1, 1_000_000),
     workerCallbackUrl,

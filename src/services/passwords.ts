@@ -1,7 +1,10 @@
 // Passwords: argon2id (OWASP's minimum parameters: 19 MiB, 2 passes, 1 lane), one hash per account.
 // Sign-in answers the same whatever is wrong (unknown email, no password set, wrong password) and takes
-// the same time: an unknown email is checked against a dummy hash.
+// the same time: an unknown email is checked against a dummy hash. Every hash and check goes through
+// PasswordWork, which runs a few at once per process.
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { ApiError } from '../domain/errors.ts';
 import { transaction, type Db } from '../db/pool.ts';
 import { insertAccount } from '../db/accounts.ts';
 import {
@@ -24,7 +27,57 @@ export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 200;
 const DUMMY = hash('not a password of anyone', OPTIONS);
 
-export const hashPassword = (password: string) => hash(password, OPTIONS);
+/** Checks and hashes waiting for their turn, at most, past which one is refused with 503. */
+export const MAX_WAITING = 100;
+
+/**
+ * Argon2 work, `atOnce` at a time in this process (RENDERGATE_PASSWORD_CHECKS_AT_ONCE): each check is
+ * about 12 ms of a core and 19 MiB, and runs on a thread of its own, so a burst of sign-ins from many
+ * addresses (each within its own throttle) would otherwise take every core from the API's requests and
+ * the database at once. The rest wait their turn, in order; past MAX_WAITING waiting, 503
+ * SERVICE_UNAVAILABLE with Retry-After, since a turn that far off would come after the client gave up.
+ */
+export class PasswordWork {
+  private limit: LimitFunction;
+
+  constructor(
+    atOnce: number,
+    private maxWaiting = MAX_WAITING,
+  ) {
+    this.limit = pLimit(atOnce);
+  }
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.limit.pendingCount >= this.maxWaiting)
+      return Promise.reject(
+        new ApiError(
+          'SERVICE_UNAVAILABLE',
+          'Too many passwords are being checked at once; try again in a few seconds.',
+          undefined,
+          { 'retry-after': '2' },
+        ),
+      );
+    return this.limit(work);
+  }
+
+  hash(password: string): Promise<string> {
+    return this.run(() => hash(password, OPTIONS));
+  }
+
+  /** Whether `password` matches `digest` (false for a digest that is not argon2's). */
+  verify(digest: string, password: string): Promise<boolean> {
+    return this.run(() => verify(digest, password.slice(0, MAX_PASSWORD)).catch(() => false));
+  }
+
+  /** Checks and hashes running now, and waiting. */
+  get active(): number {
+    return this.limit.activeCount;
+  }
+
+  get waiting(): number {
+    return this.limit.pendingCount;
+  }
+}
 
 /** Why a new password is refused, or null. */
 export function passwordProblem(password: string): string | null {
@@ -38,19 +91,23 @@ export const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>".]{1,63}$/;
 /** The account of this email and password, or null; always costs one argon2 verification. */
 export async function checkPassword(
   db: Db,
+  work: PasswordWork,
   email: string,
   password: string,
 ): Promise<string | null> {
   const r = await passwordOfEmail(db, email);
-  const ok = await verify(r?.password_hash ?? (await DUMMY), password.slice(0, MAX_PASSWORD)).catch(
-    () => false,
-  );
+  const ok = await work.verify(r?.password_hash ?? (await DUMMY), password);
   return r && ok ? r.id : null;
 }
 
 /** A new password; every unused link of the account is voided with it. */
-export async function setPassword(db: Db, accountId: string, password: string): Promise<void> {
-  const h = await hashPassword(password);
+export async function setPassword(
+  db: Db,
+  work: PasswordWork,
+  accountId: string,
+  password: string,
+): Promise<void> {
+  const h = await work.hash(password);
   await transaction(db, async (tx) => {
     await upsertPassword(tx, accountId, h);
     await voidLinks(tx, accountId);
@@ -58,13 +115,18 @@ export async function setPassword(db: Db, accountId: string, password: string): 
 }
 
 /** One argon2 verification that checks nothing: answers that must not differ in time spend it too. */
-export async function spendVerification(password: string): Promise<void> {
-  await verify(await DUMMY, password.slice(0, MAX_PASSWORD)).catch(() => false);
+export async function spendVerification(work: PasswordWork, password: string): Promise<void> {
+  await work.verify(await DUMMY, password);
 }
 
 /** Self sign-up: a new account with its password, or null when the email is taken. */
-export async function signUp(db: Db, email: string, password: string): Promise<string | null> {
-  const h = await hashPassword(password);
+export async function signUp(
+  db: Db,
+  work: PasswordWork,
+  email: string,
+  password: string,
+): Promise<string | null> {
+  const h = await work.hash(password);
   return transaction(db, async (tx) => {
     const account = await insertAccount(tx, newId('acct'), email, null);
     if (!account) return null;
@@ -75,13 +137,11 @@ export async function signUp(db: Db, email: string, password: string): Promise<s
 
 export async function currentPasswordOk(
   db: Db,
+  work: PasswordWork,
   accountId: string,
   password: string,
 ): Promise<boolean> {
-  return verify(
-    (await passwordOf(db, accountId)) ?? (await DUMMY),
-    password.slice(0, MAX_PASSWORD),
-  ).catch(() => false);
+  return work.verify((await passwordOf(db, accountId)) ?? (await DUMMY), password);
 }
 
 /**
@@ -90,11 +150,12 @@ export async function currentPasswordOk(
  */
 export async function setPasswordWithLink(
   db: Db,
+  work: PasswordWork,
   token: string,
   purpose: Purpose,
   password: string,
 ): Promise<string | null> {
-  const h = await hashPassword(password);
+  const h = await work.hash(password);
   return transaction(db, async (tx) => {
     const id = await useToken(tx, token, purpose);
     if (id) {

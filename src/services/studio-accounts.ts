@@ -11,6 +11,8 @@ import {
   setPassword,
   setPasswordWithLink,
   signUp,
+  spendVerification,
+  type PasswordWork,
 } from './passwords.ts';
 import { attempt, RefusedScopes, succeeded, type Door } from './attempt-limits.ts';
 
@@ -21,6 +23,8 @@ export class StudioAccounts {
   constructor(
     private db: Db,
     private publicUrl: string,
+    /** Argon2's hashes and checks, a few at once (passwords.ts). */
+    private work: PasswordWork,
   ) {}
 
   /** Counts an attempt at a door before it is checked, or refuses it (attempt-limits.ts). */
@@ -34,19 +38,24 @@ export class StudioAccounts {
   }
 
   checkPassword(email: string, password: string) {
-    return checkPassword(this.db, email, password);
+    return checkPassword(this.db, this.work, email, password);
   }
 
   currentPasswordOk(accountId: string, password: string) {
-    return currentPasswordOk(this.db, accountId, password);
+    return currentPasswordOk(this.db, this.work, accountId, password);
   }
 
   setPassword(accountId: string, password: string) {
-    return setPassword(this.db, accountId, password);
+    return setPassword(this.db, this.work, accountId, password);
   }
 
   signUp(email: string, password: string) {
-    return signUp(this.db, email, password);
+    return signUp(this.db, this.work, email, password);
+  }
+
+  /** One check that checks nothing, for answers that must take a check's time (passwords.ts). */
+  spendVerification(password: string) {
+    return spendVerification(this.work, password);
   }
 
   /** The account and email of a live, unused link (without using it); null when it is not live. */
@@ -61,7 +70,7 @@ export class StudioAccounts {
 
   /** Sets the password through a link (passwords.ts setPasswordWithLink); the account, or null. */
   setPasswordWithLink(token: string, purpose: Purpose, password: string) {
-    return setPasswordWithLink(this.db, token, purpose, password);
+    return setPasswordWithLink(this.db, this.work, token, purpose, password);
   }
 
   /** A reset link for the account of `email`, with its address; null when no account has it. */

@@ -5,12 +5,7 @@ import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } fr
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
 import crypto from 'node:crypto';
-import {
-  EMAIL,
-  MIN_PASSWORD,
-  passwordProblem,
-  spendVerification,
-} from '../../services/passwords.ts';
+import { EMAIL, MIN_PASSWORD, passwordProblem } from '../../services/passwords.ts';
 import type { Purpose } from '../../services/one-time-links.ts';
 import { doorBudget, doorRefusalPause } from '../door-budget.ts';
 
@@ -131,7 +126,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     }
     const created = await ctx.studioAccounts.signUp(email, password);
     if (created) {
-      await spendVerification(password); // the same work as for a taken email: the time tells nothing
+      await ctx.studioAccounts.spendVerification(password); // the same work as for a taken email: the time tells nothing
       await ctx.studioAccounts.succeeded(door);
       return startSession(reply, created);
     }
