@@ -33,6 +33,8 @@ import {
   noiseImage,
   SHOT_LIST,
   startHostile,
+  upload,
+  wrongPassword,
   type HostileCounts,
   type HostilePart,
 } from './lib/soak-hostile.ts';
@@ -126,26 +128,11 @@ async function wellBehaved(svc: Service, key: string, rx: Receiver, until: numbe
 async function everyDoorOnce(svc: Service, key: string) {
   const image = await noiseImage();
   for (let i = 0; i < 3; i++) {
-    const r = await fetch(`${svc.base}/v1/uploads`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
-      body: new Uint8Array(image),
-    });
+    const r = await upload(svc.base, key, image);
     if (r.status !== 201) throw new Error(`upload -> ${r.status} ${await r.text()}`);
     await r.arrayBuffer();
   }
-  const form = await fetch(`${svc.base}/signin`);
-  const cookie = form.headers
-    .getSetCookie()
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-  const r = await fetch(`${svc.base}/signin`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: svc.base, cookie },
-    body: new URLSearchParams({ _csrf: token, email: 'warm@bench.test', password: 'not this' }),
-  });
+  const r = await wrongPassword(svc.base, 'warm@bench.test', 'not this');
   if (r.status !== 401) throw new Error(`sign-in -> ${r.status}`);
   await r.arrayBuffer();
 }

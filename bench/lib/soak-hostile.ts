@@ -48,6 +48,30 @@ export const noiseImage = () =>
     .png()
     .toBuffer();
 
+/** One upload of `image` with `key`. */
+export const upload = (base: string, key: string, image: Buffer) =>
+  fetch(`${base}/v1/uploads`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
+    body: new Uint8Array(image),
+  });
+
+/** One sign-in as a browser makes it: the page (its cookie and CSRF token), then the form. */
+export async function wrongPassword(base: string, email: string, password: string) {
+  const form = await fetch(`${base}/signin`);
+  const cookie = form.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+  return fetch(`${base}/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, cookie },
+    body: new URLSearchParams({ _csrf: token, email, password }),
+  });
+}
+
 export async function hostile(
   base: string,
   rx: Awaited<ReturnType<typeof hostileReceiver>>,
@@ -88,11 +112,7 @@ export async function hostile(
   };
   const uploads = async () => {
     while (Date.now() < until) {
-      const r = await fetch(`${svc.base}/v1/uploads`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${h.key}`, 'content-type': 'image/png' },
-        body: new Uint8Array(noise),
-      });
+      const r = await upload(svc.base, h.key, noise);
       await r.arrayBuffer();
       tally('upload', r.status);
       counts.uploads++;
@@ -100,22 +120,11 @@ export async function hostile(
   };
   const signins = async () => {
     while (Date.now() < until) {
-      const form = await fetch(`${svc.base}/signin`);
-      const cookie = form.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0])
-        .join('; ');
-      const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-      const r = await fetch(`${svc.base}/signin`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: svc.base, cookie },
-        body: new URLSearchParams({
-          _csrf: token,
-          email: email ?? 'nobody@bench.test',
-          password: `wrong ${counts.signins}`,
-        }),
-      });
+      const r = await wrongPassword(
+        svc.base,
+        email ?? 'nobody@bench.test',
+        `wrong ${counts.signins}`,
+      );
       await r.arrayBuffer();
       tally('signin', r.status);
       counts.signins++;
