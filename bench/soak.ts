@@ -5,10 +5,10 @@
 // and then with the hostile account (bench/lib/soak-hostile.ts: hanging and dripping receivers fed by
 // its renders, a flood of uploads, a flood of wrong passwords; RENDERGATE_BENCH_SOAK_HOSTILE=webhooks,
 // uploads,signins runs only the parts named, to tell which one costs what). The hostile account runs
-// in a process of its own at the lowest CPU priority (nice 19: an attacker's CPU is not the server's);
-// the log says so and gives the rates its floods reached and the CPU it used. Its floods loop on
-// refusals from two connections each, so past their bursts they are answered late (docs/account-
-// limits.md "Refusals that keep coming"): the rates show it.
+// in a process of its own at the lowest CPU priority (SCHED_IDLE, else nice 19: an attacker's CPU is
+// not the server's); the log says so and gives the rates its floods reached and the CPU it used. Its
+// floods loop on refusals from two connections each, so past their bursts they are answered late
+// (docs/account-limits.md "Refusals that keep coming"): the rates show it.
 // Figures: the well-behaved account's render, delivery and poll p99, each as a ratio to the run without
 // the hostile account (target <= 1.5x). Delivery is exact to the microsecond: from the outbox row's
 // created_at (clock_timestamp(), written by the trigger in the transaction that made the render final)
@@ -28,7 +28,6 @@ import { startReceiver } from './lib/receiver.ts';
 import { call, makeAccount, startRendergate, type Answer, type Service } from './lib/service.ts';
 import {
   endpoint,
-  HOSTILE_NICE,
   HOSTILE_PARTS,
   noiseImage,
   SHOT_LIST,
@@ -223,7 +222,7 @@ async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], se
     ctx.log(
       `soak ${name}: ${side.render.length} renders; ` +
         (attacker
-          ? `hostile (own process, nice ${HOSTILE_NICE}, ${attacker.cpuMs} CPU ms): ` +
+          ? `hostile (own process, ${hostileRx.priority}, ${attacker.cpuMs} CPU ms): ` +
             `${side.hostileRenders} renders, ${side.uploads} uploads (${s(side.uploads)}/s), ` +
             `${side.signins} wrong passwords (${s(side.signins)}/s); `
           : '') +
@@ -249,7 +248,17 @@ async function runSide(ctx: BenchContext, name: string, parts: HostilePart[], se
         `${atEnd.rssMb} -> ${drained.rssMb} MB\n  end of load vs before: ${fdDiff(before, atEnd).join('; ')}` +
         `\n  drained vs before: ${fdDiff(before, drained).join('; ') || 'the same'}`,
     );
-    return { side, before, atEnd, drained, drainS, eld, used, attacker };
+    return {
+      side,
+      before,
+      atEnd,
+      drained,
+      drainS,
+      eld,
+      used,
+      attacker,
+      priority: hostileRx.priority,
+    };
   } finally {
     await svc.stop();
     await rx.close();
@@ -355,7 +364,9 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
       baselineMax: calm.eld.max,
       cpu: rough.used,
       baselineCpu: calm.used,
-      hostileProcess: rough.attacker ? { nice: HOSTILE_NICE, cpuMs: rough.attacker.cpuMs } : null,
+      hostileProcess: rough.attacker
+        ? { priority: rough.priority, cpuMs: rough.attacker.cpuMs }
+        : null,
     },
   });
   const fdsFlat = rough.drained.total <= rough.before.total + 10;

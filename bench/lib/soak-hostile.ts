@@ -3,7 +3,7 @@
 // flood of wrong passwords at the studio's sign-in. `parts` picks which of the three run, so a run can
 // tell which one costs the well-behaved account what (RENDERGATE_BENCH_SOAK_HOSTILE). It runs in a
 // process of its own (soak-hostile-child.ts, started by startHostile), at the lowest CPU priority.
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -145,6 +145,22 @@ const CHILD = fileURLToPath(new URL('./soak-hostile-child.ts', import.meta.url))
 /** The CPU priority the hostile process runs at (19, the lowest): see startHostile. */
 export const HOSTILE_NICE = 19;
 
+/**
+ * Puts every thread of `pid` under SCHED_IDLE (chrt, util-linux, part of every Debian): it runs only
+ * on a core nothing else wants, and gives it up the moment the server, PostgreSQL or the load
+ * generator wakes. Threads it starts later inherit it. Without chrt, nice 19; Linux applies that to
+ * the main thread alone. Says which one it got.
+ */
+function lowestPriority(pid: number): string {
+  os.setPriority(pid, HOSTILE_NICE);
+  try {
+    execFileSync('chrt', ['--all-tasks', '--idle', '--pid', '0', String(pid)], { stdio: 'ignore' });
+    return 'SCHED_IDLE';
+  } catch {
+    return `nice ${HOSTILE_NICE}`;
+  }
+}
+
 export interface HostileRun {
   counts: HostileCounts;
   /** CPU the hostile process used over the run, ms (not the server's, not the load generator's). */
@@ -153,8 +169,8 @@ export interface HostileRun {
 
 /**
  * The hostile account's process (soak-hostile-child.ts) with its receivers listening, at the lowest CPU
- * priority: on a machine shared with the server and PostgreSQL it takes the CPU they leave idle, as an
- * attacker on a machine of its own would not take theirs at all. The soak prints this and the rates
+ * priority (lowestPriority): on a machine shared with the server and PostgreSQL it takes the CPU they
+ * leave idle, as an attacker on a machine of its own would not take theirs at all. The soak prints this and the rates
  * the floods reached, so a reader sees they were still floods.
  */
 export async function startHostile() {
@@ -176,8 +192,10 @@ export async function startHostile() {
       proc.once('exit', onExit);
     });
   const { port } = await next<{ port: number }>('ready');
-  os.setPriority(proc.pid!, HOSTILE_NICE);
+  const priority = lowestPriority(proc.pid!);
   return {
+    /** How it is scheduled: SCHED_IDLE, or nice 19 where chrt is missing. */
+    priority,
     /** The port its receivers listen on. */
     port,
     url: (path: string) => `http://127.0.0.1:${port}${path}`,
