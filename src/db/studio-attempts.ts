@@ -49,18 +49,26 @@ export async function takeAttempt(
   return { ok: false, scope: l.scope, retryAfterS };
 }
 
-/** Gives back an attempt that turned out right (a correct password): only wrong ones count. */
+/**
+ * Gives back an attempt that turned out right (a correct password), or was never checked (the process
+ * too busy): only wrong ones count. One row per statement, in the order given: one statement over
+ * the three rows locked them in whatever order its plan read them, and beside takes, which lock in
+ * the order given, it deadlocked (test/studio/password-checks.test.ts); a statement that locks one
+ * row holds no other while it waits.
+ */
 export async function giveBackAttempt(
   db: Db,
   limits: AttemptLimit[],
   nowMs = Date.now(),
 ): Promise<void> {
   const nowS = Math.floor(nowMs / 1000);
-  await db.query(
-    `UPDATE studio_attempts SET attempts = greatest(attempts - 1, 0)
-     WHERE (scope, window_start) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))`,
-    [limits.map((l) => l.scope), limits.map((l) => windowOf(nowS, l.windowS))],
-  );
+  for (const l of limits)
+    await db.query({
+      name: 'studio-attempt-give-back',
+      text: `UPDATE studio_attempts SET attempts = greatest(attempts - 1, 0)
+             WHERE scope = $1 AND window_start = $2`,
+      values: [l.scope, windowOf(nowS, l.windowS)],
+    });
 }
 
 /** Windows that can no longer count (older than two of the longest window), for the janitor. */

@@ -12,6 +12,7 @@ import {
   setPasswordWithLink,
   signUp,
   spendVerification,
+  PasswordsBusy,
   type PasswordWork,
 } from './passwords.ts';
 import { attempt, RefusedScopes, succeeded, type Door } from './attempt-limits.ts';
@@ -35,6 +36,20 @@ export class StudioAccounts {
   /** The attempt was right (password, token): it does not count. */
   succeeded(door: Door) {
     return succeeded(this.db, door, this.refused);
+  }
+
+  /**
+   * `work` (a password check or hash) for attempts already counted at `doors`. When the process is
+   * too busy to run it (PasswordsBusy, a 503), nothing was checked: the attempts are given back before
+   * the 503 goes out, so a person who meets a busy moment keeps their tries.
+   */
+  async givenBackIfBusy<T>(doors: Door[], work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (e) {
+      if (e instanceof PasswordsBusy) for (const d of doors) await this.succeeded(d);
+      throw e;
+    }
   }
 
   checkPassword(email: string, password: string) {

@@ -54,7 +54,10 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
         error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.',
       });
     }
-    const accountId = await ctx.studioAccounts.checkPassword(email, password);
+    const accountId = await ctx.studioAccounts.givenBackIfBusy(
+      [door],
+      ctx.studioAccounts.checkPassword(email, password),
+    );
     if (!accountId)
       return signinPage(req, reply.code(401), {
         email,
@@ -92,11 +95,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     if (!EMAIL.test(email) || email.length > 254) return again('Enter a valid email address.');
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    const perAddress = await ctx.studioAccounts.attempt({
-      kind: 'signup',
-      ip: req.ip,
-      perHour: ctx.config.signupsPerHour,
-    });
+    const addressDoor = { kind: 'signup' as const, ip: req.ip, perHour: ctx.config.signupsPerHour };
+    const perAddress = await ctx.studioAccounts.attempt(addressDoor);
     if (!perAddress.ok) {
       await doorRefusalPause(ctx.pace, req.ip);
       return page(
@@ -124,13 +124,22 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
         error: 'Too many attempts with this email. Wait a quarter of an hour and try again.',
       });
     }
-    const created = await ctx.studioAccounts.signUp(email, password);
+    // a password hash or check the process was too busy to run gives both counts back with its 503
+    const counted = [addressDoor, door];
+    const created = await ctx.studioAccounts.givenBackIfBusy(
+      counted,
+      ctx.studioAccounts.signUp(email, password),
+    );
     if (created) {
-      await ctx.studioAccounts.spendVerification(password); // the same work as for a taken email: the time tells nothing
+      // the same work as for a taken email: the time tells nothing
+      await ctx.studioAccounts.spendVerification(password);
       await ctx.studioAccounts.succeeded(door);
       return startSession(reply, created);
     }
-    const owner = await ctx.studioAccounts.checkPassword(email, password);
+    const owner = await ctx.studioAccounts.givenBackIfBusy(
+      counted,
+      ctx.studioAccounts.checkPassword(email, password),
+    );
     if (owner) {
       await ctx.studioAccounts.succeeded(door);
       return startSession(reply, owner);
