@@ -42,23 +42,15 @@ it('queues 300 parallel checks one at a time, refuses past 100 waiting and gives
     answers.slice(i * 10, i * 10 + 10).filter((a) => a.status === 503),
   );
   const i = busyOf.findIndex((b) => b.length > 0);
-  for (let k = 0; k < busyOf[i].length; k++)
-    expect(
-      (
-        await strangers[i].post('/signin', {
-          email: `stranger-${i}@example.test`,
-          password: 'not the password',
-        })
-      ).status,
-    ).toBe(401);
-  expect(
+  const again = async () =>
     (
       await strangers[i].post('/signin', {
         email: `stranger-${i}@example.test`,
         password: 'not the password',
       })
-    ).status,
-  ).toBe(429);
+    ).status;
+  for (let k = 0; k < busyOf[i].length; k++) expect(await again()).toBe(401);
+  expect(await again()).toBe(429);
   const owner = from('127.0.0.50');
   await owner.get('/signin');
   expect((await owner.post('/signin', { email, password: PASSWORD })).status).toBe(303);
