@@ -1,37 +1,24 @@
 // An account's uploads are decoded and stored at most RENDERGATE_UPLOADS_PER_SECOND a second after a
 // burst of as many (src/services/upload-turns.ts, docs/account-limits.md): past it they wait their
 // turn, up to 2 s and 4 at once, else 429; another account keeps its own burst.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { freshDatabase } from '../../helpers/db.ts';
-import { client, startTestService, type TestService } from '../../helpers/service.ts';
+import { serviceFixture } from '../../helpers/fixture.ts';
 
 const PER_SECOND = 5;
-let dbh: Awaited<ReturnType<typeof freshDatabase>>;
-let svc: TestService;
-let c: ReturnType<typeof client>;
+const f = serviceFixture({
+  env: { RENDERGATE_UPLOADS_PER_SECOND: String(PER_SECOND), RENDERGATE_WORKER_CONCURRENCY: '0' },
+});
 let png: Buffer;
 
 beforeAll(async () => {
   png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#08f' } })
     .png()
     .toBuffer();
-  dbh = await freshDatabase();
-  svc = await startTestService(dbh.url, {
-    env: {
-      RENDERGATE_UPLOADS_PER_SECOND: String(PER_SECOND),
-      RENDERGATE_WORKER_CONCURRENCY: '0',
-    },
-  });
-  c = client(svc.base);
-});
-afterAll(async () => {
-  await svc?.stop();
-  await dbh?.drop();
 });
 
 const upload = (key: string) =>
-  fetch(`${svc.base}/v1/uploads`, {
+  fetch(`${f.svc.base}/v1/uploads`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
     body: new Uint8Array(png),
@@ -42,8 +29,8 @@ const upload = (key: string) =>
   }));
 
 it('takes a burst at once, lets four wait their turn, refuses the rest with 429', async () => {
-  const a = await c.account(0);
-  const b = await c.account(0);
+  const a = await f.api.account(0);
+  const b = await f.api.account(0);
   const all = await Promise.all(Array.from({ length: PER_SECOND + 7 }, () => upload(a.key)));
   const made = all.filter((r) => r.status === 201);
   const refused = all.filter((r) => r.status === 429);
@@ -58,7 +45,7 @@ it('takes a burst at once, lets four wait their turn, refuses the rest with 429'
 });
 
 it('stores a steady flood of one account at its rate', async () => {
-  const a = await c.account(0);
+  const a = await f.api.account(0);
   const until = Date.now() + 3_000;
   const statuses: number[] = [];
   await Promise.all(
@@ -72,6 +59,6 @@ it('stores a steady flood of one account at its rate', async () => {
   expect(made).toBeLessThanOrEqual(PER_SECOND + 3 * PER_SECOND + 2);
   expect(made).toBeGreaterThanOrEqual(PER_SECOND + 1);
   expect(statuses.filter((s) => s !== 201)).toEqual([]);
-  const listed = await c.call('GET', '/v1/uploads?limit=100', { key: a.key });
+  const listed = await f.api.call('GET', '/v1/uploads?limit=100', { key: a.key });
   expect(listed.json.data).toHaveLength(made);
 });
