@@ -77,8 +77,7 @@ export async function hostile(
   rx: Awaited<ReturnType<typeof hostileReceiver>>,
   o: { until: number; parts: HostilePart[]; counts: HostileCounts; noise: Buffer },
 ) {
-  const noise = o.noise;
-  const { until, counts } = o;
+  const { until, counts, noise } = o;
   const svc = { base };
   // A stranger: an account from open sign-up whose owner made its key in the studio, at the highest
   // rate an owner may choose (RENDERGATE_MAX_RATE_LIMIT_PER_MINUTE, default 6,000), not at the
