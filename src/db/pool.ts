@@ -16,13 +16,16 @@ export const DB_WAIT = { connectMs: 1_500, queryMs: 2_200 } as const;
 /**
  * `asyncCommit`: commits of this pool do not wait for the WAL flush. Only for writes whose loss in a
  * database crash is harmless (a worker's claim or lease renewal: a lost one is claimed again when the
- * lease lapses); never for money. `long`: for migrations and operator commands, whose statements may
- * legitimately run for minutes; every other pool serves requests and work that must fail fast.
+ * lease lapses); never for money. `genericPlans`: its prepared statements are planned once per
+ * connection, not at every execution; only for a pool whose few statements have plans that do not
+ * depend on their values (tested so, as test/integration/webhooks/claim-cost.test.ts does for the
+ * webhook claim). `long`: for migrations and operator commands, whose statements may legitimately run
+ * for minutes; every other pool serves requests and work that must fail fast.
  */
 export function createPool(
   url: string,
   max = 20,
-  opts: { asyncCommit?: boolean; long?: boolean } = {},
+  opts: { asyncCommit?: boolean; genericPlans?: boolean; long?: boolean } = {},
 ): Db {
   // Short limits: with the database away or frozen, a request waits at most 1.5 s for a connection
   // (a new one's handshake, or a free one of the pool) and 2.2 s for any one statement's answer, so
@@ -33,7 +36,11 @@ export function createPool(
   // connection whose startup packet carries `statement_timeout` or `options`. The pool awaits
   // onConnect before it hands the new client out, so every statement runs under these settings.
   const statementMs = opts.long ? 0 : DB_WAIT.queryMs;
-  const settings = `SET statement_timeout = ${statementMs}${opts.asyncCommit ? '; SET synchronous_commit = off' : ''}`;
+  const settings = [
+    `SET statement_timeout = ${statementMs}`,
+    ...(opts.asyncCommit ? ['SET synchronous_commit = off'] : []),
+    ...(opts.genericPlans ? ['SET plan_cache_mode = force_generic_plan'] : []),
+  ].join('; ');
   const timeouts = opts.long
     ? { connectionTimeoutMillis: 10_000, query_timeout: 0 }
     : { connectionTimeoutMillis: DB_WAIT.connectMs, query_timeout: DB_WAIT.queryMs };
