@@ -1,7 +1,7 @@
 // The upload quota's refusals (docs/account-limits.md): the 409 and this process's memory of the
-// accounts it refused. The quota itself is decided by the database, under the account's lock, in the
-// transaction that records an upload (db/uploads.ts insertWithinQuota); the memory only refuses
-// sooner and cheaper what the database has just refused.
+// accounts it refused. The quota itself is decided by the database, by the statement that records an
+// upload and counts it (db/uploads.ts insertWithinQuota); the memory only refuses sooner and cheaper
+// what the database has just refused.
 import { fits, type Quota, type UploadUsage } from '../db/uploads.ts';
 import { ApiError } from '../domain/errors.ts';
 import { RefusedUntil } from './refused-until.ts';

@@ -15,7 +15,7 @@ import {
   type UploadRow,
   fits,
   insertWithinQuota,
-  uploadUsage,
+  usageFor,
 } from '../db/uploads.ts';
 import type { CompiledModel } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
@@ -76,8 +76,8 @@ export class Uploads {
   /**
    * Stores an image of `contentType` (its media type, parameters allowed) for the account, within the
    * account's upload quota: checked before the work (to refuse early: from the usage of a refusal
-   * remembered, uploads-quota.ts, else from the database) and again, under the account's lock, by the
-   * statement that records it (so parallel uploads cannot pass it together; only it lets one in).
+   * remembered, uploads-quota.ts, else from the account's count) and again by the statement that
+   * records it and counts it (so parallel uploads cannot pass it together; only it lets one in).
    */
   async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {
     const type = uploadType(contentType);
@@ -91,7 +91,7 @@ export class Uploads {
     const quota = this.quota.limits;
     const early = this.quota.early(accountId, body.length);
     if (early) throw early;
-    const before = await uploadUsage(this.db, accountId);
+    const before = await usageFor(this.db, accountId, body.length, quota);
     if (!fits(before, body.length, quota)) throw this.quota.refuse(accountId, before);
     await this.turns.take(accountId);
     const { width, height } = await this.decode(body, UPLOAD_TYPES[type], type);

@@ -40,6 +40,13 @@ const CHECKS: Record<string, string> = {
     WHERE coalesce(u.spent_cents, 0) <> coalesce(g.spent, 0)`,
   // Studio renders have no key: they count against no day and never have a usage day.
   'a render without a key has no usage day': `SELECT id FROM generations WHERE key_id IS NULL AND usage_day IS NOT NULL`,
+  // Not money, but kept the same way: each account's upload count (migrations/022) is its uploads not
+  // marked deleted, and never above what is stored.
+  "an account's upload count is its uploads not marked deleted": `
+    SELECT coalesce(u.account_id, x.account_id) FROM upload_usage u
+    FULL JOIN (SELECT account_id, sum(size_bytes) AS bytes, count(*) AS n FROM uploads WHERE deleted_at IS NULL GROUP BY account_id) x
+      ON x.account_id = u.account_id
+    WHERE coalesce(u.bytes, 0) <> coalesce(x.bytes, 0) OR coalesce(u.uploads, 0) <> coalesce(x.n, 0)`,
   'day usage within the cap': `
     SELECT u.key_id FROM key_day_usage u JOIN api_keys k ON k.id = u.key_id
     WHERE k.daily_cap_cents IS NOT NULL AND u.spent_cents > k.daily_cap_cents`,

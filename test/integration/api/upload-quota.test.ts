@@ -1,13 +1,19 @@
 // Upload quota (docs/account-limits.md): an account's live uploads are bounded in number and bytes, and
-// parallel uploads cannot pass the bound together (the quota is counted under the account's lock in
-// the transaction that records the upload). GET /v1/uploads lists the live ones, so a client that lost
-// the ids can delete them. The studio's uploads count against the same quota.
+// parallel uploads cannot pass the bound together (the statement that records an upload raises the
+// account's count only within the quota). GET /v1/uploads lists the live ones, so a client that lost
+// the ids can delete them. The studio's uploads count against the same quota. The count stays equal
+// to the uploads not marked deleted (checkInvariants) through parallel uploads, deletes, expiry and
+// the janitor.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import sharp from 'sharp';
+import pino from 'pino';
 import { freshDatabase } from '../../helpers/db.ts';
+import { checkInvariants } from '../../helpers/invariants.ts';
+import { Janitor } from '../../../src/queue/janitor.ts';
+import { refund } from '../../../src/services/ledger.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { StudioSession } from '../../studio/http-session.ts';
@@ -108,7 +114,8 @@ it('lets 20 parallel uploads hold exactly the count quota, lists them newest fir
     ),
   ).not.toContain(ids[1]);
   // The refusal just before is remembered by this process for OVER_QUOTA_MEMORY_MS (an expiry is room
-  // it did not make): refused from that memory until then, stored after.
+  // it did not make): refused from that memory until then, stored after. The expired upload was still
+  // counted: the upload its count refused released it (marked deleted, off the count) and was stored.
   await waitFor(
     'the room an expiry made to be seen',
     async () => {
@@ -118,6 +125,54 @@ it('lets 20 parallel uploads hold exactly the count quota, lists them newest fir
     },
     { intervalMs: 100 },
   );
+  const { rows: expired } = await dbh.db.query(
+    'SELECT deleted_at IS NOT NULL AS released FROM uploads WHERE id = $1',
+    [ids[1]],
+  );
+  expect(expired).toEqual([{ released: true }]);
+  await checkInvariants(dbh.db);
+});
+
+it('keeps the count equal to the uploads not marked deleted through parallel uploads, deletes, expiry and the janitor', async () => {
+  const a = await c.account(0);
+  const count = () =>
+    dbh.db
+      .query('SELECT bytes, uploads FROM upload_usage WHERE account_id = $1', [a.accountId])
+      .then((r) => r.rows[0]);
+  // Rounds of parallel uploads, each with deletes of the last round's uploads beside it: which of
+  // them the quota lets in depends on which deletes land first, but the count never drifts.
+  let held: string[] = [];
+  let stored = 0;
+  for (let round = 0; round < 4; round++) {
+    const [made] = await Promise.all([
+      Promise.all(Array.from({ length: 8 }, () => upload(a.key, small))),
+      Promise.all(held.map((id) => c.call('DELETE', `/v1/uploads/${id}`, { key: a.key }))),
+    ]);
+    expect(made.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+    held = made.filter((r) => r.status === 201).map((r) => r.json.id as string);
+    stored += held.length;
+    await checkInvariants(dbh.db);
+  }
+  expect(stored).toBeGreaterThan(COUNT); // deletes made room
+  expect(await count()).toEqual({ bytes: held.length * small.length, uploads: held.length });
+  // Expired, then removed by the janitor (two at once, as two workers would): off the count once.
+  await dbh.db.query(
+    `UPDATE uploads SET expires_at = now() - interval '1 second' WHERE id = ANY ($1)`,
+    [held],
+  );
+  expect((await count()).uploads).toBe(held.length);
+  const janitors = [0, 1].map(
+    () =>
+      new Janitor({
+        db: dbh.db,
+        storage: svc.running.infra.storage,
+        log: pino({ level: 'silent' }),
+        ledger: { refund },
+      }),
+  );
+  await Promise.all(janitors.map((j) => j.removeUploads()));
+  expect(await count()).toEqual({ bytes: 0, uploads: 0 });
+  await checkInvariants(dbh.db);
 });
 
 it('bounds the bytes too: of 8 parallel large uploads, those that fit the byte quota are kept', async () => {
@@ -134,6 +189,7 @@ it('bounds the bytes too: of 8 parallel large uploads, those that fit the byte q
   });
   // A small one still fits beside them.
   expect((await upload(a.key, small)).status).toBe(201);
+  await checkInvariants(dbh.db);
   const { rows } = await dbh.db.query(
     'SELECT sum(size_bytes)::bigint AS b FROM uploads WHERE account_id = $1 AND deleted_at IS NULL',
     [a.accountId],

@@ -243,4 +243,5 @@ it('the janitor removes expired and deleted uploads, files and rows, once', asyn
   expect(removed.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(1);
   expect((await dbh.db.query('SELECT 1 FROM uploads WHERE id = $1', [u.id])).rowCount).toBe(0);
   await expect(storage.read(rows[0].storage_key).then((s) => s.toArray())).rejects.toThrow();
+  await checkInvariants(dbh.db);
 });
