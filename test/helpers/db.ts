@@ -24,6 +24,17 @@ async function asAdmin(sql: string): Promise<void> {
   }
 }
 
+/**
+ * The same database over loopback TCP. An embedded PostgreSQL's URL names its Unix socket's directory
+ * (src/db/embedded.ts) and its port stays open on 127.0.0.1: tools a test puts between a service and
+ * the database (a TCP proxy, PgBouncer) reach it there.
+ */
+export function overTcp(url: string): URL {
+  const u = new URL(url);
+  if (/^%2F/i.test(u.hostname)) u.hostname = '127.0.0.1';
+  return u;
+}
+
 /** A new, empty database (no migrations run) on the test run's PostgreSQL; `drop` removes it. */
 export async function emptyDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `t_${crypto.randomBytes(6).toString('hex')}`;

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { overTcp } from './db.ts';
 import { freePort } from './service.ts';
 import { waitFor } from './wait.ts';
 
@@ -22,7 +23,7 @@ export async function startPgBouncer(
   mode: 'session' | 'transaction',
 ): Promise<Bouncer> {
   if (!PGBOUNCER) throw new Error('pgbouncer is not installed');
-  const server = new URL(serverUrl);
+  const server = overTcp(serverUrl);
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-pgbouncer-'));
   fs.chmodSync(dir, 0o755);

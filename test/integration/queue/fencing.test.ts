@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ModelBackend } from '../../../src/backends/types.ts';
-import { freshDatabase } from '../../helpers/db.ts';
+import { freshDatabase, overTcp } from '../../helpers/db.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { holdingProxy, type HoldingProxy } from '../../helpers/tcp-proxy.ts';
@@ -49,7 +49,7 @@ const services: TestService[] = [];
 
 beforeAll(async () => {
   dbh = await freshDatabase();
-  const u = new URL(dbh.url);
+  const u = overTcp(dbh.url);
   proxy = await holdingProxy(Number(u.port), u.hostname);
   fs.writeFileSync(path.join(dataDir, 'catalog.yaml'), CATALOG);
 });
@@ -76,7 +76,7 @@ it('a stale attempt that wakes after another finished the render never touches i
   // Worker A reaches the database only through the proxy; its render waits for the test.
   let openA!: () => void;
   let startedA = false;
-  const proxied = new URL(dbh.url);
+  const proxied = overTcp(dbh.url);
   proxied.port = String(proxy.port);
   const workerA = await startTestService(proxied.href, {
     role: 'worker',
