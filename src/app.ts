@@ -167,13 +167,10 @@ export async function startService(
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).
+  const passwords = new PasswordWork(config.passwordChecksAtOnce);
   const studio = {
     sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
-    studioAccounts: new StudioAccounts(
-      db,
-      config.publicUrl,
-      new PasswordWork(config.passwordChecksAtOnce),
-    ),
+    studioAccounts: new StudioAccounts(db, config.publicUrl, passwords),
     history: new History(db, config.publicUrl),
   };
   let studioNotFound: Awaited<ReturnType<typeof registerStudio>> | undefined;
@@ -279,6 +276,7 @@ export async function startService(
     infra,
     close: async (graceMs = config.shutdownGraceMs) => {
       await server.close();
+      await passwords.close();
       await testRenders?.close();
       await worker?.stop(graceMs);
       stopRelay(); // the last pieces, before the claim pool closes

@@ -2,8 +2,9 @@
 // Sign-in answers the same whatever is wrong (unknown email, no password set, wrong password) and takes
 // the same time: an unknown email is checked against a dummy hash. Every hash and check goes through
 // PasswordWork, which runs a few at once per process.
-import { hash, verify, type Algorithm } from '@node-rs/argon2';
+import { hash, type Algorithm } from '@node-rs/argon2';
 import pLimit, { type LimitFunction } from 'p-limit';
+import { Piscina } from 'piscina';
 import { ApiError } from '../domain/errors.ts';
 import { transaction, type Db } from '../db/pool.ts';
 import { insertAccount } from '../db/accounts.ts';
@@ -27,6 +28,12 @@ export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 200;
 const DUMMY = hash('not a password of anyone', OPTIONS);
 
+/**
+ * The nice value of the password threads (password-worker.mjs): where the cores are contended, 10 gets
+ * such a thread about a tenth of the share of a thread at the default 0, never none.
+ */
+export const PASSWORD_THREAD_NICE = 10;
+
 /** Checks and hashes waiting for their turn, at most, past which one is refused with 503. */
 export const MAX_WAITING = 100;
 
@@ -44,19 +51,33 @@ export class PasswordsBusy extends ApiError {
 
 /**
  * Argon2 work, `atOnce` at a time in this process (RENDERGATE_PASSWORD_CHECKS_AT_ONCE): each check is
- * about 12 ms of a core and 19 MiB, and runs on a thread of its own, so a burst of sign-ins from many
- * addresses (each within its own throttle) would otherwise take every core from the API's requests and
- * the database at once. The rest wait their turn, in order; past MAX_WAITING waiting, 503
- * SERVICE_UNAVAILABLE with Retry-After, since a turn that far off would come after the client gave up.
+ * about 12 ms of a core and 19 MiB, so a burst of sign-ins from many addresses (each within its own
+ * throttle) would otherwise take every core from the API's requests and the database at once. The rest
+ * wait their turn, in order; past MAX_WAITING waiting, 503 SERVICE_UNAVAILABLE with Retry-After, since
+ * a turn that far off would come after the client gave up. The work runs on threads of its own at a
+ * lower CPU priority (password-worker.mjs), made on first use and ended after a minute idle: where the
+ * cores are contended, the sign-ins wait, not the API and the database.
  */
 export class PasswordWork {
   private limit: LimitFunction;
+  private pool: Piscina | null = null;
 
   constructor(
-    atOnce: number,
+    private atOnce: number,
     private maxWaiting = MAX_WAITING,
   ) {
     this.limit = pLimit(atOnce);
+  }
+
+  private threads(): Piscina {
+    this.pool ??= new Piscina({
+      filename: new URL('./password-worker.mjs', import.meta.url).href,
+      minThreads: 0,
+      maxThreads: this.atOnce,
+      idleTimeout: 60_000,
+      workerData: { nice: PASSWORD_THREAD_NICE },
+    });
+    return this.pool;
   }
 
   run<T>(work: () => Promise<T>): Promise<T> {
@@ -65,12 +86,20 @@ export class PasswordWork {
   }
 
   hash(password: string): Promise<string> {
-    return this.run(() => hash(password, OPTIONS));
+    return this.run(() => this.threads().run({ op: 'hash', password, options: OPTIONS }));
   }
 
   /** Whether `password` matches `digest` (false for a digest that is not argon2's). */
   verify(digest: string, password: string): Promise<boolean> {
-    return this.run(() => verify(digest, password.slice(0, MAX_PASSWORD)).catch(() => false));
+    const task = { op: 'verify', digest, password: password.slice(0, MAX_PASSWORD) };
+    return this.run(() => this.threads().run(task) as Promise<boolean>);
+  }
+
+  /** Ends its threads (graceful shutdown, tests); work after it starts them again. */
+  async close(): Promise<void> {
+    const p = this.pool;
+    this.pool = null;
+    await p?.destroy();
   }
 
   /** Checks and hashes running now, and waiting. */

@@ -272,6 +272,7 @@ it(
     for (const f of [
       'main.js',
       'backends/local/text-worker.mjs',
+      'services/password-worker.mjs',
       'studio/assets/studio.css',
       'studio/views/layout.eta',
     ]) {

@@ -1,8 +1,28 @@
 // PasswordWork (src/services/passwords.ts): argon2's hashes and checks run a few at a time per process,
 // in the order they came; past MAX_WAITING waiting, a 503 with Retry-After, and room again once the
-// queue moves.
+// queue moves. They run on threads of their own at a lower CPU priority, the process's other threads
+// keeping theirs.
+import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MAX_WAITING, PasswordWork } from '../../../src/services/passwords.ts';
+import {
+  MAX_WAITING,
+  PASSWORD_THREAD_NICE,
+  PasswordWork,
+} from '../../../src/services/passwords.ts';
+
+/** The nice value of each thread of this process, by thread id (Linux: /proc/self/task/<tid>/stat). */
+function niceByThread(): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      m.set(tid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return m;
+}
 
 /** A piece of work that runs until released, and says when it started. */
 function held(log: string[], name: string) {
@@ -69,5 +89,24 @@ describe('PasswordWork', () => {
       w.verify('not a digest', 'correct horse battery'),
     ]);
     expect([right, wrong, notADigest]).toEqual([true, false, false]);
+    await w.close();
+  });
+
+  it('runs them on threads of its own, at most as many as it may run at once, each at a lower priority, ended by close', async () => {
+    const before = niceByThread();
+    const w = new PasswordWork(2);
+    const digest = await w.hash('correct horse battery');
+    await Promise.all([w.verify(digest, 'a wrong one'), w.verify(digest, 'another wrong one')]);
+    const after = niceByThread();
+    const lowered = [...after].filter(([tid, nice]) => !before.has(tid) && nice !== 0);
+    expect(PASSWORD_THREAD_NICE).toBe(10);
+    expect(lowered.length).toBeGreaterThanOrEqual(1);
+    expect(lowered.length).toBeLessThanOrEqual(2);
+    for (const [, nice] of lowered) expect(nice).toBe(PASSWORD_THREAD_NICE);
+    // every thread that was here before keeps its priority, this one (the event loop's) too
+    for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid)).toBe(nice);
+    await w.close();
+    const closed = niceByThread();
+    for (const [tid] of lowered) expect(closed.has(tid)).toBe(false);
   });
 });
