@@ -164,29 +164,39 @@ export async function startEmbeddedPostgres(
     }
     port = fixedPort ?? (await freePort());
     socketDir = socketDirFor(pgdata, port);
-    const serverOpts = [
-      `-p ${port}`,
-      '-c listen_addresses=127.0.0.1',
-      `-c unix_socket_directories=${socketDir || "''"}`,
-      '-c max_connections=300',
-      '-c shared_buffers=256MB',
-    ].join(' ');
-    await run(
-      bins.pg_ctl,
-      [
-        'start',
-        '-D',
-        pgdata,
-        '-w',
-        '-t',
-        '60',
-        '-l',
-        path.join(pgdata, 'server.log'),
-        '-o',
-        serverOpts,
-      ],
-      opts,
-    );
+    const start = (dir: string) =>
+      run(
+        bins.pg_ctl,
+        [
+          'start',
+          '-D',
+          pgdata,
+          '-w',
+          '-t',
+          '60',
+          '-l',
+          path.join(pgdata, 'server.log'),
+          '-o',
+          [
+            `-p ${port}`,
+            '-c listen_addresses=127.0.0.1',
+            `-c unix_socket_directories=${dir || "''"}`,
+            '-c max_connections=300',
+            '-c shared_buffers=256MB',
+          ].join(' '),
+        ],
+        opts,
+      );
+    try {
+      await start(socketDir);
+    } catch (e) {
+      // A data dir where no socket can be made (a file system without them, a name in the way):
+      // PostgreSQL refuses to start with none; it starts on its port alone.
+      if (!socketDir || !/Unix-domain socket/i.test(serverLog(pgdata))) throw e;
+      log('the embedded PostgreSQL could not make its Unix socket; using its port alone');
+      socketDir = '';
+      await start(socketDir);
+    }
     fs.writeFileSync(ownerFile, String(process.pid));
     log(`embedded PostgreSQL started on port ${port}`);
   }
@@ -215,6 +225,15 @@ export async function startEmbeddedPostgres(
       fs.rmSync(ownerFile, { force: true });
     },
   };
+}
+
+/** The end of the server's log (the reason of a failed start), or '' when there is none. */
+function serverLog(pgdata: string): string {
+  try {
+    return fs.readFileSync(path.join(pgdata, 'server.log'), 'utf8').slice(-4096);
+  } catch {
+    return '';
+  }
 }
 
 function postmasterPid(pgdata: string): number {

@@ -1,13 +1,14 @@
 // The embedded PostgreSQL is reached through a Unix socket in its own data directory (src/db/
 // embedded.ts): its URL names the socket's directory, connections through it are not TCP, and its
 // loopback port stays open to tools. A data directory whose socket path would pass the kernel's limit
-// (107 bytes) gets TCP alone, and works the same.
+// (107 bytes), or where the socket cannot be made, gets TCP alone, and works the same.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.ts';
+import { freePort } from '../helpers/service.ts';
 
 const dirs: string[] = [];
 const servers: EmbeddedPostgres[] = [];
@@ -16,14 +17,14 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-async function start(sub: string) {
+async function start(sub: string, port?: number) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-socket-'));
   fs.chmodSync(dir, 0o755); // the embedded PostgreSQL runs as its own user when the tests run as root
   dirs.push(dir);
   const dataDir = path.join(dir, sub);
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   for (let d = dataDir; d !== dir; d = path.dirname(d)) fs.chmodSync(d, 0o755);
-  const server = await startEmbeddedPostgres(dataDir);
+  const server = await startEmbeddedPostgres(dataDir, () => {}, port);
   servers.push(server);
   return { dataDir, server };
 }
@@ -64,4 +65,20 @@ it('uses TCP alone when the socket path would be too long', async () => {
   const url = new URL(server.url);
   expect(url.hostname).toBe('127.0.0.1');
   expect(await seen(server.url)).toEqual({ addr: '127.0.0.1', dirs: '' });
+}, 90_000);
+
+it('uses TCP alone when the socket cannot be made', async () => {
+  const port = await freePort();
+  const { dataDir, server } = await start('data', port);
+  await server.stop();
+  // something in the socket's way, as a file system without sockets would refuse it
+  fs.mkdirSync(path.join(dataDir, 'postgres', `.s.PGSQL.${port}`));
+  const logged: string[] = [];
+  const again = await startEmbeddedPostgres(dataDir, (m) => logged.push(m), port);
+  servers.push(again);
+  expect(new URL(again.url).hostname).toBe('127.0.0.1');
+  expect(logged).toContain(
+    'the embedded PostgreSQL could not make its Unix socket; using its port alone',
+  );
+  expect(await seen(again.url)).toEqual({ addr: '127.0.0.1', dirs: '' });
 }, 90_000);
