@@ -10,7 +10,7 @@ import { hashSync, verifySync } from '@node-rs/argon2';
 try {
   os.setPriority(workerData.nice); // PASSWORD_THREAD_NICE
 } catch {
-  // not allowed here (a nice value is only ever raised by this, which Linux allows): the default priority
+  // refused (lowering a thread's priority is always allowed on Linux): it keeps the default one
 }
 
 /** `{ op: 'hash', password, options }` → the digest; `{ op: 'verify', digest, password }` → a boolean. */
