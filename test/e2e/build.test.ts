@@ -206,7 +206,9 @@ async function runStep(line: string, stage: Stage, user: Image['user']) {
     // hard-linked, without the caches tools keep there. The hidden lockfile is copied, as npm rewrites
     // it in place.
     const nm = path.join(stage.workdir, 'node_modules');
-    await run('cp', ['-al', path.join(ROOT, 'node_modules'), nm]);
+    // From its real path: `cp -al` of a node_modules that is a link copies the link, and the removals
+    // below would then reach the repository's own node_modules.
+    await run('cp', ['-al', fs.realpathSync(path.join(ROOT, 'node_modules')), nm]);
     for (const f of fs.readdirSync(nm))
       if (f.startsWith('.') && f !== '.bin') fs.rmSync(path.join(nm, f), { recursive: true });
     fs.copyFileSync(
