@@ -1,14 +1,12 @@
 // A key's "last used" in the studio: the newest request window while it is kept, and the janitor folds
 // each window it prunes into api_keys.last_used_at, so the answer survives the pruning.
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/db.ts';
-import { Janitor } from '../../src/queue/janitor.ts';
 import { createStorage } from '../../src/storage/index.ts';
 import { createAccount } from '../../src/services/accounts.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { listKeys } from '../../src/services/keys.ts';
-import { refund } from '../../src/services/ledger.ts';
+import { janitor } from '../helpers/janitor.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 beforeAll(async () => {
@@ -30,12 +28,10 @@ describe('last use of a key', () => {
       [k.id, old - 5, old],
     );
     expect((await listKeys(dbh.db, a.id, 'UTC'))[0].lastUsedAt!.getTime()).toBe(old * 60_000);
-    await new Janitor({
-      db: dbh.db,
-      storage: createStorage({ driver: 'file', root: '/tmp/rg-janitor-unused' }),
-      log: pino({ level: 'silent' }),
-      ledger: { refund },
-    }).sweep();
+    await janitor(
+      dbh.db,
+      createStorage({ driver: 'file', root: '/tmp/rg-janitor-unused' }),
+    ).sweep();
     const { rows } = await dbh.db.query(
       'SELECT count(*)::int AS n FROM rate_windows WHERE key_id = $1',
       [k.id],

@@ -2,12 +2,10 @@
 // crash-looping jobs, idempotency pruning, content validators and ranges, list filters.
 import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
-import { Janitor } from '../../../src/queue/janitor.ts';
-import pino from 'pino';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { refund } from '../../../src/services/ledger.ts';
+import { janitor } from '../../helpers/janitor.ts';
 
 const f = serviceFixture();
 
@@ -17,13 +15,7 @@ const video = (key: string, image: string, idem = crypto.randomUUID()) =>
     body: { modelId: 'rendergate/image-to-video', inputs: { prompt: 'a slow push-in', image } },
     headers: { 'idempotency-key': idem },
   });
-const sweep = () =>
-  new Janitor({
-    db: f.dbh.db,
-    storage: f.svc.running.infra.storage,
-    log: pino({ level: 'silent' }),
-    ledger: { refund },
-  }).sweep();
+const sweep = () => janitor(f.dbh.db, f.svc.running.infra.storage).sweep();
 
 it('a retryable failure is retried with backoff until attempts run out, then failed and refunded', async () => {
   const a = await f.api.account(1_000);

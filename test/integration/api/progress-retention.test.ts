@@ -6,7 +6,6 @@ import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import S3rver from 's3rver';
 import sharp from 'sharp';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
@@ -14,10 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../helpers/db.ts';
 import { imageServer } from '../../helpers/images.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
-import { Janitor } from '../../../src/queue/janitor.ts';
 import { S3Storage } from '../../../src/storage/s3.ts';
 import { waitFor } from '../../helpers/wait.ts';
-import { refund } from '../../../src/services/ledger.ts';
+import { janitor } from '../../helpers/janitor.ts';
 
 let img: Awaited<ReturnType<typeof imageServer>>;
 let s3: S3rver;
@@ -132,14 +130,7 @@ describe.each([
     // at most one of them, and it is removed.
     const storageOf = svc.running.infra.storage;
     const removed = await Promise.all(
-      [0, 1, 2].map(() =>
-        new Janitor({
-          db: dbh.db,
-          storage: storageOf,
-          log: pino({ level: 'silent' }),
-          ledger: { refund },
-        }).expireOutputs(),
-      ),
+      [0, 1, 2].map(() => janitor(dbh.db, storageOf).expireOutputs()),
     );
     expect(removed.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(1);
     const {

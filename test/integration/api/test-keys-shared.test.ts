@@ -13,9 +13,8 @@ import { freshDatabase } from '../../helpers/db.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { webhookReceiver } from '../../helpers/webhook-receiver.ts';
-import { Janitor } from '../../../src/queue/janitor.ts';
 import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../../../src/queue/orphans.ts';
-import { refund } from '../../../src/services/ledger.ts';
+import { janitor } from '../../helpers/janitor.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let svc: TestService;
@@ -107,13 +106,7 @@ describe('test renders', () => {
       `UPDATE generations SET expires_at = now() - interval '1 second' WHERE id = $1`,
       [ids[1]],
     );
-    const janitor = new Janitor({
-      db,
-      storage,
-      log: pino({ level: 'silent' }),
-      ledger: { refund },
-    });
-    expect(await janitor.expireOutputs()).toBeGreaterThanOrEqual(1);
+    expect(await janitor(db, storage).expireOutputs()).toBeGreaterThanOrEqual(1);
     expect((await get(ids[1])).status).toBe(410);
     expect(fs.existsSync(file)).toBe(true);
     await sameFile(ids[2]);

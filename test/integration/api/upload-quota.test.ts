@@ -9,14 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import sharp from 'sharp';
-import pino from 'pino';
 import { freshDatabase } from '../../helpers/db.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
-import { Janitor } from '../../../src/queue/janitor.ts';
-import { refund } from '../../../src/services/ledger.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { StudioSession } from '../../studio/http-session.ts';
+import { janitor } from '../../helpers/janitor.ts';
 
 const COUNT = 5;
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -161,15 +159,7 @@ it('keeps the count equal to the uploads not marked deleted through parallel upl
     [held],
   );
   expect((await count()).uploads).toBe(held.length);
-  const janitors = [0, 1].map(
-    () =>
-      new Janitor({
-        db: dbh.db,
-        storage: svc.running.infra.storage,
-        log: pino({ level: 'silent' }),
-        ledger: { refund },
-      }),
-  );
+  const janitors = [0, 1].map(() => janitor(dbh.db, svc.running.infra.storage));
   await Promise.all(janitors.map((j) => j.removeUploads()));
   expect(await count()).toEqual({ bytes: 0, uploads: 0 });
   await checkInvariants(dbh.db);

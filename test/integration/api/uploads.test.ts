@@ -8,9 +8,7 @@ import sharp from 'sharp';
 import { freshDatabase } from '../../helpers/db.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
-import { Janitor } from '../../../src/queue/janitor.ts';
-import pino from 'pino';
-import { refund } from '../../../src/services/ledger.ts';
+import { janitor } from '../../helpers/janitor.ts';
 
 const LIMIT = 300_000;
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -230,15 +228,7 @@ it('the janitor removes expired and deleted uploads, files and rows, once', asyn
   ]);
   const storage = api.running.infra.storage;
   const { rows } = await dbh.db.query('SELECT storage_key FROM uploads WHERE id = $1', [u.id]);
-  const janitors = [0, 1].map(
-    () =>
-      new Janitor({
-        db: dbh.db,
-        storage: storage,
-        log: pino({ level: 'silent' }),
-        ledger: { refund },
-      }),
-  );
+  const janitors = [0, 1].map(() => janitor(dbh.db, storage));
   const removed = await Promise.all(janitors.map((j) => j.removeUploads()));
   expect(removed.reduce((x, y) => x + y, 0)).toBeGreaterThanOrEqual(1);
   expect((await dbh.db.query('SELECT 1 FROM uploads WHERE id = $1', [u.id])).rowCount).toBe(0);

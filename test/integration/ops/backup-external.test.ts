@@ -10,11 +10,10 @@ import pg from 'pg';
 import { expect, it } from 'vitest';
 import { releaseBackupLock, takeBackupLock } from '../../../src/db/backup-lock.ts';
 import { createPool } from '../../../src/db/pool.ts';
-import { Janitor } from '../../../src/queue/janitor.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { emptyDatabase } from '../../helpers/db.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
-import { refund } from '../../../src/services/ledger.ts';
+import { janitor } from '../../helpers/janitor.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -39,13 +38,7 @@ async function render(key: string, image: string) {
   return g.id as string;
 }
 
-const sweep = () =>
-  new Janitor({
-    db: f.dbh.db,
-    storage: f.svc.running.infra.storage,
-    log: f.svc.running.infra.log,
-    ledger: { refund },
-  }).sweep();
+const sweep = () => janitor(f.dbh.db, f.svc.running.infra.storage, f.svc.running.infra.log).sweep();
 
 it('removing a stored file waits while a backup holds its lock, and happens on the next sweep after', async () => {
   const a = await f.api.account(10_000);

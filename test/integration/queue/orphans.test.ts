@@ -6,13 +6,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
-import { Janitor } from '../../../src/queue/janitor.ts';
-import { refund } from '../../../src/services/ledger.ts';
 import { ORPHAN_MIN_AGE_MS, removeOrphans } from '../../../src/queue/orphans.ts';
+import { janitor } from '../../helpers/janitor.ts';
 
 // An API process only: no worker claims, so the test sets each render's attempt as a claim would.
 const f = serviceFixture({ role: 'api' });
@@ -84,7 +82,7 @@ describe('orphan sweep', () => {
     const lostUpload = `uploads/upl_${crypto.randomBytes(16).toString('hex')}`;
     await plant(lostUpload, old);
 
-    await new Janitor({ db, storage, log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
+    await janitor(db, storage).sweep();
     expect((await f.api.call('GET', `/v1/generations/${killed}`, { key: a.key })).json.status).toBe(
       'failed',
     );
@@ -104,7 +102,7 @@ describe('orphan sweep', () => {
       `UPDATE generations SET deadline_at = now() - interval '1 second' WHERE id = $1`,
       [storing],
     );
-    await new Janitor({ db, storage, log: pino({ level: 'silent' }), ledger: { refund } }).sweep();
+    await janitor(db, storage).sweep();
     expect(
       (await f.api.call('GET', `/v1/generations/${storing}`, { key: a.key })).json.status,
     ).toBe('failed');

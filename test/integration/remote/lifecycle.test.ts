@@ -5,10 +5,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { Janitor } from '../../../src/queue/janitor.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { createBackends } from '../../../src/backends/registry.ts';
 import { loadCatalog } from '../../../src/domain/catalog-load.ts';
@@ -19,7 +17,7 @@ import { cogFake, type CogFake } from '../../fakes/cog.ts';
 import { comfyFake, type ComfyFake } from '../../fakes/comfyui.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { claimRoundPassed, videoModel, WITNESS_MODEL } from './harness.ts';
-import { refund } from '../../../src/services/ledger.ts';
+import { janitor } from '../../helpers/janitor.ts';
 
 let cog: CogFake;
 let comfy: ComfyFake;
@@ -95,12 +93,7 @@ it('held back while the server is down, until the deadline: failed and refunded,
       `UPDATE generations SET deadline_at = now() - interval '1 second' WHERE id = $1`,
       [r.json.id],
     );
-    await new Janitor({
-      db: dbh.db,
-      storage: svc.running.infra.storage,
-      log: pino({ level: 'silent' }),
-      ledger: { refund },
-    }).sweep();
+    await janitor(dbh.db, svc.running.infra.storage).sweep();
     const g = (await api.call('GET', `/v1/generations/${r.json.id}`, { key: a.key })).json;
     expect([g.status, g.error.code, g.refundedCents]).toEqual([
       'failed',
