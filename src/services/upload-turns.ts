@@ -1,15 +1,33 @@
 // Turns for accepted uploads (docs/account-limits.md "Uploads"): decoding and storing an image costs
-// the server about 5 ms of CPU, so an account sending uploads back to back would take a core for as
-// long as its quota lasts (a thousand uploads). Each account's uploads are decoded and stored at most
-// RENDERGATE_UPLOADS_PER_SECOND a second, after a burst of as many: one past that waits for its turn,
-// up to MAX_WAIT_MS, then is refused with 429 (paced like any refusal that keeps coming). At most
-// MAX_WAITING of an account's uploads wait at once, since each holds its body in memory. Per process,
-// in memory; at most MAX_ACCOUNTS accounts remembered (the least recently seen go first).
+// the server CPU, about 5 ms for a small one and up to hundreds for a large one, so an account sending
+// uploads back to back would take a core (or every core) for as long as its quota lasts, and again after
+// each delete. Each account has RENDERGATE_UPLOADS_PER_SECOND turns a second, after a burst of as many;
+// an upload takes one turn plus one for each TURN_MS its image's decode is estimated to take (from its
+// header: pixels by format, decodeTurns), so a turn is about the same CPU whatever the image, and an
+// account's uploads take at most about perSecond × TURN_MS of CPU a second. An upload whose account has
+// turns left, or owes less than MAX_WAIT_MS of them, goes at once or at its turn, and its own cost is
+// owed by the uploads after it: a large image is never refused for its size, only the ones behind it
+// wait. Past MAX_WAIT_MS, or with MAX_WAITING of an account's uploads waiting (each holds its body in
+// memory), 429 (paced like any refusal that keeps coming). Per process, in memory; at most MAX_ACCOUNTS
+// accounts remembered (the least recently seen go first).
 import { ApiError } from '../domain/errors.ts';
 
 export const MAX_WAIT_MS = 2_000;
 export const MAX_WAITING = 4;
 const MAX_ACCOUNTS = 10_000;
+/** The estimated decode CPU worth one more turn, ms: about what a small upload costs in all. */
+export const TURN_MS = 5;
+/**
+ * Decode CPU per pixel by format, ns, as sharp decodes a whole image to its last pixel (rounded up from
+ * 12-megapixel photos, bench/whatif/decode-cost.ts): WebP is the slowest by far.
+ */
+export const DECODE_NS_PER_PIXEL: Record<string, number> = { jpeg: 3, png: 12, webp: 25 };
+
+/** The turns an upload of `pixels` in `format` takes: one, and one per TURN_MS of its estimated decode. */
+export function decodeTurns(format: string, pixels: number): number {
+  const ns = DECODE_NS_PER_PIXEL[format] ?? Math.max(...Object.values(DECODE_NS_PER_PIXEL));
+  return 1 + (pixels * ns) / 1e6 / TURN_MS;
+}
 
 export class UploadTurns {
   /** Per account: when its next turn is due at the earliest (ms), and its uploads waiting now. */
@@ -20,8 +38,11 @@ export class UploadTurns {
     private maxAccounts = MAX_ACCOUNTS,
   ) {}
 
-  /** Milliseconds until the account's turn; throws the 429 when that is too long or too many wait. */
-  private book(accountId: string, nowMs: number): number {
+  /**
+   * Milliseconds until the account's turn, booking `cost` turns from it; throws the 429 when that is
+   * too long or too many wait.
+   */
+  private book(accountId: string, cost: number, nowMs: number): number {
     const a = this.accounts.get(accountId) ?? { next: 0, waiting: 0 };
     const gap = 1000 / this.perSecond;
     // a burst of perSecond turns: the schedule never lags more than a second behind now
@@ -37,7 +58,10 @@ export class UploadTurns {
       );
     }
     this.accounts.delete(accountId);
-    this.accounts.set(accountId, { next: next + gap, waiting: a.waiting + (wait > 0 ? 1 : 0) });
+    this.accounts.set(accountId, {
+      next: next + cost * gap,
+      waiting: a.waiting + (wait > 0 ? 1 : 0),
+    });
     for (const k of this.accounts.keys()) {
       if (this.accounts.size <= this.maxAccounts) break;
       if (k !== accountId) this.accounts.delete(k);
@@ -45,9 +69,12 @@ export class UploadTurns {
     return wait;
   }
 
-  /** Resolves at the account's turn to decode and store an upload (at once within its burst). */
-  async take(accountId: string, nowMs = Date.now()): Promise<void> {
-    const wait = this.book(accountId, nowMs);
+  /**
+   * Resolves at the account's turn to decode and store an upload of `cost` turns (decodeTurns): at once
+   * within its burst.
+   */
+  async take(accountId: string, cost = 1, nowMs = Date.now()): Promise<void> {
+    const wait = this.book(accountId, Math.max(1, cost), nowMs);
     if (wait === 0) return;
     await new Promise((r) => setTimeout(r, wait));
     const a = this.accounts.get(accountId);

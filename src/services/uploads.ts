@@ -3,7 +3,6 @@
 // and create, and read from storage by the worker (src/queue/upload-reader.ts), never over the network.
 import { unlessBackingUp } from '../db/backup-lock.ts';
 import type { Readable } from 'node:stream';
-import sharp from 'sharp';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import {
@@ -21,11 +20,11 @@ import type { CompiledModel } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
 import { ApiError, invalidInput, type FieldProblem } from '../domain/errors.ts';
 import { isId, newId } from '../domain/ids.ts';
-import { MAX_INPUT_PIXELS } from '../domain/limits.ts';
 import type { Storage } from '../storage/storage.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { UploadQuota } from './uploads-quota.ts';
-import { UploadTurns } from './upload-turns.ts';
+import { decodeRows, readHeader } from './upload-image.ts';
+import { decodeTurns, UploadTurns } from './upload-turns.ts';
 
 /** Accepted Content-Types and the format sharp must find in the bytes. */
 export const UPLOAD_TYPES: Record<string, string> = {
@@ -93,8 +92,10 @@ export class Uploads {
     if (early) throw early;
     const before = await usageFor(this.db, accountId, body.length, quota);
     if (!fits(before, body.length, quota)) throw this.quota.refuse(accountId, before);
-    await this.turns.take(accountId);
-    const { width, height } = await this.decode(body, UPLOAD_TYPES[type], type);
+    const header = await readHeader(body, UPLOAD_TYPES[type], type);
+    const { width, height } = header;
+    await this.turns.take(accountId, decodeTurns(UPLOAD_TYPES[type], width * height));
+    await decodeRows(header, type);
     const id = newId('upl');
     const key = `uploads/${id}`;
     // The row is written only once the file is stored; a file whose row could not be written goes.
@@ -129,38 +130,6 @@ export class Uploads {
       throw this.quota.refuse(accountId, made.refused);
     }
     return this.view(made.row);
-  }
-
-  /** Decodes the whole image (not just its header), as the renderers will, within their pixel limit. */
-  private async decode(
-    body: Buffer,
-    format: string,
-    type: string,
-  ): Promise<{ width: number; height: number }> {
-    const bad = (why: string) => invalidInput([{ field: 'body', message: why }]);
-    // One instance reads the header, then decodes. The pixel limit is checked here from that header
-    // (sharp's own would refuse the header read, without the size in its message), before the decode.
-    // failOn 'error': a truncated or corrupt image is refused now rather than failing the render later.
-    const image = sharp(body, { failOn: 'error', limitInputPixels: false });
-    let meta;
-    try {
-      meta = await image.metadata();
-    } catch {
-      throw bad(`does not decode as ${type}`);
-    }
-    if (meta.format !== format || !meta.width || !meta.height)
-      throw bad(`does not decode as ${type}`);
-    if (meta.width * meta.height > MAX_INPUT_PIXELS) {
-      throw bad(
-        `is ${meta.width}×${meta.height} pixels, more than the limit of ${MAX_INPUT_PIXELS}`,
-      );
-    }
-    try {
-      await image.resize(64, 64, { fit: 'inside' }).raw().toBuffer();
-    } catch {
-      throw bad(`does not decode as ${type} (truncated or corrupt)`);
-    }
-    return { width: meta.width, height: meta.height };
   }
 
   private async row(accountId: string, id: string): Promise<UploadRow> {

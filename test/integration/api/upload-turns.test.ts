@@ -1,6 +1,7 @@
-// An account's uploads are decoded and stored at most RENDERGATE_UPLOADS_PER_SECOND a second after a
-// burst of as many (src/services/upload-turns.ts, docs/account-limits.md): past it they wait their
-// turn, up to 2 s and 4 at once, else 429; another account keeps its own burst.
+// An account's uploads are decoded and stored at most RENDERGATE_UPLOADS_PER_SECOND turns a second after
+// a burst of as many (src/services/upload-turns.ts, docs/account-limits.md), a large image taking the
+// turns of its decode: past it they wait their turn, up to 2 s and 4 at once, else 429; another
+// account keeps its own burst.
 import { beforeAll, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { serviceFixture } from '../../helpers/fixture.ts';
@@ -17,11 +18,11 @@ beforeAll(async () => {
     .toBuffer();
 });
 
-const upload = (key: string) =>
+const upload = (key: string, body = png, type = 'image/png') =>
   fetch(`${f.svc.base}/v1/uploads`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
-    body: new Uint8Array(png),
+    headers: { authorization: `Bearer ${key}`, 'content-type': type },
+    body: new Uint8Array(body),
   }).then(async (r) => ({
     status: r.status,
     retryAfter: r.headers.get('retry-after'),
@@ -61,4 +62,24 @@ it('stores a steady flood of one account at its rate', async () => {
   expect(statuses.filter((s) => s !== 201)).toEqual([]);
   const listed = await f.api.call('GET', '/v1/uploads?limit=100', { key: a.key });
   expect(listed.json.data).toHaveLength(made);
+});
+
+it('makes the uploads after a large image wait for the turns of its decode', async () => {
+  const a = await f.api.account(0);
+  const b = await f.api.account(0);
+  // 4 megapixels of WebP: about 100 ms to decode, 21 turns (upload-turns.ts); at 5 a second, after a
+  // burst of 5, it goes at once and the account owes 16 turns, 3.2 s
+  const large = await sharp({
+    create: { width: 2000, height: 2000, channels: 3, background: '#357' },
+  })
+    .webp()
+    .toBuffer();
+  expect((await upload(a.key, large, 'image/webp')).status).toBe(201);
+  const next = await upload(a.key);
+  expect([next.status, next.json.code]).toEqual([429, 'RATE_LIMITED']);
+  // 3.2 s less the time since the large upload booked its turns (its decode and storing)
+  expect(Number(next.retryAfter)).toBeGreaterThanOrEqual(3);
+  // the same bytes as a 16×16 PNG each would have gone in the burst; another account still has its own
+  const other = await Promise.all(Array.from({ length: PER_SECOND }, () => upload(b.key)));
+  expect(other.map((r) => r.status)).toEqual(Array(PER_SECOND).fill(201));
 });

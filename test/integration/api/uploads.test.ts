@@ -99,9 +99,21 @@ it('stores a decoded image, serves it back to its account only, and deletes it',
 it('refuses what is not an image of its declared type, a type it does not take, and a body over its own limit', async () => {
   const a = await c.account(0);
   const jpeg = await sharp(png).jpeg().toBuffer();
+  const webp = await sharp(png).webp().toBuffer();
+  const interlaced = await sharp(png).png({ progressive: true }).toBuffer();
+  for (const [image, type] of [
+    [jpeg, 'image/jpeg'],
+    [webp, 'image/webp'],
+    [interlaced, 'image/png'],
+  ] as const)
+    expect((await upload(a.key, image, type)).status).toBe(201);
   const bad = [
     [await upload(a.key, jpeg, 'image/png'), 400, 'INVALID_INPUT'], // a JPEG declared as PNG
     [await upload(a.key, png.subarray(0, png.length - 40), 'image/png'), 400, 'INVALID_INPUT'], // truncated
+    // cut in their last rows: decoding to the last pixel reads every row, interlaced PNG included
+    [await upload(a.key, interlaced.subarray(0, interlaced.length - 40)), 400, 'INVALID_INPUT'],
+    [await upload(a.key, jpeg.subarray(0, jpeg.length - 4), 'image/jpeg'), 400, 'INVALID_INPUT'],
+    [await upload(a.key, webp.subarray(0, webp.length - 4), 'image/webp'), 400, 'INVALID_INPUT'],
     [await upload(a.key, Buffer.from('hello'), 'image/webp'), 400, 'INVALID_INPUT'],
     [await upload(a.key, png, 'image/gif'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
     [await upload(a.key, png, 'application/octet-stream'), 415, 'UNSUPPORTED_MEDIA_TYPE'],

@@ -1,7 +1,14 @@
-// UploadTurns (src/services/upload-turns.ts): an account's uploads at most so many a second after a
-// burst of as many; past it they wait their turn, up to 2 s and 4 at once, else a 429.
+// UploadTurns (src/services/upload-turns.ts): an account's uploads at most so many turns a second after
+// a burst of as many, each taking turns by its estimated decode; past it they wait their turn, up to 2 s
+// and 4 at once, else a 429.
 import { describe, expect, it } from 'vitest';
-import { MAX_WAIT_MS, MAX_WAITING, UploadTurns } from '../../../src/services/upload-turns.ts';
+import {
+  decodeTurns,
+  MAX_WAIT_MS,
+  MAX_WAITING,
+  TURN_MS,
+  UploadTurns,
+} from '../../../src/services/upload-turns.ts';
 
 const outcome = (p: Promise<void>) =>
   p.then(
@@ -15,13 +22,13 @@ describe('UploadTurns', () => {
     expect(MAX_WAIT_MS).toBe(2_000);
     const turns = new UploadTurns(1);
     const t = Date.now();
-    const first = turns.take('acc_a', t);
+    const first = turns.take('acc_a', 1, t);
     // 1 a second: the first at once, then one second apart; a third would wait 2 s, a fourth 3 s
-    const second = outcome(turns.take('acc_a', t));
-    const third = outcome(turns.take('acc_a', t));
-    expect(await outcome(turns.take('acc_a', t))).toBe('RATE_LIMITED 3');
+    const second = outcome(turns.take('acc_a', 1, t));
+    const third = outcome(turns.take('acc_a', 1, t));
+    expect(await outcome(turns.take('acc_a', 1, t))).toBe('RATE_LIMITED 3');
     // another account keeps its own burst
-    expect(await outcome(turns.take('acc_b', t))).toBe('turn');
+    expect(await outcome(turns.take('acc_b', 1, t))).toBe('turn');
     await first;
     const t0 = performance.now();
     expect(await second).toBe('turn');
@@ -34,7 +41,9 @@ describe('UploadTurns', () => {
     expect(MAX_WAITING).toBe(4);
     const turns = new UploadTurns(10);
     const t = Date.now();
-    const got = await Promise.all(Array.from({ length: 16 }, () => outcome(turns.take('acc', t))));
+    const got = await Promise.all(
+      Array.from({ length: 16 }, () => outcome(turns.take('acc', 1, t))),
+    );
     // the burst of 10, four waiting 100-400 ms, then refusals
     expect(got).toEqual([...Array(14).fill('turn'), 'RATE_LIMITED 1', 'RATE_LIMITED 1']);
   });
@@ -42,10 +51,41 @@ describe('UploadTurns', () => {
   it('starts a quiet account again with its whole burst', async () => {
     const turns = new UploadTurns(2);
     const t = Date.now() - 60_000;
-    await turns.take('acc', t);
-    await turns.take('acc', t);
+    await turns.take('acc', 1, t);
+    await turns.take('acc', 1, t);
     const now = Date.now();
-    const got = await Promise.all([turns.take('acc', now), turns.take('acc', now)].map(outcome));
+    const got = await Promise.all(
+      [turns.take('acc', 1, now), turns.take('acc', 1, now)].map(outcome),
+    );
     expect(got).toEqual(['turn', 'turn']);
+  });
+
+  it('books the turns of an upload from the ones after it: a large image goes, the next waits', async () => {
+    const turns = new UploadTurns(2); // a turn every 500 ms, a burst of 2
+    const t = Date.now();
+    // an idle account's first upload goes at once whatever it costs: its 5 turns are owed after it
+    expect(await outcome(turns.take('acc', 5, t))).toBe('turn');
+    // one turn of its burst paid for one of them; the other four are owed, 2 s: the next upload
+    // waits exactly the most it may, one after it would wait 2.5 s and is refused
+    const second = outcome(turns.take('acc', 1, t));
+    expect(await outcome(turns.take('acc', 1, t))).toBe('RATE_LIMITED 3');
+    const t0 = performance.now();
+    expect(await second).toBe('turn');
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(1_900);
+    // a cost under one turn is one turn: the second of 1 a second, 1.5 s early, is 2.5 s away
+    const small = new UploadTurns(1);
+    await small.take('acc', 0.01, t);
+    expect(await outcome(small.take('acc', 0.01, t - 1_500))).toBe('RATE_LIMITED 3');
+  });
+
+  it('estimates a turn per TURN_MS of decode, WebP dearest, JPEG cheapest', () => {
+    expect(TURN_MS).toBe(5);
+    // a 200×200 PNG is about one turn; a 12-megapixel photo is 8 (JPEG), 30 (PNG), 61 (WebP)
+    expect(decodeTurns('png', 200 * 200)).toBeCloseTo(1.1, 1);
+    expect(decodeTurns('jpeg', 12e6)).toBeCloseTo(8.2, 1);
+    expect(decodeTurns('png', 12e6)).toBeCloseTo(29.8, 1);
+    expect(decodeTurns('webp', 12e6)).toBeCloseTo(61, 1);
+    // an unknown format is estimated as the dearest
+    expect(decodeTurns('gif', 12e6)).toBe(decodeTurns('webp', 12e6));
   });
 });
