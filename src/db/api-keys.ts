@@ -13,6 +13,12 @@ export interface KeyRow {
   mode: 'live' | 'test';
 }
 
+/** A key found by its hash, with what its account's live keys share (keyByHash). */
+export interface KeyLookupRow extends KeyRow {
+  live_keys: number;
+  max_rate_limit_per_minute: number | null;
+}
+
 export interface NewKeyRow {
   id: string;
   accountId: string;
@@ -62,14 +68,20 @@ export async function revokeOwnKey(
   return rowCount !== 0;
 }
 
-export async function keyByHash(q: Queryable, hash: Buffer): Promise<KeyRow | null> {
+export async function keyByHash(q: Queryable, hash: Buffer): Promise<KeyLookupRow | null> {
   const { rows } = await q.query({
     name: 'key-lookup',
-    text: `SELECT id, account_id, name, start, created_at, daily_cap_cents, rate_limit_per_minute, revoked_at, mode
-           FROM api_keys WHERE key_hash = $1`,
+    // with its account's live keys and the highest limit among them (the limit they share)
+    text: `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.daily_cap_cents, k.rate_limit_per_minute,
+                  k.revoked_at, k.mode, a.live_keys, a.max_rate_limit_per_minute
+           FROM api_keys k CROSS JOIN LATERAL (
+             SELECT count(*)::int AS live_keys, max(o.rate_limit_per_minute) AS max_rate_limit_per_minute
+             FROM api_keys o WHERE o.account_id = k.account_id AND o.revoked_at IS NULL
+           ) a
+           WHERE k.key_hash = $1`,
     values: [hash],
   });
-  return (rows[0] as KeyRow | undefined) ?? null;
+  return (rows[0] as KeyLookupRow | undefined) ?? null;
 }
 
 export async function accountOfKey(q: Queryable, keyId: string): Promise<string | null> {

@@ -111,7 +111,7 @@ export class FastAnswers {
     // escape) is never taken.
     const json = ctx.generations.cachedJson(key.accountId, url.slice(POLL_PREFIX.length), key.mode);
     if (json === undefined) return false;
-    const d = ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
+    const d = ctx.limits.consumeKeyLocal(key);
     // Refused or undecided from memory: nothing was consumed, and Fastify's hook decides it (the 429).
     if (!d?.allowed) return false;
     // Answered in the loop's check phase, with the other answers of this turn of the loop (as quotes
@@ -167,7 +167,7 @@ export class FastAnswers {
     // Checked again: the body may have taken time, and the process may be closing.
     const key = this.open ? ctx.keys.cached(req.headers.authorization) : undefined;
     const json = key && this.quoteOf(bytes);
-    const d = json ? ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute) : null;
+    const d = json ? ctx.limits.consumeKeyLocal(key) : null;
     if (!json || !d?.allowed) {
       this.bodies.set(req, bytes);
       this.handedOn++;

@@ -19,11 +19,12 @@ export const rateLimitPolicy = (d: LimitDecision) => `"default";q=${d.limit};w=6
 export const rateLimitState = (d: LimitDecision) =>
   `"default";r=${d.remaining};t=${d.resetSeconds}`;
 
-/** The 429 of a key over its limit. */
+/** The 429 of a key over its limit, or over the one its account's keys share. */
 export function overLimit(d: LimitDecision): ApiError {
+  const on = d.ofAccount ? "this account's keys together" : 'this key';
   return new ApiError(
     'RATE_LIMITED',
-    `More than ${d.limit} requests a minute on this key; retry after ${d.resetSeconds} s.`,
+    `More than ${d.limit} requests a minute on ${on}; retry after ${d.resetSeconds} s.`,
     undefined,
     { 'retry-after': String(d.resetSeconds) },
   );
@@ -56,7 +57,7 @@ export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
       else done(e as Error | undefined);
     };
     const key = ctx.keys.cached(req.headers.authorization);
-    const d = key && ctx.limits.consumeLocal(key.id, key.rateLimitPerMinute);
+    const d = key && ctx.limits.consumeKeyLocal(key);
     if (key && d) {
       const refused = admit(req, reply, key, d);
       if (refused) refuse(refused, `key:${key.id}`);
@@ -66,7 +67,7 @@ export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
     ctx.keys
       .authenticate(req.headers.authorization, req.ip)
       .then(async (k) => ({
-        refused: admit(req, reply, k, await ctx.limits.consume(k.id, k.rateLimitPerMinute)),
+        refused: admit(req, reply, k, await ctx.limits.consumeKey(k)),
         scope: `key:${k.id}`,
       }))
       .then(

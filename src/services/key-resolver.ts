@@ -100,6 +100,10 @@ export class KeyResolver {
       rateLimitPerMinute: r.rate_limit_per_minute,
       revokedAt: r.revoked_at,
       mode: r.mode,
+      account: {
+        liveKeys: r.live_keys,
+        rateLimitPerMinute: r.max_rate_limit_per_minute ?? r.rate_limit_per_minute,
+      },
     };
   }
 }

@@ -41,6 +41,11 @@ export interface KeyRecord {
   revokedAt: Date | null;
   /** A test key's renders move no money and are made by the service itself (docs/api.md "Test keys"). */
   mode: KeyMode;
+  /**
+   * When the key was looked up for a request: its account's live keys and the highest rate limit among
+   * them, the limit those keys share (RateLimits.consumeKey).
+   */
+  account?: { liveKeys: number; rateLimitPerMinute: number };
 }
 
 export type KeyMode = 'live' | 'test';

@@ -13,6 +13,9 @@
 // is lost to the others, so at worst (N − 1)·⌈limit/64⌉ fewer requests are admitted (1.6 % of the
 // limit per extra process); for limits up to 64 a minute every lease is one request and the limit is
 // exact everywhere.
+//
+// An account with several live keys also has a bucket its keys share (consumeKey), of the highest limit
+// among them: a hundred keys made at the owner's ceiling take no more together than one of them.
 import type { Db } from '../db/pool.ts';
 import { leaseWindow } from '../db/rate-windows.ts';
 
@@ -22,7 +25,30 @@ export interface LimitDecision {
   remaining: number;
   /** Seconds until the window resets. */
   resetSeconds: number;
+  /** Refused by the limit the account's keys share (consumeKey), not the key's own. */
+  ofAccount?: boolean;
 }
+
+/** What consumeKey needs of a key (services/keys.ts KeyRecord). */
+export interface LimitedKey {
+  id: string;
+  accountId: string;
+  rateLimitPerMinute: number;
+  /** Its account's live keys and the highest limit among them, when it was looked up. */
+  account?: { liveKeys: number; rateLimitPerMinute: number };
+}
+
+/** The bucket an account's keys share, when it has more than one live key. */
+function accountBucket(key: LimitedKey): { id: string; limit: number } | null {
+  if (!key.account || key.account.liveKeys <= 1) return null;
+  return { id: `keys:${key.accountId}`, limit: key.account.rateLimitPerMinute };
+}
+
+/** Both allowed: the key's decision, with what is left of the tighter one. */
+const both = (own: LimitDecision, all: LimitDecision): LimitDecision => ({
+  ...own,
+  remaining: Math.min(own.remaining, all.remaining),
+});
 
 const WINDOW_MS = 60_000;
 /** The largest lease is this fraction of the limit. */
@@ -53,19 +79,56 @@ export class RateLimits {
 
   /** consume() without waiting: the decision when this process can make it alone, else null. */
   consumeLocal(keyId: string, limit: number): LimitDecision | null {
+    return this.local(keyId, limit, true);
+  }
+
+  /** The local decision, spending a request from the lease when `spend` and allowed. */
+  private local(keyId: string, limit: number, spend: boolean): LimitDecision | null {
     const t = this.now();
     const window = Math.floor(t / WINDOW_MS);
     const s = this.keys.get(keyId);
     if (!s || s.window !== window || (s.tokens === 0 && !s.exhausted)) return null;
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - t) / 1000));
     if (s.tokens === 0) return { allowed: false, limit, remaining: 0, resetSeconds };
-    s.tokens--;
+    if (spend) s.tokens--;
     return {
       allowed: true,
       limit,
       remaining: Math.max(0, limit - s.used) + s.tokens,
       resetSeconds,
     };
+  }
+
+  /**
+   * consumeKey() without waiting: the decision when this process can make it alone from both of the
+   * key's buckets, else null; nothing is spent unless both allow it.
+   */
+  consumeKeyLocal(key: LimitedKey): LimitDecision | null {
+    const account = accountBucket(key);
+    if (!account) return this.consumeLocal(key.id, key.rateLimitPerMinute);
+    const own = this.local(key.id, key.rateLimitPerMinute, false);
+    const all = this.local(account.id, account.limit, false);
+    if (!own || !all) return null;
+    if (!own.allowed) return own;
+    if (!all.allowed) return { ...all, ofAccount: true };
+    return both(
+      this.local(key.id, key.rateLimitPerMinute, true)!,
+      this.local(account.id, account.limit, true)!,
+    );
+  }
+
+  /**
+   * A request with `key`: within the key's own limit and, when its account has other live keys, within
+   * the account's (the highest limit among them, counted over all of them), so that an account's keys
+   * together take no more than its most generous one alone. A request the account refuses was counted
+   * against its key.
+   */
+  async consumeKey(key: LimitedKey): Promise<LimitDecision> {
+    const own = await this.consume(key.id, key.rateLimitPerMinute);
+    const account = accountBucket(key);
+    if (!account || !own.allowed) return own;
+    const all = await this.consume(account.id, account.limit);
+    return all.allowed ? both(own, all) : { ...all, ofAccount: true };
   }
 
   async consume(keyId: string, limit: number): Promise<LimitDecision> {

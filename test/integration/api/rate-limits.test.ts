@@ -119,6 +119,68 @@ describe('leased rate limits', () => {
   });
 });
 
+describe("an account's keys together", () => {
+  const key = (id: string, limit: number, liveKeys: number, accountLimit = limit) => ({
+    id,
+    accountId: 'acct-shared',
+    rateLimitPerMinute: limit,
+    account: { liveKeys, rateLimitPerMinute: accountLimit },
+  });
+
+  it('admit no more than the highest limit among them; a lone key counts only its own', async () => {
+    const c = clock();
+    const rl = new RateLimits(db, c.now);
+    // three keys of 5 a minute: 5 in all, the sixth refused as the account's, whichever key it uses
+    const keys = ['k-a', 'k-b', 'k-c'].map((id) => key(id, 5, 3));
+    const seen = [];
+    for (let i = 0; i < 9; i++) seen.push(await rl.consumeKey(keys[i % 3]));
+    expect(seen.filter((d) => d.allowed)).toHaveLength(5);
+    expect(seen[5]).toMatchObject({ allowed: false, limit: 5, ofAccount: true });
+    expect(seen.slice(0, 5).map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0]);
+    // from memory too (where it can decide: a lease of its own spent asks the database), spending
+    // nothing when either bucket refuses
+    expect(rl.consumeKeyLocal(keys[0])?.allowed).not.toBe(true);
+    expect(await windowCount('keys:acct-shared')).toBe(5);
+    // a request the account refused was counted against its key: k-c's three
+    expect(await windowCount('k-c')).toBe(3);
+    // a key of its own account alone: its own limit only, no shared bucket
+    const lone = { ...key('k-lone', 5, 1), accountId: 'acct-lone' };
+    for (let i = 0; i < 5; i++) expect((await rl.consumeKey(lone)).allowed).toBe(true);
+    expect(await windowCount('keys:acct-lone')).toBe(0);
+  });
+
+  it("keep each key's own limit beneath the account's", async () => {
+    const c = clock();
+    const rl = new RateLimits(db, c.now);
+    // an operator's key of 100 beside the owner's key of 2: the owner's key still stops at 2
+    const small = { ...key('k-owner', 2, 2, 100), accountId: 'acct-mixed' };
+    const large = { ...key('k-operator', 100, 2, 100), accountId: 'acct-mixed' };
+    const got = [];
+    for (let i = 0; i < 4; i++) got.push((await rl.consumeKey(small)).allowed);
+    expect(got).toEqual([true, true, false, false]);
+    for (let i = 0; i < 10; i++) expect((await rl.consumeKey(large)).allowed).toBe(true);
+    // the shared count holds the 12 admitted (and what its last lease took ahead, at most 2)
+    expect(await windowCount('keys:acct-mixed')).toBeGreaterThanOrEqual(12);
+  });
+
+  it('from many parallel requests over many keys and two processes, never admit more than the limit', async () => {
+    const c = clock();
+    const procs = [new RateLimits(db, c.now), new RateLimits(db, c.now)];
+    const keys = Array.from({ length: 20 }, (_, i) => ({
+      ...key(`k-many-${i}`, 600, 20),
+      accountId: 'acct-many',
+    }));
+    let admitted = 0;
+    await Promise.all(
+      Array.from({ length: 2000 }, async (_, i) => {
+        if ((await procs[i % 2].consumeKey(keys[i % 20])).allowed) admitted++;
+      }),
+    );
+    expect(admitted).toBeLessThanOrEqual(600);
+    expect(admitted).toBeGreaterThanOrEqual(600 - Math.ceil(600 / 64));
+  });
+});
+
 /** `db` with its queries counted, each failing while `failing()` says so. */
 function counting(target: Db, failing = () => false): { db: Db; queries: () => number } {
   let n = 0;
