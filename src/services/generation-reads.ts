@@ -68,7 +68,7 @@ export class GenerationReads {
       return { json: await this.getJson(accountId, id, mode), applied: false };
     const watched = await this.o.waiters.watch(
       id,
-      { seconds, closed },
+      { seconds, closed, accountId },
       () => this.found(accountId, id, mode),
       (g) => g.row.status !== 'queued',
     );

@@ -112,7 +112,7 @@ export class Topups {
     const read = () => topupOf(this.o.db, accountId, sessionId);
     const watched = await this.o.waiters.watch(
       `topup:${sessionId}`,
-      { seconds, closed },
+      { seconds, closed, accountId },
       read,
       (row) => row !== null,
     );

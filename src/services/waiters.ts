@@ -1,48 +1,69 @@
 // Requests held by `Prefer: wait` (docs/api.md "Waiting instead of polling"), by generation id. They are
 // woken by the change notifications the generation cache already hears (one LISTEN connection per
-// process, migrations/005 and 008), never by a polling loop. Bounded: past `max` held requests, a new
-// one is answered at once, as without the header.
+// process, migrations/005 and 008), never by a polling loop. Bounded: past `max` held requests, or past
+// `perAccount` of one account's (a tenth of them by default), a new one is answered at once, as
+// without the header; so one account cannot hold them all and leave every other account's answered at
+// once.
 export class Waiters {
   private byId = new Map<string, Set<() => void>>();
+  private byAccount = new Map<string, number>();
   private held = 0;
 
-  constructor(private max: number) {}
+  constructor(
+    private max: number,
+    private perAccount = Math.max(1, Math.floor(max / 10)),
+  ) {}
 
   get size(): number {
     return this.held;
   }
 
-  /** Registers `wake` for changes of `id`; the returned function unregisters it. Null when full. */
-  add(id: string, wake: () => void): (() => void) | null {
+  /**
+   * Registers `wake` for changes of `id`, held for `accountId`; the returned function unregisters it.
+   * Null when full, or when the account holds its most.
+   */
+  add(id: string, wake: () => void, accountId?: string): (() => void) | null {
     if (this.held >= this.max) return null;
+    const mine = accountId === undefined ? 0 : (this.byAccount.get(accountId) ?? 0);
+    if (accountId !== undefined && mine >= this.perAccount) return null;
     let set = this.byId.get(id);
     if (!set) this.byId.set(id, (set = new Set()));
     set.add(wake);
     this.held++;
+    if (accountId !== undefined) this.byAccount.set(accountId, mine + 1);
     return () => {
       if (!set.delete(wake)) return;
       this.held--;
       if (set.size === 0 && this.byId.get(id) === set) this.byId.delete(id);
+      if (accountId === undefined) return;
+      const left = (this.byAccount.get(accountId) ?? 1) - 1;
+      if (left > 0) this.byAccount.set(accountId, left);
+      else this.byAccount.delete(accountId);
     };
   }
 
   /**
    * Reads with `read` until `final` holds of what it read, reading again at each change of `id`, for at
    * most `seconds` or until `closed` fires. `timedOut` is true when the time ran out with `value` not
-   * final (read before the time ran out). Null, without reading, when the most requests are held.
+   * final (read before the time ran out). Null, without reading, when the most requests are held, in
+   * all or for `o.accountId`.
    */
   async watch<T>(
     id: string,
-    o: { seconds: number; closed: AbortSignal },
+    o: { seconds: number; closed: AbortSignal; accountId?: string },
     read: () => Promise<T>,
     final: (value: T) => boolean,
   ): Promise<{ value: T; timedOut: boolean } | null> {
     let changed = false;
     let wake: (() => void) | null = null;
-    const remove = this.add(id, () => {
-      changed = true;
-      wake?.();
-    });
+    const remove = this.add(
+      id,
+      () => {
+        changed = true;
+        wake?.();
+      },
+      o.accountId,
+    );
     if (!remove) return null;
     let timer: NodeJS.Timeout | undefined;
     const over = new Promise<void>((resolve) => {

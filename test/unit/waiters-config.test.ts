@@ -45,6 +45,20 @@ describe('Waiters', () => {
     expect(woken).toEqual(['a1', 'a2', 'a2', 'b1']);
     expect(w.add('c', () => undefined)).not.toBeNull();
   });
+
+  it('holds at most a tenth of its bound for one account; other accounts keep their room', () => {
+    const w = new Waiters(30); // 3 an account
+    const mine = [1, 2, 3].map((n) => w.add(`g${n}`, () => undefined, 'acct_a'));
+    expect(mine.every((r) => r !== null)).toBe(true);
+    expect(w.add('g4', () => undefined, 'acct_a')).toBeNull();
+    expect(w.add('g1', () => undefined, 'acct_b')).not.toBeNull();
+    mine[0]!();
+    mine[0]!(); // twice is harmless: one place back, not two
+    expect(w.add('g4', () => undefined, 'acct_a')).not.toBeNull();
+    expect(w.add('g5', () => undefined, 'acct_a')).toBeNull();
+    expect(w.size).toBe(4);
+    expect(new Waiters(5).add('g', () => undefined, 'acct_a')).not.toBeNull(); // at least one
+  });
 });
 
 describe('configuration', () => {
