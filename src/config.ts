@@ -212,7 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailFrom: env.RENDERGATE_MAIL_FROM || 'Rendergate <no-reply@localhost>',
     uploadQuotaBytes: int('RENDERGATE_UPLOAD_QUOTA_BYTES', 1024 ** 3, 0, Number.MAX_SAFE_INTEGER),
     uploadQuotaCount: int('RENDERGATE_UPLOAD_QUOTA_COUNT', 1000, 0, 1_000_000_000),
-    uploadsPerSecond: int('RENDERGATE_UPLOADS_PER_SECOND', 20, 1, 1_000_000),
+    uploadsPerSecond: int('RENDERGATE_UPLOADS_PER_SECOND', 5, 1, 1_000_000),
     maxRateLimitPerMinute: int('RENDERGATE_MAX_RATE_LIMIT_PER_MINUTE', 6000, 1, 1_000_000),
     signupsPerHour: int('RENDERGATE_SIGNUPS_PER_HOUR', 10, 0, 1_000_000),
     studioDoorRequestsPerMinute: int(

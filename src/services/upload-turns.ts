@@ -1,22 +1,32 @@
 // Turns for accepted uploads (docs/account-limits.md "Uploads"): decoding and storing an image costs
-// the server CPU, about 5 ms for a small one and up to hundreds for a large one, so an account sending
+// the server CPU, about 7 ms for a small one and up to hundreds for a large one, so an account sending
 // uploads back to back would take a core (or every core) for as long as its quota lasts, and again after
-// each delete. Each account has RENDERGATE_UPLOADS_PER_SECOND turns a second, after a burst of as many;
-// an upload takes one turn plus one for each TURN_MS its image's decode is estimated to take (from its
-// header: pixels by format, decodeTurns), so a turn is about the same CPU whatever the image, and an
-// account's uploads take at most about perSecond × TURN_MS of CPU a second. An upload whose account has
-// turns left, or owes less than MAX_WAIT_MS of them, goes at once or at its turn, and its own cost is
-// owed by the uploads after it: a large image is never refused for its size, only the ones behind it
-// wait. Past MAX_WAIT_MS, or with MAX_WAITING of an account's uploads waiting (each holds its body in
-// memory), 429 (paced like any refusal that keeps coming). Per process, in memory; at most MAX_ACCOUNTS
-// accounts remembered (the least recently seen go first).
+// each delete. Each account has RENDERGATE_UPLOADS_PER_SECOND turns a second (5: an account renders at
+// most 4 at a time, so its renders cannot use more), after a burst of UPLOAD_BURST (20: a batch chosen
+// at once goes without waiting). An upload takes one turn plus one for each TURN_MS its image's decode
+// is estimated to take (from its header: pixels by format, decodeTurns), so a turn is at most about 7 ms
+// of CPU whatever the image, and an account's uploads take at most about perSecond × 7 ms of CPU a
+// second, 35 ms by default. An upload whose account has turns left, or owes less than MAX_WAIT_MS
+// of them, goes at once or at its turn, and its own cost is owed by the uploads after it: a large image
+// is never refused for its size, only the ones behind it wait. Past MAX_WAIT_MS, or with MAX_WAITING of
+// an account's uploads waiting (each holds its body in memory), 429 (paced like any refusal that keeps
+// coming). Per process, in memory; at most MAX_ACCOUNTS accounts remembered (the least recently seen go
+// first).
 import { ApiError } from '../domain/errors.ts';
 
 export const MAX_WAIT_MS = 2_000;
 export const MAX_WAITING = 4;
 const MAX_ACCOUNTS = 10_000;
-/** The estimated decode CPU worth one more turn, ms: about what a small upload costs in all. */
-export const TURN_MS = 5;
+/**
+ * The turns an account that has been quiet may take at once (or perSecond when that is more): a batch
+ * of images chosen at once goes without waiting.
+ */
+export const UPLOAD_BURST = 20;
+/**
+ * The estimated decode CPU worth one more turn, ms: what a small upload costs the server in all, its
+ * request, storing and decode (7.35 ms for a 120 KB PNG, bench/whatif/upload-cost.ts).
+ */
+export const TURN_MS = 7;
 /**
  * Decode CPU per pixel by format, ns, as sharp decodes a whole image to its last pixel (rounded up from
  * 12-megapixel photos, bench/whatif/decode-cost.ts): WebP is the slowest by far.
@@ -35,6 +45,7 @@ export class UploadTurns {
 
   constructor(
     private perSecond: number,
+    private burst = perSecond,
     private maxAccounts = MAX_ACCOUNTS,
   ) {}
 
@@ -45,8 +56,8 @@ export class UploadTurns {
   private book(accountId: string, cost: number, nowMs: number): number {
     const a = this.accounts.get(accountId) ?? { next: 0, waiting: 0 };
     const gap = 1000 / this.perSecond;
-    // a burst of perSecond turns: the schedule never lags more than a second behind now
-    const next = Math.max(a.next, nowMs - 1000 + gap);
+    // a burst of `burst` turns: the schedule never lags more than burst - 1 turns behind now
+    const next = Math.max(a.next, nowMs - (this.burst - 1) * gap);
     const wait = Math.max(0, next - nowMs);
     if (wait > MAX_WAIT_MS || (wait > 0 && a.waiting >= MAX_WAITING)) {
       const retry = Math.max(1, Math.ceil(wait / 1000));

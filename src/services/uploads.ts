@@ -24,7 +24,7 @@ import type { Storage } from '../storage/storage.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { UploadQuota } from './uploads-quota.ts';
 import { decodeRows, readHeader } from './upload-image.ts';
-import { decodeTurns, UploadTurns } from './upload-turns.ts';
+import { decodeTurns, UPLOAD_BURST, UploadTurns } from './upload-turns.ts';
 
 /** Accepted Content-Types and the format sharp must find in the bytes. */
 export const UPLOAD_TYPES: Record<string, string> = {
@@ -56,7 +56,10 @@ export class Uploads {
       bytes: config.uploadQuotaBytes,
       count: config.uploadQuotaCount,
     });
-    this.turns = new UploadTurns(config.uploadsPerSecond);
+    this.turns = new UploadTurns(
+      config.uploadsPerSecond,
+      Math.max(UPLOAD_BURST, config.uploadsPerSecond),
+    );
   }
 
   private view(r: UploadRow) {

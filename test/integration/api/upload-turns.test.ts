@@ -1,9 +1,10 @@
 // An account's uploads are decoded and stored at most RENDERGATE_UPLOADS_PER_SECOND turns a second after
-// a burst of as many (src/services/upload-turns.ts, docs/account-limits.md), a large image taking the
-// turns of its decode: past it they wait their turn, up to 2 s and 4 at once, else 429; another
-// account keeps its own burst.
+// a burst of 20 (src/services/upload-turns.ts, docs/account-limits.md), a large image taking the turns
+// of its decode: past it they wait their turn, up to 2 s and 4 at once, else 429; another account keeps
+// its own burst.
 import { beforeAll, expect, it } from 'vitest';
 import sharp from 'sharp';
+import { UPLOAD_BURST } from '../../../src/services/upload-turns.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 
 const PER_SECOND = 5;
@@ -32,17 +33,18 @@ const upload = (key: string, body = png, type = 'image/png') =>
 it('takes a burst at once, lets four wait their turn, refuses the rest with 429', async () => {
   const a = await f.api.account(0);
   const b = await f.api.account(0);
-  const all = await Promise.all(Array.from({ length: PER_SECOND + 7 }, () => upload(a.key)));
+  expect(UPLOAD_BURST).toBe(20);
+  const all = await Promise.all(Array.from({ length: UPLOAD_BURST + 7 }, () => upload(a.key)));
   const made = all.filter((r) => r.status === 201);
   const refused = all.filter((r) => r.status === 429);
-  expect([made.length, refused.length]).toEqual([PER_SECOND + 4, 3]);
+  expect([made.length, refused.length]).toEqual([UPLOAD_BURST + 4, 3]);
   for (const r of refused) {
     expect(r.json.code).toBe('RATE_LIMITED');
     expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
   }
   // another account is not behind the first one's queue
-  const other = await Promise.all(Array.from({ length: PER_SECOND }, () => upload(b.key)));
-  expect(other.map((r) => r.status)).toEqual(Array(PER_SECOND).fill(201));
+  const other = await Promise.all(Array.from({ length: UPLOAD_BURST }, () => upload(b.key)));
+  expect(other.map((r) => r.status)).toEqual(Array(UPLOAD_BURST).fill(201));
 });
 
 it('stores a steady flood of one account at its rate', async () => {
@@ -57,8 +59,8 @@ it('stores a steady flood of one account at its rate', async () => {
   const made = statuses.filter((s) => s === 201).length;
   // the burst and three seconds' worth (a turn booked just before the end adds one); never refused:
   // two loops never have more than two waiting, and a turn is never 2 s away
-  expect(made).toBeLessThanOrEqual(PER_SECOND + 3 * PER_SECOND + 2);
-  expect(made).toBeGreaterThanOrEqual(PER_SECOND + 1);
+  expect(made).toBeLessThanOrEqual(UPLOAD_BURST + 3 * PER_SECOND + 2);
+  expect(made).toBeGreaterThanOrEqual(UPLOAD_BURST + 1);
   expect(statuses.filter((s) => s !== 201)).toEqual([]);
   const listed = await f.api.call('GET', '/v1/uploads?limit=100', { key: a.key });
   expect(listed.json.data).toHaveLength(made);
@@ -67,19 +69,19 @@ it('stores a steady flood of one account at its rate', async () => {
 it('makes the uploads after a large image wait for the turns of its decode', async () => {
   const a = await f.api.account(0);
   const b = await f.api.account(0);
-  // 4 megapixels of WebP: about 100 ms to decode, 21 turns (upload-turns.ts); at 5 a second, after a
-  // burst of 5, it goes at once and the account owes 16 turns, 3.2 s
+  // 16 megapixels of WebP: about 350 ms to decode, 58 turns (upload-turns.ts); at 5 a second, after a
+  // burst of 20, it goes at once and the account owes 39 turns, 7.8 s
   const large = await sharp({
-    create: { width: 2000, height: 2000, channels: 3, background: '#357' },
+    create: { width: 4000, height: 4000, channels: 3, background: '#357' },
   })
     .webp()
     .toBuffer();
   expect((await upload(a.key, large, 'image/webp')).status).toBe(201);
   const next = await upload(a.key);
   expect([next.status, next.json.code]).toEqual([429, 'RATE_LIMITED']);
-  // 3.2 s less the time since the large upload booked its turns (its decode and storing)
-  expect(Number(next.retryAfter)).toBeGreaterThanOrEqual(3);
+  // 7.8 s less the time since the large upload booked its turns (its decode and storing)
+  expect(Number(next.retryAfter)).toBeGreaterThanOrEqual(7);
   // the same bytes as a 16×16 PNG each would have gone in the burst; another account still has its own
-  const other = await Promise.all(Array.from({ length: PER_SECOND }, () => upload(b.key)));
-  expect(other.map((r) => r.status)).toEqual(Array(PER_SECOND).fill(201));
+  const other = await Promise.all(Array.from({ length: UPLOAD_BURST }, () => upload(b.key)));
+  expect(other.map((r) => r.status)).toEqual(Array(UPLOAD_BURST).fill(201));
 });
