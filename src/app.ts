@@ -44,6 +44,7 @@ import { TestRenders } from './queue/test-render.ts';
 import { createTopups } from './services/topups.ts';
 import { Billing } from './services/billing.ts';
 import { RefusalPace } from './services/refusal-pace.ts';
+import { BodyBudget } from './services/body-budget.ts';
 
 export { openInfra, type Infra };
 
@@ -164,6 +165,8 @@ export async function startService(
     topups: createTopups({ db, config, waiters, log }),
     billing: new Billing(db),
     pace: new RefusalPace({ burst: config.refusalPaceBurst, delayMs: config.refusalPaceMs }),
+    // four bodies at the limit at once, then the account's bytes a second
+    bodies: new BodyBudget(config.bodyBytesPerSecond, 4 * config.bodyLimitBytes),
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).

@@ -23,6 +23,8 @@ export interface Config {
   keyPrefix: string;
   defaultRateLimitPerMinute: number;
   bodyLimitBytes: number;
+  /** An account's request bodies over 16 KiB, bytes a second (services/body-budget.ts). */
+  bodyBytesPerSecond: number;
   workerConcurrency: number;
   shutdownGraceMs: number;
   requestTimeoutMs: number;
@@ -179,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyPrefix,
     defaultRateLimitPerMinute: int('RENDERGATE_RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     bodyLimitBytes: int('RENDERGATE_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    bodyBytesPerSecond: int('RENDERGATE_BODY_BYTES_PER_SECOND', 2 * 1024 * 1024, 1024, 2 ** 30),
     workerConcurrency: int('RENDERGATE_WORKER_CONCURRENCY', 2, 0, 256),
     // below the 10 s most supervisors wait between SIGTERM and SIGKILL
     // a request (headers and body) must arrive within this: a client dribbling bytes is dropped

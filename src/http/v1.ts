@@ -44,7 +44,25 @@ export function admit(
 }
 
 /**
- * The onRequest hook of every keyed API (/v1, /openai/v1): the bearer key, then its rate limit. Most
+ * The bytes a request's body counts against its account's budget (services/body-budget.ts): its declared
+ * length, or the body limit when it comes chunked (its length unknown until it is read). Uploads'
+ * images count in their own turns (services/upload-turns.ts), not here.
+ */
+function declaredBody(req: FastifyRequest, limit: number): number {
+  const h = req.headers;
+  if (h['content-length'] === undefined && h['transfer-encoding'] === undefined) return 0;
+  if ((h['content-type'] ?? '').trimStart().toLowerCase().startsWith('image/')) return 0;
+  const n = Number(h['content-length']);
+  return n > 0 ? n : h['transfer-encoding'] !== undefined ? limit : 0;
+}
+
+/** The 429 of a body its account's budget refuses (services/body-budget.ts), else undefined. */
+const overBudget = (ctx: Ctx, req: FastifyRequest, accountId: string) =>
+  ctx.bodies.take(accountId, declaredBody(req, ctx.config.bodyLimitBytes));
+
+/**
+ * The onRequest hook of every keyed API (/v1, /openai/v1): the bearer key, then its rate limit and its
+ * account's budget of request bodies (before the body is read: a refused one is never parsed). Most
  * requests carry a key this process has seen within the last half second and find a lease of the rate
  * limit in memory: they are decided synchronously, without a promise.
  */
@@ -59,7 +77,7 @@ export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
     const key = ctx.keys.cached(req.headers.authorization);
     const d = key && ctx.limits.consumeKeyLocal(key);
     if (key && d) {
-      const refused = admit(req, reply, key, d);
+      const refused = admit(req, reply, key, d) ?? overBudget(ctx, req, key.accountId);
       if (refused) refuse(refused, `key:${key.id}`);
       else done();
       return;
@@ -67,7 +85,8 @@ export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
     ctx.keys
       .authenticate(req.headers.authorization, req.ip)
       .then(async (k) => ({
-        refused: admit(req, reply, k, await ctx.limits.consumeKey(k)),
+        refused:
+          admit(req, reply, k, await ctx.limits.consumeKey(k)) ?? overBudget(ctx, req, k.accountId),
         scope: `key:${k.id}`,
       }))
       .then(

@@ -17,6 +17,7 @@ import type { ChatCompletions } from '../services/chat.ts';
 import type { Topups } from '../services/topups.ts';
 import type { Billing } from '../services/billing.ts';
 import type { RefusalPace } from '../services/refusal-pace.ts';
+import type { BodyBudget } from '../services/body-budget.ts';
 
 export interface Ctx {
   config: Config;
@@ -45,6 +46,8 @@ export interface Ctx {
   billing: Billing;
   /** Refusals that keep coming, answered late (services/refusal-pace.ts). */
   pace: RefusalPace;
+  /** The bytes of request bodies each account sends (services/body-budget.ts). */
+  bodies: BodyBudget;
 }
 
 declare module 'fastify' {
