@@ -2,8 +2,8 @@
 // the server up to about 13 ns a byte (a MiB of small objects: 13 ms of CPU; bench/whatif/json-cost.ts),
 // so an account at the rate limit its owner may choose (6,000 a minute) sending bodies at the body limit
 // (1 MiB) would take more than a core. Bodies over FREE_BYTES count against a budget per account of
-// RENDERGATE_BODY_BYTES_PER_SECOND, of which an account that has been quiet may spend BURST_BYTES at
-// once. A body goes when its account is not behind its budget, and its bytes are owed by the bodies
+// RENDERGATE_BODY_BYTES_PER_SECOND, of which an account that has been quiet may spend `burstBytes` at
+// once (four bodies at the limit, app.ts). A body goes when its account is not behind its budget, and its bytes are owed by the bodies
 // after it: a body is never refused for its size alone (the body limit does that), only the ones
 // behind a large one wait; those are refused at once with 429 and the seconds until the account is
 // clear. Small bodies, almost every request, never count. Per process, in memory; at most MAX_ACCOUNTS
