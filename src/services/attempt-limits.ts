@@ -17,6 +17,7 @@ import {
   type Taken,
 } from '../db/studio-attempts.ts';
 import { RefusedUntil } from './refused-until.ts';
+import { setRecent } from './recent-map.ts';
 
 const QUARTER_HOUR = 15 * 60;
 const HOUR = 3600;
@@ -153,12 +154,7 @@ export class DoorBudget {
       b.atMs = nowMs;
       return Math.max(1, Math.ceil(((1 - tokens) * 60) / this.perMinute));
     }
-    this.buckets.delete(key);
-    this.buckets.set(key, { tokens: tokens - 1, atMs: nowMs });
-    for (const k of this.buckets.keys()) {
-      if (this.buckets.size <= this.max) break;
-      this.buckets.delete(k);
-    }
+    setRecent(this.buckets, key, { tokens: tokens - 1, atMs: nowMs }, this.max);
     return 0;
   }
 }

@@ -9,6 +9,7 @@
 // clear. Small bodies, almost every request, never count. Per process, in memory; at most MAX_ACCOUNTS
 // accounts remembered (the least recently seen go first).
 import { ApiError } from '../domain/errors.ts';
+import { setRecent } from './recent-map.ts';
 
 /** Bodies up to this many bytes never count (a quote or a create with its inputs is a few hundred). */
 export const FREE_BYTES = 16 * 1024;
@@ -42,12 +43,7 @@ export class BodyBudget {
         { 'retry-after': String(retry) },
       );
     }
-    this.clearAt.delete(accountId);
-    this.clearAt.set(accountId, from + bytes * msPerByte);
-    for (const k of this.clearAt.keys()) {
-      if (this.clearAt.size <= this.maxAccounts) break;
-      if (k !== accountId) this.clearAt.delete(k);
-    }
+    setRecent(this.clearAt, accountId, from + bytes * msPerByte, this.maxAccounts);
     return undefined;
   }
 }

@@ -13,6 +13,7 @@
 // coming). Per process, in memory; at most MAX_ACCOUNTS accounts remembered (the least recently seen go
 // first).
 import { ApiError } from '../domain/errors.ts';
+import { setRecent } from './recent-map.ts';
 
 export const MAX_WAIT_MS = 2_000;
 export const MAX_WAITING = 4;
@@ -68,15 +69,12 @@ export class UploadTurns {
         { 'retry-after': String(retry) },
       );
     }
-    this.accounts.delete(accountId);
-    this.accounts.set(accountId, {
-      next: next + cost * gap,
-      waiting: a.waiting + (wait > 0 ? 1 : 0),
-    });
-    for (const k of this.accounts.keys()) {
-      if (this.accounts.size <= this.maxAccounts) break;
-      if (k !== accountId) this.accounts.delete(k);
-    }
+    setRecent(
+      this.accounts,
+      accountId,
+      { next: next + cost * gap, waiting: a.waiting + (wait > 0 ? 1 : 0) },
+      this.maxAccounts,
+    );
     return wait;
   }
 
