@@ -28,6 +28,8 @@ export interface StripeFake {
   requests: { method: string; path: string; params: any }[];
   /** An event of `type` about `object`, as Stripe sends it. */
   event(type: string, object: any): any;
+  /** The `Stripe-Signature` header of `payload`, made now by the library's own helper. */
+  sign(payload: string): string;
   /** POSTs `payload` (signed unless `signature` is given) to the webhook URL. */
   deliver(
     payload: string,
@@ -122,11 +124,10 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
     request: { id: null, idempotency_key: null },
     type,
   });
+  fake.sign = (payload) =>
+    stripe.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret });
   fake.deliver = async (payload, o = {}) => {
-    const signature =
-      o.signature === undefined
-        ? stripe.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret })
-        : o.signature;
+    const signature = o.signature === undefined ? fake.sign(payload) : o.signature;
     const res = await fetch(o.url ?? fake.webhookUrl, {
       method: 'POST',
       body: payload,
