@@ -1,4 +1,5 @@
 // Stripe Checkout top-ups' variables (docs/billing.md): RENDERGATE_STRIPE_*, RENDERGATE_TOPUP_AMOUNTS.
+import { envReader } from './env-reader.ts';
 export interface StripeConfig {
   secretKey: string;
   webhookSecret: string;
@@ -8,6 +9,8 @@ export interface StripeConfig {
   api: { host: string; port: number; protocol: 'http' | 'https' } | null;
   /** The origin of Checkout pages, allowed as a form-action target of the Add credit page. */
   checkoutOrigin: string;
+  /** Requests to /webhooks/stripe per address a minute, before its signature check (0: any). */
+  webhookPerMinute: number;
 }
 
 /** The Stripe block of the configuration; null without both secrets. Problems go to `problems`. */
@@ -54,5 +57,12 @@ export function stripeConfig(env: NodeJS.ProcessEnv, problems: string[]): Stripe
   }
   if (!/^whsec_\S+$/.test(webhookSecret))
     problems.push('RENDERGATE_STRIPE_WEBHOOK_SECRET: must start with whsec_');
-  return { secretKey, webhookSecret, topupAmounts, api, checkoutOrigin };
+  // Stripe sends from a few addresses, a burst of events at most a few a second from each.
+  const webhookPerMinute = envReader(env, problems).int(
+    'RENDERGATE_STRIPE_WEBHOOK_REQUESTS_PER_MINUTE',
+    600,
+    0,
+    1_000_000,
+  );
+  return { secretKey, webhookSecret, topupAmounts, api, checkoutOrigin, webhookPerMinute };
 }

@@ -1,8 +1,10 @@
-// Stripe events received and verified, with their outcome, for the operator console (migrations/014).
+// Stripe events received and verified, with their outcome, for the operator console (migrations/014;
+// `kept` and `reinstated` since migrations/024).
 import type { Queryable } from './pool.ts';
 import { newId } from '../domain/ids.ts';
 
-export type StripeOutcome = 'credited' | 'duplicate' | 'ignored' | 'refused' | 'reversed';
+export type StripeOutcome =
+  'credited' | 'duplicate' | 'ignored' | 'refused' | 'reversed' | 'kept' | 'reinstated';
 
 export interface StripeEventRecord {
   eventId: string;

@@ -98,3 +98,20 @@ export async function topupOf(
 export async function notifyTopup(tx: Tx, sessionId: string): Promise<void> {
   await tx.query('SELECT pg_notify($1, $2)', [GENERATION_CHANGED_CHANNEL, `topup:${sessionId}`]);
 }
+
+/** The top-up of this session, locked; null when it has not been credited. */
+export async function lockTopupBySession(tx: Tx, sessionId: string): Promise<TopupRow | null> {
+  const { rows } = await tx.query<TopupDbRow>(
+    'SELECT * FROM topups WHERE session_id = $1 FOR UPDATE',
+    [sessionId],
+  );
+  return rows[0] ? view(rows[0]) : null;
+}
+
+/** The top-up of this session, if credited (not locked). */
+export async function topupOfSession(q: Queryable, sessionId: string): Promise<TopupRow | null> {
+  const { rows } = await q.query<TopupDbRow>('SELECT * FROM topups WHERE session_id = $1', [
+    sessionId,
+  ]);
+  return rows[0] ? view(rows[0]) : null;
+}

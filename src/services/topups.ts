@@ -11,6 +11,7 @@ import { ApiError } from '../domain/errors.ts';
 import { topupOf, type TopupRow } from '../db/topups.ts';
 import type { Waiters } from './waiters.ts';
 import { StripeEvents } from './stripe-events.ts';
+import { CheckoutSessions } from './checkout-sessions.ts';
 
 /** Stripe's own tolerance for the age of a signed event, in seconds. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -21,6 +22,7 @@ export class Topups {
   readonly checkoutOrigin: string;
   readonly events: StripeEvents;
   private stripe: Stripe;
+  private sessions: CheckoutSessions;
 
   constructor(
     private o: { db: Db; stripe: StripeConfig; publicUrl: string; waiters: Waiters; log: Logger },
@@ -29,7 +31,8 @@ export class Topups {
     this.checkoutOrigin = o.stripe.checkoutOrigin;
     this.stripe = new Stripe(o.stripe.secretKey, {
       ...(o.stripe.api ?? {}),
-      // One retry (the library's, with an idempotency key of its own), then a clear message: a person waits.
+      // One retry (the library's, under the session's own Idempotency-Key), then a clear message: a
+      // person waits.
       maxNetworkRetries: 1,
       timeout: 15_000,
       telemetry: false,
@@ -39,14 +42,17 @@ export class Topups {
       stripe: this.stripe,
       webhookSecret: o.stripe.webhookSecret,
       toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS,
+      offered: this.amounts,
       log: o.log,
     });
+    this.sessions = new CheckoutSessions({ db: o.db, stripe: this.stripe, log: o.log });
   }
 
   /**
    * Creates a Checkout Session of `amountCents` for the account and returns its URL. An amount that is
-   * not offered is refused before Stripe is asked; Stripe unreachable (or refusing) is a 503 whose
-   * message says nothing was charged. Nothing is written here: only the paid event credits.
+   * not offered is refused before Stripe is asked, and so is an account past its sessions an hour (429,
+   * checkout-sessions.ts); Stripe unreachable (or refusing) is a 503 whose message says nothing was
+   * charged. Only the session is recorded here: only the paid event credits.
    */
   async startCheckout(accountId: string, amountCents: number): Promise<string> {
     if (!this.amounts.includes(amountCents)) {
@@ -55,36 +61,20 @@ export class Topups {
       ]);
     }
     const base = this.o.publicUrl;
-    let session: Stripe.Checkout.Session;
-    try {
-      session = await this.stripe.checkout.sessions.create({
-        mode: 'payment',
-        line_items: [
-          {
-            quantity: 1,
-            price_data: {
-              currency: 'eur',
-              unit_amount: amountCents,
-              product_data: { name: 'Rendergate credit' },
-            },
+    const session = await this.sessions.create(accountId, 'payment', amountCents, {
+      line_items: [
+        {
+          quantity: 1,
+          price_data: {
+            currency: 'eur',
+            unit_amount: amountCents,
+            product_data: { name: 'Rendergate credit' },
           },
-        ],
-        client_reference_id: accountId,
-        metadata: { rendergate_account: accountId },
-        success_url: `${base}/credit/success?session_id={CHECKOUT_SESSION_ID}`,
-        cancel_url: `${base}/credit?cancelled=1`,
-      });
-    } catch (err) {
-      this.o.log.warn(
-        { err: { type: (err as Error).name, message: (err as Error).message } },
-        'Stripe Checkout Session not created',
-      );
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'Payments cannot be taken right now: Stripe could not be reached. ' +
-          'Nothing was charged; try again in a few minutes.',
-      );
-    }
+        },
+      ],
+      success_url: `${base}/credit/success?session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: `${base}/credit?cancelled=1`,
+    });
     if (!session.url)
       throw new ApiError(
         'SERVICE_UNAVAILABLE',

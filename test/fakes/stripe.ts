@@ -6,7 +6,8 @@
 //   `{ id: "cs_test_…", object: "checkout.session", mode, status: "open", payment_status: "unpaid",
 //   amount_total, currency, client_reference_id, metadata, success_url, cancel_url, url, … }`;
 //   a wrong key → 401, a missing or bad parameter → 400, each with Stripe's
-//   `{ error: { type, message, param? } }` body.
+//   `{ error: { type, message, param? } }` body; a repeated `Idempotency-Key` header gets the first
+//   answer again and creates nothing (docs.stripe.com/api/idempotent_requests).
 // - The hosted page at the session's `url` (`GET /c/pay/{id}`): a **Pay** button whose POST marks the
 //   session paid, redirects (303) to `success_url` with `{CHECKOUT_SESSION_ID}` filled in, and then
 //   sends the signed `checkout.session.completed` event to the webhook URL, as Stripe does after the
@@ -27,6 +28,8 @@ export interface StripeFake {
   requests: { method: string; path: string; params: any }[];
   /** An event of `type` about `object`, as Stripe sends it. */
   event(type: string, object: any): any;
+  /** The `Stripe-Signature` header of `payload`, made now by the library's own helper. */
+  sign(payload: string): string;
   /** POSTs `payload` (signed unless `signature` is given) to the webhook URL. */
   deliver(
     payload: string,
@@ -35,7 +38,8 @@ export interface StripeFake {
   /** A session of ours as paid: payment_status paid, status complete, with a PaymentIntent. */
   pay(sessionId: string, paymentStatus?: 'paid' | 'unpaid'): any;
   charge(session: any, refunded: number): any;
-  dispute(session: any, amount: number): any;
+  /** A dispute of the session's payment; the same `id` across events is the same dispute. */
+  dispute(session: any, amount: number, o?: { id?: string; status?: string }): any;
   close: () => Promise<void>;
 }
 
@@ -120,11 +124,10 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
     request: { id: null, idempotency_key: null },
     type,
   });
+  fake.sign = (payload) =>
+    stripe.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret });
   fake.deliver = async (payload, o = {}) => {
-    const signature =
-      o.signature === undefined
-        ? stripe.webhooks.generateTestHeaderString({ payload, secret: fake.webhookSecret })
-        : o.signature;
+    const signature = o.signature === undefined ? fake.sign(payload) : o.signature;
     const res = await fetch(o.url ?? fake.webhookUrl, {
       method: 'POST',
       body: payload,
@@ -163,17 +166,18 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
     payment_intent: s.payment_intent,
     status: 'succeeded',
   });
-  fake.dispute = (s, amount) => ({
-    id: rid('dp'),
+  fake.dispute = (s, amount, o = {}) => ({
+    id: o.id ?? rid('dp'),
     object: 'dispute',
     amount,
     currency: s.currency,
     charge: rid('ch'),
     payment_intent: s.payment_intent,
     reason: 'fraudulent',
-    status: 'needs_response',
+    status: o.status ?? 'needs_response',
   });
 
+  const idempotent = new Map<string, any>();
   const { base, close } = await listen(
     (req, res) =>
       void (async () => {
@@ -189,6 +193,10 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
           return stripeError(res, 401, 'Invalid API Key provided.');
         }
         if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
+          // Stripe answers a repeated Idempotency-Key with the first answer, creating nothing.
+          const key = req.headers['idempotency-key'];
+          const seen = typeof key === 'string' ? idempotent.get(key) : undefined;
+          if (seen) return send(res, 200, seen);
           const bad = checkCreate(params);
           if (bad) return stripeError(res, 400, bad.message, bad.param);
           const id = `cs_test_${crypto.randomBytes(16).toString('hex')}`;
@@ -219,6 +227,7 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
             expires_at: Math.floor(Date.now() / 1000) + 86_400,
           };
           fake.sessions.set(id, session);
+          if (typeof key === 'string') idempotent.set(key, session);
           return send(res, 200, session);
         }
         return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${url.pathname}).`);

@@ -244,7 +244,7 @@ export interface paths {
         put?: never;
         /**
          * Stripe's events for Checkout top-ups (only when Stripe is configured; else 404).
-         * @description Verified with the `Stripe-Signature` header over the raw body (300 s tolerance). A paid `checkout.session.completed` or `checkout.session.async_payment_succeeded` credits `amount_total` once per session; `charge.refunded` and `charge.dispute.created` of a top-up take it back (ledger kind `reversal`); other events change nothing. Answered only once the change is committed. See docs/billing.md.
+         * @description Verified with the `Stripe-Signature` header over the raw body (300 s tolerance); a body over 64 KiB is a 413, and each address has a budget of requests, taken before the signature is checked (429 past it). A paid `checkout.session.completed` or `checkout.session.async_payment_succeeded` of a session this service created credits the amount it was created with, once; refunds, disputes and a failed payment of a top-up take it back (ledger kind `reversal`), whatever their order (an early one is `kept` and applied with the credit), and a won dispute gives its part back once (`reinstated`). A signed event of an unexpected shape is a 400. Other events change nothing. Answered only once the change is committed. See docs/billing.md.
          */
         post: operations["receiveStripeEvent"];
         delete?: never;
@@ -2003,13 +2003,14 @@ export interface operations {
                         /** @constant */
                         received: true;
                         /** @enum {unknown} */
-                        outcome: "credited" | "duplicate" | "ignored" | "refused" | "reversed";
+                        outcome: "credited" | "duplicate" | "ignored" | "refused" | "reversed" | "kept" | "reinstated";
                     };
                 };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };

@@ -68,10 +68,15 @@ export function webhookPaths() {
         security: [],
         summary: "Stripe's events for Checkout top-ups (only when Stripe is configured; else 404).",
         description:
-          'Verified with the `Stripe-Signature` header over the raw body (300 s tolerance). A paid ' +
-          '`checkout.session.completed` or `checkout.session.async_payment_succeeded` credits `amount_total` once per ' +
-          'session; `charge.refunded` and `charge.dispute.created` of a top-up take it back (ledger kind `reversal`); ' +
-          'other events change nothing. Answered only once the change is committed. See docs/billing.md.',
+          'Verified with the `Stripe-Signature` header over the raw body (300 s tolerance); a body ' +
+          'over 64 KiB is a 413, and each address has a budget of requests, taken before the ' +
+          'signature is checked (429 past it). A paid `checkout.session.completed` or ' +
+          '`checkout.session.async_payment_succeeded` of a session this service created credits ' +
+          'the amount it was created with, once; refunds, disputes and a failed payment of a ' +
+          'top-up take it back (ledger kind `reversal`), whatever their order (an early one is ' +
+          '`kept` and applied with the credit), and a won dispute gives its part back once ' +
+          '(`reinstated`). A signed event of an unexpected shape is a 400. Other events change ' +
+          'nothing. Answered only once the change is committed. See docs/billing.md.',
         parameters: [
           { name: 'Stripe-Signature', in: 'header', required: true, schema: { type: 'string' } },
         ],
@@ -92,7 +97,17 @@ export function webhookPaths() {
                   additionalProperties: false,
                   properties: {
                     received: { const: true },
-                    outcome: { enum: ['credited', 'duplicate', 'ignored', 'refused', 'reversed'] },
+                    outcome: {
+                      enum: [
+                        'credited',
+                        'duplicate',
+                        'ignored',
+                        'refused',
+                        'reversed',
+                        'kept',
+                        'reinstated',
+                      ],
+                    },
                   },
                 },
               },
@@ -101,6 +116,7 @@ export function webhookPaths() {
           400: { $ref: '#/components/responses/Error400' },
           404: { $ref: '#/components/responses/Error404' },
           413: { $ref: '#/components/responses/Error413' },
+          429: { $ref: '#/components/responses/Error429' },
           500: { $ref: '#/components/responses/Error500' },
           503: { $ref: '#/components/responses/Error503' },
         },

@@ -251,14 +251,14 @@ describe('POST /webhooks/stripe', () => {
       amount_cents: 40,
       reason: `Stripe refund of Checkout ${first} (shortfall 960 cents)`,
     });
-    // A dispute of money already refunded takes nothing more.
+    // A dispute of money already refunded takes nothing more (news that moves no money).
     expect(
       (
         await fake.deliver(
           JSON.stringify(fake.event('charge.dispute.created', fake.dispute(paid, 1000))),
         )
       ).body.outcome,
-    ).toBe('duplicate');
+    ).toBe('ignored');
     // The shortfall blocks live renders (402) until made good.
     const blocked = await api.call('POST', '/v1/generations', {
       key,
