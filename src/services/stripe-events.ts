@@ -17,7 +17,7 @@ import {
   type StripeEventRecord,
   type StripeOutcome,
 } from '../db/stripe-events.ts';
-import { creditIn, reverseIn } from './ledger.ts';
+import { creditIn, reverseIn } from '../ledger/ledger.ts';
 
 type Recorded = Omit<StripeEventRecord, 'outcome' | 'detail'>;
 const CREDITING = new Set([
