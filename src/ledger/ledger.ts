@@ -4,7 +4,8 @@
 //   charge       a live create: price, balance, day cap and idempotency in the batched SQL function
 //                (sql/create_generations.sql through create-batch.ts), with a 'charge' entry;
 //   test record  a test key's create: the same call, counted against the key's day only, no money;
-//   refund       a render's price given back (refund.ts); a test render's takes back only its day;
+//   refund       a render's price given back, whole or in part (refund.ts); a test render's takes back
+//                only its day;
 //   credit       the operator's credit or a Stripe top-up, paying a shortfall first (credit.ts);
 //   reversal     a top-up refunded or disputed at Stripe, what the balance lacks left as a shortfall.
 // A new movement (a reinstatement, an auto-recharge) is one more operation here, beside these: its
@@ -15,11 +16,11 @@ import type { Lease } from '../db/lease.ts';
 import { newId } from '../domain/ids.ts';
 import { CreateBatcher, type CreateItem, type CreateOutcome } from './create-batch.ts';
 import { creditIn, reverseIn, type Credited } from './credit.ts';
-import { refundIn, type RefundReason } from './refund.ts';
+import { refundIn, refundPartIn, type RefundReason } from './refund.ts';
 
 export { creditIn, reverseIn, MAX_BALANCE_CENTS, type Credited } from './credit.ts';
 export type { ReversalResult } from './credit.ts';
-export { refundIn, type RefundReason } from './refund.ts';
+export { refundIn, refundPartIn, type RefundReason } from './refund.ts';
 export type { CreateOutcome } from './create-batch.ts';
 export { entriesOf, type EntryRow } from './entries.ts';
 
@@ -57,8 +58,8 @@ export class Ledger {
   }
 
   /**
-   * Refund, in a transaction of its own (refund.ts refundIn): the cents returned, or null when nothing
-   * changed.
+   * Refund of the whole price, in a transaction of its own (refund.ts refundIn): the cents returned,
+   * or null when nothing changed.
    */
   refund(
     id: string,
@@ -77,6 +78,11 @@ export class Ledger {
     reason: RefundReason,
   ): Promise<number | null> {
     return refundIn(tx, id, from, reason);
+  }
+
+  /** Refund of part of a succeeded render's price (refund.ts refundPartIn); null when refused. */
+  refundPart(id: string, amountCents: number, reason: string | null = null) {
+    return transaction(this.db, (tx) => refundPartIn(tx, id, amountCents, reason));
   }
 
   /** Credit: the operator adds `amountCents` (credit.ts creditIn). */
