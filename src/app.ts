@@ -12,7 +12,7 @@ import type { ModelBackend } from './backends/types.ts';
 import { ApiKeys } from './services/keys.ts';
 import { KeyResolver } from './services/key-resolver.ts';
 import { Accounts } from './services/accounts.ts';
-import { Ledger } from './services/ledger.ts';
+import { Ledger } from './ledger/ledger.ts';
 import { OpsProbe } from './services/ops.ts';
 import { Sessions } from './services/sessions.ts';
 import { StudioAccounts } from './services/studio-accounts.ts';

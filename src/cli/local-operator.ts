@@ -7,7 +7,7 @@ import { addCredit, createAccount, listAccounts, resolveAccount } from '../servi
 import { inviteLink, resetLink } from '../services/invites.ts';
 import { createKey, revokeKey } from '../services/keys.ts';
 import { Generations } from '../services/generations.ts';
-import { Ledger } from '../services/ledger.ts';
+import { Ledger } from '../ledger/ledger.ts';
 import { recordedPublicUrl } from '../services/server-info.ts';
 import { parseLimit } from '../services/paging.ts';
 import { CliError } from './cli-error.ts';

@@ -1,5 +1,5 @@
-// The statements on `accounts`. Balances change only through services/ledger.ts, which pairs each
-// change with its ledger entry in one transaction.
+// The statements on `accounts`, reads of the balance included. The balance and the shortfall change
+// only through the ledger (src/ledger/), which pairs each change with its entry in one transaction.
 import type { Queryable } from './pool.ts';
 
 export interface AccountRow {
@@ -49,35 +49,9 @@ export async function balanceOf(q: Queryable, id: string): Promise<number> {
   return rows[0]?.balance_cents ?? 0;
 }
 
-/**
- * Adds `cents` to the balance, guarded so that it stays at most `max`; the new balance, or null when
- * the account is missing or the guard refused.
- */
-export async function addToBalance(
-  q: Queryable,
-  id: string,
-  cents: number,
-  max: number,
-): Promise<number | null> {
-  const { rows } = await q.query<{ balance_cents: number }>(
-    `UPDATE accounts SET balance_cents = balance_cents + $2
-     WHERE id = $1 AND balance_cents <= $3::bigint - $2::bigint RETURNING balance_cents`,
-    [id, cents, max],
-  );
-  return rows[0]?.balance_cents ?? null;
-}
-
-/** Returns cents to the balance (a refund: the charge it returns was taken from this balance). */
 /** Locks the account FOR KEY SHARE (as a foreign key check would), so as to take it before other rows. */
 export async function shareAccount(q: Queryable, id: string): Promise<void> {
   await q.query('SELECT 1 FROM accounts WHERE id = $1 FOR KEY SHARE', [id]);
-}
-
-export async function returnToBalance(q: Queryable, id: string, cents: number): Promise<void> {
-  await q.query('UPDATE accounts SET balance_cents = balance_cents + $2 WHERE id = $1', [
-    id,
-    cents,
-  ]);
 }
 
 /** Up to 50 accounts whose email contains `q` (taken literally) or whose id is `q`; all when `q` is ''. */

@@ -1,5 +1,5 @@
 // LISTEN/NOTIFY channels: a new job (payload: model id), a cancelled generation (payload: its id), and a
-// generation whose visible state changed (payload: its id; sent by a trigger, migrations/004). The last
+// generation whose visible state changed (payload: its id; sent by a trigger, migrations/005, 008). The last
 // also carries, to the API processes that already LISTEN on it, the streamed text of chat renders of
 // other processes (payload `text:<id> …`, src/queue/live-text.ts).
 export const JOBS_CHANNEL = 'rendergate_jobs';

@@ -1,7 +1,8 @@
 // A consistent logical copy of the database while the service runs: one REPEATABLE READ, READ ONLY
 // transaction (one snapshot, as pg_dump takes it) COPYs every table of the public schema to a file.
 // The schema itself is not copied: a restore rebuilds it by applying the very migrations the snapshot
-// had applied (listed in the manifest), then loads the rows.
+// had applied (listed in the manifest), then loads the rows. The migrator's bookkeeping is not
+// copied: the next start applies the SQL function files (db/sql-functions.ts) to the restored schema.
 //
 // Why not pg_dump: the embedded server is PostgreSQL 18 and no pg_dump 18 can be installed from the
 // registries this project uses (the Postgres npm packages ship only initdb, pg_ctl and postgres; Debian
@@ -87,7 +88,7 @@ async function tablesInLoadOrder(
      FROM pg_class c
      JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'public'
      JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-     WHERE c.relkind = 'r' AND c.relname <> 'schema_migrations'
+     WHERE c.relkind = 'r' AND c.relname NOT IN ('schema_migrations', 'schema_functions')
      GROUP BY c.oid, c.relname ORDER BY c.relname`,
   );
   const byName = new Map(rows.map((r) => [r.name, r]));

@@ -1,10 +1,9 @@
 // What a render attempt writes on its generation, each statement guarded by the attempt's fencing
 // token (lease.ts): lease renewal, progress, success, retry, the hand-back at shutdown or over an
-// account's limit, and the transitions that return a charge (the money itself moves in
-// services/ledger.ts, in the same transaction).
-import type { Queryable, Tx } from './pool.ts';
+// account's limit. Its failure, which returns the charge, is a refund of the ledger (ledger/refund.ts),
+// under the same guard.
+import type { Queryable } from './pool.ts';
 import { leaseGuard, type Lease } from './lease.ts';
-import type { RenderFailureCode } from '../domain/render-failures.ts';
 
 /** Renews the attempt's lease; false when the attempt no longer holds its (live) generation. */
 export async function renewLease(
@@ -126,45 +125,4 @@ export async function undoClaims(
   jobs: Array<{ id: string; attempt: number }>,
 ): Promise<void> {
   await q.query(HAND_BACK, [jobs.map((j) => j.id), owner, jobs.map((j) => j.attempt)]);
-}
-
-export interface RefundReason {
-  status: 'failed' | 'refunded';
-  code: RenderFailureCode;
-  message: string;
-}
-
-/** What a refunding transition returns: whose charge, on which day of which key. */
-export interface RefundedRow {
-  account_id: string;
-  key_id: string | null;
-  usage_day: string | null;
-  cost_cents: number;
-  mode: string;
-}
-
-/**
- * Moves a generation from `from` to a refunded final status (refunded_cents = its cost); null (and
- * nothing changed) when it is no longer in `from` (or, with `lease`, when that attempt no longer holds
- * it). Only services/ledger.ts calls this: the money moves in the same transaction.
- */
-export async function refundTransition(
-  tx: Tx,
-  id: string,
-  from: 'queued' | 'succeeded',
-  reason: RefundReason,
-  lease?: Lease,
-): Promise<RefundedRow | null> {
-  const set = `UPDATE generations SET status = $2, refunded_cents = cost_cents, error_code = $3, error_message = $4,
-       completed_at = coalesce(completed_at, now()), lease_owner = NULL, lease_until = NULL`;
-  const returning = 'RETURNING account_id, key_id, usage_day, cost_cents, mode';
-  const values = [id, reason.status, reason.code, reason.message.slice(0, 2000)];
-  const { rows } = lease
-    ? await tx.query(`${set} WHERE ${leaseGuard('$1', '$5', '$6')} ${returning}`, [
-        ...values,
-        lease.owner,
-        lease.attempt,
-      ])
-    : await tx.query(`${set} WHERE id = $1 AND status = $5 ${returning}`, [...values, from]);
-  return (rows[0] as RefundedRow | undefined) ?? null;
 }

@@ -1,7 +1,7 @@
-// The statements on `generations` for the API and the housekeeping: create (the SQL function that
-// charges, migrations/006 and 011), reads, the owner's cancel and delete, and the removal of files. The
-// queue's statements are in generations-claim.ts (claiming) and generations-attempt.ts (what an attempt
-// writes under its lease).
+// The statements on `generations` for the API and the housekeeping: reads, the owner's cancel and
+// delete, and the removal of files. A create is the ledger's charge (ledger/create-statements.ts, the
+// SQL function in ledger/sql/create_generations.sql); the queue's statements are in
+// generations-claim.ts (claiming) and generations-attempt.ts (what an attempt writes under its lease).
 import type { Queryable, Tx } from './pool.ts';
 
 /** The columns of the public view (services/generation-view.ts). */
@@ -26,60 +26,6 @@ export const QUEUE_POSITION = (
      AND w.started_at IS NULL AND w.id < ${g}.id LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position`;
 
 export type Row = Record<string, unknown>;
-
-// Each created render's place among its model's waiting renders, in the same statement: counted in the
-// statement's snapshot, which does not see this batch's own rows (the batcher adds those).
-const CREATE_BATCH = `
-SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
-  CASE WHEN c.outcome = 'created' THEN (SELECT count(*)::int FROM (SELECT 1 FROM generations w
-    WHERE w.model_id = ($3::text[])[c.idx + 1] AND w.status = 'queued' AND w.started_at IS NULL
-      AND w.id < c.generation_id
-    LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position
-FROM rendergate_create_generations($1, $2) c`;
-
-/**
- * One call of rendergate_create_generations: charges, enqueues and records the idempotency key of each
- * item (a JSON array, see the function), one row per item.
- */
-export async function createGenerations<T extends object>(
-  q: Queryable,
-  itemsJson: string,
-  timeZone: string,
-  modelIds: string[],
-): Promise<T[]> {
-  const { rows } = await q.query<T & Row>({
-    name: 'gen-create-batch',
-    text: CREATE_BATCH,
-    values: [itemsJson, timeZone, modelIds],
-  });
-  return rows;
-}
-
-// A create with a chat request's messages (migrations/016): the generation and its messages in one
-// statement, so they exist as soon as the render can be claimed (the foreign key is checked at the
-// statement's end, when the generation exists).
-const CREATE_WITH_MESSAGES = `
-WITH c AS (${CREATE_BATCH}),
-  m AS (INSERT INTO generation_messages (generation_id, messages)
-        SELECT generation_id, $4::jsonb FROM c WHERE outcome IN ('created', 'created_final')
-        ON CONFLICT DO NOTHING)
-SELECT * FROM c`;
-
-/** createGenerations() of one item, with its chat messages (a JSON array) stored beside it. */
-export async function createGenerationWithMessages<T extends object>(
-  q: Queryable,
-  itemsJson: string,
-  timeZone: string,
-  modelIds: string[],
-  messagesJson: string,
-): Promise<T[]> {
-  const { rows } = await q.query<T & Row>({
-    name: 'gen-create-chat',
-    text: CREATE_WITH_MESSAGES,
-    values: [itemsJson, timeZone, modelIds, messagesJson],
-  });
-  return rows;
-}
 
 /**
  * A replay's row with its queue position: the renders of its model created before it and neither

@@ -1,5 +1,5 @@
 // The statements on `idempotency_keys` outside the create (rendergate_create_generations,
-// migrations/006, writes and replays them).
+// src/ledger/sql/create_generations.sql, writes and replays them).
 import type { Queryable } from './pool.ts';
 
 /** Prunes records older than `hours`, at most 5,000 a call. */

@@ -1,6 +1,5 @@
-// The statements on `key_day_usage`: what each key spent on each day of its daily cap. A charge
-// adds to it inside rendergate_create_generations (migrations/006); a refund takes its charge back
-// here.
+// Reads of `key_day_usage`: what each key spent on each day of its daily cap. Only the ledger writes
+// it (src/ledger/): a charge adds to it in rendergate_create_generations, a refund takes back.
 import type { Queryable } from './pool.ts';
 
 /** What the key has spent today (charges minus refunds), and when today ends in the cap's zone. */
@@ -17,17 +16,4 @@ export async function spentToday(
     values: [keyId, timeZone],
   });
   return { spent: rows[0].spent, resetsAt: rows[0].resets_at };
-}
-
-/** Takes a refunded charge back from the day it was counted on. */
-export async function takeBack(
-  q: Queryable,
-  keyId: string,
-  day: string,
-  cents: number,
-): Promise<void> {
-  await q.query(
-    'UPDATE key_day_usage SET spent_cents = spent_cents - $3 WHERE key_id = $1 AND day = $2',
-    [keyId, day, cents],
-  );
 }

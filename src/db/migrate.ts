@@ -1,9 +1,11 @@
 // Numbered, forward-only SQL migrations, applied at start under an advisory lock so that processes
-// starting at the same moment apply each one exactly once.
+// starting at the same moment apply each one exactly once. They change the schema; the current body of
+// each SQL function is a file of its own (sql-functions.ts), applied after them under the same lock.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './pool.ts';
+import { applyFunctionFiles, functionFiles, type FunctionFile } from './sql-functions.ts';
 
 const MIGRATIONS_DIR = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -19,11 +21,16 @@ export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
     .sort();
 }
 
-/** `only`: apply just these (a restore rebuilds the schema its backup had, no further). */
+/**
+ * Applies the pending migrations, then the function files that need it; returns the names applied.
+ * `only`: apply just these migrations and no function file (a restore rebuilds the schema its backup
+ * had, no further; the next start applies the files).
+ */
 export async function migrate(
   db: Db,
   dir = MIGRATIONS_DIR,
   only?: ReadonlySet<string>,
+  functions: FunctionFile[] = functionFiles(),
 ): Promise<string[]> {
   const files = migrationFiles(dir).filter((f) => !only || only.has(f));
   const client = await db.connect();
@@ -51,6 +58,7 @@ export async function migrate(
       }
       applied.push(file);
     }
+    if (!only) applied.push(...(await applyFunctionFiles(client, functions, applied.length > 0)));
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
     client.release();

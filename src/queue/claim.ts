@@ -19,7 +19,7 @@
 // batch counts its first as running and as just served. Jobs of limited models are not claimed by
 // that statement (its snapshot cannot see a claim committed while it runs); it stops at the first
 // one in rank order and hands it to the locked path above, and the batch goes on after it.
-import type { Db, Tx } from '../db/pool.ts';
+import { transaction, type Db, type Tx } from '../db/pool.ts';
 import {
   claimBatch,
   claimOne,
@@ -140,30 +140,18 @@ export class Claimer {
   }
 
   private async claimLimited(id: string, modelId: string): Promise<ClaimedJob | null> {
-    const tx = await this.db.connect();
-    try {
-      await tx.query('BEGIN');
+    return transaction(this.db, async (tx) => {
       await lockModel(tx, modelId);
       // Counted after the lock, in a snapshot that sees every claim of this model committed before
       // it.
       const limit = this.limits.get(modelId);
       const pool = this.pools.get(modelId);
-      let job: ClaimedJob | null = null;
       // A pooled model without a model-wide limit is bounded by its servers alone (counted in
       // claimOnServer).
       const below = limit === undefined || (await runningOfModel(tx, modelId)) < limit;
-      if (below && pool) job = await this.claimOnServer(tx, id, modelId, pool);
-      else if (below) {
-        job = await this.claimOne(tx, id, null);
-      }
-      await tx.query('COMMIT');
-      return job;
-    } catch (e) {
-      await tx.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      tx.release();
-    }
+      if (!below) return null;
+      return pool ? this.claimOnServer(tx, id, modelId, pool) : this.claimOne(tx, id, null);
+    });
   }
 
   /**

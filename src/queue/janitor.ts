@@ -5,7 +5,7 @@
 // promises at least 24 h; the hour more is margin) and stale rate-limit windows and webhook deliveries
 // finished over 30 days ago are pruned.
 import type { Logger } from 'pino';
-import { transaction, type Db } from '../db/pool.ts';
+import type { Db } from '../db/pool.ts';
 import { unlessBackingUp } from '../db/backup-lock.ts';
 import {
   filesToPurge,
@@ -24,7 +24,7 @@ import { pruneAttempts } from '../db/studio-attempts.ts';
 import type { Storage } from '../storage/storage.ts';
 import { isSharedTestOutput } from './test-stored.ts';
 import { removeOrphans } from './orphans.ts';
-import type { Refunder } from './types.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 
 const IDEMPOTENCY_KEEP_HOURS = 25;
 const ORPHAN_SWEEP_EVERY_MS = 10 * 60_000;
@@ -37,11 +37,11 @@ export class Janitor {
   private db: Db;
   private storage: Storage;
   private log: Logger;
-  private ledger: Refunder;
+  private ledger: Ledger;
   private everyMs: number;
 
-  /** `ledger`: the refunds of renders past their deadline (services/ledger.ts); `everyMs`: the sweep's period. */
-  constructor(o: { db: Db; storage: Storage; log: Logger; ledger: Refunder; everyMs?: number }) {
+  /** `ledger`: the refunds of renders past their deadline; `everyMs`: the sweep's period. */
+  constructor(o: { db: Db; storage: Storage; log: Logger; ledger: Ledger; everyMs?: number }) {
     ({ db: this.db, storage: this.storage, log: this.log, ledger: this.ledger } = o);
     this.everyMs = o.everyMs ?? 5_000;
   }
@@ -98,13 +98,11 @@ export class Janitor {
   async sweep(): Promise<void> {
     try {
       for (const id of await pastDeadline(this.db)) {
-        const done = await transaction(this.db, (tx) =>
-          this.ledger.refund(tx, id, 'queued', {
-            status: 'failed',
-            code: 'RENDER_DEADLINE_EXCEEDED',
-            message: 'The render did not finish before its deadline.',
-          }),
-        );
+        const done = await this.ledger.refund(id, 'queued', {
+          status: 'failed',
+          code: 'RENDER_DEADLINE_EXCEEDED',
+          message: 'The render did not finish before its deadline.',
+        });
         if (done !== null)
           this.log.warn({ generationId: id }, 'render passed its deadline; failed and refunded');
       }

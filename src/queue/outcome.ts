@@ -4,13 +4,14 @@
 // nothing.
 import type { Logger } from 'pino';
 import { RenderError, type ModelBackend } from '../backends/types.ts';
-import { transaction, type Db } from '../db/pool.ts';
+import type { Db } from '../db/pool.ts';
 import { retryLater, succeedWithFile, succeedWithText } from '../db/generations-attempt.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { attemptOutputKey, earlierAttemptOutputKeys } from '../storage/output-keys.ts';
 import type { Storage } from '../storage/storage.ts';
-import type { ClaimedJob, Refunder } from './types.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { ClaimedJob } from './types.ts';
 
 const textTooLarge = (limit: number) =>
   new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${limit} bytes.`, false);
@@ -19,7 +20,7 @@ export interface OutcomeOptions {
   db: Db;
   storage: Storage;
   catalog: Catalog;
-  ledger: Refunder;
+  ledger: Ledger;
   log: Logger;
   metrics: Metrics;
   /** Seconds a stored output is kept after the render (0 = forever): its expires_at. */
@@ -139,9 +140,7 @@ export class AttemptOutcome {
         );
       }
       const reason = { status: 'failed' as const, code: err.code, message: err.message };
-      const refunded = await transaction(this.o.db, (tx) =>
-        this.o.ledger.refund(tx, job.id, 'queued', reason, job.lease),
-      );
+      const refunded = await this.o.ledger.refund(job.id, 'queued', reason, job.lease);
       if (refunded === null) return false;
       this.o.metrics.renders.inc({ model: job.model_id, status: 'failed' });
       this.o.metrics.refundedCents.inc(refunded);

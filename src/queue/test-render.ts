@@ -1,16 +1,18 @@
-// Test renders (docs/api.md "Test keys"): the API process that created one makes its result at once,
-// without a worker or a backend. When the result is at hand (text, or a file made and stored before)
-// and no webhook endpoint of its account waits for the events of a change, the create itself records
-// it final, in its own statement (migrations/019): one write and one commit, as a live create. The
-// others are recorded like a render: started, then succeeded (or, for an input asking for
-// `rendergate:fail`, refunded with MODEL_FAILED), each change with its webhook event and its change
-// notification, so polls, `Prefer: wait`, cancel and DELETE behave as for live renders.
-// Test renders are never claimed by workers (migrations/014); one whose process died before finishing
-// it is ended by the janitor at its deadline, like any render stuck past its own.
+// Test renders (docs/api.md "Test keys"): the API process that created one makes its result at
+// once, without a worker or a backend. When the result is at hand (text, or a file made and stored
+// before) and no webhook endpoint of its account waits for the events of a change, the create itself
+// records it final, in its own statement (the ledger's test record,
+// src/ledger/sql/create_generations.sql): one write and one commit, as a live create. The others are
+// recorded like a render: started, then succeeded (or, for an input asking for `rendergate:fail`,
+// refunded with MODEL_FAILED), each change with its webhook event and its change notification, so
+// polls, `Prefer: wait`, cancel and DELETE behave as for live renders.
+// Test renders are never claimed by workers (created with run_after 'infinity'); one whose process
+// died before finishing it is ended by the janitor at its deadline, like any render stuck past its
+// own.
 import type { Logger } from 'pino';
-import { transaction, type Db } from '../db/pool.ts';
+import type { Db } from '../db/pool.ts';
 import { finishTestRenders, startTestRenders, type TestOutput } from '../db/generations-test.ts';
-import type { Refunder } from './types.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../domain/catalog.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -43,10 +45,10 @@ export interface TestRenderJob {
 }
 
 /**
- * Most test renders are recorded final by their create (resultNow, migrations/019): those whose result
- * is at hand and whose account has no endpoint for the events of a change. The others wait in this
- * process and are made a batch at a time: their outputs found (a file's is a
- * stored object shared by every test render of the same content: test-stored.ts), then recorded in two
+ * Most test renders are recorded final by their create (resultNow, the ledger's test record): those
+ * whose result is at hand and whose account has no endpoint for the events of a change. The others
+ * wait in this process and are made a batch at a time: their outputs found (a file's is a stored
+ * object shared by every test render of the same content: test-stored.ts), then recorded in two
  * statements, each its own transaction: one marks started those whose account has an endpoint for
  * `generation.started` (the event needs a change of its own), the next finishes the succeeded ones
  * (and sets the others' started_at with it). A failing one (rendergate:fail, its file not stored)
@@ -71,8 +73,8 @@ export class TestRenders {
       storage: Storage;
       log: Logger;
       outputRetentionSeconds: number;
-      /** The refund of a failing test render (services/ledger.ts: for a test render, only its key's day). */
-      ledger: Refunder;
+      /** The refund of a failing test render (for a test render, only its key's day). */
+      ledger: Ledger;
       /** Called before each test render is recorded (tests hold a render here to cancel it while queued). */
       beforeFinish?: (id: string) => Promise<void>;
     },
@@ -82,8 +84,8 @@ export class TestRenders {
 
   /**
    * The result of a test render of `modelId` with `inputs` if it is at hand now, for its create to
-   * record it (migrations/019): the text, or a file made and stored already (a stored object named
-   * only within its refresh time, test-stored.ts). Null when it fails (rendergate:fail), when its file
+   * record it: the text, or a file made and stored already (a stored object named only within its
+   * refresh time, test-stored.ts). Null when it fails (rendergate:fail), when its file
    * is still to be made or (again) stored, or when renders are held before they are recorded (tests):
    * the render is then made after its create, by `start`, which makes and stores that file for the
    * next ones.
@@ -157,9 +159,7 @@ export class TestRenders {
     }
     await finishTestRenders(this.o.db, done, this.o.outputRetentionSeconds);
     for (const f of failed)
-      await transaction(this.o.db, (tx) =>
-        this.o.ledger.refund(tx, f.id, 'queued', { status: 'refunded', ...f.failure }),
-      );
+      await this.o.ledger.refund(f.id, 'queued', { status: 'refunded', ...f.failure });
   }
 
   /** Finishes the batch under way; renders not begun stay queued until their deadline (the janitor). */

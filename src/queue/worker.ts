@@ -31,7 +31,8 @@ import {
   type AttemptDeps,
   type Running,
 } from './attempt.ts';
-import type { ClaimedJob, Refunder } from './types.ts';
+import type { ClaimedJob } from './types.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 import { handBackAtShutdown } from '../db/generations-attempt.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
@@ -51,8 +52,8 @@ export interface WorkerOptions {
    */
   claimDb: Db;
   databaseUrl: string;
-  /** The refunds of failed renders (services/ledger.ts). */
-  ledger: Refunder;
+  /** The refunds of failed renders. */
+  ledger: Ledger;
   catalog: Catalog;
   backendFor: (model: ModelDef) => ModelBackend;
   storage: Storage;

@@ -1,5 +1,5 @@
-// Accounts, and what the operator API, the studio and GET /me read of them. Their money is in
-// ledger.ts (every balance change goes through it).
+// Accounts, and what the operator API, the studio and GET /me read of them, their ledger's history
+// included. Their money moves only through the ledger (src/ledger/).
 import { ApiError } from '../domain/errors.ts';
 import type { Db, Queryable } from '../db/pool.ts';
 import { isId, newId } from '../domain/ids.ts';
@@ -12,11 +12,20 @@ import {
 } from '../db/accounts.ts';
 import { spentToday } from '../db/key-day-usage.ts';
 import { spendOf } from '../db/generations.ts';
-import { credit, history, type LedgerEntry } from './ledger.ts';
+import { credit, entriesOf } from '../ledger/ledger.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { inviteLink, resetLink } from './invites.ts';
 
-export { MAX_BALANCE_CENTS, type LedgerEntry } from './ledger.ts';
+export { MAX_BALANCE_CENTS } from '../ledger/ledger.ts';
+
+export interface LedgerEntry {
+  id: string;
+  kind: string;
+  amountCents: number;
+  generationId?: string;
+  reason?: string;
+  createdAt: string;
+}
 
 export interface AccountView {
   id: string;
@@ -56,11 +65,30 @@ export async function getAccount(db: Queryable, id: string): Promise<AccountView
   return view(row);
 }
 
-/** The operator's credit (ledger.ts credit). */
+/** The operator's credit (the ledger's credit). */
 export const addCredit = credit;
 
-/** The account's ledger, a page at a time (ledger.ts history). */
-export const listLedger = history;
+/** The account's ledger entries, newest first, a page at a time. */
+export async function listLedger(
+  db: Queryable,
+  accountId: string,
+  limit: number,
+  cursor: string | null,
+): Promise<Page<LedgerEntry>> {
+  if (!(await accountById(db, accountId)))
+    throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
+  const after = cursor === null ? null : decodeCursor(cursor);
+  const rows = await entriesOf(db, accountId, after, limit + 1);
+  const data = rows.slice(0, limit).map((r) => ({
+    id: r.id,
+    kind: r.kind,
+    amountCents: r.amount_cents,
+    ...(r.generation_id ? { generationId: r.generation_id } : {}),
+    ...(r.reason ? { reason: r.reason } : {}),
+    createdAt: r.created_at.toISOString(),
+  }));
+  return { data, nextCursor: rows.length > limit ? encodeCursor(data[data.length - 1].id) : null };
+}
 
 export interface SpendRow {
   label: string;
@@ -98,7 +126,7 @@ export class Accounts {
   }
 
   ledger(id: string, limit: number, cursor: string | null): Promise<Page<LedgerEntry>> {
-    return history(this.db, id, limit, cursor);
+    return listLedger(this.db, id, limit, cursor);
   }
 
   /** What the key has spent today (charges minus refunds), and when today ends in the cap's zone. */

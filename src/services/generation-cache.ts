@@ -1,6 +1,6 @@
 // Generations recently read, kept in memory so that a client polling one answers without the database.
 //
-// Kept correct by the database: a trigger (migrations/004) notifies GENERATION_CHANGED_CHANNEL with the
+// Kept correct by the database: a trigger (migrations/005, 008) notifies GENERATION_CHANGED_CHANNEL with the
 // id whenever an update changes anything a client can see (status, money, output, deletion), from any
 // process, and every process drops its copy when the notification arrives. The cache serves only while
 // its LISTEN connection is up; when the connection drops it is emptied and bypassed until it is back,

@@ -1,4 +1,4 @@
-// Creating a render: price, charge and enqueue in one transaction (through the ledger), with the
+// Creating a render: price, then charge and enqueue in one statement (the ledger's charge), with the
 // Idempotency-Key's replay, and the 202 body of the generation as it was then.
 import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
@@ -18,7 +18,7 @@ import { currentTraceParent, inSpan } from '../tracing/trace.ts';
 import { generationView, type GenerationRow } from './generation-view.ts';
 import type { Uploads } from './uploads.ts';
 import type { KeyMode, KeyRecord } from './keys.ts';
-import type { Ledger } from './ledger.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 import { refusal } from './refusal.ts';
 
 /** How long a test render may stay queued before the janitor ends it (its process died first). */
@@ -43,7 +43,7 @@ export interface GenerationCreateOptions {
   db: Db;
   catalog: Catalog;
   config: Config;
-  /** Charges (services/ledger.ts). */
+  /** Charges and test records (the ledger's). */
   ledger: Ledger;
   metrics?: Metrics;
   /** Makes the results of test keys' renders (API processes). */
@@ -102,33 +102,35 @@ export class GenerationCreate {
     const test = mode === 'test';
     // The create's span: its traceparent goes on the row, the worker's spans' parent (docs/operations.md).
     const span = { attributes: { 'rendergate.generation_id': id, 'rendergate.model_id': def.id } };
-    // A test render's result at hand: recorded by the create itself, final at once (migrations/019).
+    // A test render's result at hand: recorded by the create itself, final at once (the ledger's
+    // test record, src/ledger/sql/create_generations.sql).
     const out = test ? this.o.testRenders?.resultNow(def.id, inputs) : null;
+    const item = {
+      id,
+      accountId: key.accountId,
+      keyId: key.id,
+      idempotencyKey,
+      requestHash,
+      modelId: def.id,
+      inputs,
+      cost,
+      dailyCapCents: key.dailyCapCents,
+      deadlineSeconds: test ? TEST_DEADLINE_SECONDS : def.timeLimitSeconds * def.maxAttempts + 3600,
+      traceParent: currentTraceParent(),
+    };
     const made = await inSpan('generation.create', span, () =>
-      this.o.ledger.charge(
-        {
-          id,
-          ledgerId: newId('led'),
-          accountId: key.accountId,
-          keyId: key.id,
-          idempotencyKey,
-          requestHash,
-          modelId: def.id,
-          inputs,
-          cost,
-          dailyCapCents: key.dailyCapCents,
-          mode,
-          short: test && asks(inputs, INSUFFICIENT_MARK),
-          deadlineSeconds: test
-            ? TEST_DEADLINE_SECONDS
-            : def.timeLimitSeconds * def.maxAttempts + 3600,
-          traceParent: currentTraceParent(),
-          ...(out
-            ? { testResult: { out, keepSeconds: this.o.config.outputRetentionSeconds } }
-            : {}),
-        },
-        messages,
-      ),
+      test
+        ? this.o.ledger.recordTest(
+            {
+              ...item,
+              short: asks(inputs, INSUFFICIENT_MARK),
+              ...(out
+                ? { testResult: { out, keepSeconds: this.o.config.outputRetentionSeconds } }
+                : {}),
+            },
+            messages,
+          )
+        : this.o.ledger.charge(item, messages),
     );
     switch (made.outcome) {
       case 'refused':

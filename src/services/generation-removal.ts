@@ -20,13 +20,13 @@ import { isSharedTestOutput } from '../queue/test-stored.ts';
 import { generationView, type GenerationRow } from './generation-view.ts';
 import type { KeyMode } from './keys.ts';
 import type { GenerationCache } from './generation-cache.ts';
-import type { Ledger } from './ledger.ts';
+import type { Ledger } from '../ledger/ledger.ts';
 
 export interface GenerationRemovalOptions {
   db: Db;
   config: Config;
   storage: Storage;
-  /** Refunds (services/ledger.ts). */
+  /** Refunds (the ledger's). */
   ledger: Ledger;
   metrics?: Metrics;
   /** Polls answered from memory: a changed generation's copy is dropped. */
@@ -78,7 +78,7 @@ export class GenerationRemoval {
     if (!row) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     let refunded: number | null = null;
     if (row.status === 'queued') {
-      refunded = await this.o.ledger.refund(tx, id, 'queued', {
+      refunded = await this.o.ledger.refundIn(tx, id, 'queued', {
         status: 'refunded',
         code: 'CANCELLED',
         message: 'The render was cancelled by its owner.',
@@ -118,7 +118,7 @@ export class GenerationRemoval {
 
   async adminRefund(id: string) {
     const row = await transaction(this.o.db, async (tx) => {
-      const ok = await this.o.ledger.refund(tx, id, 'succeeded', {
+      const ok = await this.o.ledger.refundIn(tx, id, 'succeeded', {
         status: 'refunded',
         code: 'REFUNDED_BY_OPERATOR',
         message: 'The charge was returned by the operator.',

@@ -17,7 +17,7 @@ import { insertTopup, lockTopupBySession, notifyTopup, topupOfSession } from '..
 import { lockPayment } from '../db/stripe-payments.ts';
 import type { SessionIn } from './stripe-event-shape.ts';
 import { settleTopup, type Handled } from './stripe-settle.ts';
-import { creditIn } from './ledger.ts';
+import { creditIn } from '../ledger/ledger.ts';
 
 /** How long after recording began (migrations/024) a session not recorded may still count. */
 const LEGACY_WINDOW_S = 24 * 3600;

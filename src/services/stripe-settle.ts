@@ -15,7 +15,7 @@ import { lockTopupByPayment, setReversed, type TopupRow } from '../db/topups.ts'
 import { lockPayment, noteDispute, openDisputes } from '../db/stripe-payments.ts';
 import type { StripeOutcome } from '../db/stripe-events.ts';
 import type { ChargeIn, DisputeIn } from './stripe-event-shape.ts';
-import { reinstateIn, reverseIn } from './ledger.ts';
+import { reinstateIn, reverseIn } from '../ledger/ledger.ts';
 
 /** What an event did, as recorded in stripe_events. */
 export interface Handled {

@@ -24,12 +24,14 @@ const CHECKS: Record<string, string> = {
     LEFT JOIN (SELECT generation_id, count(*) AS n, sum(amount_cents) AS amount FROM ledger_entries WHERE kind = 'charge' GROUP BY generation_id) c
       ON c.generation_id = g.id
     WHERE g.cost_cents > 0 AND g.mode = 'live' AND (c.n IS DISTINCT FROM 1 OR c.amount <> g.cost_cents)`,
-  'a refund exactly when failed or refunded, never above the charge': `
+  // Refunds of part (src/ledger/refund.ts) only while succeeded; failed or refunded: all of it.
+  'refunds add up to what the render had returned, never above the charge': `
     SELECT g.id FROM generations g
-    LEFT JOIN (SELECT generation_id, count(*) AS n, sum(amount_cents) AS amount FROM ledger_entries WHERE kind = 'refund' GROUP BY generation_id) r
+    LEFT JOIN (SELECT generation_id, sum(amount_cents) AS amount FROM ledger_entries WHERE kind = 'refund' GROUP BY generation_id) r
       ON r.generation_id = g.id
-    WHERE g.cost_cents > 0 AND g.mode = 'live' AND (CASE WHEN g.status IN ('failed', 'refunded') THEN r.n IS DISTINCT FROM 1 OR r.amount <> g.cost_cents
-                                     ELSE r.n IS NOT NULL END)`,
+    WHERE g.mode = 'live' AND (coalesce(r.amount, 0) <> g.refunded_cents OR g.refunded_cents > g.cost_cents
+      OR CASE WHEN g.status IN ('failed', 'refunded') THEN g.refunded_cents <> g.cost_cents
+              WHEN g.status = 'queued' THEN g.refunded_cents <> 0 ELSE false END)`,
   'no ledger entry for an unknown generation': `
     SELECT l.id FROM ledger_entries l LEFT JOIN generations g ON g.id = l.generation_id
     WHERE l.generation_id IS NOT NULL AND g.id IS NULL`,

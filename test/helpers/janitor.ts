@@ -2,9 +2,9 @@
 // `storage`, refunding through the ledger, logging nothing unless given a log.
 import pino, { type Logger } from 'pino';
 import type { Db } from '../../src/db/pool.ts';
+import { Ledger } from '../../src/ledger/ledger.ts';
 import { Janitor } from '../../src/queue/janitor.ts';
-import { refund } from '../../src/services/ledger.ts';
 import type { Storage } from '../../src/storage/storage.ts';
 
 export const janitor = (db: Db, storage: Storage, log: Logger = pino({ level: 'silent' })) =>
-  new Janitor({ db, storage, log, ledger: { refund } });
+  new Janitor({ db, storage, log, ledger: new Ledger(db, 'UTC') });

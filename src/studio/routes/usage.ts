@@ -1,7 +1,7 @@
 // Usage: the balance, the ledger (credits, charges, refunds) page by page and as CSV, and the spend per
 // key and per model over a chosen period.
 import type { FastifyInstance } from 'fastify';
-import type { LedgerEntry } from '../../services/ledger.ts';
+import type { LedgerEntry } from '../../services/accounts.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';

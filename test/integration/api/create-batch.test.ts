@@ -1,7 +1,7 @@
-// Creates are committed in batches (src/services/create-batch.ts, migrations/006). A batch must decide
-// each create exactly as if it were alone: exact balances and caps per account and key, idempotency
-// across batches and within one, refusals that touch nothing, no deadlock with refunds or with the
-// batches of another API process, and one round trip for many creates.
+// Creates are committed in batches (src/ledger/create-batch.ts, the SQL function in src/ledger/sql/).
+// A batch must decide each create exactly as if it were alone: exact balances and caps per account
+// and key, idempotency across batches and within one, refusals that touch nothing, no deadlock with
+// refunds or with the batches of another API process, and one round trip for many creates.
 import crypto from 'node:crypto';
 import { expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';

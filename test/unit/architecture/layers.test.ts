@@ -1,8 +1,9 @@
 // The layers of src/ (docs/architecture.md): a module imports only from its own layer or the layers
-// below it. http and studio → web → services → queue → backends, storage, webhooks → domain, db, net,
-// metrics, tracing. The composition root (app.ts, main.ts) and the command line (cli/) sit above everything.
-// http and studio are siblings: neither imports the other, and neither (nor web) touches the database
-// except through services. SQL lives in db/ alone, and no import circle exists anywhere in src/.
+// below it. http and studio → web → services → queue → backends, storage, webhooks, ledger → domain,
+// db, net, metrics, tracing. The composition root (app.ts, main.ts) and the command line (cli/) sit
+// above everything. http and studio are siblings: neither imports the other, and neither (nor web)
+// touches the database except through services. SQL lives in db/ and ledger/ (the ledger owns its SQL:
+// every statement that moves money) alone, and no import circle exists anywhere in src/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,7 @@ const RANK: Record<string, number> = {
   backends: 1,
   storage: 1,
   webhooks: 1,
+  ledger: 1,
   queue: 2,
   services: 3,
   web: 4,
@@ -32,6 +34,9 @@ const RANK: Record<string, number> = {
 
 /** Layers that may not reach the database, even through a type. */
 const NO_DB = new Set(['http', 'studio', 'web']);
+
+/** Layers whose modules hold SQL statements. */
+const SQL_LAYERS = new Set(['db', 'ledger']);
 
 function layerOf(file: string): string {
   return path.relative(SRC, file).split(path.sep)[0];
@@ -122,14 +127,16 @@ describe('layers', () => {
     expect(across.map(([from, to]) => `${rel(from)} → ${rel(to)}`)).toEqual([]);
   });
 
-  it('keeps http, studio and web away from db/', () => {
-    const reaching = edges.filter(([from, to]) => NO_DB.has(layerOf(from)) && layerOf(to) === 'db');
+  it('keeps http, studio and web away from db/ and ledger/', () => {
+    const reaching = edges.filter(
+      ([from, to]) => NO_DB.has(layerOf(from)) && SQL_LAYERS.has(layerOf(to)),
+    );
     expect(reaching.map(([from, to]) => `${rel(from)} → ${rel(to)}`)).toEqual([]);
   });
 
-  it('has SQL statements only under db/', () => {
+  it('has SQL statements only under db/ and ledger/', () => {
     const outside = files.filter(
-      (f) => layerOf(f) !== 'db' && SQL.test(fs.readFileSync(f, 'utf8')),
+      (f) => !SQL_LAYERS.has(layerOf(f)) && SQL.test(fs.readFileSync(f, 'utf8')),
     );
     expect(outside.map(rel)).toEqual([]);
   });

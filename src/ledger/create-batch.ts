@@ -1,16 +1,14 @@
-// Group commit for creates, the charge of services/ledger.ts: every create waiting in this process goes
-// to the database in one call of rendergate_create_generations (migrations/006), one transaction and
-// one commit. A create arriving while fewer than MAX_IN_FLIGHT batches are out goes at once, alone if
-// it is alone, so a quiet API adds no latency; under load the creates that arrived meanwhile share the
-// next batch's round trip and WAL flush. Each create in a batch is decided on its own (see the function); a batch that fails as a
-// whole (the database is away) fails each of its creates with that error, having written nothing.
+// Group commit for creates, the ledger's charge and test record: every create waiting in this process
+// goes to the database in one call of rendergate_create_generations (sql/create_generations.sql), one
+// transaction and one commit. A create arriving while fewer than MAX_IN_FLIGHT batches are out goes at
+// once, alone if it is alone, so a quiet API adds no latency; under load the creates that arrived
+// meanwhile share the next batch's round trip and WAL flush. Each create in a batch is decided on its
+// own (see the function), live and test ones alike; a batch that fails as a whole (the database is
+// away) fails each of its creates with that error, having written nothing.
 import type { Db } from '../db/pool.ts';
 import type { TestOutput } from '../db/generations-test.ts';
-import {
-  createGenerations,
-  createGenerationWithMessages,
-  QUEUE_POSITION_CAP,
-} from '../db/generations.ts';
+import { QUEUE_POSITION_CAP } from '../db/generations.ts';
+import { createGenerations, createGenerationWithMessages } from './create-statements.ts';
 
 export interface CreateItem {
   id: string;
@@ -24,13 +22,13 @@ export interface CreateItem {
   cost: number;
   deadlineSeconds: number;
   dailyCapCents: number | null;
-  /** A test key's create (migrations/014); `short`: refused as for a short balance. */
+  /** A test key's create: its test record; `short`: refused as for a short balance. */
   mode?: 'live' | 'test';
   short?: boolean;
   /** The W3C traceparent of the create's span (src/tracing/), stored on the row for the worker. */
   traceParent?: string | null;
   /**
-   * A test item's result, at hand when it is created (migrations/019): it is created final with it
+   * A test item's result, at hand when it is created: it is created final with it
    * (outcome 'created_final') unless its account has an endpoint for the events of a change.
    * `keepSeconds`: how long a file is kept (0: forever).
    */

@@ -1,0 +1,60 @@
+// The statements that call rendergate_create_generations (sql/create_generations.sql): the charge and
+// the test record of a batch of creates, one row per item with its outcome.
+import type { Queryable } from '../db/pool.ts';
+import { QUEUE_POSITION_CAP } from '../db/generations.ts';
+
+type Row = Record<string, unknown>;
+
+// Each created render's place among its model's waiting renders, in the same statement: counted in the
+// statement's snapshot, which does not see this batch's own rows (the batcher adds those).
+const CREATE_BATCH = `
+SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
+  CASE WHEN c.outcome = 'created' THEN (SELECT count(*)::int FROM (SELECT 1 FROM generations w
+    WHERE w.model_id = ($3::text[])[c.idx + 1] AND w.status = 'queued' AND w.started_at IS NULL
+      AND w.id < c.generation_id
+    LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position
+FROM rendergate_create_generations($1, $2) c`;
+
+/**
+ * One call of rendergate_create_generations: charges (or records, for a test key), enqueues and
+ * records the idempotency key of each item (a JSON array, see the function), one row per item.
+ */
+export async function createGenerations<T extends object>(
+  q: Queryable,
+  itemsJson: string,
+  timeZone: string,
+  modelIds: string[],
+): Promise<T[]> {
+  const { rows } = await q.query<T & Row>({
+    name: 'gen-create-batch',
+    text: CREATE_BATCH,
+    values: [itemsJson, timeZone, modelIds],
+  });
+  return rows;
+}
+
+// A create with a chat request's messages (migrations/016): the generation and its messages in one
+// statement, so they exist as soon as the render can be claimed (the foreign key is checked at the
+// statement's end, when the generation exists).
+const CREATE_WITH_MESSAGES = `
+WITH c AS (${CREATE_BATCH}),
+  m AS (INSERT INTO generation_messages (generation_id, messages)
+        SELECT generation_id, $4::jsonb FROM c WHERE outcome IN ('created', 'created_final')
+        ON CONFLICT DO NOTHING)
+SELECT * FROM c`;
+
+/** createGenerations() of one item, with its chat messages (a JSON array) stored beside it. */
+export async function createGenerationWithMessages<T extends object>(
+  q: Queryable,
+  itemsJson: string,
+  timeZone: string,
+  modelIds: string[],
+  messagesJson: string,
+): Promise<T[]> {
+  const { rows } = await q.query<T & Row>({
+    name: 'gen-create-chat',
+    text: CREATE_WITH_MESSAGES,
+    values: [itemsJson, timeZone, modelIds, messagesJson],
+  });
+  return rows;
+}

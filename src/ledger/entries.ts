@@ -1,0 +1,48 @@
+// The statements on `ledger_entries`: written only by this folder, each beside the balance change it
+// records, in the same transaction (a charge's by rendergate_create_generations, sql/create_generations
+// .sql); read for the account's history.
+import type { Queryable } from '../db/pool.ts';
+
+/** The kinds of entry (the column's CHECK, migrations/001 and 014). */
+export type LedgerKind = 'charge' | 'refund' | 'credit' | 'reversal';
+
+export interface NewEntry {
+  id: string;
+  accountId: string;
+  kind: LedgerKind;
+  amountCents: number;
+  generationId?: string | null;
+  reason?: string | null;
+}
+
+export async function insertEntry(q: Queryable, e: NewEntry): Promise<void> {
+  await q.query(
+    `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id, reason)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [e.id, e.accountId, e.kind, e.amountCents, e.generationId ?? null, e.reason ?? null],
+  );
+}
+
+export interface EntryRow {
+  id: string;
+  kind: string;
+  amount_cents: number;
+  generation_id: string | null;
+  reason: string | null;
+  created_at: Date;
+}
+
+/** Up to `limit` entries of the account older than `after` (an entry id), newest first. */
+export async function entriesOf(
+  q: Queryable,
+  accountId: string,
+  after: string | null,
+  limit: number,
+): Promise<EntryRow[]> {
+  const { rows } = await q.query(
+    `SELECT id, kind, amount_cents, generation_id, reason, created_at FROM ledger_entries
+     WHERE account_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+    [accountId, after, limit],
+  );
+  return rows as EntryRow[];
+}

@@ -1,0 +1,165 @@
+// SQL functions as files (src/db/sql-functions.ts): a database ends with exactly the body its file
+// holds, whether it is fresh, upgraded from the previous release, or replaced meanwhile by a historic
+// migration; a changed file is applied once, an older process never puts an older body back, and no
+// numbered migration defines a function any more.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate, migrationFiles } from '../../src/db/migrate.ts';
+import { createPool, type Db } from '../../src/db/pool.ts';
+import { functionFiles, type FunctionFile } from '../../src/db/sql-functions.ts';
+import { emptyDatabase, freshDatabase } from '../helpers/db.ts';
+
+const MIGRATIONS = path.resolve(import.meta.dirname, '../../migrations');
+const previous = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../fixtures/previous-release.json'), 'utf8'),
+) as { migrations: { name: string }[] };
+
+/** The body between the dollar quotes of a function file: what pg_proc.prosrc holds. */
+function bodyOf(file: string): string {
+  const text = fs.readFileSync(file, 'utf8');
+  const open = text.indexOf('$$');
+  return text.slice(open + 2, text.lastIndexOf('$$'));
+}
+
+/** The function name a file defines. */
+const nameOf = (file: string) =>
+  /CREATE OR REPLACE FUNCTION\s+(\w+)\s*\(/i.exec(fs.readFileSync(file, 'utf8'))![1];
+
+async function bodyInDatabase(db: Db, name: string): Promise<string[]> {
+  const { rows } = await db.query<{ prosrc: string }>(
+    'SELECT prosrc FROM pg_proc WHERE proname = $1',
+    [name],
+  );
+  return rows.map((r) => r.prosrc);
+}
+
+describe('the function files of this release', () => {
+  const files = functionFiles();
+
+  it('include the create function, in src/ledger/sql/', () => {
+    expect(files.map((f) => f.name)).toContain('ledger/sql/create_generations.sql');
+  });
+
+  it('define exactly the live function of a fresh database', async () => {
+    const dbh = await freshDatabase();
+    try {
+      for (const f of files)
+        expect(await bodyInDatabase(dbh.db, nameOf(f.path))).toEqual([bodyOf(f.path)]);
+      expect(await migrate(dbh.db)).toEqual([]); // nothing left to apply
+    } finally {
+      await dbh.drop();
+    }
+  });
+
+  it('replace the historic bodies of a database upgraded from the previous release', async () => {
+    const empty = await emptyDatabase();
+    const db = createPool(empty.url, 2, { long: true });
+    try {
+      const theirs = new Set(previous.migrations.map((m) => m.name));
+      await migrate(db, MIGRATIONS, theirs);
+      const create = files.find((f) => f.name === 'ledger/sql/create_generations.sql')!;
+      // The previous release's own body is there, and it is not this file's.
+      const before = await bodyInDatabase(db, 'rendergate_create_generations');
+      expect(before).toHaveLength(1);
+      expect(before[0]).not.toBe(bodyOf(create.path));
+      const applied = await migrate(db);
+      expect(applied).toEqual([
+        ...migrationFiles().filter((m) => !theirs.has(m)),
+        ...files.map((f) => f.name),
+      ]);
+      for (const f of files)
+        expect(await bodyInDatabase(db, nameOf(f.path))).toEqual([bodyOf(f.path)]);
+    } finally {
+      await db.end();
+      await empty.drop();
+    }
+  });
+});
+
+describe('the migrator, with a function file and migrations of its own', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-fn-files-'));
+  const migrations = path.join(dir, 'migrations');
+  const fnFile: FunctionFile = { name: 'x/sql/answer.sql', path: path.join(dir, 'answer.sql') };
+  const define = (n: number) =>
+    `CREATE OR REPLACE FUNCTION rg_answer() RETURNS int LANGUAGE sql AS $$ SELECT ${n} $$;`;
+  let empty: Awaited<ReturnType<typeof emptyDatabase>>;
+  let db: Db;
+  const run = () => migrate(db, migrations, undefined, [fnFile]);
+  const answer = async () => (await db.query<{ n: number }>('SELECT rg_answer() AS n')).rows[0].n;
+
+  beforeAll(async () => {
+    fs.mkdirSync(migrations);
+    empty = await emptyDatabase();
+    db = createPool(empty.url, 2, { long: true });
+  });
+  afterAll(async () => {
+    await db.end();
+    await empty.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('applies the file after the migrations, once; again only when a migration ran', async () => {
+    fs.writeFileSync(path.join(migrations, '001_a.sql'), define(1));
+    fs.writeFileSync(fnFile.path, define(2));
+    expect(await run()).toEqual(['001_a.sql', 'x/sql/answer.sql']);
+    expect(await answer()).toBe(2);
+    expect(await run()).toEqual([]);
+    // A historic migration replacing the function: the file's body is put back after it.
+    fs.writeFileSync(path.join(migrations, '002_b.sql'), define(3));
+    expect(await run()).toEqual(['002_b.sql', 'x/sql/answer.sql']);
+    expect(await answer()).toBe(2);
+  });
+
+  it('applies a changed file once, and never the older text again (an older process starting)', async () => {
+    fs.writeFileSync(fnFile.path, define(4));
+    expect(await run()).toEqual(['x/sql/answer.sql']);
+    expect(await answer()).toBe(4);
+    fs.writeFileSync(fnFile.path, define(2)); // the text of the release before
+    expect(await run()).toEqual([]);
+    expect(await answer()).toBe(4);
+    fs.writeFileSync(fnFile.path, define(4));
+    expect(await run()).toEqual([]);
+  });
+
+  it('leaves the files to the next start when only some migrations are applied (a restore)', async () => {
+    fs.writeFileSync(path.join(migrations, '003_c.sql'), define(5));
+    fs.writeFileSync(fnFile.path, define(6));
+    expect(await migrate(db, migrations, new Set(['003_c.sql']), [fnFile])).toEqual(['003_c.sql']);
+    expect(await answer()).toBe(5);
+    expect(await run()).toEqual(['x/sql/answer.sql']);
+    expect(await answer()).toBe(6);
+  });
+
+  it('stops at a file that fails, naming it, and applies nothing of it', async () => {
+    fs.writeFileSync(fnFile.path, 'CREATE OR REPLACE FUNCTION rg_answer() RETURNS text;');
+    await expect(run()).rejects.toThrow(/function file x\/sql\/answer.sql failed/);
+    expect(await answer()).toBe(6);
+  });
+});
+
+describe('numbered migrations', () => {
+  // Those that ran before function bodies became files keep their historic copies.
+  const HISTORIC = new Set([
+    '005_generation_changed.sql',
+    '006_create_generation.sql',
+    '009_webhooks.sql',
+    '011_studio.sql',
+    '013_abuse_limits_studio.sql',
+    '014_test_keys_topups.sql',
+    '018_trace_parent.sql',
+    '019_test_renders_final.sql',
+  ]);
+
+  it('define no function any more: a body lives in src/<folder>/sql/<name>.sql', () => {
+    const defining = migrationFiles()
+      .filter((m) => !HISTORIC.has(m))
+      .filter((m) =>
+        /\bCREATE\s+(OR\s+REPLACE\s+)?FUNCTION\b/i.test(
+          fs.readFileSync(path.join(MIGRATIONS, m), 'utf8').replace(/--[^\n]*/g, ''),
+        ),
+      );
+    expect(defining).toEqual([]);
+  });
+});
