@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLocalBackends } from '../src/backends/local/index.ts';
-import { loadCatalog } from '../src/domain/catalog-load.ts';
+import { loadCatalog } from '../src/backends/catalog.ts';
 import type { FieldDef, ModelDef } from '../src/domain/catalog.ts';
+import type { LocalBinding } from '../src/backends/local/catalog.ts';
 import { parseRenderRequest } from '../src/domain/inputs.ts';
 import type { BenchContext } from './lib/context.ts';
 import { profiled } from './lib/context.ts';
@@ -40,7 +41,10 @@ function inputsFor(model: ModelDef, image: (n: number) => string): Record<string
 
 export async function run(ctx: BenchContext): Promise<Result[]> {
   const catalog = loadCatalog();
-  const videoModels = catalog.models.filter((m) => m.kind === 'video');
+  // The built-in catalog's video models, all rendered here by a built-in renderer.
+  const videoModels = catalog.models.filter(
+    (m) => m.kind === 'video' && m.backend.driver === 'local',
+  );
   const images = await imageServer();
   const svc = await startRendergate(ctx, await ctx.pg.createDatabase('bench_render'), {
     role: 'serve',
@@ -57,7 +61,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         inputs: inputsFor(model, (n) => images.url(n % 2 === 0 ? '/a.png' : '/b.png')),
       };
       const { inputs } = parseRenderRequest(catalog, body);
-      const backend = backends[model.backend.driver === 'local' ? model.backend.renderer : ''];
+      const backend = backends[(model.backend as LocalBinding).renderer];
 
       const direct = async (): Promise<number> => {
         const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-bench-render-'));

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { loadCatalog } from '../src/domain/catalog-load.ts';
+import { loadCatalog } from '../src/backends/catalog.ts';
 import { buildOpenApiDocument } from '../src/http/openapi/document.ts';
 
 export const SCHEMA_FILE = fileURLToPath(

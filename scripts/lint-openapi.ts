@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { loadCatalog } from '../src/domain/catalog-load.ts';
+import { loadCatalog } from '../src/backends/catalog.ts';
 import { buildOpenApiDocument } from '../src/http/openapi/document.ts';
 
 const run = promisify(execFile);

@@ -1,30 +1,19 @@
-// Binds each catalog model to the backend that renders it, checked once at boot: a catalog naming an
-// unknown renderer, or a secret (`${env:NAME}`) missing from the environment, stops the start instead
-// of failing renders later. Also gives the pools of servers (claim.ts assigns renders to them) and
-// their health (health.ts).
+// Binds each catalog model to the backend its driver (drivers.ts) builds, checked once at boot: a
+// catalog naming an unknown renderer, or a secret (`${env:NAME}`) missing from the environment, stops
+// the start instead of failing renders later. Also gives the pools of servers (claim.ts assigns
+// renders to them) and their health (health.ts).
 import { ConfigError, type Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
-import type { ModelDef, ServerPool } from '../domain/catalog.ts';
+import type { ModelDef } from '../domain/catalog.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { createLocalBackends } from './local/index.ts';
 import type { ModelBackend } from './types.ts';
 import { Secrets } from './secrets.ts';
 import { BackendHealth, type HealthTarget } from './health.ts';
-import type { DriverFactory, RemoteBackend } from './shared/driver.ts';
-import { createCogBackend } from './cog/index.ts';
-import { createOpenAiBackend } from './openai/index.ts';
-import { createComfyBackend } from './comfyui/index.ts';
-import { createReplicateBackend } from './replicate/index.ts';
-import { createFalBackend } from './fal/index.ts';
+import { DriverSetupError, type DriverDeps, type RemoteBackend } from './shared/driver.ts';
+import type { ServerPool } from './shared/pool.ts';
 import { CogReceiver } from './cog/receiver.ts';
-
-const DRIVERS: Record<string, DriverFactory> = {
-  cog: createCogBackend,
-  openai: createOpenAiBackend,
-  comfyui: createComfyBackend,
-  replicate: createReplicateBackend,
-  fal: createFalBackend,
-};
+import { DRIVERS } from './drivers.ts';
 
 export interface Backends {
   backendFor: (model: ModelDef) => ModelBackend;
@@ -55,7 +44,7 @@ export function createBackends(
   opts: BackendOptions = {},
 ): Backends {
   const { extra = {}, env = process.env, onRecover, render = true } = opts;
-  const local: Record<string, ModelBackend> = {
+  const renderers: Record<string, ModelBackend> = {
     ...createLocalBackends({
       allowPrivateUrls: config.allowPrivateUrls,
       fetchTimeoutMs: config.fetchTimeoutMs,
@@ -74,35 +63,37 @@ export function createBackends(
           Math.ceil((config.backendOutputLimitBytes * 4) / 3) + 1024 * 1024,
         )
       : undefined;
-  const cogAsync = cogReceiver ? { receiver: cogReceiver, pollMs: config.cogPollMs } : undefined;
+  const deps: DriverDeps = {
+    renderers,
+    secrets,
+    outputLimitBytes: config.backendOutputLimitBytes,
+    textLimitBytes: config.textOutputLimitBytes,
+    metrics,
+    allowPrivateUrls: config.allowPrivateUrls,
+    ...(cogReceiver ? { cogAsync: { receiver: cogReceiver, pollMs: config.cogPollMs } } : {}),
+  };
   for (const m of catalog.compiled) {
     const b = m.def.backend;
-    if (b.driver === 'local') {
-      if (Object.hasOwn(local, b.renderer)) byModel.set(m.id, local[b.renderer]);
-      else
-        problems.push(
-          `model ${m.id}: backend.renderer "${b.renderer}" is not a built-in renderer (${Object.keys(local).join(', ')})`,
-        );
-      continue;
-    }
-    if (!render) continue;
-    const factory = DRIVERS[b.driver];
-    if (!factory) {
+    // The catalog was checked against this table, unless it was loaded with another (a test's).
+    const driver = Object.hasOwn(DRIVERS, b.driver) ? DRIVERS[b.driver] : undefined;
+    if (!driver) {
       problems.push(`model ${m.id}: backend driver ${b.driver} is not available in this build`);
       continue;
     }
-    const backend: RemoteBackend = factory(m, {
-      secrets,
-      outputLimitBytes: config.backendOutputLimitBytes,
-      textLimitBytes: config.textOutputLimitBytes,
-      metrics,
-      allowPrivateUrls: config.allowPrivateUrls,
-      ...(cogAsync ? { cogAsync } : {}),
-    });
+    if (!render && !driver.everyRole) continue;
+    let backend: RemoteBackend;
+    try {
+      backend = driver.create(m, b, deps);
+    } catch (e) {
+      if (!(e instanceof DriverSetupError)) throw e;
+      problems.push(e.message);
+      continue;
+    }
     // Secrets of hosted APIs are read by their drivers; the rest (an address, say) here, so all are checked.
-    if ('urls' in b) {
-      const urls = b.urls.map((u) => secrets.resolve(u));
-      pools.set(m.id, { urls, concurrencyPerUrl: b.concurrencyPerUrl });
+    const pool = driver.pool?.(b);
+    if (pool) {
+      const urls = pool.urls.map((u) => secrets.resolve(u));
+      pools.set(m.id, { urls, concurrencyPerUrl: pool.concurrencyPerUrl });
       if (backend.probe)
         for (const url of urls)
           targets.push({ driver: b.driver, url, probe: backend.probe.bind(backend) });

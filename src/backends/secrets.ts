@@ -2,8 +2,14 @@
 // environment once, at start. A missing variable stops the start naming it (never its value). The
 // values read are kept so that an error message a model server sends back can be scrubbed of them
 // before it reaches a log, a generation's error or the API.
-import { secretNames } from '../domain/catalog-backend.ts';
 import { stripUserinfo } from '../domain/scrub.ts';
+
+const SECRET = /\$\{env:([^}]*)\}/g;
+
+/** Every `${env:NAME}` a value refers to. */
+export function secretNames(value: string): string[] {
+  return [...value.matchAll(SECRET)].map((m) => m[1]);
+}
 
 export class Secrets {
   private values = new Set<string>();

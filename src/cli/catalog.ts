@@ -4,8 +4,9 @@
 // fields in `x-order`) into a catalog entry to price and paste.
 import { UsageError } from './cli-error.ts';
 import { stringify } from 'yaml';
-import { CatalogError, buildCatalog, loadCatalog } from '../domain/catalog-load.ts';
-import { secretNames } from '../domain/catalog-backend.ts';
+import { CatalogError } from '../domain/catalog-load.ts';
+import { buildCatalog, loadCatalog } from '../backends/catalog.ts';
+import { secretNames } from '../backends/secrets.ts';
 import type { BackendBinding } from '../domain/catalog.ts';
 
 type Schema = Record<string, unknown>;
@@ -37,9 +38,11 @@ export function checkCatalogFile(file: string, env: NodeJS.ProcessEnv, out: Out)
   return 0;
 }
 
+/** The secrets a block names: in its strings and lists of strings (a pool's `urls`), whatever its driver. */
 function secretsOf(b: BackendBinding): string[] {
-  const values = Object.values(b).filter((v): v is string => typeof v === 'string');
-  if ('urls' in b) values.push(...b.urls);
+  const values = Object.values(b as object as Record<string, unknown>).flatMap((v) =>
+    typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((u) => typeof u === 'string') : [],
+  );
   return values.flatMap(secretNames);
 }
 

@@ -6,7 +6,8 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../db/embedded.ts'
 import { createPool, type Db } from '../db/pool.ts';
 import { migrate } from '../db/migrate.ts';
 import { checkDatabaseServer, DatabaseRefused } from '../db/server-check.ts';
-import { loadCatalog, type Catalog } from '../domain/catalog-load.ts';
+import type { Catalog } from '../domain/catalog-load.ts';
+import { loadCatalog } from '../backends/catalog.ts';
 import { createStorage } from '../storage/index.ts';
 import type { Storage } from '../storage/storage.ts';
 

@@ -1,43 +1,25 @@
 // Compiles the CEL of a model's backend once, at catalog load (like its price), and tries it on sample
 // inputs so that an expression that fails for some inputs (a wrong type, a missing optional field read
-// without has()) is refused at start instead of failing renders.
+// without has()) is refused at start instead of failing renders. Which expressions a block holds is its
+// driver's to say (CatalogDriver.cel).
 import type { ModelDef, ResolvedInputs } from './catalog.ts';
+import type { CatalogDriver } from './catalog-driver.ts';
 import { compileMapping, MappingError, type Mapping } from './mapping.ts';
 
-export interface BackendCel {
-  /** Cog, Replicate, fal: the input each name of the backend gets; absent = the resolved inputs as they are. */
-  inputs?: Mapping;
-  /** ComfyUI: the value of each "<node>.inputs.<name>" of the workflow. */
-  bindings?: Mapping;
-  /** OpenAI: each message's content, by its index. */
-  messages?: Mapping;
-  /** OpenAI: extra request parameters (max_tokens, temperature, …). */
-  params?: Mapping;
-}
+/** The backend's compiled CEL by the driver's names (`inputs`, …); empty when it has none. */
+export type BackendCel = Readonly<Record<string, Mapping | undefined>>;
 
-export function compileBackendCel(def: ModelDef): BackendCel {
-  const b = def.backend;
-  const out: BackendCel = {};
+export function compileBackendCel(def: ModelDef, driver: CatalogDriver): BackendCel {
+  const out: Record<string, Mapping | undefined> = {};
   const problems: string[] = [];
-  const compile = (exprs: Record<string, string> | undefined, what: string) => {
-    if (!exprs) return undefined;
+  for (const [what, exprs] of Object.entries(driver.cel?.(def.backend) ?? {})) {
+    if (!exprs) continue;
     try {
-      return compileMapping(def.fields, exprs, what);
+      out[what] = compileMapping(def.fields, exprs, what);
     } catch (e) {
       if (!(e instanceof MappingError)) throw e;
       problems.push(e.message);
-      return undefined;
     }
-  };
-  if (b.driver === 'cog' || b.driver === 'replicate' || b.driver === 'fal')
-    out.inputs = compile(b.inputs, 'inputs');
-  if (b.driver === 'comfyui') out.bindings = compile(b.bindings, 'bindings');
-  if (b.driver === 'openai') {
-    out.messages = compile(
-      Object.fromEntries(b.messages.map((m, i) => [String(i), m.content])),
-      'messages',
-    );
-    out.params = compile(b.params, 'params');
   }
   if (problems.length > 0) throw new MappingError(problems.join('; '));
   return out;
@@ -45,23 +27,27 @@ export function compileBackendCel(def: ModelDef): BackendCel {
 
 const SAMPLES = 500;
 
-/** Runs each mapping on sample inputs; the first failure of each, with the inputs that caused it. */
+/**
+ * Runs each mapping on sample inputs; the first failure of each, with the inputs that caused it. The
+ * mappings named in `strings` must yield a string for every name.
+ */
 export function sampleBackendCel(
   def: ModelDef,
   cel: BackendCel,
   samples: Iterable<ResolvedInputs>,
+  strings: readonly string[] = [],
 ): string[] {
   const problems = new Map<string, string>();
   let n = 0;
   for (const sample of samples) {
     if (n++ >= SAMPLES) break;
-    for (const [what, mapping] of Object.entries(cel) as [string, Mapping | undefined][]) {
+    for (const [what, mapping] of Object.entries(cel)) {
       if (!mapping || problems.has(what)) continue;
       try {
         const out = mapping.evaluate(sample);
-        if (what === 'messages') {
+        if (strings.includes(what)) {
           for (const [i, v] of Object.entries(out))
-            if (typeof v !== 'string') throw new MappingError(`messages.${i} must yield a string`);
+            if (typeof v !== 'string') throw new MappingError(`${what}.${i} must yield a string`);
         }
       } catch (e) {
         if (!(e instanceof MappingError)) throw e;

@@ -1,7 +1,8 @@
 // Loads the catalog (catalog/default.yaml, or the file RENDERGATE_CATALOG names) once at boot. A bad
 // catalog is refused with every problem listed, so the server never starts with a model it cannot
 // check or price. Each model's input checkers and price program are compiled here, once: a request
-// only runs them.
+// only runs them. The drivers a backend may name come with the loader (catalogLoader): domain/ knows
+// none, and src/backends/catalog.ts is the loader with this build's table.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import { filesUnder } from './catalog-examples.ts';
 import { compileInputSpec, type InputSpec } from './inputs.ts';
 import { compilePrice, PriceError, type PriceProgram } from './pricing.ts';
 import { compileBackendCel, sampleBackendCel, type BackendCel } from './catalog-backend-cel.ts';
+import type { CatalogDrivers } from './catalog-driver.ts';
 import { MappingError } from './mapping.ts';
 
 /** The built-in catalog; `../../catalog` is the project root from both src/domain and dist/domain. */
@@ -36,8 +38,10 @@ export interface CompiledModel {
   readonly inputSpec: InputSpec;
   /** Parsed and type-checked price expression (pricing.ts). */
   readonly priceProgram: PriceProgram;
-  /** The backend's compiled CEL (inputs, bindings, messages, params); empty for a local renderer. */
+  /** The backend's compiled CEL, by its driver's names (`inputs`, …); empty when it has none. */
   readonly backendCel: BackendCel;
+  /** Its backend is itself a chat server: a chat request's conversation goes to it as it is. */
+  readonly chatServer: boolean;
 }
 
 export class Catalog {
@@ -141,18 +145,21 @@ function samplePrice(def: ModelDef, price: PriceProgram): string[] {
 }
 
 /** Validates a parsed catalog document and compiles it; throws CatalogError listing every problem. */
-export function buildCatalog(doc: unknown, source = 'catalog'): Catalog {
+function buildCatalog(doc: unknown, drivers: CatalogDrivers, source: string): Catalog {
   // A relative workflow path is relative to the catalog file.
   const dir = path.dirname(path.resolve(source));
   const readJson = (file: string) =>
     JSON.parse(readFileSync(path.resolve(dir, file), 'utf8')) as unknown;
-  const { models, problems } = checkCatalogDocument(doc, readJson, filesUnder(dir));
+  const { models, problems } = checkCatalogDocument(doc, drivers, readJson, filesUnder(dir));
   const compiled: CompiledModel[] = [];
   for (const def of models) {
+    const driver = drivers[def.backend.driver];
     let backendCel: BackendCel;
     try {
-      backendCel = compileBackendCel(def);
-      problems.push(...sampleBackendCel(def, backendCel, sampleInputs(def.fields)));
+      backendCel = compileBackendCel(def, driver);
+      problems.push(
+        ...sampleBackendCel(def, backendCel, sampleInputs(def.fields), driver.celStrings),
+      );
     } catch (e) {
       if (!(e instanceof MappingError)) throw e;
       problems.push(`model "${def.id}": backend ${e.message}`);
@@ -167,6 +174,7 @@ export function buildCatalog(doc: unknown, source = 'catalog'): Catalog {
         inputSpec: compileInputSpec(def.fields),
         priceProgram: price,
         backendCel,
+        chatServer: driver.chatServer === true,
       });
     } catch (e) {
       if (!(e instanceof PriceError)) throw e;
@@ -178,7 +186,7 @@ export function buildCatalog(doc: unknown, source = 'catalog'): Catalog {
 }
 
 /** Parses catalog text: JSON when `source` ends in .json, else YAML (duplicate keys refused). */
-export function parseCatalog(text: string, source = 'catalog'): Catalog {
+function parseCatalog(text: string, drivers: CatalogDrivers, source: string): Catalog {
   let doc: unknown;
   if (source.toLowerCase().endsWith('.json')) {
     try {
@@ -199,16 +207,34 @@ export function parseCatalog(text: string, source = 'catalog'): Catalog {
       throw new CatalogError(source, [`not valid YAML: ${(e as Error).message}`]);
     }
   }
-  return buildCatalog(doc, source);
+  return buildCatalog(doc, drivers, source);
 }
 
-/** Reads, validates and compiles a catalog file (the built-in one by default). */
-export function loadCatalog(path: string = DEFAULT_CATALOG_PATH): Catalog {
+/** Reads, validates and compiles a catalog file. */
+function loadCatalog(path: string, drivers: CatalogDrivers): Catalog {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
     throw new CatalogError(path, [`cannot be read: ${(e as Error).message}`]);
   }
-  return parseCatalog(text, path);
+  return parseCatalog(text, drivers, path);
+}
+
+/** Loading catalogs whose backends name `drivers`; each way throws CatalogError listing every problem. */
+export interface CatalogLoader {
+  /** A parsed document (`source` names it in problems; a workflow file is relative to it). */
+  build: (doc: unknown, source?: string) => Catalog;
+  /** Catalog text: JSON when `source` ends in .json, else YAML. */
+  parse: (text: string, source?: string) => Catalog;
+  /** A catalog file, the built-in one by default. */
+  load: (path?: string) => Catalog;
+}
+
+export function catalogLoader(drivers: CatalogDrivers): CatalogLoader {
+  return {
+    build: (doc, source = 'catalog') => buildCatalog(doc, drivers, source),
+    parse: (text, source = 'catalog') => parseCatalog(text, drivers, source),
+    load: (path = DEFAULT_CATALOG_PATH) => loadCatalog(path, drivers),
+  };
 }

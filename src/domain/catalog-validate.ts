@@ -3,6 +3,7 @@
 // Prices are checked by catalog-load.ts, once the fields they read are known to be sound.
 import type { FieldDef, ModelDef, ModelOutput } from './catalog.ts';
 import { checkBackend } from './catalog-backend.ts';
+import type { CatalogDrivers, ReadJson } from './catalog-driver.ts';
 import { checkExamples, noFindFile, type FindFile } from './catalog-examples.ts';
 import { checkField } from './catalog-field.ts';
 import {
@@ -14,8 +15,6 @@ import {
   type Report,
 } from './catalog-check.ts';
 
-/** Reads a JSON file named relative to the catalog (a ComfyUI workflow). */
-export type ReadJson = (path: string) => unknown;
 const noFiles: ReadJson = () => {
   throw new Error('files cannot be read here');
 };
@@ -60,7 +59,7 @@ function checkModel(
   index: number,
   seen: Set<string>,
   report: Report,
-  files: { readJson: ReadJson; findFile: FindFile },
+  files: { readJson: ReadJson; findFile: FindFile; drivers: CatalogDrivers },
 ): ModelDef | undefined {
   const label =
     isObject(raw) && typeof raw.id === 'string' ? `model "${raw.id}"` : `model #${index + 1}`;
@@ -98,11 +97,8 @@ function checkModel(
       else fields.push(def);
     });
   }
-  const backend = checkBackend(raw.backend, bad, files.readJson);
-  if (backend && output && backend.driver === 'openai' && output.type !== 'text')
-    bad('the openai driver answers with text: the model needs output {type: text}');
-  if (backend && output && backend.driver === 'comfyui' && output.type !== 'file')
-    bad('the comfyui driver renders files: the model needs output {type: file, contentType}');
+  const backend = checkBackend(raw.backend, bad, files.readJson, files.drivers);
+  if (backend && output) files.drivers[backend.driver].checkOutput?.(output, bad);
   for (const k of ['timeLimitSeconds', 'maxAttempts'] as const)
     if (!isPositiveInt(raw[k])) bad(`${k} must be a positive integer`);
   if (raw.concurrency !== undefined && raw.concurrency !== null && !isPositiveInt(raw.concurrency))
@@ -157,9 +153,13 @@ function checkOpenAi(raw: Raw, fields: FieldDef[], bad: Report): { input: string
   return { input: field.name };
 }
 
-/** Every sound model in file order, and a line per problem (empty when the document is a valid catalog). */
+/**
+ * Every sound model in file order, and a line per problem (empty when the document is a valid
+ * catalog); a backend may name any of `drivers`.
+ */
 export function checkCatalogDocument(
   doc: unknown,
+  drivers: CatalogDrivers,
   readJson: ReadJson = noFiles,
   findFile: FindFile = noFindFile,
 ): { models: ModelDef[]; problems: string[] } {
@@ -174,7 +174,11 @@ export function checkCatalogDocument(
   }
   const seen = new Set<string>();
   doc.models.forEach((raw, i) => {
-    const model = checkModel(raw, i, seen, (m) => problems.push(m), { readJson, findFile });
+    const model = checkModel(raw, i, seen, (m) => problems.push(m), {
+      readJson,
+      findFile,
+      drivers,
+    });
     if (model) models.push(model);
   });
   return { models, problems };

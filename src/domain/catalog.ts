@@ -35,45 +35,15 @@ export interface ModelExample {
 /** A CEL expression per name, over the resolved inputs (the same environment as `price`). */
 export type CelMap = Record<string, string>;
 
-/** Servers of the operator's own: `urls` is a pool, each server taking `concurrencyPerUrl` renders at once. */
-export interface ServerPool {
-  urls: string[];
-  concurrencyPerUrl: number;
-}
-
 /**
- * Who renders a model (docs/backends.md). `local` names a built-in renderer in
- * src/backends/local; the others are thin clients of a model server's own protocol (src/backends/<driver>).
- * Secrets are kept as written (`${env:NAME}`) here and resolved from the environment at start.
+ * Who renders a model (docs/backends.md): `driver` names one of the drivers the catalog is loaded with,
+ * and the rest of the block is that driver's own, as its check made it (src/backends/<driver>/, listed
+ * in src/backends/drivers.ts). Nothing here knows a driver. Secrets are kept as written
+ * (`${env:NAME}`) here and resolved from the environment at start.
  */
-export type BackendBinding =
-  | { driver: 'local'; renderer: string }
-  | ({ driver: 'cog'; inputs?: CelMap } & ServerPool)
-  | ({
-      driver: 'comfyui';
-      workflow: string;
-      graph: Record<string, unknown>;
-      bindings: CelMap;
-      outputNode?: string;
-    } & ServerPool)
-  | ({
-      driver: 'openai';
-      model: string;
-      apiKey?: string;
-      messages: { role: string; content: string }[];
-      params?: CelMap;
-    } & ServerPool)
-  | {
-      driver: 'replicate';
-      model: string;
-      version?: string;
-      apiToken: string;
-      baseUrl: string;
-      inputs?: CelMap;
-    }
-  | { driver: 'fal'; app: string; apiKey: string; baseUrl: string; inputs?: CelMap };
-
-export type RemoteDriver = Exclude<BackendBinding['driver'], 'local'>;
+export interface BackendBinding {
+  driver: string;
+}
 
 export interface ModelDef {
   id: string;

@@ -79,8 +79,9 @@ export async function runAttempt(
   const scratch = new ScratchDir(d.tmpDir, job.id);
   const progress = new ProgressWriter(d.claimDb, job.id, job.lease);
   try {
-    const model = d.catalog.get(job.model_id)?.def;
-    if (!model) {
+    const compiled = d.catalog.get(job.model_id);
+    const model = compiled?.def;
+    if (!compiled || !model) {
       throw new RenderError(
         'MODEL_UNAVAILABLE',
         `The model ${job.model_id} is no longer in the catalog.`,
@@ -100,7 +101,7 @@ export async function runAttempt(
     const out = await traced(job, 'generation.render', () => {
       // A chat server's render made from a chat request is sent that conversation (migrations/016),
       // read by the claim.
-      const messages = model.backend.driver === 'openai' ? (job.messages ?? null) : null;
+      const messages = compiled.chatServer ? (job.messages ?? null) : null;
       return withTimeLimit(
         state,
         model,

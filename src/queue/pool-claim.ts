@@ -6,7 +6,7 @@
 // frees itself when its lease lapses. While none of a model's servers is healthy (as this worker's
 // probes see them) the model's renders are not claimed at all: they wait, spending no attempt, until
 // a server returns or the model's deadline (janitor.ts).
-import type { ServerPool } from '../domain/catalog.ts';
+import type { ServerPool } from '../backends/shared/pool.ts';
 
 export interface PoolState extends ServerPool {
   healthy: (url: string) => boolean;

@@ -54,7 +54,7 @@ export class ChatCompletions {
    */
   async start(key: Payer, body: unknown, idempotencyKey: string | undefined): Promise<ChatStarted> {
     const request = parseChatRequest(this.catalog, body);
-    const messages = request.model.def.backend.driver === 'openai' ? request.messages : undefined;
+    const messages = request.model.chatServer ? request.messages : undefined;
     const created = await this.generations.create(
       key,
       request.render,

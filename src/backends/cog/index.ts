@@ -33,12 +33,15 @@ import {
 import type { ResolvedInputs } from '../../domain/catalog.ts';
 import type { Prediction } from './receiver.ts';
 import { predictAsync } from './async.ts';
+import type { CogBinding } from './catalog.ts';
 
 const HEALTHY = ['READY', 'BUSY'];
 
-export function createCogBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
-  const b = model.def.backend;
-  if (b.driver !== 'cog') throw new Error(`model ${model.id} is not a cog model`);
+export function createCogBackend(
+  model: CompiledModel,
+  b: CogBinding,
+  deps: DriverDeps,
+): RemoteBackend {
   const redact = (t: string) => deps.secrets.redact(t);
   // A file output inlined as a data URL is a third larger than the file; a text model's answer is
   // bounded by its text limit.

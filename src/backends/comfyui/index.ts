@@ -28,6 +28,7 @@ import {
   type RemoteBackend,
 } from '../shared/driver.ts';
 import { followPrompt, openSocket, type PromptEnd } from './events.ts';
+import type { ComfyBinding } from './catalog.ts';
 import { bindWorkflow } from './workflow.ts';
 
 type FileRef = { filename: string; subfolder?: string; type?: string };
@@ -39,9 +40,11 @@ type History = Record<
   }
 >;
 
-export function createComfyBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
-  const b = model.def.backend;
-  if (b.driver !== 'comfyui') throw new Error(`model ${model.id} is not a comfyui model`);
+export function createComfyBackend(
+  model: CompiledModel,
+  b: ComfyBinding,
+  deps: DriverDeps,
+): RemoteBackend {
   const redact = (t: string) => deps.secrets.redact(t);
   const json = { 'content-type': 'application/json' };
 
@@ -109,7 +112,7 @@ export function createComfyBackend(model: CompiledModel, deps: DriverDeps): Remo
   }
 
   function firstFile(outputs: Record<string, Record<string, unknown>>): FileRef | null {
-    const nodes = b.driver === 'comfyui' && b.outputNode ? [b.outputNode] : Object.keys(outputs);
+    const nodes = b.outputNode ? [b.outputNode] : Object.keys(outputs);
     for (const node of nodes) {
       // SaveImage lists `images`; video and animation nodes use other keys (`gifs`, `videos`, …).
       for (const list of Object.values(outputs[node] ?? {})) {

@@ -22,6 +22,7 @@ import { inlineUploads } from '../shared/output.ts';
 import { pollJson } from '../shared/poll.ts';
 import { textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 import { hostedOutput, logProgress, runHostedJob } from '../shared/hosted.ts';
+import type { FalBinding } from './catalog.ts';
 
 interface Status {
   status?: string;
@@ -32,9 +33,11 @@ interface Status {
 
 const POLL_MS = 500;
 
-export function createFalBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
-  const b = model.def.backend;
-  if (b.driver !== 'fal') throw new Error(`model ${model.id} is not a fal model`);
+export function createFalBackend(
+  model: CompiledModel,
+  b: FalBinding,
+  deps: DriverDeps,
+): RemoteBackend {
   const key = deps.secrets.resolve(b.apiKey);
   const headers = { authorization: `Key ${key}`, 'content-type': 'application/json' };
   const redact = (t: string) => deps.secrets.redact(t);
@@ -64,7 +67,7 @@ export function createFalBackend(model: CompiledModel, deps: DriverDeps): Remote
         const submitted = await withRetries(
           async () => {
             const res = await call(
-              `${b.baseUrl}/${b.driver === 'fal' ? b.app : ''}`,
+              `${b.baseUrl}/${b.app}`,
               { method: 'POST', headers, body: JSON.stringify(input) },
               o,
             );

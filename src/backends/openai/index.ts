@@ -26,10 +26,13 @@ import {
   type DriverDeps,
   type RemoteBackend,
 } from '../shared/driver.ts';
+import type { OpenAiBinding } from './catalog.ts';
 
-export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
-  const b = model.def.backend;
-  if (b.driver !== 'openai') throw new Error(`model ${model.id} is not an openai model`);
+export function createOpenAiBackend(
+  model: CompiledModel,
+  b: OpenAiBinding,
+  deps: DriverDeps,
+): RemoteBackend {
   const apiKey = deps.secrets.resolve(b.apiKey);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -44,10 +47,8 @@ export function createOpenAiBackend(model: CompiledModel, deps: DriverDeps): Rem
     const contents = chat ? {} : cel.messages!.evaluate(inputs);
     const messages =
       chat ??
-      (b.driver === 'openai'
-        ? b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') }))
-        : []);
-    return { ...params, model: b.driver === 'openai' ? b.model : '', messages, stream: true };
+      b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') }));
+    return { ...params, model: b.model, messages, stream: true };
   }
 
   async function readStream(

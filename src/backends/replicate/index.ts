@@ -22,6 +22,7 @@ import { inlineUploads } from '../shared/output.ts';
 import { pollJson } from '../shared/poll.ts';
 import { textOf, type DriverDeps, type RemoteBackend } from '../shared/driver.ts';
 import { hostedOutput, logProgress, runHostedJob } from '../shared/hosted.ts';
+import type { ReplicateBinding } from './catalog.ts';
 
 interface Prediction {
   id?: string;
@@ -34,9 +35,11 @@ interface Prediction {
 const TERMINAL = ['succeeded', 'failed', 'canceled', 'aborted'];
 const POLL_MS = 500;
 
-export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): RemoteBackend {
-  const b = model.def.backend;
-  if (b.driver !== 'replicate') throw new Error(`model ${model.id} is not a replicate model`);
+export function createReplicateBackend(
+  model: CompiledModel,
+  b: ReplicateBinding,
+  deps: DriverDeps,
+): RemoteBackend {
   const token = deps.secrets.resolve(b.apiToken);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const redact = (t: string) => deps.secrets.redact(t);
@@ -67,10 +70,9 @@ export function createReplicateBackend(model: CompiledModel, deps: DriverDeps): 
           model.backendCel.inputs ? model.backendCel.inputs.evaluate(inputs) : inputs,
           ctx.readUpload,
         );
-        const [url, body] =
-          b.driver === 'replicate' && b.version
-            ? [`${api}/predictions`, { version: b.version, input }]
-            : [`${api}/models/${b.driver === 'replicate' ? b.model : ''}/predictions`, { input }];
+        const [url, body] = b.version
+          ? [`${api}/predictions`, { version: b.version, input }]
+          : [`${api}/models/${b.model}/predictions`, { input }];
         const created = await withRetries(
           async () => {
             const res = await call(url, { method: 'POST', headers, body: JSON.stringify(body) }, o);

@@ -1,12 +1,42 @@
-// What every model-server driver is built with, and what it adds to a ModelBackend: a health probe of
-// one of its servers (health.ts calls it; a probe that throws marks the server down).
+// What a driver is (one folder, src/backends/<name>/, registered in drivers.ts), what it is built with,
+// and what it adds to a ModelBackend: a health probe of one of its servers (health.ts calls it; a probe
+// that throws marks the server down).
+import type { BackendBinding } from '../../domain/catalog.ts';
+import type { CatalogDriver } from '../../domain/catalog-driver.ts';
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { Metrics } from '../../metrics/metrics.ts';
 import type { Secrets } from '../secrets.ts';
 import { RenderError, type ModelBackend, type RenderContext } from '../types.ts';
 import type { CogReceiver } from '../cog/receiver.ts';
+import type { ServerPool } from './pool.ts';
+
+/**
+ * A driver as the table (drivers.ts) holds it: its catalog block (keys, checks, CEL, read by
+ * domain/catalog-load.ts), the backend it builds for a model, its servers, and its fakes.
+ */
+export interface Driver<B extends BackendBinding = BackendBinding> extends CatalogDriver<B> {
+  /** The backend of a model whose block this driver's check made; DriverSetupError if it cannot be. */
+  create(model: CompiledModel, binding: B, deps: DriverDeps): RemoteBackend;
+  /**
+   * The servers of the operator's own that render the model: claim.ts shares renders among them and
+   * health.ts probes them. Absent for hosted APIs, which queue renders themselves.
+   */
+  pool?(binding: B): ServerPool;
+  /** Built by processes that render nothing (role api) too, so its setup problems stop them as well. */
+  readonly everyRole?: boolean;
+  /**
+   * The fake servers of its protocol that the tests run (paths from the project's root). They stay
+   * under test/, not in this folder: the build compiles src/ alone, and the image holds no fake.
+   */
+  readonly fakes: readonly string[];
+}
+
+/** A model this build cannot serve (a renderer it lacks): the start stops, saying which. */
+export class DriverSetupError extends Error {}
 
 export interface DriverDeps {
+  /** The built-in renderers (local/index.ts) and any a test adds, by name. */
+  renderers: Readonly<Record<string, ModelBackend>>;
   secrets: Secrets;
   outputLimitBytes: number;
   /** The most text a text model may answer (UTF-8 bytes); answers are read only this far (and some). */
@@ -22,8 +52,6 @@ export interface RemoteBackend extends ModelBackend {
   /** Resolves when the server at `url` can take renders; throws saying why not. */
   probe?(url: string, signal: AbortSignal): Promise<void>;
 }
-
-export type DriverFactory = (model: CompiledModel, deps: DriverDeps) => RemoteBackend;
 
 /** The server a render goes to: the pool member claim.ts chose, else the pool's first. */
 export function serverOf(urls: readonly string[], ctx: RenderContext): string {

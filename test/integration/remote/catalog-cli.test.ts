@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { checkCatalogFile, importCog } from '../../../src/cli/catalog.ts';
-import { buildCatalog } from '../../../src/domain/catalog-load.ts';
+import { buildCatalog } from '../../../src/backends/catalog.ts';
 import { cogFake, type CogFake } from '../../fakes/cog.ts';
 import { videoModel } from './harness.ts';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../../src/config.ts';
 import { createBackends } from '../../../src/backends/registry.ts';
-import { loadCatalog } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog } from '../../../src/backends/catalog.ts';
 import { Metrics } from '../../../src/metrics/metrics.ts';
 import { freshDatabase } from '../../helpers/db.ts';
 import { client, startTestService } from '../../helpers/service.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadConfig } from '../../../src/config.ts';
 import { createBackends, type Backends } from '../../../src/backends/registry.ts';
-import { loadCatalog } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog } from '../../../src/backends/catalog.ts';
 import { Metrics } from '../../../src/metrics/metrics.ts';
 import { comfyFake, type ComfyFake } from '../../fakes/comfyui.ts';
 import { replicateFake, type ReplicateFake } from '../../fakes/replicate.ts';

@@ -1,42 +1,20 @@
-// The layers of src/ (docs/architecture.md): a module imports only from its own layer or the layers
-// below it. http and studio → web → services → queue → backends, storage, webhooks, ledger → domain,
-// db, net, metrics, tracing. The composition root (app.ts, main.ts) and the command line (cli/) sit
-// above everything. http and studio are siblings: neither imports the other, and neither (nor web)
-// touches the database except through services. SQL lives in db/ and ledger/ (the ledger owns its SQL:
-// every statement that moves money) alone, and no import circle exists anywhere in src/.
+// The layers of src/, as docs/architecture.md's table ("Folders and layers") gives them: a module
+// imports only from its own folder or the folders its row's "May import" names (layer-table.ts reads
+// the table, so the document is what is checked), and never from a higher rank. Folders of one rank
+// (above 0) never import each other, http, studio and web never reach db/, SQL lives in db/ (and the
+// ledger's folder) alone, and no import circle exists anywhere in src/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { allows, parseLayerTable, type LayerTable } from './layer-table.ts';
 
 const SRC = path.resolve(import.meta.dirname, '../../../src');
-
-const RANK: Record<string, number> = {
-  domain: 0,
-  db: 0,
-  metrics: 0,
-  net: 0,
-  tracing: 0,
-  'config.ts': 0,
-  config: 0,
-  backends: 1,
-  storage: 1,
-  webhooks: 1,
-  ledger: 1,
-  queue: 2,
-  services: 3,
-  web: 4,
-  http: 5,
-  studio: 5,
-  cli: 6,
-  'app.ts': 6,
-  'main.ts': 6,
-};
+const DOC = path.resolve(import.meta.dirname, '../../../docs/architecture.md');
 
 /** Layers that may not reach the database, even through a type. */
 const NO_DB = new Set(['http', 'studio', 'web']);
-
-/** Layers whose modules hold SQL statements. */
-const SQL_LAYERS = new Set(['db', 'ledger']);
+/** Where SQL may be written: db/ and ledger/ (the ledger's statements with its rules). */
+const SQL_HOMES = new Set(['db', 'ledger']);
 
 function layerOf(file: string): string {
   return path.relative(SRC, file).split(path.sep)[0];
@@ -101,46 +79,83 @@ function circles(edges: Array<[string, string]>): string[][] {
 const SQL =
   /\b(?:SELECT\s+(?:[\w*(]|\$)|INSERT\s+INTO\b|UPDATE\s+\w+\s+(?:\w+\s+)?SET\b|DELETE\s+FROM\b)/;
 
+/** The imports the table does not allow, as `from → to` lines. */
+function disallowed(table: LayerTable, edges: Array<[string, string]>): string[] {
+  return edges
+    .filter(([from, to]) => !allows(table, layerOf(from), layerOf(to)))
+    .map(([from, to]) => `${rel(from)} → ${rel(to)}`);
+}
+
 describe('layers', () => {
   const files = sources(SRC);
   const edges = imports(files);
+  const table = parseLayerTable(fs.readFileSync(DOC, 'utf8'));
+  const rank = (layer: string) => table.rowOf.get(layer)?.rank ?? NaN;
+  const top = Math.max(...table.rows.map((r) => r.rank));
 
-  it('knows the layer of every top-level entry of src/', () => {
-    const unknown = [...new Set(files.map(layerOf))].filter((l) => !(l in RANK));
+  it('knows the layer of every top-level entry of src/ from the documented table', () => {
+    const unknown = [...new Set(files.map(layerOf))].filter((l) => !table.rowOf.has(l));
     expect(unknown).toEqual([]);
   });
 
+  it('has no import the table\'s "May import" does not allow', () => {
+    expect(disallowed(table, edges)).toEqual([]);
+  });
+
+  it('finds an import the table does not allow (the check above can fail)', () => {
+    const doc = [
+      '## Folders and layers',
+      '',
+      '| Rank | Folder | Owns | May import |',
+      '| ---- | ------ | ---- | ---------- |',
+      '| 1 | `queue/` | claims | db |',
+      '| 0 | `db/` `config.ts` `config/` | SQL | config |',
+    ].join('\n');
+    const t = parseLayerTable(doc);
+    const at = (f: string) => path.join(SRC, f);
+    expect(
+      disallowed(t, [
+        [at('queue/a.ts'), at('db/b.ts')],
+        [at('db/b.ts'), at('config.ts')],
+        [at('config.ts'), at('config/stripe.ts')],
+        [at('db/b.ts'), at('queue/a.ts')],
+      ]),
+    ).toEqual(['db/b.ts → queue/a.ts']);
+    expect(() => parseLayerTable(doc.replace('| db |', '| db, nowhere |'))).toThrowError(
+      /"nowhere" in the May import of queue is no folder of the table/,
+    );
+  });
+
   it('has no import from a layer above the importing module', () => {
-    const upward = edges.filter(([from, to]) => RANK[layerOf(to)] > RANK[layerOf(from)]);
+    const upward = edges.filter(([from, to]) => rank(layerOf(to)) > rank(layerOf(from)));
     expect(upward.map(([from, to]) => `${rel(from)} → ${rel(to)}`)).toEqual([]);
   });
 
   it('has no import between two layers of the same rank (http and studio are siblings)', () => {
-    // The lowest rank (domain, db, metrics, net) and the composition root at the top may; no other.
-    const checked = (rank: number) => rank > 0 && rank < RANK['app.ts'];
+    // The lowest rank (domain, db, metrics, net, …) and the composition root at the top may; no other.
+    const checked = (r: number) => r > 0 && r < top;
     const across = edges.filter(
       ([from, to]) =>
-        layerOf(from) !== layerOf(to) &&
-        RANK[layerOf(to)] === RANK[layerOf(from)] &&
-        checked(RANK[layerOf(from)]),
+        table.rowOf.get(layerOf(from)) !== table.rowOf.get(layerOf(to)) &&
+        rank(layerOf(to)) === rank(layerOf(from)) &&
+        checked(rank(layerOf(from))),
     );
     expect(across.map(([from, to]) => `${rel(from)} → ${rel(to)}`)).toEqual([]);
   });
 
   it('keeps http, studio and web away from db/ and ledger/', () => {
     const reaching = edges.filter(
-      ([from, to]) => NO_DB.has(layerOf(from)) && SQL_LAYERS.has(layerOf(to)),
+      ([from, to]) => NO_DB.has(layerOf(from)) && SQL_HOMES.has(layerOf(to)),
     );
     expect(reaching.map(([from, to]) => `${rel(from)} → ${rel(to)}`)).toEqual([]);
   });
 
-  it('has SQL statements only under db/ and ledger/', () => {
+  it("has SQL statements only under db/ (and the ledger's folder)", () => {
     const outside = files.filter(
-      (f) => !SQL_LAYERS.has(layerOf(f)) && SQL.test(fs.readFileSync(f, 'utf8')),
+      (f) => !SQL_HOMES.has(layerOf(f)) && SQL.test(fs.readFileSync(f, 'utf8')),
     );
     expect(outside.map(rel)).toEqual([]);
   });
-
   it('finds SQL where it is (the check above can fail)', () => {
     const inDb = files.filter((f) => layerOf(f) === 'db' && SQL.test(fs.readFileSync(f, 'utf8')));
     expect(inDb.map(rel)).toContain('db/accounts.ts');

@@ -9,7 +9,7 @@ import { createBackends } from '../../../src/backends/registry.ts';
 import { Metrics } from '../../../src/metrics/metrics.ts';
 import { loadModels, problemsOf, rawModel, writeTemp } from './catalog-fixtures.ts';
 import { stringify } from 'yaml';
-import { loadCatalog } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog } from '../../../src/backends/catalog.ts';
 
 const text = (backend: unknown) =>
   rawModel({

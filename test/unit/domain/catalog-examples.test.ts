@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loadCatalog, parseCatalog } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog, parseCatalog } from '../../../src/backends/catalog.ts';
 import { fieldLabel } from '../../../src/studio/presenters.ts';
 import { problemsOf, rawModel, withField } from './catalog-fixtures.ts';
 

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { CatalogError, loadCatalog, type Catalog } from '../../../src/domain/catalog-load.ts';
+import { CatalogError, type Catalog } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog } from '../../../src/backends/catalog.ts';
 
 export const MODEL_A = 'rendergate/start-end-to-video';
 export const MODEL_B = 'rendergate/image-to-video';

@@ -1,11 +1,8 @@
 // The built-in catalog matches the seed; a bad catalog is refused naming every model and field at fault.
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import {
-  loadCatalog,
-  parseCatalog,
-  DEFAULT_CATALOG_PATH,
-} from '../../../src/domain/catalog-load.ts';
+import { DEFAULT_CATALOG_PATH } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog, parseCatalog } from '../../../src/backends/catalog.ts';
 import { toPublicModel } from '../../../src/domain/model-view.ts';
 import {
   MODEL_A,

@@ -1,6 +1,6 @@
 // docs/api.md "Inputs": strict types, defaults, every bad field named once.
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog } from '../../../src/backends/catalog.ts';
 import { ApiError } from '../../../src/domain/errors.ts';
 import {
   parseRenderRequest,

@@ -1,6 +1,7 @@
 // Prices: integer cents from the catalog's CEL expression, over resolved inputs only.
 import { describe, expect, it } from 'vitest';
-import { loadCatalog, type CompiledModel } from '../../../src/domain/catalog-load.ts';
+import type { CompiledModel } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog } from '../../../src/backends/catalog.ts';
 import { resolveInputs } from '../../../src/domain/inputs.ts';
 import { celTypeOf, compilePrice, PriceError, priceOf } from '../../../src/domain/pricing.ts';
 import { compileInputSpec } from '../../../src/domain/inputs.ts';
@@ -130,6 +131,7 @@ describe('expressions', () => {
       inputSpec: compileInputSpec(def.fields),
       priceProgram: compilePrice(def),
       backendCel: {},
+      chatServer: false,
     };
     expect(priceOf(m, { n: 4 })).toBe(100);
     expect(() => priceOf(m, { n: 3 })).toThrowError(/price of model t\/a failed: division by zero/);

@@ -1,7 +1,7 @@
 // The studio's form ↔ inputs conversion over every field type of the default catalog: it only reads
 // types, so the API's own validation decides, and its messages land beside the right fields.
 import { describe, expect, it } from 'vitest';
-import { loadCatalog } from '../../../src/domain/catalog-load.ts';
+import { loadCatalog } from '../../../src/backends/catalog.ts';
 import { parseRenderRequest } from '../../../src/domain/inputs.ts';
 import { ApiError } from '../../../src/domain/errors.ts';
 import { fieldErrors, formFields, formInputs } from '../../../src/studio/model-form.ts';
