@@ -1,6 +1,6 @@
 // The layers of src/ (docs/architecture.md): a module imports only from its own layer or the layers
-// below it. http and studio → web → services → queue → backends, storage, webhooks → domain, db, net,
-// metrics, tracing. The composition root (app.ts, main.ts) and the command line (cli/) sit above everything.
+// below it. http and studio → web → services → queue → admission, backends, storage, webhooks →
+// domain, db, net, metrics, tracing. The composition root (app.ts, main.ts) and the command line (cli/) sit above everything.
 // http and studio are siblings: neither imports the other, and neither (nor web) touches the database
 // except through services. SQL lives in db/ alone, and no import circle exists anywhere in src/.
 import fs from 'node:fs';
@@ -17,6 +17,7 @@ const RANK: Record<string, number> = {
   tracing: 0,
   'config.ts': 0,
   config: 0,
+  admission: 1,
   backends: 1,
   storage: 1,
   webhooks: 1,
