@@ -19,7 +19,7 @@ import { StudioAccounts } from './services/studio-accounts.ts';
 import { PasswordWork } from './services/passwords.ts';
 import { registerStudio } from './studio/index.ts';
 import { History } from './services/history.ts';
-import { RateLimits } from './services/rate-limits.ts';
+import { RateLimits } from './admission/rate-limits.ts';
 import { GenerationCache } from './services/generation-cache.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
@@ -31,7 +31,7 @@ import { Metrics } from './metrics/metrics.ts';
 import { buildOpsServer } from './http/ops-server.ts';
 import { VERSION } from './domain/version.ts';
 import { Uploads } from './services/uploads.ts';
-import { Waiters } from './services/waiters.ts';
+import { Waiters } from './admission/waiters.ts';
 import { WebhookEndpoints } from './services/webhook-endpoints.ts';
 import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
@@ -43,8 +43,8 @@ import { LiveTextRelay } from './queue/live-text-relay.ts';
 import { TestRenders } from './queue/test-render.ts';
 import { createTopups } from './services/topups.ts';
 import { Billing } from './services/billing.ts';
-import { RefusalPace } from './services/refusal-pace.ts';
-import { BodyBudget } from './services/body-budget.ts';
+import { RefusalPace } from './admission/refusal-pace.ts';
+import { BodyBudget } from './admission/body-budget.ts';
 
 export { openInfra, type Infra };
 
@@ -166,7 +166,7 @@ export async function startService(
     billing: new Billing(db),
     pace: new RefusalPace({ burst: config.refusalPaceBurst, delayMs: config.refusalPaceMs }),
     // four bodies at the limit at once, then the account's bytes a second
-    bodies: new BodyBudget(config.bodyBytesPerSecond, 4 * config.bodyLimitBytes),
+    bodies: new BodyBudget(db, config.bodyBytesPerSecond, 4 * config.bodyLimitBytes),
   };
   // The studio's pages at `/`, a sibling of the API in the same server (http/ and studio/ never import
   // each other).

@@ -23,7 +23,7 @@ export interface Config {
   keyPrefix: string;
   defaultRateLimitPerMinute: number;
   bodyLimitBytes: number;
-  /** An account's request bodies over 16 KiB, bytes a second (services/body-budget.ts). */
+  /** An account's request bodies over 16 KiB, bytes a second (admission/body-budget.ts). */
   bodyBytesPerSecond: number;
   workerConcurrency: number;
   shutdownGraceMs: number;
@@ -58,14 +58,14 @@ export interface Config {
   /** Abuse limits of uploads, keys, sessions and sign-ups (docs/account-limits.md). */
   uploadQuotaBytes: number;
   uploadQuotaCount: number;
-  /** An account's uploads decoded and stored a second, after a burst of as many (services/upload-turns.ts). */
+  /** An account's uploads decoded and stored a second, after a burst of as many (admission/upload-turns.ts). */
   uploadsPerSecond: number;
   /** The highest rate limit an account owner may give a key (the admin API may set any). */
   maxRateLimitPerMinute: number;
   signupsPerHour: number;
   /** Requests at the studio's doors per address and minute, decided in memory (0: no limit). */
   studioDoorRequestsPerMinute: number;
-  /** Refusals that keep coming (services/refusal-pace.ts): a scope's burst answered at once, then each this late (0: never late). */
+  /** Refusals that keep coming (admission/refusal-pace.ts): a scope's burst answered at once, then each this late (0: never late). */
   refusalPaceBurst: number;
   refusalPaceMs: number;
   /** Argon2 hashes and checks at once per process (services/passwords.ts PasswordWork). */

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import sharp from 'sharp';
 import { decodeRows, readHeader } from '../../src/services/upload-image.ts';
-import { DECODE_NS_PER_PIXEL, decodeTurns } from '../../src/services/upload-turns.ts';
+import { DECODE_NS_PER_PIXEL, decodeTurns } from '../../src/admission/upload-turns.ts';
 
 const check = async (body: Buffer, format: string) =>
   decodeRows(await readHeader(body, format, format), format);

@@ -1,7 +1,7 @@
 // What-if measure (node --import tsx bench/whatif/json-cost.ts): the CPU of parsing a request body of
 // 1 MiB by its shape (JSON.parse, which Fastify's parser calls, scanning the result only when the text
 // names __proto__ or constructor): where the account budget of request bodies
-// (src/services/body-budget.ts) comes from. A long string parses fastest; small numbers and objects,
+// (src/admission/body-budget.ts) comes from. A long string parses fastest; small numbers and objects,
 // which a client chooses as freely, cost ten times as much.
 
 const MiB = 1024 * 1024;

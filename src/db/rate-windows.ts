@@ -1,5 +1,5 @@
 // The statements on `rate_windows` (migrations/003): per-key request counts per one-minute window,
-// leased by services/rate-limits.ts.
+// leased by admission/rate-limits.ts.
 import type { Queryable } from './pool.ts';
 
 const LEASE = `

@@ -33,7 +33,7 @@ import type { Ctx } from '../web/context.ts';
 import { completedLine, type AccessWriter } from './access-log.ts';
 import { requestIdOf } from './request-id.ts';
 import { rateLimitPolicy, rateLimitState } from './v1.ts';
-import type { LimitDecision } from '../services/rate-limits.ts';
+import type { LimitDecision } from '../admission/rate-limits.ts';
 import { JSON_TYPE } from './routes/generations.ts';
 import { quoteAnswer } from './routes/quote.post.ts';
 import { parseJsonBody } from './body.ts';

@@ -2,7 +2,8 @@
 // before its route runs; every answer to an authenticated request carries the RateLimit headers.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { KeyRecord } from '../services/keys.ts';
-import type { LimitDecision } from '../services/rate-limits.ts';
+import { overLimit, type LimitDecision } from '../admission/rate-limits.ts';
+import { countedBodyBytes } from '../admission/body-budget.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import { sendError } from '../web/error-handler.ts';
@@ -19,17 +20,6 @@ export const rateLimitPolicy = (d: LimitDecision) => `"default";q=${d.limit};w=6
 export const rateLimitState = (d: LimitDecision) =>
   `"default";r=${d.remaining};t=${d.resetSeconds}`;
 
-/** The 429 of a key over its limit, or over the one its account's keys share. */
-export function overLimit(d: LimitDecision): ApiError {
-  const on = d.ofAccount ? "this account's keys together" : 'this key';
-  return new ApiError(
-    'RATE_LIMITED',
-    `More than ${d.limit} requests a minute on ${on}; retry after ${d.resetSeconds} s.`,
-    undefined,
-    { 'retry-after': String(d.resetSeconds) },
-  );
-}
-
 /** Records the key on the request and sets the RateLimit headers; the 429 when over the limit. */
 export function admit(
   req: FastifyRequest,
@@ -43,22 +33,9 @@ export function admit(
   return d.allowed ? undefined : overLimit(d);
 }
 
-/**
- * The bytes a request's body counts against its account's budget (services/body-budget.ts): its declared
- * length, or the body limit when it comes chunked (its length unknown until it is read). Uploads'
- * images count in their own turns (services/upload-turns.ts), not here.
- */
-function declaredBody(req: FastifyRequest, limit: number): number {
-  const h = req.headers;
-  if (h['content-length'] === undefined && h['transfer-encoding'] === undefined) return 0;
-  if ((h['content-type'] ?? '').trimStart().toLowerCase().startsWith('image/')) return 0;
-  const n = Number(h['content-length']);
-  return n > 0 ? n : h['transfer-encoding'] !== undefined ? limit : 0;
-}
-
-/** The 429 of a body its account's budget refuses (services/body-budget.ts), else undefined. */
+/** The 429 of a body its account's budget refuses (admission/body-budget.ts), else undefined. */
 const overBudget = (ctx: Ctx, req: FastifyRequest, accountId: string) =>
-  ctx.bodies.take(accountId, declaredBody(req, ctx.config.bodyLimitBytes));
+  ctx.bodies.take(accountId, countedBodyBytes(req.headers, ctx.config.bodyLimitBytes));
 
 /**
  * The onRequest hook of every keyed API (/v1, /openai/v1): the bearer key, then its rate limit and its
@@ -69,28 +46,36 @@ const overBudget = (ctx: Ctx, req: FastifyRequest, accountId: string) =>
 export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
   return (req, reply, done) => {
     // A 429 is answered at once, or late once its key (or, for unknown keys, its address) keeps
-    // being refused (services/refusal-pace.ts).
+    // being refused (admission/refusal-pace.ts).
     const refuse = (e: unknown, scope: string) => {
       if (e instanceof ApiError && e.code === 'RATE_LIMITED') ctx.pace.later(scope, () => done(e));
       else done(e as Error | undefined);
     };
+    // The body's budget, decided in memory unless the account's lease here does not cover it.
+    const budget = (key: KeyRecord) => {
+      const scope = `key:${key.id}`;
+      const refused = overBudget(ctx, req, key.accountId);
+      if (refused instanceof Promise)
+        refused.then(
+          (e) => (e ? refuse(e, scope) : done()),
+          (e: unknown) => refuse(e, scope),
+        );
+      else if (refused) refuse(refused, scope);
+      else done();
+    };
     const key = ctx.keys.cached(req.headers.authorization);
     const d = key && ctx.limits.consumeKeyLocal(key);
     if (key && d) {
-      const refused = admit(req, reply, key, d) ?? overBudget(ctx, req, key.accountId);
+      const refused = admit(req, reply, key, d);
       if (refused) refuse(refused, `key:${key.id}`);
-      else done();
+      else budget(key);
       return;
     }
     ctx.keys
       .authenticate(req.headers.authorization, req.ip)
-      .then(async (k) => ({
-        refused:
-          admit(req, reply, k, await ctx.limits.consumeKey(k)) ?? overBudget(ctx, req, k.accountId),
-        scope: `key:${k.id}`,
-      }))
+      .then(async (k) => ({ k, refused: admit(req, reply, k, await ctx.limits.consumeKey(k)) }))
       .then(
-        ({ refused, scope }) => (refused ? refuse(refused, scope) : done()),
+        ({ k, refused }) => (refused ? refuse(refused, `key:${k.id}`) : budget(k)),
         (e: unknown) => refuse(e, `address:${req.ip}`),
       );
   };

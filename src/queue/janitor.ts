@@ -18,6 +18,7 @@ import { deleteUploadRows, lockGoneUploads } from '../db/uploads.ts';
 import { pruneDeliveries } from '../db/webhook-deliveries.ts';
 import { pruneIdempotencyKeys } from '../db/idempotency-keys.ts';
 import { pruneWindows } from '../db/rate-windows.ts';
+import { prunePaces } from '../db/admission-paces.ts';
 import { pruneEndedSessions } from '../db/studio-sessions.ts';
 import { pruneEndedTokens } from '../db/studio-tokens.ts';
 import { pruneAttempts } from '../db/studio-attempts.ts';
@@ -133,6 +134,9 @@ export class Janitor {
       // Request counts of windows that ended over an hour ago (rate-limits.ts: windows are minutes since the epoch),
       // folded into each key's last use (shown in the studio) as they go.
       await pruneWindows(this.db, Math.floor(Date.now() / 60_000) - 60);
+      // Upload turns and body budgets full again for a minute (admission/shared-pace.ts): an absent
+      // schedule is a full one, and the minute covers processes' clocks a little apart.
+      await prunePaces(this.db, Date.now() - 60_000);
     } catch (e) {
       this.log.warn({ err: e }, 'housekeeping sweep failed; will retry');
     }

@@ -6,7 +6,7 @@ import { listGenerations, liveGeneration } from '../db/generations.ts';
 import { ApiError } from '../domain/errors.ts';
 import { isId } from '../domain/ids.ts';
 import { generationView, type GenerationRow } from './generation-view.ts';
-import type { Waiters } from './waiters.ts';
+import type { Waiters } from '../admission/waiters.ts';
 import type { KeyMode } from './keys.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';

@@ -2,7 +2,7 @@
 // create (generation-create.ts), reads (generation-reads.ts), and cancel, delete and the operator's
 // refund (generation-removal.ts).
 import type { Storage } from '../storage/storage.ts';
-import type { Waiters } from './waiters.ts';
+import type { Waiters } from '../admission/waiters.ts';
 import type { GenerationCache } from './generation-cache.ts';
 import { GenerationCreate, type GenerationCreateOptions } from './generation-create.ts';
 import { GenerationReads } from './generation-reads.ts';

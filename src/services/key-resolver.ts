@@ -5,7 +5,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { Db } from '../db/pool.ts';
 import { keyByHash } from '../db/api-keys.ts';
 import { hashKey, type KeyRecord } from './keys.ts';
-import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from './unknown-keys.ts';
+import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from '../admission/unknown-keys.ts';
 
 /** One key's lookup; `found` is its answer once it has answered with a key, for the synchronous cached(). */
 interface CachedLookup {

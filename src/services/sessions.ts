@@ -15,7 +15,7 @@ import {
   touchSession,
   type SessionRow,
 } from '../db/studio-sessions.ts';
-import { RefusedUntil } from './refused-until.ts';
+import { RefusedUntil } from '../admission/refused-until.ts';
 
 export const IDLE_MS = 2 * 60 * 60 * 1000; // 2 h without a request
 export const ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000; // 7 days whatever the activity

@@ -15,7 +15,7 @@ import {
   PasswordsBusy,
   type PasswordWork,
 } from './passwords.ts';
-import { attempt, RefusedScopes, succeeded, type Door } from './attempt-limits.ts';
+import { attempt, RefusedScopes, succeeded, type Door } from '../admission/attempts.ts';
 
 export class StudioAccounts {
   /** Scopes the database refused, refused again in this process without asking it. */

@@ -9,7 +9,7 @@ import type { StripeConfig } from '../config/stripe.ts';
 import type { Db } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
 import { topupOf, type TopupRow } from '../db/topups.ts';
-import type { Waiters } from './waiters.ts';
+import type { Waiters } from '../admission/waiters.ts';
 import { StripeEvents } from './stripe-events.ts';
 import { CheckoutSessions } from './checkout-sessions.ts';
 

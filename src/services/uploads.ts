@@ -22,9 +22,9 @@ import { ApiError, invalidInput, type FieldProblem } from '../domain/errors.ts';
 import { isId, newId } from '../domain/ids.ts';
 import type { Storage } from '../storage/storage.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
-import { UploadQuota } from './uploads-quota.ts';
+import { UploadQuota } from '../admission/upload-quota.ts';
 import { decodeRows, readHeader } from './upload-image.ts';
-import { decodeTurns, UPLOAD_BURST, UploadTurns } from './upload-turns.ts';
+import { decodeTurns, UPLOAD_BURST, UploadTurns } from '../admission/upload-turns.ts';
 
 /** Accepted Content-Types and the format sharp must find in the bytes. */
 export const UPLOAD_TYPES: Record<string, string> = {
@@ -57,6 +57,7 @@ export class Uploads {
       count: config.uploadQuotaCount,
     });
     this.turns = new UploadTurns(
+      db,
       config.uploadsPerSecond,
       Math.max(UPLOAD_BURST, config.uploadsPerSecond),
     );
@@ -78,7 +79,7 @@ export class Uploads {
   /**
    * Stores an image of `contentType` (its media type, parameters allowed) for the account, within the
    * account's upload quota: checked before the work (to refuse early: from the usage of a refusal
-   * remembered, uploads-quota.ts, else from the account's count) and again by the statement that
+   * remembered, admission/upload-quota.ts, else from the account's count) and again by the statement that
    * records it and counts it (so parallel uploads cannot pass it together; only it lets one in).
    */
   async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {

@@ -1,9 +1,9 @@
 // The studio's doors' budget per address (docs/account-limits.md, "The studio's doors"): a
 // preValidation hook on each door route (routes/auth.ts), decided in memory by DoorBudget
-// (services/attempt-limits.ts).
+// (admission/door-budget.ts).
 import type { preValidationHookHandler } from 'fastify';
-import { addressKey, DoorBudget } from '../services/attempt-limits.ts';
-import type { RefusalPace } from '../services/refusal-pace.ts';
+import { DoorBudget, doorScope } from '../admission/door-budget.ts';
+import type { RefusalPace } from '../admission/refusal-pace.ts';
 
 /** The answer past an address's door budget: a constant page, no template, no form, no CSRF token. */
 const TOO_MANY =
@@ -17,7 +17,7 @@ const TOO_MANY =
  * form of at most 64 KiB, the studio's limit): refusing sooner would leave a body unread, and a
  * connection whose body is unread must close, so a refused client would pay, and make the server
  * pay, a new connection per request. Read, the body costs less than that; the connection stays open.
- * An address that keeps coming past its budget gets its 429s late (services/refusal-pace.ts).
+ * An address that keeps coming past its budget gets its 429s late (admission/refusal-pace.ts).
  */
 export function doorBudget(perMinute: number, pace: RefusalPace): preValidationHookHandler {
   const budget = new DoorBudget(perMinute);
@@ -37,13 +37,3 @@ export function doorBudget(perMinute: number, pace: RefusalPace): preValidationH
     });
   };
 }
-
-/**
- * An address's scope for RefusalPace at the doors: the budget's 429 above and each door's own throttle
- * (wrong passwords, sign-ups, console tokens) share it, so an address that keeps coming after any of
- * them gets its refusals late, whichever of them refuses it.
- */
-export const doorScope = (ip: string) => `door:${addressKey(ip)}`;
-
-/** The pause a door's throttle refusal earns (doorScope), to await before answering its 429. */
-export const doorRefusalPause = (pace: RefusalPace, ip: string) => pace.pause(doorScope(ip));

@@ -60,7 +60,7 @@ function rateLimited(limit: number, resetSeconds: number) {
  * Throws the 429 of a session already refused in its current window, before the database is asked for
  * the session (or, on History, for the page read with it): a flood from one session over its limit
  * costs a hash and a map lookup a request (Sessions.spentSeconds), and its 429s come late once it
- * keeps coming (services/refusal-pace.ts).
+ * keeps coming (admission/refusal-pace.ts).
  */
 export async function refuseSpent(ctx: StudioCtx, req: FastifyRequest): Promise<void> {
   const seconds = ctx.sessions.spentSeconds(req.cookies[SESSION_COOKIE]);

@@ -5,7 +5,7 @@ import type { Catalog } from '../domain/catalog-load.ts';
 import type { Accounts } from '../services/accounts.ts';
 import type { ApiKeys, KeyRecord } from '../services/keys.ts';
 import type { KeyResolver } from '../services/key-resolver.ts';
-import type { RateLimits } from '../services/rate-limits.ts';
+import type { RateLimits } from '../admission/rate-limits.ts';
 import type { Generations } from '../services/generations.ts';
 import type { OpsProbe } from '../services/ops.ts';
 import type { Storage } from '../storage/storage.ts';
@@ -16,8 +16,8 @@ import type { BackendHealth } from '../backends/health.ts';
 import type { ChatCompletions } from '../services/chat.ts';
 import type { Topups } from '../services/topups.ts';
 import type { Billing } from '../services/billing.ts';
-import type { RefusalPace } from '../services/refusal-pace.ts';
-import type { BodyBudget } from '../services/body-budget.ts';
+import type { RefusalPace } from '../admission/refusal-pace.ts';
+import type { BodyBudget } from '../admission/body-budget.ts';
 
 export interface Ctx {
   config: Config;
@@ -44,9 +44,9 @@ export interface Ctx {
   topups: Topups | null;
   /** The console's view of billing: shortfalls and Stripe events. */
   billing: Billing;
-  /** Refusals that keep coming, answered late (services/refusal-pace.ts). */
+  /** Refusals that keep coming, answered late (admission/refusal-pace.ts). */
   pace: RefusalPace;
-  /** The bytes of request bodies each account sends (services/body-budget.ts). */
+  /** The bytes of request bodies each account sends (admission/body-budget.ts). */
   bodies: BodyBudget;
 }
 

@@ -1,4 +1,4 @@
-// The studio doors' own throttles keep their refusals late too (src/studio/door-budget.ts doorScope,
+// The studio doors' own throttles keep their refusals late too (src/admission/door-budget.ts doorScope,
 // docs/account-limits.md "Refusals that keep coming"): wrong passwords past the throttle, sign-ups past
 // an address's hour and wrong console tokens past an address's quarter hour, each flooded from two
 // loops as the soak's attacker floods the sign-in, get their first refusals at once and then about one

@@ -1,4 +1,4 @@
-// Refusals that keep coming are answered late (src/services/refusal-pace.ts, docs/account-limits.md):
+// Refusals that keep coming are answered late (src/admission/refusal-pace.ts, docs/account-limits.md):
 // a key past its rate limit, an account past its upload quota and an address past the studio doors'
 // budget, each flooded from two loops as the soak's attacker floods them, get their first refusals at
 // once and then about one a second per loop, where unpaced they would get hundreds; every answer is

@@ -1,5 +1,5 @@
 // An account past its upload quota is refused before the body of its next upload is read
-// (src/services/uploads-quota.ts, docs/account-limits.md): the process remembers the refusal for a
+// (src/admission/upload-quota.ts, docs/account-limits.md): the process remembers the refusal for a
 // moment, POST /v1/uploads answers the same 409 from a hook before the body. The rest of a body of at
 // most 1 MiB is then read and dropped, and the connection kept for the client's next request; a larger
 // one's connection closes once the client has the answer (src/http/lingering-close.ts). The service

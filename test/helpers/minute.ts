@@ -1,4 +1,4 @@
-// Rate limits count requests in windows aligned to the clock's minutes (src/services/rate-limits.ts). A
+// Rate limits count requests in windows aligned to the clock's minutes (src/admission/rate-limits.ts). A
 // test that sends a few requests and expects the limit to be reached must not straddle a minute's end,
 // where the count starts again: it waits for the next minute when too little of this one is left.
 export async function awayFromMinuteEdge(needMs = 15_000): Promise<void> {

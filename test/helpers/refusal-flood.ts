@@ -1,6 +1,6 @@
 // Floods a refusal as the soak's attacker does (bench/lib/soak-hostile.ts): two loops sending one
 // request after another, each as soon as the last was answered, for a few seconds; and the check that
-// the refusals were paced (src/services/refusal-pace.ts): the burst answered at once, the rest each
+// the refusals were paced (src/admission/refusal-pace.ts): the burst answered at once, the rest each
 // about a second late, where unpaced two loops make hundreds.
 import { expect } from 'vitest';
 

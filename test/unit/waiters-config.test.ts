@@ -1,7 +1,7 @@
 // Pure pieces of the second tranche: the Prefer: wait parser (RFC 7240: anything else is ignored), the
 // held-request registry and its bound, and the new configuration variables.
 import { describe, expect, it } from 'vitest';
-import { preferWait, Waiters } from '../../src/services/waiters.ts';
+import { preferWait, Waiters } from '../../src/admission/waiters.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 describe('preferWait', () => {

@@ -5,7 +5,7 @@ import { parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
 import type { Ctx } from '../../web/context.ts';
 import { sendContent } from '../../web/content.ts';
-import { preferWait } from '../../services/waiters.ts';
+import { preferWait } from '../../admission/waiters.ts';
 import type { FastifyReply } from 'fastify';
 import { idempotencyKeyOf } from '../../web/idempotency-key.ts';
 

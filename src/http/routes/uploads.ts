@@ -54,7 +54,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
                 )
               : null;
           // Answered at once, or late for an account that keeps sending past its quota
-          // (services/refusal-pace.ts); server.ts's onError hook then drains or closes.
+          // (admission/refusal-pace.ts); server.ts's onError hook then drains or closes.
           if (refused)
             ctx.pace.later(`uploads:${req.apiKey.accountId}`, () => done(refused, payload));
           else done(null, payload);
@@ -65,7 +65,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
           .create(req.apiKey.accountId, req.headers['content-type'], req.body as Buffer | undefined)
           .catch(async (e: unknown) => {
             // the database's refusal (the memory's is answered in preParsing), and the 429 of
-            // uploads coming too fast (services/upload-turns.ts), paced the same way
+            // uploads coming too fast (admission/upload-turns.ts), paced the same way
             if (
               e instanceof ApiError &&
               (e.code === 'UPLOAD_QUOTA_EXCEEDED' || e.code === 'RATE_LIMITED')

@@ -10,7 +10,7 @@ import { ADMIN_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field } from '../form-body.ts';
 import { parseEuros } from './keys.ts';
-import { doorRefusalPause } from '../door-budget.ts';
+import { doorRefusalPause } from '../../admission/door-budget.ts';
 import { ledgerLabel } from '../../services/billing.ts';
 
 type IdParams = { Params: { id: string } };

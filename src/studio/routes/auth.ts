@@ -7,7 +7,8 @@ import { field, localPath } from '../form-body.ts';
 import crypto from 'node:crypto';
 import { EMAIL, MIN_PASSWORD, passwordProblem } from '../../services/passwords.ts';
 import type { Purpose } from '../../services/one-time-links.ts';
-import { doorBudget, doorRefusalPause } from '../door-budget.ts';
+import { doorRefusalPause } from '../../admission/door-budget.ts';
+import { doorBudget } from '../door-budget.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // Every door below shares one budget per address.

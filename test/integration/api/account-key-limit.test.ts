@@ -1,4 +1,4 @@
-// An account's keys share one rate limit, the highest among its live keys (src/services/rate-limits.ts
+// An account's keys share one rate limit, the highest among its live keys (src/admission/rate-limits.ts
 // consumeKey, docs/account-limits.md "Requests"): an owner who makes a hundred keys at the ceiling
 // gets no more requests a minute than one of them alone; a key of its own account counts only itself.
 import { expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // An account's request bodies over 16 KiB count against RENDERGATE_BODY_BYTES_PER_SECOND after a burst
-// of four bodies at the limit (src/services/body-budget.ts, docs/account-limits.md "Request bodies"):
+// of four bodies at the limit (src/admission/body-budget.ts, docs/account-limits.md "Request bodies"):
 // parsing a MiB of JSON costs up to 13 ms of CPU, so an account at its rate limit could otherwise take
 // more than a core. Refused before the body is read; small bodies, uploads' images and other accounts are
 // not held back.

@@ -109,7 +109,7 @@ describe('fast answers', () => {
     const LIMIT = 130;
     const statuses = async (s: TestService) => {
       // A second key of the generation's account. Its requests are taken here while the process holds
-      // a lease of its limit (src/services/rate-limits.ts); the others go through Fastify's hook, which
+      // a lease of its limit (src/admission/rate-limits.ts); the others go through Fastify's hook, which
       // takes the next lease; past the limit, Fastify answers the 429.
       const k = await api.admin('POST', `/accounts/${accountId}/keys`, {
         rateLimitPerMinute: LIMIT,

@@ -6,7 +6,7 @@ import { serviceFixture } from '../../helpers/fixture.ts';
 import { awayFromMinuteEdge } from '../../helpers/minute.ts';
 import { client, startTestService } from '../../helpers/service.ts';
 import { MAX_BALANCE_CENTS } from '../../../src/services/accounts.ts';
-import { UNKNOWN_KEYS_PER_MINUTE } from '../../../src/services/unknown-keys.ts';
+import { UNKNOWN_KEYS_PER_MINUTE } from '../../../src/admission/unknown-keys.ts';
 
 const f = serviceFixture();
 

@@ -1,4 +1,4 @@
-// `Prefer: wait` held requests are shared between accounts (src/services/waiters.ts): one account holds
+// `Prefer: wait` held requests are shared between accounts (src/admission/waiters.ts): one account holds
 // at most a tenth of RENDERGATE_MAX_WAITERS; past it its requests are answered at once, as without the
 // header, while another account's are still held.
 import crypto from 'node:crypto';

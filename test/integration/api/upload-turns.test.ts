@@ -1,10 +1,10 @@
 // An account's uploads are decoded and stored at most RENDERGATE_UPLOADS_PER_SECOND turns a second after
-// a burst of 20 (src/services/upload-turns.ts, docs/account-limits.md), a large image taking the turns
+// a burst of 20 (src/admission/upload-turns.ts, docs/account-limits.md), a large image taking the turns
 // of its decode: past it they wait their turn, up to 2 s and 4 at once, else 429; another account keeps
 // its own burst.
 import { beforeAll, expect, it } from 'vitest';
 import sharp from 'sharp';
-import { UPLOAD_BURST } from '../../../src/services/upload-turns.ts';
+import { UPLOAD_BURST } from '../../../src/admission/upload-turns.ts';
 import { serviceFixture } from '../../helpers/fixture.ts';
 
 const PER_SECOND = 5;

@@ -1,7 +1,7 @@
-// The studio's doors' budget per address (src/services/attempt-limits.ts DoorBudget): a bucket per
+// The studio's doors' budget per address (src/admission/door-budget.ts): a bucket per
 // address, refilled over the minute; refusals take nothing; an IPv6 /64 is one address.
 import { expect, it } from 'vitest';
-import { DoorBudget } from '../../../src/services/attempt-limits.ts';
+import { DoorBudget } from '../../../src/admission/door-budget.ts';
 
 it('lets `perMinute` in at once, then one per 60/perMinute s, per address', () => {
   const b = new DoorBudget(6);

@@ -7,8 +7,7 @@
 // - operator console sign-ins: 10 wrong tokens per address in any 15 minutes, never for everyone;
 // - sign-ups: RENDERGATE_SIGNUPS_PER_HOUR per address in any hour.
 // Emails are counted lowercased, whether or not an account has them: a refusal reveals nothing.
-// An IPv6 address counts as its /64 (one host usually holds a whole /64).
-import net from 'node:net';
+// An IPv6 address counts as its /64 (address.ts).
 import type { Db } from '../db/pool.ts';
 import {
   giveBackAttempt,
@@ -16,8 +15,8 @@ import {
   type AttemptLimit,
   type Taken,
 } from '../db/studio-attempts.ts';
+import { addressKey } from './address.ts';
 import { RefusedUntil } from './refused-until.ts';
-import { setRecent } from './recent-map.ts';
 
 const QUARTER_HOUR = 15 * 60;
 const HOUR = 3600;
@@ -26,23 +25,6 @@ export const RESET_REQUESTS = { perEmail: 10, perAddress: 50 };
 export const CONSOLE_SIGNINS_PER_ADDRESS = 10;
 
 const norm = (email: string) => email.trim().toLowerCase().slice(0, 254);
-
-/** The address as counted: IPv4 (also IPv4-mapped) as it is, IPv6 as its /64 prefix. */
-export function addressKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1];
-  if (!net.isIPv6(ip)) return ip;
-  const [head, tail = ''] = ip.toLowerCase().split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = ip.includes('::')
-    ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t]
-    : h;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
 
 export type Door =
   | { kind: 'signin' | 'reset'; ip: string; email: string }
@@ -73,13 +55,14 @@ export function limitsOf(door: Door): AttemptLimit[] {
 }
 
 /**
- * The scopes the database refused in this process, each until the moment the database would first let
- * an attempt in again (the retry-after it gave: nothing is counted in a full scope, so nothing can fill
- * it further). An attempt in such a scope is refused here, without a statement, so a flood of wrong
- * passwords costs the database one refusal per scope and window, not one per try. The database stays
- * the one count across processes: every attempt not refused here is counted there first. A right
- * password given back here clears its scopes, as its give-back may have made room. At most `max`
- * scopes are held; past that the oldest go (they are asked about again, never wrongly let in).
+ * The scopes the database refused in this process, each until the moment the database would first
+ * let an attempt in again (the retry-after it gave: nothing is counted in a full scope, so nothing
+ * can fill it further). An attempt in such a scope is refused here, without a statement, so a
+ * flood of wrong passwords costs the database one refusal per scope and window, not one per try.
+ * The database stays the one count across processes: every attempt not refused here is counted
+ * there first. A right password given back here clears its scopes, as its give-back may have made
+ * room. At most `max` scopes are held; past that the oldest go (they are asked about again, never
+ * wrongly let in).
  */
 export class RefusedScopes {
   private until: RefusedUntil;
@@ -123,38 +106,4 @@ export async function succeeded(db: Db, d: Door, refused?: RefusedScopes): Promi
   const limits = limitsOf(d);
   refused?.clear(limits);
   await giveBackAttempt(db, limits);
-}
-
-/**
- * Requests at the studio's doors (the sign-in, sign-up, reset and link pages, read or posted) per
- * address, in this process: a bucket of `perMinute` requests per address, refilled at `perMinute` a
- * minute. Decided in memory before anything else is done for the request (no cookie or CSRF work, no
- * page, no statement), so a flood from one address costs little; other addresses keep their own
- * buckets, and a person's few requests are far below it. Counted by addressKey (an IPv6 /64 as one).
- * At most `max` addresses are held; past that, the least recently seen go (they start again full).
- */
-export class DoorBudget {
-  private buckets = new Map<string, { tokens: number; atMs: number }>();
-  constructor(
-    readonly perMinute: number,
-    private max = 10_000,
-  ) {}
-
-  /** 0 when the request is let in (and counted), else the seconds until one would be. */
-  take(ip: string, nowMs = Date.now()): number {
-    if (this.perMinute <= 0) return 0;
-    const key = addressKey(ip);
-    const b = this.buckets.get(key);
-    const tokens = b
-      ? Math.min(this.perMinute, b.tokens + ((nowMs - b.atMs) * this.perMinute) / 60_000)
-      : this.perMinute;
-    if (b && tokens < 1) {
-      // refused: nothing taken, so a flood never delays the address's next request further
-      b.tokens = tokens;
-      b.atMs = nowMs;
-      return Math.max(1, Math.ceil(((1 - tokens) * 60) / this.perMinute));
-    }
-    setRecent(this.buckets, key, { tokens: tokens - 1, atMs: nowMs }, this.max);
-    return 0;
-  }
 }

@@ -1,23 +1,26 @@
-// Per-key request limits in fixed one-minute windows (aligned to the clock's minutes), shared by every
-// process on the database without a database write per request.
+// Per-key request limits in fixed one-minute windows (aligned to the clock's minutes), shared by
+// every process on the database without a database write per request.
 //
-// The count of a key's window lives in Postgres (rate_windows). A process does not spend from it one
-// request at a time: it takes a lease of several requests with one guarded statement that never grants
-// past the limit, and spends the lease in memory. Leases start at one request and double with each
-// refill in a window, up to ⌈limit/64⌉, so a quiet key is counted exactly and a busy one costs one
-// statement per ⌈limit/64⌉ requests.
+// The count of a key's window lives in Postgres (rate_windows). A process does not spend from it
+// one request at a time: it takes a lease of several requests with one guarded statement that
+// never grants past the limit, and spends the lease in memory. Leases start at one request and
+// double with each refill in a window, up to ⌈limit/64⌉, so a quiet key is counted exactly and a
+// busy one costs one statement per ⌈limit/64⌉ requests.
 //
 // What this guarantees, on any number of processes: never more than `limit` requests admitted in a
-// window (grants are taken from the shared count before they are spent). With one process it is exact.
-// With N processes serving one key, a lease a process took and did not spend before the window ended
-// is lost to the others, so at worst (N − 1)·⌈limit/64⌉ fewer requests are admitted (1.6 % of the
-// limit per extra process); for limits up to 64 a minute every lease is one request and the limit is
-// exact everywhere.
+// window (grants are taken from the shared count before they are spent). With one process it is
+// exact. With N processes serving one key, a lease a process took and did not spend before the
+// window ended is lost to the others, so at worst (N − 1)·⌈limit/64⌉ fewer requests are admitted
+// (1.6 % of the limit per extra process); for limits up to 64 a minute every lease is one request
+// and the limit is exact everywhere.
 //
-// An account with several live keys also has a bucket its keys share (consumeKey), of the highest limit
-// among them: a hundred keys made at the owner's ceiling take no more together than one of them.
+// An account with several live keys also has a bucket its keys share (consumeKey), of the highest
+// limit among them: a hundred keys made at the owner's ceiling take no more together than one of
+// them.
 import type { Db } from '../db/pool.ts';
 import { leaseWindow } from '../db/rate-windows.ts';
+import { ApiError } from '../domain/errors.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 export interface LimitDecision {
   allowed: boolean;
@@ -44,6 +47,17 @@ function accountBucket(key: LimitedKey): { id: string; limit: number } | null {
   return { id: `keys:${key.accountId}`, limit: key.account.rateLimitPerMinute };
 }
 
+/** The 429 of a key over its limit, or over the one its account's keys share. */
+export function overLimit(d: LimitDecision): ApiError {
+  const on = d.ofAccount ? "this account's keys together" : 'this key';
+  return new ApiError(
+    'RATE_LIMITED',
+    `More than ${d.limit} requests a minute on ${on}; retry after ${d.resetSeconds} s.`,
+    undefined,
+    { 'retry-after': String(d.resetSeconds) },
+  );
+}
+
 /** Both allowed: the key's decision, with what is left of the tighter one. */
 const both = (own: LimitDecision, all: LimitDecision): LimitDecision => ({
   ...own,
@@ -53,6 +67,8 @@ const both = (own: LimitDecision, all: LimitDecision): LimitDecision => ({
 const WINDOW_MS = 60_000;
 /** The largest lease is this fraction of the limit. */
 const LEASE_FRACTION = 64;
+/** Keys and accounts whose windows this process remembers at most. */
+const MAX_KEYS = 100_000;
 
 /** Local state of one key in the current window. */
 interface KeyWindow {
@@ -69,8 +85,12 @@ interface KeyWindow {
   pending: Promise<void> | null;
 }
 
+/** A window that has ended, with no lease being taken: nothing in it counts any more. */
+const ended = (s: KeyWindow, now: number) => s.window !== Math.floor(now / WINDOW_MS) && !s.pending;
+
 export class RateLimits {
-  private keys = new Map<string, KeyWindow>();
+  /** Past MAX_KEYS, ended windows go first; a current one forgotten loses its unspent lease. */
+  private keys = new BoundedMap<string, KeyWindow>(MAX_KEYS, ended);
 
   constructor(
     private db: Db,
@@ -100,8 +120,8 @@ export class RateLimits {
   }
 
   /**
-   * consumeKey() without waiting: the decision when this process can make it alone from both of the
-   * key's buckets, else null; nothing is spent unless both allow it.
+   * consumeKey() without waiting: the decision when this process can make it alone from both of
+   * the key's buckets, else null; nothing is spent unless both allow it.
    */
   consumeKeyLocal(key: LimitedKey): LimitDecision | null {
     const account = accountBucket(key);
@@ -118,10 +138,10 @@ export class RateLimits {
   }
 
   /**
-   * A request with `key`: within the key's own limit and, when its account has other live keys, within
-   * the account's (the highest limit among them, counted over all of them), so that an account's keys
-   * together take no more than its most generous one alone. A request the account refuses was counted
-   * against its key.
+   * A request with `key`: within the key's own limit and, when its account has other live keys,
+   * within the account's (the highest limit among them, counted over all of them), so that an
+   * account's keys together take no more than its most generous one alone. A request the account
+   * refuses was counted against its key.
    */
   async consumeKey(key: LimitedKey): Promise<LimitDecision> {
     const own = await this.consume(key.id, key.rateLimitPerMinute);
@@ -146,9 +166,8 @@ export class RateLimits {
   private state(keyId: string, window: number): KeyWindow {
     let s = this.keys.get(keyId);
     if (!s || s.window !== window) {
-      if (!s && this.keys.size >= 100_000) this.forgetOldWindows(window);
       s = { window, tokens: 0, used: 0, leaseSize: 1, exhausted: false, pending: null };
-      this.keys.set(keyId, s);
+      this.keys.set(keyId, s, window * WINDOW_MS);
     }
     return s;
   }
@@ -161,9 +180,5 @@ export class RateLimits {
     s.tokens += granted;
     s.leaseSize = ask * 2;
     if (granted < ask) s.exhausted = true;
-  }
-
-  private forgetOldWindows(window: number) {
-    for (const [k, s] of this.keys) if (s.window !== window && !s.pending) this.keys.delete(k);
   }
 }

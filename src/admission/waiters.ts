@@ -1,12 +1,16 @@
-// Requests held by `Prefer: wait` (docs/api.md "Waiting instead of polling"), by generation id. They are
-// woken by the change notifications the generation cache already hears (one LISTEN connection per
-// process, migrations/005 and 008), never by a polling loop. Bounded: past `max` held requests, or past
-// `perAccount` of one account's (a tenth of them by default), a new one is answered at once, as
-// without the header; so one account cannot hold them all and leave every other account's answered at
-// once.
+// Requests held by `Prefer: wait` (docs/api.md "Waiting instead of polling"), by generation id.
+// They are woken by the change notifications the generation cache already hears (one LISTEN
+// connection per process, migrations/005 and 008), never by a polling loop. Bounded: past `max`
+// held requests, or past `perAccount` of one account's (a tenth of them by default), a new one is
+// answered at once, as without the header; so one account cannot hold them all and leave every
+// other account's answered at once. Per process by nature: a held request is a connection this
+// process holds, woken by this process's notifications, so the bound is of this process's memory
+// and connections (N API processes hold at most N times as many, each within its own bound).
+import { HeldCounts } from './bounded-map.ts';
+
 export class Waiters {
   private byId = new Map<string, Set<() => void>>();
-  private byAccount = new Map<string, number>();
+  private byAccount = new HeldCounts<string>();
   private held = 0;
 
   constructor(
@@ -19,34 +23,30 @@ export class Waiters {
   }
 
   /**
-   * Registers `wake` for changes of `id`, held for `accountId`; the returned function unregisters it.
-   * Null when full, or when the account holds its most.
+   * Registers `wake` for changes of `id`, held for `accountId`; the returned function unregisters
+   * it. Null when full, or when the account holds its most.
    */
   add(id: string, wake: () => void, accountId?: string): (() => void) | null {
     if (this.held >= this.max) return null;
-    const mine = accountId === undefined ? 0 : (this.byAccount.get(accountId) ?? 0);
-    if (accountId !== undefined && mine >= this.perAccount) return null;
+    if (accountId !== undefined && this.byAccount.of(accountId) >= this.perAccount) return null;
     let set = this.byId.get(id);
     if (!set) this.byId.set(id, (set = new Set()));
     set.add(wake);
     this.held++;
-    if (accountId !== undefined) this.byAccount.set(accountId, mine + 1);
+    if (accountId !== undefined) this.byAccount.add(accountId);
     return () => {
       if (!set.delete(wake)) return;
       this.held--;
       if (set.size === 0 && this.byId.get(id) === set) this.byId.delete(id);
-      if (accountId === undefined) return;
-      const left = (this.byAccount.get(accountId) ?? 1) - 1;
-      if (left > 0) this.byAccount.set(accountId, left);
-      else this.byAccount.delete(accountId);
+      if (accountId !== undefined) this.byAccount.release(accountId);
     };
   }
 
   /**
-   * Reads with `read` until `final` holds of what it read, reading again at each change of `id`, for at
-   * most `seconds` or until `closed` fires. `timedOut` is true when the time ran out with `value` not
-   * final (read before the time ran out). Null, without reading, when the most requests are held, in
-   * all or for `o.accountId`.
+   * Reads with `read` until `final` holds of what it read, reading again at each change of `id`,
+   * for at most `seconds` or until `closed` fires. `timedOut` is true when the time ran out with
+   * `value` not final (read before the time ran out). Null, without reading, when the most
+   * requests are held, in all or for `o.accountId`.
    */
   async watch<T>(
     id: string,

@@ -1,6 +1,7 @@
 // Addresses as the studio's attempt limits count them: an IPv6 host is its /64.
 import { expect, it } from 'vitest';
-import { addressKey, limitsOf } from '../../../src/services/attempt-limits.ts';
+import { addressKey } from '../../../src/admission/address.ts';
+import { limitsOf } from '../../../src/admission/attempts.ts';
 
 it('counts IPv4 as it is and IPv6 by its /64', () => {
   expect(addressKey('127.0.0.2')).toBe('127.0.0.2');

@@ -1,8 +1,8 @@
-// The upload quota's memory of refusals (src/services/uploads-quota.ts): what it refuses without the
-// database, for how long, and what makes it forget.
+// The upload quota's memory of refusals (src/admission/upload-quota.ts): what it refuses without
+// the database, for how long, and what makes it forget.
 import { expect, it } from 'vitest';
-import { OVER_QUOTA_MEMORY_MS, UploadQuota } from '../../../src/services/uploads-quota.ts';
-import { RefusedUntil } from '../../../src/services/refused-until.ts';
+import { OVER_QUOTA_MEMORY_MS, UploadQuota } from '../../../src/admission/upload-quota.ts';
+import { RefusedUntil } from '../../../src/admission/refused-until.ts';
 
 it('refuses from a remembered usage only what would not fit it, only for its moment', () => {
   const q = new UploadQuota({ bytes: 1000, count: 3 });

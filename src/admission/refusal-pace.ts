@@ -1,13 +1,14 @@
 // Refusals that keep coming (docs/account-limits.md "Refusals that keep coming"): a client refused
-// again and again for the same reason (a key past its rate limit, an account past its upload quota, a
-// session past its limit, an address past the studio doors' budget or their throttles) gets its
-// first refusals at once and, past them, each one a second late. A client that honours Retry-After, or
-// stops, never waits.
-// One that loops on refusals makes about one request a second per connection, so a flood costs the
-// server a timer a refusal instead of a refusal as fast as it can send them, and the CPU it would have
-// taken stays with everyone else's requests. Per process, in memory, bounded: at most MAX_HELD answers
-// held at once (past it, refusals are answered at once again) and MAX_SCOPES scopes remembered (past
-// it, the least recently refused go, and start again with their burst).
+// again and again for the same reason (a key past its rate limit, an account past its upload
+// quota, a session past its limit, an address past the studio doors' budget or their throttles)
+// gets its first refusals at once and, past them, each one a second late. A client that honours
+// Retry-After, or stops, never waits. One that loops on refusals makes about one request a second
+// per connection, so a flood costs the server a timer a refusal instead of a refusal as fast as it
+// can send them, and the CPU it would have taken stays with everyone else's requests. Per process,
+// in memory, bounded: at most MAX_HELD answers held at once (past it, refusals are answered at
+// once again) and MAX_SCOPES scopes remembered (past it, the scopes whose burst is whole again go,
+// then the least recently refused, and start again with their burst: bounded-map.ts).
+import { BoundedMap } from './bounded-map.ts';
 
 /**
  * Refusals of one scope answered at once in a burst, refilled at PER_SECOND; the defaults of
@@ -28,8 +29,13 @@ export interface PaceOptions {
   maxScopes: number;
 }
 
+interface Bucket {
+  tokens: number;
+  atMs: number;
+}
+
 export class RefusalPace {
-  private buckets = new Map<string, { tokens: number; atMs: number }>();
+  private buckets: BoundedMap<string, Bucket>;
   private holding = 0;
   private readonly o: PaceOptions;
 
@@ -42,6 +48,14 @@ export class RefusalPace {
       maxScopes: MAX_SCOPES,
       ...o,
     };
+    this.buckets = new BoundedMap(
+      this.o.maxScopes,
+      (b, now) => this.tokens(b, now) >= this.o.burst,
+    );
+  }
+
+  private tokens(b: Bucket, nowMs: number): number {
+    return Math.min(this.o.burst, b.tokens + ((nowMs - b.atMs) * this.o.perSecond) / 1000);
   }
 
   /**
@@ -50,17 +64,10 @@ export class RefusalPace {
    */
   delay(scope: string, nowMs = Date.now()): number {
     const b = this.buckets.get(scope);
-    const tokens = b
-      ? Math.min(this.o.burst, b.tokens + ((nowMs - b.atMs) * this.o.perSecond) / 1000)
-      : this.o.burst;
+    const tokens = b ? this.tokens(b, nowMs) : this.o.burst;
     const now = tokens >= 1 || this.o.delayMs === 0 || this.holding >= this.o.maxHeld;
-    // most recently refused last, so the eviction below takes the least recently refused
-    this.buckets.delete(scope);
-    this.buckets.set(scope, { tokens: tokens >= 1 ? tokens - 1 : tokens, atMs: nowMs });
-    for (const k of this.buckets.keys()) {
-      if (this.buckets.size <= this.o.maxScopes) break;
-      this.buckets.delete(k);
-    }
+    // most recently refused last, so that the least recently refused are forgotten first
+    this.buckets.set(scope, { tokens: tokens >= 1 ? tokens - 1 : tokens, atMs: nowMs }, nowMs);
     return now ? 0 : this.o.delayMs;
   }
 

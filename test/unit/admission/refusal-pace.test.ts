@@ -1,7 +1,7 @@
-// RefusalPace (src/services/refusal-pace.ts): a scope's first refusals at once, then each one late;
-// refilled over time; bounded in answers held and scopes remembered.
+// RefusalPace (src/admission/refusal-pace.ts): a scope's first refusals at once, then each one
+// late; refilled over time; bounded in answers held and scopes remembered.
 import { describe, expect, it } from 'vitest';
-import { PACE_DELAY_MS, RefusalPace } from '../../../src/services/refusal-pace.ts';
+import { PACE_DELAY_MS, RefusalPace } from '../../../src/admission/refusal-pace.ts';
 
 describe('RefusalPace', () => {
   it('answers a burst at once, then holds each refusal, and refills at its rate', () => {

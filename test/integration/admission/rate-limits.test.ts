@@ -1,9 +1,10 @@
-// The leased rate limiter on the real database: never more than the limit however many processes share
-// a key, exact for one process and for small limits, at most ⌈limit/64⌉ lost per extra process,
-// a fresh count each minute, and one statement per lease rather than per request.
+// The leased rate limiter on the real database: never more than the limit however many processes
+// share a key, exact for one process and for small limits, at most ⌈limit/64⌉ lost per extra
+// process, a fresh count each minute, and one statement per lease rather than per request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/pool.ts';
-import { RateLimits } from '../../../src/services/rate-limits.ts';
+import { RateLimits } from '../../../src/admission/rate-limits.ts';
+import { counting } from '../../helpers/counting-db.ts';
 import { freshDatabase } from '../../helpers/db.ts';
 
 let db: Db;
@@ -67,8 +68,8 @@ describe('leased rate limits', () => {
     const admitted = await burst([rl], 'k-big', 6400, 7000);
     expect(admitted).toEqual([6400]);
     expect(await windowCount('k-big')).toBe(6400);
-    // Leases 1, 2, 4, … 64 (127), then 100 each: 63 more, the last one granted short, which tells the
-    // process the window is spent: 70 statements for 7,000 requests.
+    // Leases 1, 2, 4, … 64 (127), then 100 each: 63 more, the last one granted short, which tells
+    // the process the window is spent: 70 statements for 7,000 requests.
     expect(counted.queries()).toBe(70);
   });
 
@@ -130,7 +131,8 @@ describe("an account's keys together", () => {
   it('admit no more than the highest limit among them; a lone key counts only its own', async () => {
     const c = clock();
     const rl = new RateLimits(db, c.now);
-    // three keys of 5 a minute: 5 in all, the sixth refused as the account's, whichever key it uses
+    // three keys of 5 a minute: 5 in all, the sixth refused as the account's, whichever key it
+    // uses
     const keys = ['k-a', 'k-b', 'k-c'].map((id) => key(id, 5, 3));
     const seen = [];
     for (let i = 0; i < 9; i++) seen.push(await rl.consumeKey(keys[i % 3]));
@@ -180,22 +182,3 @@ describe("an account's keys together", () => {
     expect(admitted).toBeGreaterThanOrEqual(600 - Math.ceil(600 / 64));
   });
 });
-
-/** `db` with its queries counted, each failing while `failing()` says so. */
-function counting(target: Db, failing = () => false): { db: Db; queries: () => number } {
-  let n = 0;
-  const db = new Proxy(target, {
-    get(t, prop, receiver) {
-      if (prop === 'query') {
-        return (...args: unknown[]) => {
-          n++;
-          if (failing()) return Promise.reject(new Error('connection refused'));
-          return (t.query as (...a: unknown[]) => unknown)(...args);
-        };
-      }
-      const v = Reflect.get(t, prop, receiver);
-      return typeof v === 'function' ? v.bind(t) : v;
-    },
-  });
-  return { db, queries: () => n };
-}
