@@ -1,6 +1,6 @@
 // What the studio's pages do with accounts, passwords, one-time links and the attempt limits, bound
 // to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
-// invites.ts, attempt-limits.ts hold the rules).
+// invites.ts, admission/attempts.ts hold the rules).
 import type { Db } from '../db/pool.ts';
 import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
 import { inviteLink, resetLink } from './invites.ts';
@@ -28,7 +28,7 @@ export class StudioAccounts {
     private work: PasswordWork,
   ) {}
 
-  /** Counts an attempt at a door before it is checked, or refuses it (attempt-limits.ts). */
+  /** Counts an attempt at a door before it is checked, or refuses it (admission/attempts.ts). */
   attempt(door: Door) {
     return attempt(this.db, door, this.refused);
   }

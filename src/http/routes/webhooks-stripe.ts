@@ -8,7 +8,8 @@
 // signature check over a large body, while every other address keeps its own budget.
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { addressKey, DoorBudget } from '../../services/attempt-limits.ts';
+import { addressKey } from '../../admission/address.ts';
+import { DoorBudget } from '../../admission/door-budget.ts';
 import type { Ctx } from '../../web/context.ts';
 
 /** Stripe's events are a few KiB; a larger body is no event of Stripe's. */
