@@ -9,9 +9,9 @@
 //           second refund impossible;
 //   credit  the operator adds money (credit()), or a Stripe top-up (creditIn(): services/stripe-events.ts);
 //           a credit pays off the account's shortfall first;
-//   reversal a top-up refunded or disputed at Stripe, or its payment failed (reverseIn()): what the
-//           balance holds, the rest recorded as the account's shortfall (docs/billing.md); a won
-//           dispute gives its part back as a `credit` (reinstateIn()).
+//   reversal a top-up refunded or disputed at Stripe, or its payment failed (reverseIn()): what
+//           the balance holds, the rest recorded as the account's shortfall (docs/billing.md); a
+//           won dispute gives its part back as a `credit` (reinstateIn()).
 // Renders of test keys (migrations/014) move no money: their charge is never taken, their refund gives
 // back only the key's day.
 // A new kind (a top-up, a reversal) is one more function here, beside these: its guarded balance
@@ -113,8 +113,9 @@ export async function creditIn(
 }
 
 /**
- * Reinstatement inside `tx`: a won dispute's money comes back (services/stripe-settle.ts). A credit,
- * the kind clients know, so it pays a shortfall first like any credit; its reason names the dispute.
+ * Reinstatement inside `tx`: a won dispute's money comes back (services/stripe-settle.ts). A
+ * credit, the kind clients know, so it pays a shortfall first like any credit; its reason names
+ * the dispute.
  */
 export function reinstateIn(
   tx: Tx,
