@@ -1,5 +1,5 @@
-// Stripe events received and verified, with their outcome, for the operator console (migrations/014;
-// `kept` and `reinstated` since migrations/024).
+// Stripe events received and verified, with their outcome, for the operator console
+// (migrations/014; `kept` and `reinstated` since migrations/024).
 import type { Queryable } from './pool.ts';
 import { newId } from '../domain/ids.ts';
 

@@ -97,8 +97,9 @@ export async function reverseIn(
 }
 
 /**
- * Reinstatement inside `tx`: a won dispute's money comes back (services/stripe-settle.ts). A credit,
- * the kind clients know, so it pays a shortfall first like any credit; its reason names the dispute.
+ * Reinstatement inside `tx`: a won dispute's money comes back (services/stripe-settle.ts). A
+ * credit, the kind clients know, so it pays a shortfall first like any credit; its reason names
+ * the dispute.
  */
 export function reinstateIn(
   tx: Tx,

@@ -31,8 +31,8 @@ export class Topups {
     this.checkoutOrigin = o.stripe.checkoutOrigin;
     this.stripe = new Stripe(o.stripe.secretKey, {
       ...(o.stripe.api ?? {}),
-      // One retry (the library's, under the session's own Idempotency-Key), then a clear message: a
-      // person waits.
+      // One retry (the library's, under the session's own Idempotency-Key), then a clear
+      // message: a person waits.
       maxNetworkRetries: 1,
       timeout: 15_000,
       telemetry: false,
@@ -49,10 +49,10 @@ export class Topups {
   }
 
   /**
-   * Creates a Checkout Session of `amountCents` for the account and returns its URL. An amount that is
-   * not offered is refused before Stripe is asked, and so is an account past its sessions an hour (429,
-   * checkout-sessions.ts); Stripe unreachable (or refusing) is a 503 whose message says nothing was
-   * charged. Only the session is recorded here: only the paid event credits.
+   * Creates a Checkout Session of `amountCents` for the account and returns its URL. An amount
+   * that is not offered is refused before Stripe is asked, and so is an account past its sessions
+   * an hour (429, checkout-sessions.ts); Stripe unreachable (or refusing) is a 503 whose message
+   * says nothing was charged. Only the session is recorded here: only the paid event credits.
    */
   async startCheckout(accountId: string, amountCents: number): Promise<string> {
     if (!this.amounts.includes(amountCents)) {

@@ -6,8 +6,8 @@
 //   `{ id: "cs_test_…", object: "checkout.session", mode, status: "open", payment_status: "unpaid",
 //   amount_total, currency, client_reference_id, metadata, success_url, cancel_url, url, … }`;
 //   a wrong key → 401, a missing or bad parameter → 400, each with Stripe's
-//   `{ error: { type, message, param? } }` body; a repeated `Idempotency-Key` header gets the first
-//   answer again and creates nothing (docs.stripe.com/api/idempotent_requests).
+//   `{ error: { type, message, param? } }` body; a repeated `Idempotency-Key` header gets the
+//   first answer again and creates nothing (docs.stripe.com/api/idempotent_requests).
 // - The hosted page at the session's `url` (`GET /c/pay/{id}`): a **Pay** button whose POST marks the
 //   session paid, redirects (303) to `success_url` with `{CHECKOUT_SESSION_ID}` filled in, and then
 //   sends the signed `checkout.session.completed` event to the webhook URL, as Stripe does after the

@@ -68,7 +68,8 @@ export function webhookPaths() {
         security: [],
         summary: "Stripe's events for Checkout top-ups (only when Stripe is configured; else 404).",
         description:
-          'Verified with the `Stripe-Signature` header over the raw body (300 s tolerance); a body ' +
+          'Verified with the `Stripe-Signature` header over the raw body (300 s tolerance); ' +
+          'a body ' +
           'over 64 KiB is a 413, and each address has a budget of requests, taken before the ' +
           'signature is checked (429 past it). A paid `checkout.session.completed` or ' +
           '`checkout.session.async_payment_succeeded` of a session this service created credits ' +

@@ -1,8 +1,8 @@
-// Add credit (docs/billing.md): the owner picks an amount, we create a Stripe Checkout Session and
-// send the browser there (303); Stripe sends it back to the success page, which shows the new
+// Add credit (docs/billing.md): the owner picks an amount, we create a Stripe Checkout Session
+// and send the browser there (303); Stripe sends it back to the success page, which shows the new
 // balance as soon as Stripe's event has credited it. Only when Stripe is configured. An account
-// makes at most 10 sessions an hour (services/checkout-sessions.ts): past that, this page says when
-// to try again.
+// makes at most 10 sessions an hour (services/checkout-sessions.ts): past that, this page says
+// when to try again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import type { Topups } from '../../services/topups.ts';
@@ -58,7 +58,7 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
       url = await topups.startCheckout(accountOf(req), amount);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
-      // Past the account's sessions an hour (429): the page says when to try again, as Retry-After.
+      // Past the sessions an hour (429): the page says when to try again, and so does Retry-After.
       if (e.headers) reply.headers(e.headers);
       return creditPage(req, reply.code(e.status), topups, { error: e.message });
     }

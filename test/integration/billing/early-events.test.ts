@@ -4,7 +4,14 @@
 // dispute credits nothing; a failed delayed payment is never credited.
 import { describe, expect, it } from 'vitest';
 import { checkInvariants } from '../../helpers/invariants.ts';
-import { moneyOf, newAccount, newSession, eventsOf, stripeHarness } from './stripe-harness.ts';
+import {
+  deliverUntilTaken,
+  eventsOf,
+  moneyOf,
+  newAccount,
+  newSession,
+  stripeHarness,
+} from './stripe-harness.ts';
 
 const h = stripeHarness();
 
@@ -113,5 +120,38 @@ describe('disputes', () => {
     expect(await outcome(e.dispute('closed', 'ask', 1000, 'warning_closed'))).toBe('duplicate');
     expect(await moneyOf(h, accountId)).toMatchObject({ balance: 1000, shortfall: 0 });
     expect(await entries(accountId)).toHaveLength(1);
+  });
+});
+
+describe('many at once', () => {
+  it('takes back once for 50 concurrent refunds and disputes, and gives back once', async () => {
+    const accountId = await newAccount(h);
+    const s = await newSession(h, accountId, 1000);
+    const e = eventsOf(h.fake, s);
+    // Half of them before the credit, half after: the credit lands among them.
+    const refund = e.refunded(400);
+    const dispute = e.dispute('created', 'many', 600, 'needs_response');
+    const won = e.dispute('funds_reinstated', 'many', 600, 'won');
+    const bodies = [
+      ...Array.from({ length: 25 }, (_, i) => (i % 2 ? refund : dispute)),
+      e.completed(),
+      ...Array.from({ length: 25 }, (_, i) => (i % 2 ? dispute : refund)),
+    ];
+    const answers = await Promise.all(bodies.map((b) => deliverUntilTaken(h, b)));
+    expect(answers.map((a) => a.status)).toEqual(Array(51).fill(200));
+    expect(await moneyOf(h, accountId)).toMatchObject({ balance: 0, shortfall: 0 });
+    const wins = await Promise.all(Array.from({ length: 20 }, () => deliverUntilTaken(h, won)));
+    expect(wins.filter((a) => a.body.outcome === 'reinstated')).toHaveLength(1);
+    expect(await moneyOf(h, accountId)).toMatchObject({ balance: 600, shortfall: 0 });
+    const sum = (kind: string) =>
+      rows.filter((x) => x.kind === kind).reduce((n, x) => n + Number(x.cents), 0);
+    const rows = await entries(accountId);
+    expect({ credit: sum('credit'), reversal: sum('reversal') }).toEqual({
+      credit: 1600,
+      reversal: 1000,
+    });
+    expect(rows.filter((x) => x.reason === `Stripe Checkout ${s.id}`)).toHaveLength(1);
+    expect(rows.filter((x) => String(x.reason).startsWith('Stripe dispute won'))).toHaveLength(1);
+    await checkInvariants(h.dbh.db);
   });
 });

@@ -9,6 +9,7 @@ import pino from 'pino';
 import { freshDatabase } from '../../helpers/db.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
 import { stripeFake, type StripeFake } from '../../fakes/stripe.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { CheckoutSessions } from '../../../src/services/checkout-sessions.ts';
 
 export interface Harness {
@@ -107,4 +108,16 @@ export function eventsOf(fake: StripeFake, session: any) {
         fake.dispute(paid(), amount, { id: `dp_${name}_${session.id.slice(-16)}`, status }),
       ),
   };
+}
+
+/**
+ * Delivers `body` as Stripe does: again after a 503 (the service's answer when its database
+ * connections are all busy, here with dozens of events of one payment waiting for its lock), until
+ * another answer comes.
+ */
+export function deliverUntilTaken(h: Harness, body: string) {
+  return waitFor('an answer other than 503', async () => {
+    const r = await h.fake.deliver(body);
+    return r.status !== 503 && r;
+  });
 }

@@ -1,10 +1,10 @@
 // What one address can make /webhooks/stripe do (docs/billing.md "The webhook endpoint and Add
-// credit, under load"): bodies of at most 64 KiB, and a budget of requests per address taken before
-// the signature is checked. A flood from one address gets 429s and costs the server one signature
-// check per request of its budget, however long it goes on (counted from the answers: a 400 is a
-// check that failed, a 429 one never made), while Stripe's events from another address are all
-// applied, and another account's API keeps answering. Requests come from two loopback addresses
-// (127.0.0.2, .3).
+// credit, under load"): bodies of at most 64 KiB, and a budget of requests per address taken
+// before the signature is checked. A flood from one address gets 429s and costs the server one
+// signature check per request of its budget, however long it goes on (counted from the answers: a
+// 400 is a check that failed, a 429 one never made), while Stripe's events from another address
+// are all applied, and another account's API keeps answering. Requests come from two loopback
+// addresses (127.0.0.2, .3).
 import { expect, it } from 'vitest';
 import { fetchFrom } from '../../helpers/fetch-from.ts';
 import { STRIPE_BODY_LIMIT } from '../../../src/http/routes/webhooks-stripe.ts';
