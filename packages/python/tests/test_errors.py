@@ -102,7 +102,7 @@ def test_arguments_refused_before_anything_is_sent(
         with pytest.raises(InvalidArgumentError, match="an id is required"):
             rg.generations.get("")
         with pytest.raises(InvalidArgumentError, match="status must be one of"):
-            rg.generations.list(status="done")
+            rg.generations.list(status="done")  # type: ignore[arg-type]
         with pytest.raises(InvalidArgumentError, match="page size"):
             rg.generations.list(limit=500)
         with pytest.raises(InvalidArgumentError, match="'week' is not one"):

@@ -26,7 +26,7 @@ from ._http import network_error
 from ._options import check_seconds
 from ._async_resources import pages
 from ._async_transport import AsyncTransport
-from ._types import Deleted, Generation, InputValue
+from ._types import Deleted, Generation, GenerationStatus, InputValue
 
 
 class AsyncGenerations:
@@ -58,7 +58,11 @@ class AsyncGenerations:
         return cast(Generation, await self._t.json(calls.get_generation(generation_id, wait)))
 
     def list(
-        self, *, limit: int | None = None, status: str | None = None, model_id: str | None = None
+        self,
+        *,
+        limit: int | None = None,
+        status: GenerationStatus | None = None,
+        model_id: str | None = None,
     ) -> AsyncIterator[Generation]:
         """Every generation of the account (of the key's mode), newest first, page after page;
         `limit` is the page size (1-100). Use `async for`."""

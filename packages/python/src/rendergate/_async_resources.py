@@ -9,7 +9,15 @@ from . import _calls as calls
 from ._files import PathLike, image_type, read_image
 from ._http import Call
 from ._async_transport import AsyncTransport
-from ._types import Deleted, Model, ModelDetail, Upload, WebhookDelivery, WebhookEndpoint
+from ._types import (
+    Deleted,
+    EventType,
+    Model,
+    ModelDetail,
+    Upload,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 
 def pages(t: AsyncTransport, make: Callable[[str | None], Call]) -> AsyncIterator[Any]:
@@ -69,7 +77,7 @@ class AsyncWebhookEndpoints:
     def __init__(self, t: AsyncTransport) -> None:
         self._t = t
 
-    async def create(self, url: str, events: Sequence[str] | None = None) -> WebhookEndpoint:
+    async def create(self, url: str, events: Sequence[EventType] | None = None) -> WebhookEndpoint:
         """A new endpoint, with its signing `secret` (for verify_webhook)."""
         return cast(
             WebhookEndpoint, await self._t.json(calls.create_webhook_endpoint(url, events))

@@ -26,7 +26,7 @@ from ._http import network_error
 from ._options import check_seconds
 from ._resources import pages
 from ._sync_transport import SyncTransport
-from ._types import Deleted, Generation, InputValue
+from ._types import Deleted, Generation, GenerationStatus, InputValue
 
 
 class Generations:
@@ -58,7 +58,11 @@ class Generations:
         return cast(Generation, self._t.json(calls.get_generation(generation_id, wait)))
 
     def list(
-        self, *, limit: int | None = None, status: str | None = None, model_id: str | None = None
+        self,
+        *,
+        limit: int | None = None,
+        status: GenerationStatus | None = None,
+        model_id: str | None = None,
     ) -> Iterator[Generation]:
         """Every generation of the account (of the key's mode), newest first, page after page;
         `limit` is the page size (1-100). Take the first n with itertools.islice."""

@@ -9,7 +9,15 @@ from . import _calls as calls
 from ._files import PathLike, image_type, read_image
 from ._http import Call
 from ._sync_transport import SyncTransport
-from ._types import Deleted, Model, ModelDetail, Upload, WebhookDelivery, WebhookEndpoint
+from ._types import (
+    Deleted,
+    EventType,
+    Model,
+    ModelDetail,
+    Upload,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 
 def pages(t: SyncTransport, make: Callable[[str | None], Call]) -> Iterator[Any]:
@@ -68,7 +76,7 @@ class WebhookEndpoints:
     def __init__(self, t: SyncTransport) -> None:
         self._t = t
 
-    def create(self, url: str, events: Sequence[str] | None = None) -> WebhookEndpoint:
+    def create(self, url: str, events: Sequence[EventType] | None = None) -> WebhookEndpoint:
         """A new endpoint, with its signing `secret` (for verify_webhook)."""
         return cast(WebhookEndpoint, self._t.json(calls.create_webhook_endpoint(url, events)))
 
