@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+import rendergate
 from _server import Account, Server, png
 
 pytestmark = pytest.mark.usefixtures("retry_after_probe")
@@ -37,3 +39,13 @@ def test_the_readme_runs(
     assert "[test]" in out  # a test key's text output
     assert "bytes in clip.mp4" in out and (tmp_path / "clip.mp4").stat().st_size > 0
     assert "'spentCents'" in out
+
+
+def test_the_version_is_the_packages() -> None:
+    try:
+        installed = metadata.version("rendergate")
+    except metadata.PackageNotFoundError:
+        pytest.skip("run from the sources, not installed")
+    assert rendergate.__version__ == installed
+    requires = metadata.requires("rendergate") or []
+    assert [re.split(r"[ <>=!~;(]", r, maxsplit=1)[0] for r in requires] == ["httpx"]
