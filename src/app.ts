@@ -12,6 +12,7 @@ import type { ModelBackend } from './backends/types.ts';
 import { ApiKeys } from './services/keys.ts';
 import { KeyResolver } from './services/key-resolver.ts';
 import { Accounts } from './services/accounts.ts';
+import { Usage } from './services/usage.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { OpsProbe } from './services/ops.ts';
 import { Sessions } from './services/sessions.ts';
@@ -159,6 +160,7 @@ export async function startService(
     uploads,
     webhooks: new WebhookEndpoints(db),
     accounts: new Accounts(db),
+    usage: new Usage(db, config.dayTimeZone),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),
     ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,

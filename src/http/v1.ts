@@ -14,6 +14,7 @@ import { registerQuote } from './routes/quote.post.ts';
 import { registerGenerationRoutes } from './routes/generations.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhook-endpoints.ts';
+import { registerUsage } from './routes/usage.get.ts';
 
 /** The RateLimit headers of an answer to a keyed request (docs/api.md "Rate limits"). */
 export const rateLimitPolicy = (d: LimitDecision) => `"default";q=${d.limit};w=60`;
@@ -91,6 +92,7 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   registerGenerationRoutes(app, ctx);
   registerUploadRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
+  registerUsage(app, ctx);
   // An unknown route under /v1 is answered after the same authentication and rate limit as a known one
   // (the onRequest hook above runs for this scope's not-found handler too): no probing of routes without
   // a key, and every such request counted.

@@ -18,6 +18,7 @@ import type { Topups } from '../services/topups.ts';
 import type { Billing } from '../services/billing.ts';
 import type { RefusalPace } from '../admission/refusal-pace.ts';
 import type { BodyBudget } from '../admission/body-budget.ts';
+import type { Usage } from '../services/usage.ts';
 
 export interface Ctx {
   config: Config;
@@ -48,6 +49,8 @@ export interface Ctx {
   pace: RefusalPace;
   /** The bytes of request bodies each account sends (admission/body-budget.ts). */
   bodies: BodyBudget;
+  /** GET /v1/usage: spend per day, model, key and member. */
+  usage: Usage;
 }
 
 declare module 'fastify' {

@@ -15,6 +15,8 @@ import type {
   Page,
   Quote,
   Upload,
+  Usage,
+  UsageGroup,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointCreate,
@@ -171,6 +173,23 @@ export class Rendergate {
   /** The account and the key in use. */
   me(): Promise<Me> {
     return this.#t.json<Me>({ method: 'GET', path: '/v1/me', idempotent: true });
+  }
+
+  /**
+   * Renders and spend over a range of days (YYYY-MM-DD, both included, in the server's day time zone;
+   * default the last 30), grouped by the dimensions given (none: one row of totals).
+   */
+  usage(options: { from?: string; to?: string; groupBy?: UsageGroup[] } = {}): Promise<Usage> {
+    return this.#t.json<Usage>({
+      method: 'GET',
+      path: '/v1/usage',
+      query: {
+        from: options.from,
+        to: options.to,
+        groupBy: options.groupBy?.length ? options.groupBy.join(',') : undefined,
+      },
+      idempotent: true,
+    });
   }
 
   /** The price of a render (nothing is charged). */

@@ -270,6 +270,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Renders and spend over a range of days, grouped by day, model, key or member.
+         * @description Counts the renders created within the range (days in the server's day time zone, both ends included, at most 366) in the key's mode: a test key sees its account's test renders. `spentCents` is what they were charged less what was returned (a test render's price). Groups without renders are left out; without `groupBy`, one row holds the totals.
+         */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openai/v1/models": {
         parameters: {
             query?: never;
@@ -633,6 +653,31 @@ export interface components {
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDelivery"][];
             nextCursor: string | null;
+        };
+        /** @description One group: the fields it is grouped by, then its numbers. */
+        UsageEntry: {
+            /**
+             * Format: date
+             * @description With `groupBy` day: the day (YYYY-MM-DD).
+             */
+            day?: string;
+            /** @description With `groupBy` model. */
+            modelId?: string;
+            /** @description With `groupBy` key; null: started in the studio. */
+            keyId?: string | null;
+            /** @description With `groupBy` member: the email of who started the renders in the studio; null for a key's renders. */
+            member?: string | null;
+            /** @description Renders created, whatever became of them. */
+            renders: number;
+            /** @description Charged less returned (a test render: its price). */
+            spentCents: number;
+        };
+        Usage: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            data: components["schemas"]["UsageEntry"][];
         };
         /** @description Sent as the POST body, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). */
         WebhookEvent: {
@@ -2045,6 +2090,52 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
+            408: components["responses"]["Error408"];
+            429: components["responses"]["Error429"];
+            431: components["responses"]["Error431"];
+            500: components["responses"]["Error500"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description First day (default: 29 days before `to`).
+                 * @example 2026-11-01
+                 */
+                from?: string;
+                /**
+                 * @description Last day (default: today).
+                 * @example 2026-11-01
+                 */
+                to?: string;
+                /**
+                 * @description One or more of `day`, `model`, `key`, `member`, comma separated; rows are sorted by them in that order.
+                 * @example day,model
+                 */
+                groupBy?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The range and its rows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];

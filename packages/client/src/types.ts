@@ -16,6 +16,9 @@ export type WebhookEndpointCreate = S['WebhookEndpointCreate'];
 export type WebhookDelivery = S['WebhookDelivery'];
 export type WebhookEvent = S['WebhookEvent'];
 export type EventType = S['EventType'];
+export type Usage = S['Usage'];
+export type UsageEntry = S['UsageEntry'];
+export type UsageGroup = 'day' | 'model' | 'key' | 'member';
 export type ErrorBody = S['Error'];
 export type ErrorCode = S['ErrorCode'];
 export interface Page<T> {

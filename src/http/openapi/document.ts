@@ -35,6 +35,7 @@ const TAGS = [
   ['Generations', 'Renders: priced, charged, queued, read, cancelled.'],
   ['Uploads', 'Images to use as inputs.'],
   ['Webhooks', 'Endpoints that receive generation events.'],
+  ['Usage', 'Renders and spend over a range of days.'],
   ['Reference', 'This document.'],
   ['Billing', 'Top-ups through Stripe Checkout (Stripe calls it, not clients).'],
   [

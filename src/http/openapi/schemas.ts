@@ -258,6 +258,27 @@ export const resourceSchemas: Record<string, unknown> = {
     },
   ),
   WebhookDeliveryList: page('WebhookDelivery'),
+  UsageEntry: obj(
+    ['renders', 'spentCents'],
+    {
+      day: { ...str, format: 'date', description: 'With `groupBy` day: the day (YYYY-MM-DD).' },
+      modelId: { ...str, description: 'With `groupBy` model.' },
+      keyId: { ...nullable(str), description: 'With `groupBy` key; null: started in the studio.' },
+      member: {
+        ...nullable(str),
+        description:
+          "With `groupBy` member: the email of who started the renders in the studio; null for a key's renders.",
+      },
+      renders: { ...int, description: 'Renders created, whatever became of them.' },
+      spentCents: { ...int, description: 'Charged less returned (a test render: its price).' },
+    },
+    'One group: the fields it is grouped by, then its numbers.',
+  ),
+  Usage: obj(['from', 'to', 'data'], {
+    from: { ...str, format: 'date' },
+    to: { ...str, format: 'date' },
+    data: { type: 'array', items: ref('UsageEntry') },
+  }),
   WebhookEvent: obj(
     ['type', 'timestamp', 'livemode', 'data'],
     {

@@ -60,6 +60,7 @@ describe('GET /v1/openapi.json', () => {
         'GET /v1/openapi.json',
         'GET /v1/uploads',
         'GET /v1/uploads/{id}',
+        'GET /v1/usage',
         'GET /v1/webhook-endpoints',
         'GET /v1/webhook-endpoints/{id}',
         'GET /v1/webhook-endpoints/{id}/deliveries',

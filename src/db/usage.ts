@@ -1,0 +1,68 @@
+// The statement of GET /v1/usage: renders of one account and mode created within a range of days,
+// counted and summed per group. It reads the generations alone (deleted ones included: their money
+// was spent), through generations_usage (migrations/029), an index that holds every column it needs.
+import type { Queryable } from './pool.ts';
+
+/** What a row may be grouped by; `studio` is whether a render was started in the studio (no key). */
+export type UsageColumn = 'day' | 'model' | 'key' | 'studio';
+
+// $5 is the day's time zone. Fixed text only: the grouping never puts a client's string into SQL.
+const EXPR: Record<UsageColumn, { sql: string; order: string }> = {
+  day: { sql: '(g.created_at AT TIME ZONE $5)::date', order: 'ASC' },
+  model: { sql: 'g.model_id', order: 'ASC' },
+  key: { sql: 'g.key_id', order: 'ASC NULLS LAST' },
+  studio: { sql: '(g.key_id IS NULL)', order: 'DESC' },
+};
+
+export interface UsageRow {
+  day?: string;
+  model?: string;
+  key?: string | null;
+  studio?: boolean;
+  renders: number;
+  spent: number;
+}
+
+/** The statement for a grouping: $1 account, $2 mode, $3 and $4 first and last day, $5 time zone. */
+export function usageStatement(columns: UsageColumn[]): string {
+  const cols = columns.map((c) => `${EXPR[c].sql} AS ${c}`);
+  const agg =
+    'count(*)::int AS renders, coalesce(sum(g.cost_cents - g.refunded_cents), 0)::bigint AS spent';
+  const at = (c: UsageColumn, i: number) => `${i + 1} ${EXPR[c].order}`;
+  return `SELECT ${[...cols, agg].join(', ')}
+     FROM generations g
+    WHERE g.account_id = $1 AND g.mode = $2
+      AND g.created_at >= ($3::date::timestamp AT TIME ZONE $5)
+      AND g.created_at < (($4::date + 1)::timestamp AT TIME ZONE $5)${
+        columns.length === 0
+          ? ''
+          : `
+    GROUP BY ${columns.map((_, i) => i + 1).join(', ')}
+    ORDER BY ${columns.map(at).join(', ')}`
+      }`;
+}
+
+/**
+ * Renders created from the start of `from` to the end of `to` (dates in `timeZone`), grouped by
+ * `columns` in that order; without columns, one row of totals (zero when there were none).
+ * `spent` is what was charged less what was returned (a test key's renders: their prices).
+ */
+export async function usageRows(
+  q: Queryable,
+  p: {
+    accountId: string;
+    mode: 'live' | 'test';
+    from: string;
+    to: string;
+    timeZone: string;
+    columns: UsageColumn[];
+  },
+): Promise<UsageRow[]> {
+  const { rows } = await q.query<UsageRow>({
+    // one prepared statement per grouping and order (65 at most)
+    name: `usage-${p.columns.join('-') || 'total'}`,
+    text: usageStatement(p.columns),
+    values: [p.accountId, p.mode, p.from, p.to, p.timeZone],
+  });
+  return rows;
+}

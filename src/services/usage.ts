@@ -1,0 +1,70 @@
+// GET /v1/usage (docs/api.md "Usage"): what a key's account spent on renders over a range of days,
+// grouped by day, model, key and member, in the key's mode (a test key sees its account's test usage).
+import type { Db } from '../db/pool.ts';
+import { accountById } from '../db/accounts.ts';
+import { usageRows, type UsageColumn } from '../db/usage.ts';
+import { parseUsageQuery, todayIn, type UsageGroup } from '../domain/usage-query.ts';
+import type { KeyRecord } from './keys.ts';
+
+export interface UsageEntry {
+  day?: string;
+  modelId?: string;
+  keyId?: string | null;
+  /** Who started the renders: the studio's user (the account's email), null for a key's renders. */
+  member?: string | null;
+  renders: number;
+  spentCents: number;
+}
+
+export interface UsageReport {
+  from: string;
+  to: string;
+  data: UsageEntry[];
+}
+
+const COLUMN: Record<UsageGroup, UsageColumn> = {
+  day: 'day',
+  model: 'model',
+  key: 'key',
+  member: 'studio',
+};
+
+export class Usage {
+  constructor(
+    private readonly db: Db,
+    private readonly timeZone: string,
+  ) {}
+
+  /** The report for a key's request; the raw query parameters are checked here (400 naming each). */
+  async report(
+    key: Pick<KeyRecord, 'accountId' | 'mode'>,
+    raw: { from?: string; to?: string; groupBy?: string },
+    now = new Date(),
+  ): Promise<UsageReport> {
+    const query = parseUsageQuery(raw, todayIn(this.timeZone, now));
+    const byMember = query.groupBy.includes('member');
+    const [rows, account] = await Promise.all([
+      usageRows(this.db, {
+        accountId: key.accountId,
+        mode: key.mode,
+        from: query.from,
+        to: query.to,
+        timeZone: this.timeZone,
+        columns: query.groupBy.map((g) => COLUMN[g]),
+      }),
+      // Teams are not there yet: a studio render belongs to the account's one studio user.
+      byMember ? accountById(this.db, key.accountId) : null,
+    ]);
+    const data = rows.map((r): UsageEntry => {
+      const groups: Omit<UsageEntry, 'renders' | 'spentCents'> = {};
+      for (const g of query.groupBy) {
+        if (g === 'day') groups.day = r.day;
+        else if (g === 'model') groups.modelId = r.model;
+        else if (g === 'key') groups.keyId = r.key ?? null;
+        else groups.member = r.studio ? (account?.email ?? null) : null;
+      }
+      return { ...groups, renders: r.renders, spentCents: r.spent };
+    });
+    return { from: query.from, to: query.to, data };
+  }
+}
