@@ -11,6 +11,8 @@ import { ApiError } from '../domain/errors.ts';
 import { topupOf, type TopupRow } from '../db/topups.ts';
 import type { Waiters } from './waiters.ts';
 import { StripeEvents } from './stripe-events.ts';
+import { accountFor } from '../domain/authorize.ts';
+import type { Principal } from '../domain/principal.ts';
 
 /** Stripe's own tolerance for the age of a signed event, in seconds. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -48,7 +50,8 @@ export class Topups {
    * not offered is refused before Stripe is asked; Stripe unreachable (or refusing) is a 503 whose
    * message says nothing was charged. Nothing is written here: only the paid event credits.
    */
-  async startCheckout(accountId: string, amountCents: number): Promise<string> {
+  async startCheckout(p: Principal, amountCents: number): Promise<string> {
+    const accountId = accountFor(p, 'credit.add');
     if (!this.amounts.includes(amountCents)) {
       throw new ApiError('INVALID_INPUT', 'Choose one of the amounts offered.', [
         { field: 'amount', message: 'not an offered amount' },
@@ -104,11 +107,12 @@ export class Topups {
    * the notification the credit sends); null if it has not arrived by then.
    */
   async waitCredited(
-    accountId: string,
+    p: Principal,
     sessionId: string,
     seconds: number,
     closed: AbortSignal,
   ): Promise<TopupRow | null> {
+    const accountId = accountFor(p, 'ledger.view');
     const read = () => topupOf(this.o.db, accountId, sessionId);
     const watched = await this.o.waiters.watch(
       `topup:${sessionId}`,

@@ -18,6 +18,7 @@ import type { Topups } from '../services/topups.ts';
 import type { Billing } from '../services/billing.ts';
 import type { RefusalPace } from '../services/refusal-pace.ts';
 import type { BodyBudget } from '../services/body-budget.ts';
+import type { Principal } from '../domain/principal.ts';
 
 export interface Ctx {
   config: Config;
@@ -52,6 +53,12 @@ export interface Ctx {
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The key of a /v1 or /openai/v1 request. */
     apiKey: KeyRecord;
+    /**
+     * Who acts, made once at the edge: the key (/v1, /openai/v1), the signed-in member (the
+     * studio), the operator (/admin/v1, the console). Services take it (domain/principal.ts).
+     */
+    principal: Principal;
   }
 }

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import type { Topups } from '../../services/topups.ts';
-import { accountOf, SESSION_COOKIE, signedIn, type StudioCtx } from '../types.ts';
+import { SESSION_COOKIE, signedIn, type StudioCtx } from '../types.ts';
 import { page, SECURITY_HEADERS } from '../view.ts';
 import { field } from '../form-body.ts';
 
@@ -53,7 +53,7 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
     }
     let url: string;
     try {
-      url = await topups.startCheckout(accountOf(req), amount);
+      url = await topups.startCheckout(req.principal, amount);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       return creditPage(req, reply.code(e.status), topups, { error: e.message });
@@ -70,7 +70,7 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const closed = new AbortController();
     reply.raw.once('close', () => closed.abort());
     const topup = await topups.waitCredited(
-      accountOf(req),
+      req.principal,
       sessionId,
       SUCCESS_WAIT_SECONDS,
       closed.signal,
