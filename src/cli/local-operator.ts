@@ -11,6 +11,7 @@ import { Ledger } from '../ledger/ledger.ts';
 import { recordedPublicUrl } from '../services/server-info.ts';
 import { parseLimit } from '../services/paging.ts';
 import { CliError } from './cli-error.ts';
+import { OPERATOR } from '../domain/principal.ts';
 import type { OperatorApi } from './operator-api.ts';
 
 export async function localOperator(config: Config, env: NodeJS.ProcessEnv): Promise<OperatorApi> {
@@ -47,7 +48,7 @@ export async function localOperator(config: Config, env: NodeJS.ProcessEnv): Pro
         config,
         storage: infra.storage,
         ledger: new Ledger(db, config.dayTimeZone),
-      }).adminRefund(id),
+      }).adminRefund(OPERATOR, id),
     close: () => infra.close(),
   };
 }

@@ -109,7 +109,7 @@ export class FastAnswers {
     if (!key) return false;
     // Only ids in the cache are found, so a path with anything after the id (a query, a slash, an
     // escape) is never taken.
-    const json = ctx.generations.cachedJson(key.accountId, url.slice(POLL_PREFIX.length), key.mode);
+    const json = ctx.generations.cachedJson(key.principal, url.slice(POLL_PREFIX.length));
     if (json === undefined) return false;
     const d = ctx.limits.consumeKeyLocal(key);
     // Refused or undecided from memory: nothing was consumed, and Fastify's hook decides it (the 429).

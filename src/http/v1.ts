@@ -21,7 +21,10 @@ export const rateLimitPolicy = (d: LimitDecision) => `"default";q=${d.limit};w=6
 export const rateLimitState = (d: LimitDecision) =>
   `"default";r=${d.remaining};t=${d.resetSeconds}`;
 
-/** Records the key on the request and sets the RateLimit headers; the 429 when over the limit. */
+/**
+ * Records the key and who acts (its principal, made with its record) on the request and sets the
+ * RateLimit headers; the 429 when over the limit.
+ */
 export function admit(
   req: FastifyRequest,
   reply: FastifyReply,
@@ -29,6 +32,7 @@ export function admit(
   d: LimitDecision,
 ): ApiError | undefined {
   req.apiKey = key;
+  req.principal = key.principal;
   reply.header('ratelimit-policy', rateLimitPolicy(d));
   reply.header('ratelimit', rateLimitState(d));
   return d.allowed ? undefined : overLimit(d);
@@ -84,6 +88,7 @@ export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
 
 export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   app.decorateRequest('apiKey', null as never);
+  app.decorateRequest('principal', null as never);
   app.addHook('onRequest', keyAndRateLimit(ctx));
   registerMe(app, ctx);
   registerModels(app, ctx);

@@ -15,6 +15,8 @@ import { spendOf } from '../db/generations.ts';
 import { credit, entriesOf } from '../ledger/ledger.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { inviteLink, resetLink } from './invites.ts';
+import { accountFor, authorize } from '../domain/authorize.ts';
+import type { KeyPrincipal, Principal } from '../domain/principal.ts';
 
 export { MAX_BALANCE_CENTS } from '../ledger/ledger.ts';
 
@@ -100,47 +102,64 @@ export interface SpendRow {
 export class Accounts {
   constructor(private db: Db) {}
 
-  create(email: string, name: string | null) {
+  async create(p: Principal, email: string, name: string | null) {
+    authorize(p, 'accounts.administer');
     return createAccount(this.db, email, name);
   }
 
-  get(id: string) {
-    return getAccount(this.db, id);
+  /** The principal's account, or for the operator the one named. */
+  async get(p: Principal, account?: string) {
+    return getAccount(this.db, accountFor(p, 'ledger.view', account));
   }
 
-  list(opts: { query?: string; email?: string; limit: number; cursor: string | null }) {
+  async list(
+    p: Principal,
+    opts: { query?: string; email?: string; limit: number; cursor: string | null },
+  ) {
+    authorize(p, 'accounts.administer');
     return listAccounts(this.db, opts);
   }
 
   /** A one-time link to set a first password (creates the account); links start with `publicUrl`. */
-  invite(publicUrl: string, email: string, name: string | null) {
+  async invite(p: Principal, publicUrl: string, email: string, name: string | null) {
+    authorize(p, 'accounts.administer');
     return inviteLink(this.db, publicUrl, email, name);
   }
 
-  resetLink(publicUrl: string, email: string) {
+  async resetLink(p: Principal, publicUrl: string, email: string) {
+    authorize(p, 'accounts.administer');
     return resetLink(this.db, publicUrl, email);
   }
 
-  credit(id: string, amountCents: number, reason: string | null) {
+  /** The operator's credit of an account (a member adds credit through Stripe: topups.ts). */
+  async credit(p: Principal, id: string, amountCents: number, reason: string | null) {
+    authorize(p, 'accounts.administer');
     return credit(this.db, id, amountCents, reason);
   }
 
-  ledger(id: string, limit: number, cursor: string | null): Promise<Page<LedgerEntry>> {
-    return listLedger(this.db, id, limit, cursor);
+  /** The principal's account's ledger, or for the operator the one named. */
+  async ledger(
+    p: Principal,
+    limit: number,
+    cursor: string | null,
+    account?: string,
+  ): Promise<Page<LedgerEntry>> {
+    return listLedger(this.db, accountFor(p, 'ledger.view', account), limit, cursor);
   }
 
   /** What the key has spent today (charges minus refunds), and when today ends in the cap's zone. */
-  dayUsage(keyId: string, timeZone: string) {
-    return spentToday(this.db, keyId, timeZone);
+  async dayUsage(p: KeyPrincipal, timeZone: string) {
+    authorize(p, 'usage.view');
+    return spentToday(this.db, p.keyId, timeZone);
   }
 
   /** Spend of renders created in [from, to), per key (the studio is "Studio") and per model. */
   async spend(
-    id: string,
+    p: Principal,
     from: Date,
     to: Date,
   ): Promise<{ byKey: SpendRow[]; byModel: SpendRow[] }> {
-    const s = await spendOf(this.db, id, from, to);
+    const s = await spendOf(this.db, accountFor(p, 'usage.view'), from, to);
     const v = (r: { label: string; renders: number; spent: number }) => ({
       label: r.label,
       renders: r.renders,

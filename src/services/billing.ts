@@ -2,17 +2,24 @@
 import type { Db } from '../db/pool.ts';
 import { accountsWithShortfall, type ShortfallRow } from '../db/accounts.ts';
 import { listStripeEvents, type StripeEventRow } from '../db/stripe-events.ts';
+import { authorize } from '../domain/authorize.ts';
+import type { Principal } from '../domain/principal.ts';
 
 export type { ShortfallRow, StripeEventRow };
 
 export class Billing {
   constructor(private db: Db) {}
 
-  shortfalls(): Promise<ShortfallRow[]> {
+  async shortfalls(p: Principal): Promise<ShortfallRow[]> {
+    authorize(p, 'accounts.administer');
     return accountsWithShortfall(this.db, 100);
   }
 
-  stripeEvents(o: { limit: number; accountId?: string }): Promise<StripeEventRow[]> {
+  async stripeEvents(
+    p: Principal,
+    o: { limit: number; accountId?: string },
+  ): Promise<StripeEventRow[]> {
+    authorize(p, 'accounts.administer');
     return listStripeEvents(this.db, o);
   }
 }

@@ -9,8 +9,7 @@ import { chatModels, parseChatRequest, type ChatRequest } from '../domain/chat.t
 import type { LiveText } from '../queue/live-text.ts';
 import { StreamedText } from '../queue/streamed-text.ts';
 import type { Generations } from './generations.ts';
-import type { Payer } from './generation-create.ts';
-import type { KeyMode } from './keys.ts';
+import type { Principal } from '../domain/principal.ts';
 
 /**
  * The longest a chat answer waits for its render (docs/api.md "OpenAI-compatible endpoints": answered
@@ -24,8 +23,6 @@ export interface ChatStarted {
   /** Unix seconds of the generation's creation. */
   created: number;
   replayed: boolean;
-  /** The key's mode: a test key's render is read back as a test generation. */
-  mode: KeyMode;
 }
 
 /** The generation as the public API shows it, as far as a chat answer needs it. */
@@ -52,11 +49,15 @@ export class ChatCompletions {
    * Creates the render of a chat request: `idempotencyKey` as the client sent it, or one made here (a
    * request without one is never a replay).
    */
-  async start(key: Payer, body: unknown, idempotencyKey: string | undefined): Promise<ChatStarted> {
+  async start(
+    p: Principal,
+    body: unknown,
+    idempotencyKey: string | undefined,
+  ): Promise<ChatStarted> {
     const request = parseChatRequest(this.catalog, body);
     const messages = request.model.chatServer ? request.messages : undefined;
     const created = await this.generations.create(
-      key,
+      p,
       request.render,
       idempotencyKey ?? `chat-${crypto.randomUUID()}`,
       messages ? { messages } : {},
@@ -67,20 +68,15 @@ export class ChatCompletions {
       id,
       created: Math.floor(Date.parse(created.body.createdAt as string) / 1000),
       replayed: created.replayed,
-      mode: key.mode ?? 'live',
     };
   }
 
   /**
    * The generation once final, or as it is after CHAT_WAIT_SECONDS (or when `closed` fires): through the
    * `Prefer: wait` waiter, or sooner when this process's worker rendered it and says it succeeded.
+   * `p`: who started it (a test key's render is read back as a test generation).
    */
-  async final(
-    accountId: string,
-    id: string,
-    closed: AbortSignal,
-    mode: KeyMode = 'live',
-  ): Promise<FinalGeneration> {
+  async final(p: Principal, id: string, closed: AbortSignal): Promise<FinalGeneration> {
     const stop = new AbortController();
     let unsubscribe = () => {};
     const rendered = new Promise<FinalGeneration>((resolve) => {
@@ -94,7 +90,7 @@ export class ChatCompletions {
       }
     });
     const waited = this.generations
-      .waitJson(accountId, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]), mode)
+      .waitJson(p, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]))
       .then((held) => JSON.parse(held.json) as FinalGeneration);
     try {
       return await Promise.race([rendered, waited]);

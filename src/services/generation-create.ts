@@ -20,6 +20,8 @@ import type { Uploads } from './uploads.ts';
 import type { KeyMode, KeyRecord } from './keys.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { refusal } from './refusal.ts';
+import { accountFor } from '../domain/authorize.ts';
+import type { Principal } from '../domain/principal.ts';
 
 /** How long a test render may stay queued before the janitor ends it (its process died first). */
 const TEST_DEADLINE_SECONDS = 120;
@@ -31,8 +33,9 @@ export interface Created {
 }
 
 /**
- * Who pays for a create: an API key, or (id null) the account itself in the studio, with no daily cap.
- * A test key (`mode` 'test') pays nothing; without `mode` the payer is live.
+ * Who pays for a create: an API key, or (id null) the account itself in the studio, with no daily
+ * cap. A test key (`mode` 'test') pays nothing; without `mode` the payer is live. Made from the
+ * principal.
  */
 export type Payer = Pick<KeyRecord, 'accountId' | 'dailyCapCents'> & {
   id: string | null;
@@ -68,30 +71,41 @@ function canonical(v: unknown): string {
 export class GenerationCreate {
   constructor(private o: GenerationCreateOptions) {}
 
-  /** Quote and create: image inputs given as upload addresses must be uploads of this account, still kept. */
+  /**
+   * Quote and create: image inputs given as upload addresses must be uploads of this account, still
+   * kept (a quote is part of seeing the models: Uploads.checkInputs).
+   */
   async checkUploads(
-    accountId: string,
+    p: Principal,
     model: Parameters<Uploads['uploadInputs']>[0],
     inputs: Parameters<Uploads['uploadInputs']>[1],
   ) {
     const named = this.o.uploads?.uploadInputs(model, inputs);
-    if (named && named.size > 0) await this.o.uploads!.checkInputs(accountId, named);
+    if (named && named.size > 0) await this.o.uploads!.checkInputs(p, named);
   }
 
   private location(id: string) {
     return `${this.o.config.publicUrl}/v1/generations/${id}`;
   }
 
-  /** `opts.messages`: a chat request's conversation (/openai/v1), stored with the render; idempotency covers it. */
+  /**
+   * A render started by `p` (a key, or a member in the studio). `opts.messages`: a chat request's
+   * conversation (/openai/v1), stored with the render; idempotency covers it.
+   */
   async create(
-    key: Payer,
+    p: Principal,
     body: unknown,
     idempotencyKey: string,
     { messages }: { messages?: ChatMessage[] } = {},
   ): Promise<Created> {
+    const accountId = accountFor(p, 'renders.create');
+    const key: Payer =
+      p.kind === 'key'
+        ? { accountId, id: p.keyId, dailyCapCents: p.dailyCapCents, mode: p.mode }
+        : { accountId, id: null, dailyCapCents: null };
     const { model, inputs } = parseRenderRequest(this.o.catalog, objectBody(body));
     const cost = priceOf(model, inputs);
-    await this.checkUploads(key.accountId, model, inputs);
+    await this.checkUploads(p, model, inputs);
     const requestHash = crypto
       .createHash('sha256')
       .update(canonical(messages ? { body, messages } : body))

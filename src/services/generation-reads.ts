@@ -8,6 +8,8 @@ import { isId } from '../domain/ids.ts';
 import { generationView, type GenerationRow } from './generation-view.ts';
 import type { Waiters } from '../admission/waiters.ts';
 import type { KeyMode } from './keys.ts';
+import { accountFor, authorize } from '../domain/authorize.ts';
+import { modeOf, type Principal } from '../domain/principal.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 
@@ -26,8 +28,13 @@ export interface GenerationReadsOptions {
 export class GenerationReads {
   constructor(private o: GenerationReadsOptions) {}
 
-  /** The generation `id` of this account and mode (test keys see test renders only), from the cache when it has it. */
-  private async found(accountId: string, id: string, mode: KeyMode): Promise<CachedGeneration> {
+  /**
+   * The generation `id` of the principal's account and mode (test keys see test renders only), from
+   * the cache when it has it.
+   */
+  private async found(p: Principal, id: string): Promise<CachedGeneration> {
+    const accountId = accountFor(p, 'renders.view');
+    const mode = modeOf(p);
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     const g = this.o.cache ? await this.o.cache.get(id, this.load) : await this.load(id);
     if (!g || g.accountId !== accountId || (g.mode ?? 'live') !== mode)
@@ -58,25 +65,24 @@ export class GenerationReads {
    * most waiting requests: the answer is then the current state, at once.
    */
   async waitJson(
-    accountId: string,
+    p: Principal,
     id: string,
     seconds: number,
     closed: AbortSignal,
-    mode: KeyMode = 'live',
   ): Promise<{ json: string; applied: boolean }> {
+    const accountId = accountFor(p, 'renders.view');
     if (!this.o.waiters || !this.o.cache)
-      return { json: await this.getJson(accountId, id, mode), applied: false };
+      return { json: await this.getJson(p, id), applied: false };
     const watched = await this.o.waiters.watch(
       id,
       { seconds, closed, accountId },
-      () => this.found(accountId, id, mode),
+      () => this.found(p, id),
       (g) => g.row.status !== 'queued',
     );
-    if (!watched) return { json: await this.getJson(accountId, id, mode), applied: false };
+    if (!watched) return { json: await this.getJson(p, id), applied: false };
     const { value: g, timedOut } = watched;
     // At the time limit the answer is the state then (unless the client has gone: nobody reads it).
-    if (timedOut && !closed.aborted)
-      return { json: await this.getJson(accountId, id, mode), applied: true };
+    if (timedOut && !closed.aborted) return { json: await this.getJson(p, id), applied: true };
     return { json: g.json, applied: true };
   }
 
@@ -85,20 +91,25 @@ export class GenerationReads {
     this.o.cache?.invalidate(id);
   }
 
-  /** getJson() when the answer is in memory now, without waiting; undefined when it is not. */
-  cachedJson(accountId: string, id: string, mode: KeyMode = 'live'): string | undefined {
+  /**
+   * getJson() when the answer is in memory now, without waiting; undefined when it is not. The
+   * poll's hot path: no promise, no object made (a key's principal is made with its record).
+   */
+  cachedJson(p: Principal, id: string): string | undefined {
     const g = this.o.cache?.peek(id);
-    return g && g.accountId === accountId && (g.mode ?? 'live') === mode ? g.json : undefined;
+    if (g === undefined || (p.kind !== 'key' && p.kind !== 'member')) return undefined;
+    authorize(p, 'renders.view');
+    return g.accountId === p.account && (g.mode ?? 'live') === modeOf(p) ? g.json : undefined;
   }
 
   /** The generation's public JSON, serialised. */
-  async getJson(accountId: string, id: string, mode: KeyMode = 'live'): Promise<string> {
-    return (await this.found(accountId, id, mode)).json;
+  async getJson(p: Principal, id: string): Promise<string> {
+    return (await this.found(p, id)).json;
   }
 
   /** The stored file of a succeeded render, or the contract's 409/404. */
-  async content(accountId: string, id: string, mode: KeyMode = 'live') {
-    const r = (await this.found(accountId, id, mode)).row;
+  async content(p: Principal, id: string) {
+    const r = (await this.found(p, id)).row;
     if (r.status === 'queued')
       throw new ApiError(
         'GENERATION_NOT_READY',
@@ -120,24 +131,23 @@ export class GenerationReads {
     };
   }
 
-  /** The account's renders of one mode (live unless `q.mode` says test), newest first. */
+  /**
+   * The account's renders of the principal's mode (a test key's: test ones), newest first; the
+   * operator names the account (`account`) and sees its live ones.
+   */
   async list(
-    accountId: string,
-    q: {
-      limit: number;
-      cursor: string | null;
-      status: string | null;
-      modelId: string | null;
-      mode?: KeyMode;
-    },
+    p: Principal,
+    q: { limit: number; cursor: string | null; status: string | null; modelId: string | null },
+    account?: string,
   ): Promise<Page<Record<string, unknown>>> {
+    const accountId = accountFor(p, 'renders.view', account);
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await listGenerations(this.o.db, accountId, {
       after,
       status: q.status,
       modelId: q.modelId,
       limit: q.limit + 1,
-      mode: q.mode,
+      mode: modeOf(p),
     });
     const data = rows
       .slice(0, q.limit)

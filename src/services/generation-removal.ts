@@ -19,6 +19,8 @@ import type { Storage } from '../storage/storage.ts';
 import { isSharedTestOutput } from '../queue/test-stored.ts';
 import { generationView, type GenerationRow } from './generation-view.ts';
 import type { KeyMode } from './keys.ts';
+import { accountFor, authorize } from '../domain/authorize.ts';
+import { modeOf, type Principal } from '../domain/principal.ts';
 import type { GenerationCache } from './generation-cache.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 
@@ -41,11 +43,9 @@ export class GenerationRemoval {
    * charge returned, in the same guarded transition DELETE uses, and whichever worker runs it is told to
    * stop. A refunded one is answered unchanged; a succeeded or failed one is 409.
    */
-  async cancel(
-    accountId: string,
-    id: string,
-    mode: KeyMode = 'live',
-  ): Promise<Record<string, unknown>> {
+  async cancel(p: Principal, id: string): Promise<Record<string, unknown>> {
+    const accountId = accountFor(p, 'renders.cancel');
+    const mode = modeOf(p);
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     const { row, refunded } = await transaction(this.o.db, async (tx) => {
       const { status, refunded: cents } = await this.cancelLocked(tx, accountId, id, mode);
@@ -89,7 +89,9 @@ export class GenerationRemoval {
   }
 
   /** Deletes a render; a queued (waiting or running) one is cancelled and refunded in the same step. */
-  async delete(accountId: string, id: string, mode: KeyMode = 'live') {
+  async delete(p: Principal, id: string) {
+    const accountId = accountFor(p, 'renders.delete');
+    const mode = modeOf(p);
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
     const { contentKey, refunded } = await transaction(this.o.db, async (tx) => {
       // The second UPDATE of the row below re-checks its foreign keys, locking the account FOR KEY
@@ -116,7 +118,9 @@ export class GenerationRemoval {
     this.o.cache?.invalidate(id);
   }
 
-  async adminRefund(id: string) {
+  /** The operator's refund of a succeeded render. */
+  async adminRefund(p: Principal, id: string) {
+    authorize(p, 'renders.refund');
     const row = await transaction(this.o.db, async (tx) => {
       const ok = await this.o.ledger.refundIn(tx, id, 'succeeded', {
         status: 'refunded',
@@ -140,7 +144,8 @@ export class GenerationRemoval {
   }
 
   /** The account of a generation, deleted or not (the operator's console); null when there is none. */
-  async accountOf(id: string): Promise<string | null> {
+  async accountOf(p: Principal, id: string): Promise<string | null> {
+    authorize(p, 'accounts.administer');
     return isId('gen', id) ? accountOfGeneration(this.o.db, id) : null;
   }
 }

@@ -12,6 +12,8 @@ import {
 } from '../db/generations-history.ts';
 import type { SessionRow } from '../db/studio-sessions.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
+import { accountFor } from '../domain/authorize.ts';
+import type { Principal } from '../domain/principal.ts';
 
 export const HISTORY_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'refunded'] as const;
 
@@ -82,13 +84,16 @@ export class History {
     private publicUrl: string,
   ) {}
 
-  async list(accountId: string, q: ListQuery): Promise<Page<HistoryItem>> {
+  async list(p: Principal, q: ListQuery): Promise<Page<HistoryItem>> {
+    const accountId = accountFor(p, 'renders.view');
     return this.page(q, await historyRows(this.db, accountId, this.query(q)));
   }
 
   /**
    * list() for the account of a session, read with the session in one statement: a reader for
    * Sessions.findWith(), which checks the session's row and passes on the page only if it is live.
+   * Every member may see History (domain/authorize.ts), so the page is read before who acts is
+   * known.
    */
   async listOfSession(
     idHash: Buffer,
@@ -116,8 +121,8 @@ export class History {
   }
 
   /** "Studio" or the key's name and start; null when the account has no such generation. */
-  async source(accountId: string, id: string): Promise<string | null> {
-    const r = await generationSource(this.db, accountId, id);
+  async source(p: Principal, id: string): Promise<string | null> {
+    const r = await generationSource(this.db, accountFor(p, 'renders.view'), id);
     return r ? sourceOf(r) : null;
   }
 }

@@ -1,7 +1,9 @@
 // Resolving bearer keys to their records per request, through a short-lived cache so that a
 // revocation reaches every node within the cache's lifetime (< 1 s); the node that revokes a key
-// forgets it at once (ApiKeys.revoke, keys.ts).
+// forgets it at once (ApiKeys.revoke, keys.ts). Each record carries its principal, made with it:
+// the edges of /v1 and /openai/v1 hand it to the services as who acts.
 import { ApiError } from '../domain/errors.ts';
+import { keyPrincipal } from '../domain/principal.ts';
 import type { Db } from '../db/pool.ts';
 import { keyByHash } from '../db/api-keys.ts';
 import { hashKey, type KeyRecord } from './keys.ts';
@@ -90,7 +92,14 @@ export class KeyResolver {
   private async lookup(hash: Buffer): Promise<KeyRecord | null> {
     const r = await keyByHash(this.db, hash);
     if (!r) return null;
+    const principal = keyPrincipal({
+      id: r.id,
+      accountId: r.account_id,
+      mode: r.mode,
+      dailyCapCents: r.daily_cap_cents,
+    });
     return {
+      principal,
       id: r.id,
       accountId: r.account_id,
       name: r.name,

@@ -13,6 +13,10 @@ import {
   revokeOwnKey,
 } from '../db/api-keys.ts';
 import { newId } from '../domain/ids.ts';
+import { accountFor, authorize } from '../domain/authorize.ts';
+import type { KeyMode, KeyPrincipal, Principal } from '../domain/principal.ts';
+
+export type { KeyMode } from '../domain/principal.ts';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
@@ -46,9 +50,9 @@ export interface KeyRecord {
    * them, the limit those keys share (RateLimits.consumeKey).
    */
   account?: { liveKeys: number; rateLimitPerMinute: number };
+  /** The key as who acts (domain/principal.ts), made with the record: no object per request. */
+  principal: KeyPrincipal;
 }
-
-export type KeyMode = 'live' | 'test';
 
 export interface NewKey {
   name?: string;
@@ -182,30 +186,45 @@ export class ApiKeys {
     private resolver: { forget(keyId: string): void } | null = null,
   ) {}
 
-  create(accountId: string, opts: NewKey) {
-    return createKey(this.db, this.prefix, this.defaultRate, accountId, opts);
+  /** A key the operator (or the system) creates for `accountId`: any rate, any number. */
+  async create(p: Principal, accountId: string, opts: NewKey) {
+    const account = accountFor(p, 'accounts.administer', accountId);
+    return createKey(this.db, this.prefix, this.defaultRate, account, opts);
   }
 
-  /** A key its account's owner creates, within the bounds (createOwnerKey). */
-  createOwn(accountId: string, opts: NewKey, bounds: OwnerBounds) {
-    return createOwnerKey(this.db, this.prefix, this.defaultRate, accountId, opts, bounds);
+  /** A key a member creates in their account, within the bounds (createOwnerKey). */
+  async createOwn(p: Principal, opts: NewKey, bounds: OwnerBounds) {
+    const account = accountFor(p, 'keys.create');
+    return createOwnerKey(this.db, this.prefix, this.defaultRate, account, opts, bounds);
   }
 
   // Revoked here: it stops at once in this process (`resolver`), within a second on the others.
-  revoke(keyId: string) {
+  /** The operator's revocation of any account's key. */
+  async revoke(p: Principal, keyId: string) {
+    authorize(p, 'accounts.administer');
     return revokeKey(this.db, keyId).finally(() => this.resolver?.forget(keyId));
   }
 
-  /** Revokes a key of this account; false when the account has no such key. */
-  revokeOwn(accountId: string, keyId: string) {
-    return revokeOwnKey(this.db, accountId, keyId).finally(() => this.resolver?.forget(keyId));
+  /**
+   * Revokes a key of the principal's account; false when the account has no such key. Who created a
+   * key is not recorded yet: a role that may revoke only its own keys is refused every key.
+   */
+  async revokeOwn(p: Principal, keyId: string) {
+    const account = accountFor(p, 'keys.revoke', undefined, { createdBy: null });
+    return revokeOwnKey(this.db, account, keyId).finally(() => this.resolver?.forget(keyId));
   }
 
-  accountOf(keyId: string) {
+  /** The account of a key (the operator's console). */
+  async accountOf(p: Principal, keyId: string) {
+    authorize(p, 'accounts.administer');
     return accountOfKey(this.db, keyId);
   }
 
-  list(accountId: string, timeZone: string) {
-    return listKeys(this.db, accountId, timeZone);
+  /**
+   * The account's keys with their use: part of what Usage shows (spend per key). The operator names
+   * the account.
+   */
+  async list(p: Principal, timeZone: string, account?: string) {
+    return listKeys(this.db, accountFor(p, 'usage.view', account), timeZone);
   }
 }

@@ -1,9 +1,11 @@
-// Studio sessions, stored server-side: the cookie holds 32 random bytes, the table only their SHA-256, so
-// a leaked table gives no usable cookie. A session ends at sign-out (revoked_at, effective at once: every
-// request reads the row), after IDLE of inactivity, or ABSOLUTE after it was created, whichever is first.
-// An account keeps at most `perAccount` live sessions (a new one ends the oldest). An operator console
-// session (no account) is bound to the admin token it was opened with: a hash of the token is stored
-// with it, and it opens the console only while the server's token has the same hash.
+// Studio sessions, stored server-side: the cookie holds 32 random bytes, the table only their
+// SHA-256, so a leaked table gives no usable cookie. A session ends at sign-out (revoked_at,
+// effective at once: every request reads the row), after IDLE of inactivity, or ABSOLUTE after it
+// was created, whichever is first. An account keeps at most `perAccount` live sessions (a new one
+// ends the oldest). An operator console session (no account) is bound to the admin token it was
+// opened with: a hash of the token is stored with it, and it opens the console only while the
+// server's token has the same hash. A live session carries who acts (domain/principal.ts), made
+// with its row: the operator for a console session, else the account's member.
 import crypto from 'node:crypto';
 import type { Db } from '../db/pool.ts';
 import {
@@ -16,6 +18,7 @@ import {
   type SessionRow,
 } from '../db/studio-sessions.ts';
 import { RefusedUntil } from '../admission/refused-until.ts';
+import { memberPrincipal, OPERATOR, type Principal } from '../domain/principal.ts';
 
 export const IDLE_MS = 2 * 60 * 60 * 1000; // 2 h without a request
 export const ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000; // 7 days whatever the activity
@@ -25,11 +28,21 @@ const TOUCH_MS = 60 * 1000;
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
 export interface Session {
+  /** Who acts in this session: the operator (a console session) or the account's member. */
+  principal: Principal;
   accountId: string | null;
   email: string | null;
   balanceCents: number;
   lastSeenAt: Date;
 }
+
+/**
+ * Who acts in a session of `accountId` (null: the console's operator). People and memberships do
+ * not exist yet: an account is its one person, who signed up with it, so the member is the
+ * account's owner and the account's id names the person.
+ */
+const principalOf = (accountId: string | null): Principal =>
+  accountId === null ? OPERATOR : memberPrincipal(accountId, accountId, 'owner');
 
 /** What a console session is bound to: a hash of the admin token (never the token's plain SHA-256). */
 export const consoleBinding = (adminToken: string) =>
@@ -108,6 +121,7 @@ export class Sessions {
       return none;
     if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) await this.touch(idHash);
     const session = {
+      principal: principalOf(r.account_id),
       accountId: r.account_id,
       email: r.email,
       balanceCents: r.balance_cents ?? 0,

@@ -16,6 +16,8 @@ import {
   type PasswordWork,
 } from './passwords.ts';
 import { attempt, RefusedScopes, succeeded, type Door } from '../admission/attempts.ts';
+import { authorize } from '../domain/authorize.ts';
+import type { Principal } from '../domain/principal.ts';
 
 export class StudioAccounts {
   /** Scopes the database refused, refused again in this process without asking it. */
@@ -97,17 +99,20 @@ export class StudioAccounts {
   }
 
   /** The operator's invitation (invites.ts). */
-  invite(email: string, name: string | null) {
+  async invite(p: Principal, email: string, name: string | null) {
+    authorize(p, 'accounts.administer');
     return inviteLink(this.db, this.publicUrl, email, name);
   }
 
   /** The operator's reset link (invites.ts). */
-  resetLink(email: string) {
+  async resetLink(p: Principal, email: string) {
+    authorize(p, 'accounts.administer');
     return resetLink(this.db, this.publicUrl, email);
   }
 
   /** The operator's account search. */
-  search(text: string) {
+  async search(p: Principal, text: string) {
+    authorize(p, 'accounts.administer');
     return searchAccounts(this.db, text);
   }
 }

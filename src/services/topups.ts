@@ -12,6 +12,8 @@ import { topupOf, type TopupRow } from '../db/topups.ts';
 import type { Waiters } from '../admission/waiters.ts';
 import { StripeEvents } from './stripe-events.ts';
 import { CheckoutSessions } from './checkout-sessions.ts';
+import { accountFor } from '../domain/authorize.ts';
+import type { Principal } from '../domain/principal.ts';
 
 /** Stripe's own tolerance for the age of a signed event, in seconds. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -54,7 +56,8 @@ export class Topups {
    * an hour (429, checkout-sessions.ts); Stripe unreachable (or refusing) is a 503 whose message
    * says nothing was charged. Only the session is recorded here: only the paid event credits.
    */
-  async startCheckout(accountId: string, amountCents: number): Promise<string> {
+  async startCheckout(p: Principal, amountCents: number): Promise<string> {
+    const accountId = accountFor(p, 'credit.add');
     if (!this.amounts.includes(amountCents)) {
       throw new ApiError('INVALID_INPUT', 'Choose one of the amounts offered.', [
         { field: 'amount', message: 'not an offered amount' },
@@ -94,11 +97,12 @@ export class Topups {
    * the notification the credit sends); null if it has not arrived by then.
    */
   async waitCredited(
-    accountId: string,
+    p: Principal,
     sessionId: string,
     seconds: number,
     closed: AbortSignal,
   ): Promise<TopupRow | null> {
+    const accountId = accountFor(p, 'ledger.view');
     const read = () => topupOf(this.o.db, accountId, sessionId);
     const watched = await this.o.waiters.watch(
       `topup:${sessionId}`,

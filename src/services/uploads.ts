@@ -25,6 +25,8 @@ import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { UploadQuota } from '../admission/upload-quota.ts';
 import { decodeRows, readHeader } from './upload-image.ts';
 import { decodeTurns, UPLOAD_BURST, UploadTurns } from '../admission/upload-turns.ts';
+import { accountFor } from '../domain/authorize.ts';
+import type { Principal } from '../domain/principal.ts';
 
 /** Accepted Content-Types and the format sharp must find in the bytes. */
 export const UPLOAD_TYPES: Record<string, string> = {
@@ -82,7 +84,8 @@ export class Uploads {
    * remembered, admission/upload-quota.ts, else from the account's count) and again by the statement that
    * records it and counts it (so parallel uploads cannot pass it together; only it lets one in).
    */
-  async create(accountId: string, contentType: string | undefined, body: Buffer | undefined) {
+  async create(p: Principal, contentType: string | undefined, body: Buffer | undefined) {
+    const accountId = accountFor(p, 'renders.create'); // an upload is a render's input
     const type = uploadType(contentType);
     if (type === undefined)
       throw new ApiError(
@@ -143,16 +146,16 @@ export class Uploads {
     return row;
   }
 
-  async get(accountId: string, id: string) {
-    return this.view(await this.row(accountId, id));
+  async get(p: Principal, id: string) {
+    return this.view(await this.row(accountFor(p, 'renders.view'), id));
   }
 
   /** The upload's bytes, for GET /v1/uploads/{id}. */
   async open(
-    accountId: string,
+    p: Principal,
     id: string,
   ): Promise<{ contentType: string; sizeBytes: number; body: Readable }> {
-    const r = await this.row(accountId, id);
+    const r = await this.row(accountFor(p, 'renders.view'), id);
     try {
       return {
         contentType: r.content_type,
@@ -170,9 +173,10 @@ export class Uploads {
   }
 
   async list(
-    accountId: string,
+    p: Principal,
     q: { limit: number; cursor: string | null },
   ): Promise<Page<Record<string, unknown>>> {
+    const accountId = accountFor(p, 'renders.view');
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await keptUploads(this.db, accountId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => this.view(r));
@@ -183,7 +187,8 @@ export class Uploads {
   }
 
   /** Marks the upload deleted (it is refused from now on), then removes its file; the janitor finishes a removal a crash interrupted. */
-  async delete(accountId: string, id: string) {
+  async delete(p: Principal, id: string) {
+    const accountId = accountFor(p, 'renders.delete');
     if (!isId('upl', id)) throw notFound();
     const storageKey = await markUploadDeleted(this.db, accountId, id);
     if (storageKey === null) throw notFound();
@@ -213,7 +218,8 @@ export class Uploads {
   }
 
   /** 400 naming each image input that is an upload address of another account, unknown, deleted or expired. */
-  async checkInputs(accountId: string, named: Map<string, string>): Promise<void> {
+  async checkInputs(p: Principal, named: Map<string, string>): Promise<void> {
+    const accountId = accountFor(p, 'models.view'); // a quote's, or a create's (authorized there)
     const ids = [...named.values()].filter((id) => isId('upl', id));
     const ok = await keptUploadIds(this.db, accountId, ids);
     const problems: FieldProblem[] = [];

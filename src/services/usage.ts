@@ -4,7 +4,8 @@ import type { Db } from '../db/pool.ts';
 import { accountById } from '../db/accounts.ts';
 import { usageRows, type UsageColumn } from '../db/usage.ts';
 import { parseUsageQuery, todayIn, type UsageGroup } from '../domain/usage-query.ts';
-import type { KeyRecord } from './keys.ts';
+import { accountFor } from '../domain/authorize.ts';
+import { modeOf, type Principal } from '../domain/principal.ts';
 
 export interface UsageEntry {
   day?: string;
@@ -35,25 +36,29 @@ export class Usage {
     private readonly timeZone: string,
   ) {}
 
-  /** The report for a key's request; the raw query parameters are checked here (400 naming each). */
+  /**
+   * The report for who asks (a key sees its own mode's renders, the studio live ones); the raw
+   * query parameters are checked here (400 naming each).
+   */
   async report(
-    key: Pick<KeyRecord, 'accountId' | 'mode'>,
+    p: Principal,
     raw: { from?: string; to?: string; groupBy?: string },
     now = new Date(),
   ): Promise<UsageReport> {
+    const accountId = accountFor(p, 'usage.view');
     const query = parseUsageQuery(raw, todayIn(this.timeZone, now));
     const byMember = query.groupBy.includes('member');
     const [rows, account] = await Promise.all([
       usageRows(this.db, {
-        accountId: key.accountId,
-        mode: key.mode,
+        accountId,
+        mode: modeOf(p),
         from: query.from,
         to: query.to,
         timeZone: this.timeZone,
         columns: query.groupBy.map((g) => COLUMN[g]),
       }),
       // Teams are not there yet: a studio render belongs to the account's one studio user.
-      byMember ? accountById(this.db, key.accountId) : null,
+      byMember ? accountById(this.db, accountId) : null,
     ]);
     const data = rows.map((r): UsageEntry => {
       const groups: Omit<UsageEntry, 'renders' | 'spentCents'> = {};

@@ -17,6 +17,8 @@ import { isId, newId } from '../domain/ids.ts';
 import { compileFieldCheck } from '../domain/inputs.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { resendDelivery } from '../db/webhook-deliveries-resend.ts';
+import { accountFor } from '../domain/authorize.ts';
+import type { Principal } from '../domain/principal.ts';
 
 export const EVENT_TYPES = [
   'generation.started',
@@ -86,7 +88,8 @@ function parseEndpoint(body: unknown): { url: string; events: string[] } {
 export class WebhookEndpoints {
   constructor(private db: Db) {}
 
-  async create(accountId: string, body: unknown) {
+  async create(p: Principal, body: unknown) {
+    const accountId = accountFor(p, 'webhooks.manage');
     const { url, events } = parseEndpoint(body);
     // Standard Webhooks secrets: whsec_ and the base64 of 24 random bytes.
     const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
@@ -110,14 +113,15 @@ export class WebhookEndpoints {
     return row;
   }
 
-  async get(accountId: string, id: string) {
-    return view(await this.row(accountId, id), true);
+  async get(p: Principal, id: string) {
+    return view(await this.row(accountFor(p, 'webhooks.manage'), id), true);
   }
 
   async list(
-    accountId: string,
+    p: Principal,
     q: { limit: number; cursor: string | null },
   ): Promise<Page<EndpointView>> {
+    const accountId = accountFor(p, 'webhooks.manage');
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await liveEndpoints(this.db, accountId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => view(r, false));
@@ -128,17 +132,19 @@ export class WebhookEndpoints {
   }
 
   /** Deleted endpoints get no new events; their pending deliveries end failed when next attempted. */
-  async delete(accountId: string, id: string) {
+  async delete(p: Principal, id: string) {
+    const accountId = accountFor(p, 'webhooks.manage');
     if (!isId('whe', id)) throw notFound();
     if (!(await markEndpointDeleted(this.db, accountId, id))) throw notFound();
     return { id, deleted: true };
   }
 
   async deliveries(
-    accountId: string,
+    p: Principal,
     endpointId: string,
     q: { limit: number; cursor: string | null },
   ): Promise<Page<Record<string, unknown>>> {
+    const accountId = accountFor(p, 'webhooks.manage');
     await this.row(accountId, endpointId);
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await deliveriesOf(this.db, endpointId, after, q.limit + 1);
@@ -164,7 +170,8 @@ export class WebhookEndpoints {
    * One more attempt of a delivery, now (the studio's Resend): the same webhook-id and body. A delivery
    * being sent at this moment is left to that attempt: the answer says so.
    */
-  async resend(accountId: string, deliveryId: string): Promise<'queued' | 'in-flight'> {
+  async resend(p: Principal, deliveryId: string): Promise<'queued' | 'in-flight'> {
+    const accountId = accountFor(p, 'webhooks.manage');
     if (!isId('msg', deliveryId)) throw new ApiError('NOT_FOUND', 'No such webhook delivery.');
     const outcome = await resendDelivery(this.db, accountId, deliveryId);
     if (outcome === 'not-found') throw new ApiError('NOT_FOUND', 'No such webhook delivery.');

@@ -10,7 +10,7 @@ import csrf from '@fastify/csrf-protection';
 import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import { isUnavailable, sendError, toApiError } from '../web/error-handler.ts';
-import { SESSION_COOKIE, type StudioCtx, type StudioServices } from './types.ts';
+import { notFromThisSite, SESSION_COOKIE, type StudioCtx, type StudioServices } from './types.ts';
 import { registerAssets } from './assets.ts';
 import { page, SECURITY_HEADERS } from './view.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
@@ -79,6 +79,7 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: ctx.secure },
   });
   app.decorateRequest('studio', null);
+  app.decorateRequest('principal', null as never);
   app.decorateRequest('topupsOn', false);
 
   app.addHook('onRequest', (req, reply, done) => {
@@ -99,26 +100,23 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
       return;
     }
     if (!sameOrigin(req, ctx.config.publicUrl)) {
-      done(
-        Object.assign(new Error('foreign origin'), {
-          code: 'FST_CSRF_FOREIGN_ORIGIN',
-          statusCode: 403,
-        }),
-      );
+      done(notFromThisSite(req));
       return;
     }
     app.csrfProtection(req, reply, done);
   });
 
   app.setErrorHandler((err: Error & { code?: string; statusCode?: number }, req, reply) => {
-    if (err.code?.startsWith('FST_CSRF'))
-      return page(reply.code(403), 'error', req, {
-        title: 'Refused',
-        message:
-          'This form has expired or was not sent from this site. Go back, reload the page and try again.',
-      });
-    // A database away or frozen is a 503 with Retry-After, as on the API, not a bug's 500.
-    const e = err instanceof ApiError ? err : isUnavailable(err) ? toApiError(err) : null;
+    // A missing or stale form token is a 403 FORBIDDEN page saying so, like any refusal (a role's
+    // too); a database away or frozen is a 503 with Retry-After, as on the API, not a bug's 500.
+    const e =
+      err instanceof ApiError
+        ? err
+        : err.code?.startsWith('FST_CSRF')
+          ? notFromThisSite(req)
+          : isUnavailable(err)
+            ? toApiError(err)
+            : null;
     if (!e) req.log.error({ err }, 'studio error');
     else if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ err }, 'dependency unavailable');
     if (e?.headers) reply.headers(e.headers);
@@ -132,7 +130,9 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
             ? 'Not found'
             : status === 429
               ? 'Too many requests'
-              : 'Not possible';
+              : status === 403
+                ? 'Not allowed'
+                : 'Not possible';
     const message =
       e?.message ??
       (status >= 500

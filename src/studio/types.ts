@@ -87,6 +87,9 @@ export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: Fasti
       return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
     return reply.redirect('/signin', 303);
   }
+  // Who acts on this page, made with the session (services/sessions.ts): what the services are
+  // given.
+  req.principal = req.studio.principal;
   const limit = ctx.config.defaultRateLimitPerMinute;
   const d = await ctx.limits.consume(req.studio.accountId!, limit);
   if (!d.allowed) {
@@ -96,7 +99,28 @@ export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: Fasti
   }
 }
 
-/** The signed-in account of a request that passed signedIn(). */
+/**
+ * The 403 FORBIDDEN of a state-changing request that did not come from one of our pages (another
+ * origin, or no valid CSRF token): what is missing, and what to do. Uploads say it of the upload.
+ */
+export function notFromThisSite(req: FastifyRequest): ApiError {
+  return req.url.startsWith('/uploads')
+    ? new ApiError(
+        'FORBIDDEN',
+        'This upload was not sent from this page, or the page has expired; ' +
+          'reload it and try again.',
+      )
+    : new ApiError(
+        'FORBIDDEN',
+        'This form has expired or was not sent from this site. ' +
+          'Go back, reload the page and try again.',
+      );
+}
+
+/**
+ * The signed-in account of a request that passed signedIn(): what the person's own password and
+ * sessions are kept by, until people exist apart from accounts. Services take `req.principal`.
+ */
 export const accountOf = (req: FastifyRequest): string => req.studio!.accountId!;
 
 /** Options of the session cookies: HttpOnly, SameSite=Lax, Secure under https, scoped to `path`. */

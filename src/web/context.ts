@@ -19,6 +19,7 @@ import type { Billing } from '../services/billing.ts';
 import type { RefusalPace } from '../admission/refusal-pace.ts';
 import type { BodyBudget } from '../admission/body-budget.ts';
 import type { Usage } from '../services/usage.ts';
+import type { Principal } from '../domain/principal.ts';
 
 export interface Ctx {
   config: Config;
@@ -55,6 +56,12 @@ export interface Ctx {
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The key of a /v1 or /openai/v1 request. */
     apiKey: KeyRecord;
+    /**
+     * Who acts, made once at the edge: the key (/v1, /openai/v1), the signed-in member (the
+     * studio), the operator (/admin/v1, the console). Services take it (domain/principal.ts).
+     */
+    principal: Principal;
   }
 }

@@ -9,6 +9,7 @@ import { GENERATION_COLUMNS, QUEUE_POSITION } from '../../src/db/generations.ts'
 import { History, type HistoryItem } from '../../src/services/history.ts';
 import { Sessions } from '../../src/services/sessions.ts';
 import { generationView, type GenerationRow } from '../../src/services/generation-view.ts';
+import { memberPrincipal } from '../../src/domain/principal.ts';
 
 const URL_BASE = 'https://rg.example';
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -99,11 +100,14 @@ async function expectLikeApi(items: HistoryItem[]) {
   }
 }
 
+/** A session's principal until memberships exist: the account's owner, named by the account. */
+const owner = (account: string) => memberPrincipal(account, account, 'owner');
+
 async function allPages(accountId: string, f: { status?: string; modelId?: string } = {}) {
   const out: HistoryItem[] = [];
   let cursor: string | null = null;
   do {
-    const page = await history.list(accountId, {
+    const page = await history.list(owner(accountId), {
       limit: 20,
       cursor,
       status: f.status ?? null,
@@ -195,7 +199,8 @@ describe('History read on a session in another time zone', () => {
       await client.query(`SET TimeZone = 'America/St_Johns'`); // UTC−3:30, a half-hour offset
       const other = new History(client as unknown as typeof dbh.db, URL_BASE);
       const q = { limit: 50, cursor: null, status: null, modelId: null };
-      const [there, here] = [await other.list('acct_a', q), await history.list('acct_a', q)];
+      const a = owner('acct_a');
+      const [there, here] = [await other.list(a, q), await history.list(a, q)];
       expect(there.data.length).toBeGreaterThan(0);
       expect(there.data).toEqual(here.data);
       await expectLikeApi(there.data);
@@ -215,15 +220,16 @@ describe('History read with its session, in one statement', () => {
     const first = { limit: 20, cursor: null, status: null, modelId: null };
     const queries = [
       first,
-      { ...first, cursor: (await history.list('acct_a', first)).nextCursor },
+      { ...first, cursor: (await history.list(owner('acct_a'), first)).nextCursor },
       { ...first, status: 'queued' },
       { ...first, modelId: 'm/two' },
     ];
     for (const q of queries) {
       const r = await read(id, q);
       expect(r.session?.accountId, JSON.stringify(q)).toBe('acct_a');
+      expect(r.session?.principal).toEqual(owner('acct_a'));
       expect(r.session?.email).toBe('acct_a@example.test');
-      expect(r.value, JSON.stringify(q)).toEqual(await history.list('acct_a', q));
+      expect(r.value, JSON.stringify(q)).toEqual(await history.list(owner('acct_a'), q));
     }
     expect((await read(id, first)).value!.data.length).toBe(20);
     const none = { session: null, value: null };

@@ -792,7 +792,7 @@ export interface components {
             status: components["schemas"]["GenerationStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "FORBIDDEN" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every error. `message` is one human sentence; `code` is from the closed list. */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -811,6 +811,10 @@ export interface components {
         Error402: {
             /** @enum {unknown} */
             code?: "INSUFFICIENT_BALANCE";
+        } & components["schemas"]["Error"];
+        Error403: {
+            /** @enum {unknown} */
+            code?: "FORBIDDEN";
         } & components["schemas"]["Error"];
         Error404: {
             /** @enum {unknown} */
@@ -965,6 +969,18 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error402"];
+            };
+        };
+        /** @description The caller is known, but its role or mode may not do this (a test key on a live thing); the message names what is missing. Codes: `FORBIDDEN`. */
+        Error403: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error403"];
             };
         };
         /** @description Nothing of that kind with that id for this account. Codes: `ACCOUNT_NOT_FOUND`, `CONTENT_NOT_FOUND`, `GENERATION_NOT_FOUND`, `KEY_NOT_FOUND`, `MODEL_NOT_FOUND`, `NOT_FOUND`, `UPLOAD_NOT_FOUND`, `WEBHOOK_ENDPOINT_NOT_FOUND`. */
@@ -1151,6 +1167,18 @@ export interface components {
         };
         /** @description The balance is below the price (`INSUFFICIENT_BALANCE`). */
         OpenAIError402: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The key may not do this (`FORBIDDEN`); the message names what is missing. */
+        OpenAIError403: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
@@ -1361,6 +1389,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -1391,6 +1420,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -1424,6 +1454,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
@@ -1459,6 +1490,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -1497,6 +1529,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -1545,6 +1578,7 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             402: components["responses"]["Error402"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
@@ -1588,6 +1622,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
@@ -1621,6 +1656,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
@@ -1656,6 +1692,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
@@ -1725,6 +1762,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
@@ -1763,6 +1801,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -1801,6 +1840,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
@@ -1839,6 +1879,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
@@ -1872,6 +1913,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
@@ -1909,6 +1951,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -1945,6 +1988,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
@@ -1980,6 +2024,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
@@ -2013,6 +2058,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             413: components["responses"]["Error413"];
@@ -2089,6 +2135,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
@@ -2235,6 +2282,7 @@ export interface operations {
             400: components["responses"]["OpenAIError400"];
             401: components["responses"]["OpenAIError401"];
             402: components["responses"]["OpenAIError402"];
+            403: components["responses"]["OpenAIError403"];
             404: components["responses"]["OpenAIError404"];
             408: components["responses"]["OpenAIError408"];
             409: components["responses"]["OpenAIError409"];

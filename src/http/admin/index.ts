@@ -1,5 +1,5 @@
 // The operator API under /admin/v1, behind the admin token (compared in constant time; an API key is
-// never an admin token).
+// never an admin token). The token's bearer is the operator: the principal every route hands on.
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
@@ -12,11 +12,13 @@ import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
 import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
 import { VERSION } from '../../domain/version.ts';
 import { MAX_KEY_RATE_PER_MINUTE } from '../../domain/limits.ts';
+import { OPERATOR } from '../../domain/principal.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
 export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   const expected = sha(ctx.adminToken);
+  app.decorateRequest('principal', null as never);
   app.addHook('onRequest', async (req) => {
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     if (!m || !crypto.timingSafeEqual(sha(m[1]), expected)) {
@@ -25,6 +27,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
         'The admin API needs "Authorization: Bearer <admin token>".',
       );
     }
+    req.principal = OPERATOR;
   });
 
   const accountId = (raw: string) => {
@@ -37,7 +40,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
     const name = f.string('name', { max: 200 });
     f.done();
-    return reply.code(201).send(await ctx.accounts.create(email!, name ?? null));
+    return reply.code(201).send(await ctx.accounts.create(req.principal, email!, name ?? null));
   });
 
   const doc = JSON.stringify(buildAdminOpenApiDocument(ctx.config.publicUrl));
@@ -56,7 +59,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
         { field: email ? 'email' : 'query', message: 'too long' },
       ]);
     }
-    return ctx.accounts.list({ limit, cursor: cursor ?? null, email, query });
+    return ctx.accounts.list(req.principal, { limit, cursor: cursor ?? null, email, query });
   });
 
   // What the operator's tools need to know about this server: the links it makes start with publicUrl.
@@ -69,18 +72,20 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     f.done();
     return reply
       .code(201)
-      .send(await ctx.accounts.invite(ctx.config.publicUrl, email!, name ?? null));
+      .send(await ctx.accounts.invite(req.principal, ctx.config.publicUrl, email!, name ?? null));
   });
 
   app.post('/reset-links', async (req, reply) => {
     const f = new Fields(objectBody(req.body), ['email']);
     const email = f.string('email', { required: true, max: 254, pattern: EMAIL });
     f.done();
-    return reply.code(201).send(await ctx.accounts.resetLink(ctx.config.publicUrl, email!));
+    return reply
+      .code(201)
+      .send(await ctx.accounts.resetLink(req.principal, ctx.config.publicUrl, email!));
   });
 
   app.get<{ Params: { id: string } }>('/accounts/:id', async (req) =>
-    ctx.accounts.get(accountId(req.params.id)),
+    ctx.accounts.get(req.principal, accountId(req.params.id)),
   );
 
   app.post<{ Params: { id: string } }>('/accounts/:id/credits', async (req, reply) => {
@@ -89,7 +94,9 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const amount = f.int('amountCents', { required: true, min: 1, max: MAX_CENTS });
     const reason = f.string('reason', { max: 500 });
     f.done();
-    return reply.code(201).send(await ctx.accounts.credit(id, amount!, reason ?? null));
+    return reply
+      .code(201)
+      .send(await ctx.accounts.credit(req.principal, id, amount!, reason ?? null));
   });
 
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
@@ -106,7 +113,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const rate = f.int('rateLimitPerMinute', { min: 1, max: MAX_KEY_RATE_PER_MINUTE });
     const mode = f.oneOf('mode', ['live', 'test'] as const);
     f.done();
-    const key = await ctx.apiKeys.create(id, {
+    const key = await ctx.apiKeys.create(req.principal, id, {
       name,
       dailyCapCents: cap ?? null,
       rateLimitPerMinute: rate ?? undefined,
@@ -117,19 +124,19 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
 
   app.delete<{ Params: { id: string } }>('/keys/:id', async (req) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');
-    return ctx.apiKeys.revoke(req.params.id);
+    return ctx.apiKeys.revoke(req.principal, req.params.id);
   });
 
   app.get<{ Params: { id: string } }>('/accounts/:id/ledger', async (req) => {
     const limit = parseLimit(queryParam(req.query, 'limit'));
     const cursor = queryParam(req.query, 'cursor');
     if (cursor !== undefined) decodeCursor(cursor);
-    return ctx.accounts.ledger(accountId(req.params.id), limit, cursor ?? null);
+    return ctx.accounts.ledger(req.principal, limit, cursor ?? null, accountId(req.params.id));
   });
 
   app.post<{ Params: { id: string } }>('/generations/:id/refund', async (req) => {
     if (!isId('gen', req.params.id))
       throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-    return ctx.generations.adminRefund(req.params.id);
+    return ctx.generations.adminRefund(req.principal, req.params.id);
   });
 }

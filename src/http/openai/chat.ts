@@ -8,6 +8,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { idempotencyKeyOf } from '../../web/idempotency-key.ts';
 import type { ChatStarted, FinalGeneration } from '../../services/chat.ts';
 import type { Ctx } from '../../web/context.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { openAiErrorBody } from './errors.ts';
 
 /** An AbortSignal that fires when the client's connection closes before the answer is sent. */
@@ -65,11 +66,11 @@ export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
         'An Idempotency-Key must be 1 to 255 printable ASCII characters (e.g. a UUID).',
       );
     }
-    const started = await ctx.chat.start(req.apiKey, req.body, idem);
+    const started = await ctx.chat.start(req.principal, req.body, idem);
     if (started.replayed) reply.header('idempotent-replayed', 'true');
     const closed = closedSignal(reply);
-    if (started.request.stream) return stream(ctx, reply, started, req.apiKey.accountId, closed);
-    const g = await ctx.chat.final(req.apiKey.accountId, started.id, closed, started.mode);
+    if (started.request.stream) return stream(ctx, reply, started, req.principal, closed);
+    const g = await ctx.chat.final(req.principal, started.id, closed);
     if (g.status !== 'succeeded') {
       const f = failure(g);
       // The render is final: a retry with the same Idempotency-Key gets this answer again, and one
@@ -88,13 +89,7 @@ export function registerChatCompletions(app: FastifyInstance, ctx: Ctx) {
  * The answer as server-sent events: the text as the backend streams it, wherever its render runs
  * (LiveText), and whatever of the final text was not sent yet once the generation is final.
  */
-function stream(
-  ctx: Ctx,
-  reply: FastifyReply,
-  s: ChatStarted,
-  accountId: string,
-  closed: AbortSignal,
-) {
+function stream(ctx: Ctx, reply: FastifyReply, s: ChatStarted, p: Principal, closed: AbortSignal) {
   const out = new PassThrough();
   const base = {
     id: s.id,
@@ -108,7 +103,7 @@ function stream(
   chunk({ role: 'assistant', content: '' });
   const followed = ctx.chat.follow(s.id, (piece) => chunk({ content: piece }));
   const stop = followed.stop;
-  void ctx.chat.final(accountId, s.id, closed, s.mode).then(
+  void ctx.chat.final(p, s.id, closed).then(
     (g) => {
       stop();
       if (g.status !== 'succeeded') {

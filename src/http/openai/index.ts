@@ -11,6 +11,7 @@ import { registerChatCompletions } from './chat.ts';
 
 export async function registerOpenAi(app: FastifyInstance, ctx: Ctx) {
   app.decorateRequest('apiKey', null as never);
+  app.decorateRequest('principal', null as never);
   app.setErrorHandler((err, req, reply) => sendOpenAiError(req, reply, err));
   app.addHook('onRequest', keyAndRateLimit(ctx));
   registerOpenAiModels(app, ctx);

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of the operator's API under /admin/v1 (served there, behind the admin
 // token): what `rendergate` uses with RENDERGATE_URL, and what an operator's own tools can use.
 import { VERSION } from '../../domain/version.ts';
+import { ERROR_STATUS } from '../../domain/errors.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const str = { type: 'string' };
@@ -166,7 +167,9 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
       },
       schemas: {
         Error: obj(['code', 'message', 'requestId'], {
-          code: str,
+          // The one closed list (domain/errors.ts). The operator may do everything: its answers
+          // never carry FORBIDDEN, but the list is the same for every API.
+          code: { type: 'string', enum: Object.keys(ERROR_STATUS).sort() },
           message: str,
           details: { type: 'array' },
           requestId: str,

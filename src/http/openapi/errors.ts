@@ -11,6 +11,9 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'The request is malformed or a value is invalid.',
   401: 'No valid API key.',
   402: 'The balance is below the price.',
+  403:
+    'The caller is known, but its role or mode may not do this (a test key on a live thing); ' +
+    'the message names what is missing.',
   404: 'Nothing of that kind with that id for this account.',
   408: 'The request did not arrive within the request timeout.',
   409: 'The request conflicts with the current state.',

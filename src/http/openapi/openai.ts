@@ -22,6 +22,10 @@ export const openAiErrorResponses = {
   ),
   OpenAIError401: errorResponse('No valid API key.'),
   OpenAIError402: errorResponse('The balance is below the price (`INSUFFICIENT_BALANCE`).', RATE),
+  OpenAIError403: errorResponse(
+    'The key may not do this (`FORBIDDEN`); the message names what is missing.',
+    RATE,
+  ),
   OpenAIError404: errorResponse('No such model (`MODEL_NOT_FOUND`) or route.', RATE),
   OpenAIError408: errorResponse(
     'The render was not final within 60 s (send the same Idempotency-Key again to keep waiting).',
@@ -234,7 +238,7 @@ export function openAiPaths() {
               'text/event-stream': CHAT_STREAM,
             },
           },
-          ...errors([400, 401, 402, 404, 408, 409, 413, 415, 422, 429, 500, 502, 503]),
+          ...errors([400, 401, 402, 403, 404, 408, 409, 413, 415, 422, 429, 500, 502, 503]),
         },
       },
     },

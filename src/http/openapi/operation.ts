@@ -9,8 +9,11 @@ export const RATE = {
   'RateLimit-Policy': header('RateLimit-Policy'),
 };
 
-/** Statuses any authenticated request can get, whatever its route. */
-const COMMON = [400, 401, 408, 429, 431, 500, 503];
+/**
+ * Statuses any authenticated request can get, whatever its route. 403: who acts is checked against
+ * the one table (domain/authorize.ts) by the services a route calls.
+ */
+const COMMON = [400, 401, 403, 408, 429, 431, 500, 503];
 /** Statuses of a request that may carry a body. */
 const WITH_BODY = [413, 415];
 

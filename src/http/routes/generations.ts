@@ -36,18 +36,17 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
   };
   app.post('/generations', { preParsing: requireIdempotencyKey }, async (req, reply) => {
     const idem = idempotencyKeyOf(req.headers['idempotency-key'])!;
-    const created = await ctx.generations.create(req.apiKey, req.body, idem);
+    const created = await ctx.generations.create(req.principal, req.body, idem);
     reply.header('location', created.location);
     if (created.replayed) reply.header('idempotent-replayed', 'true');
     const wait = preferWait(req.headers.prefer);
     if (wait === undefined) return reply.code(202).send(created.body);
     // Held: the answer is the state when the render is final or the wait is over (a replay's too).
     const held = await ctx.generations.waitJson(
-      req.apiKey.accountId,
+      req.principal,
       created.body.id as string,
       wait,
       closedSignal(reply),
-      req.apiKey.mode,
     );
     if (held.applied) reply.header('preference-applied', `wait=${wait}`);
     return reply.code(202).type(JSON_TYPE).send(held.json);
@@ -68,12 +67,11 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
         `${problems[0].field}: ${problems[0].message}.`,
         problems,
       );
-    return ctx.generations.list(req.apiKey.accountId, {
+    return ctx.generations.list(req.principal, {
       limit,
       cursor: queryParam(req.query, 'cursor') ?? null,
       status,
       modelId,
-      mode: req.apiKey.mode,
     });
   });
 
@@ -84,33 +82,33 @@ export function registerGenerationRoutes(app: FastifyInstance, ctx: Ctx) {
       const wait = preferWait(req.headers.prefer);
       if (wait !== undefined) {
         return ctx.generations
-          .waitJson(req.apiKey.accountId, req.params.id, wait, closedSignal(reply), req.apiKey.mode)
+          .waitJson(req.principal, req.params.id, wait, closedSignal(reply))
           .then((held) => {
             if (held.applied) reply.header('preference-applied', `wait=${wait}`);
             return reply.type(JSON_TYPE).send(held.json);
           });
       }
     }
-    const json = ctx.generations.cachedJson(req.apiKey.accountId, req.params.id, req.apiKey.mode);
+    const json = ctx.generations.cachedJson(req.principal, req.params.id);
     if (json !== undefined) {
       reply.type(JSON_TYPE).send(json);
       return undefined;
     }
     return ctx.generations
-      .getJson(req.apiKey.accountId, req.params.id, req.apiKey.mode)
+      .getJson(req.principal, req.params.id)
       .then((body) => reply.type(JSON_TYPE).send(body));
   });
 
   app.get<{ Params: { id: string } }>('/generations/:id/content', async (req, reply) => {
-    const c = await ctx.generations.content(req.apiKey.accountId, req.params.id, req.apiKey.mode);
+    const c = await ctx.generations.content(req.principal, req.params.id);
     return sendContent(req, reply, ctx.storage, c);
   });
 
   app.post<{ Params: { id: string } }>('/generations/:id/cancel', async (req) =>
-    ctx.generations.cancel(req.apiKey.accountId, req.params.id, req.apiKey.mode),
+    ctx.generations.cancel(req.principal, req.params.id),
   );
 
   app.delete<{ Params: { id: string } }>('/generations/:id', async (req) =>
-    ctx.generations.delete(req.apiKey.accountId, req.params.id, req.apiKey.mode),
+    ctx.generations.delete(req.principal, req.params.id),
   );
 }

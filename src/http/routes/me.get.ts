@@ -5,8 +5,8 @@ export function registerMe(app: FastifyInstance, ctx: Ctx) {
   app.get('/me', async (req) => {
     const key = req.apiKey;
     const [account, usage] = await Promise.all([
-      ctx.accounts.get(key.accountId),
-      ctx.accounts.dayUsage(key.id, ctx.config.dayTimeZone),
+      ctx.accounts.get(key.principal),
+      ctx.accounts.dayUsage(key.principal, ctx.config.dayTimeZone),
     ]);
     return {
       accountId: account.id,

@@ -33,7 +33,7 @@ export function registerQuote(app: FastifyInstance, ctx: Ctx) {
       return undefined;
     }
     return ctx.uploads
-      .checkInputs(req.apiKey.accountId, named)
+      .checkInputs(req.principal, named)
       .then(() => reply.type(JSON_TYPE).send(json));
   });
 }

@@ -31,7 +31,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
     );
 
     up.get('/uploads', async (req) =>
-      ctx.uploads.list(req.apiKey.accountId, {
+      ctx.uploads.list(req.principal, {
         limit: parseLimit(queryParam(req.query, 'limit')),
         cursor: queryParam(req.query, 'cursor') ?? null,
       }),
@@ -62,7 +62,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
       },
       async (req, reply) => {
         const made = await ctx.uploads
-          .create(req.apiKey.accountId, req.headers['content-type'], req.body as Buffer | undefined)
+          .create(req.principal, req.headers['content-type'], req.body as Buffer | undefined)
           .catch(async (e: unknown) => {
             // the database's refusal (the memory's is answered in preParsing), and the 429 of
             // uploads coming too fast (admission/upload-turns.ts), paced the same way
@@ -78,7 +78,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
     );
 
     up.get<{ Params: { id: string } }>('/uploads/:id', async (req, reply) => {
-      const u = await ctx.uploads.open(req.apiKey.accountId, req.params.id);
+      const u = await ctx.uploads.open(req.principal, req.params.id);
       return reply
         .type(u.contentType)
         .header('content-length', String(u.sizeBytes))
@@ -87,7 +87,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: Ctx) {
     });
 
     up.delete<{ Params: { id: string } }>('/uploads/:id', async (req) =>
-      ctx.uploads.delete(req.apiKey.accountId, req.params.id),
+      ctx.uploads.delete(req.principal, req.params.id),
     );
   });
 }

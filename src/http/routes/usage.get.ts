@@ -5,7 +5,7 @@ import type { Ctx } from '../../web/context.ts';
 
 export function registerUsage(app: FastifyInstance, ctx: Ctx) {
   app.get('/usage', async (req) =>
-    ctx.usage.report(req.apiKey, {
+    ctx.usage.report(req.principal, {
       from: queryParam(req.query, 'from'),
       to: queryParam(req.query, 'to'),
       groupBy: queryParam(req.query, 'groupBy'),

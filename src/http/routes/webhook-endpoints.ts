@@ -13,23 +13,21 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx) {
   });
 
   app.post('/webhook-endpoints', async (req, reply) => {
-    const made = await ctx.webhooks.create(req.apiKey.accountId, req.body);
+    const made = await ctx.webhooks.create(req.principal, req.body);
     // RFC 9110 15.3.2: a 201 names the resource it created.
     return reply
       .code(201)
       .header('location', `${ctx.config.publicUrl}/v1/webhook-endpoints/${made.id}`)
       .send(made);
   });
-  app.get('/webhook-endpoints', async (req) =>
-    ctx.webhooks.list(req.apiKey.accountId, page(req.query)),
-  );
+  app.get('/webhook-endpoints', async (req) => ctx.webhooks.list(req.principal, page(req.query)));
   app.get<ById>('/webhook-endpoints/:id', async (req) =>
-    ctx.webhooks.get(req.apiKey.accountId, req.params.id),
+    ctx.webhooks.get(req.principal, req.params.id),
   );
   app.delete<ById>('/webhook-endpoints/:id', async (req) =>
-    ctx.webhooks.delete(req.apiKey.accountId, req.params.id),
+    ctx.webhooks.delete(req.principal, req.params.id),
   );
   app.get<ById>('/webhook-endpoints/:id/deliveries', async (req) =>
-    ctx.webhooks.deliveries(req.apiKey.accountId, req.params.id, page(req.query)),
+    ctx.webhooks.deliveries(req.principal, req.params.id, page(req.query)),
   );
 }

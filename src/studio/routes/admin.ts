@@ -19,8 +19,13 @@ const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   const expected = sha(ctx.adminToken);
   const cookie = sessionCookie(ctx, '/admin');
-  const signedIn = async (req: FastifyRequest) =>
-    !!(await ctx.sessions.find(req.cookies[ADMIN_COOKIE], 'admin'));
+  // A console session's principal is the operator (services/sessions.ts): what the services are
+  // given.
+  const signedIn = async (req: FastifyRequest) => {
+    const s = await ctx.sessions.find(req.cookies[ADMIN_COOKIE], 'admin');
+    if (s) req.principal = s.principal;
+    return s !== null;
+  };
   const pre = {
     preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
       if (!(await signedIn(req))) return reply.redirect('/admin', 303);
@@ -44,8 +49,8 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     return adminPage(req, reply, 'admin-accounts', {
       title: 'Accounts',
       q,
-      accounts: await ctx.studioAccounts.search(q),
-      owing: await ctx.billing.shortfalls(),
+      accounts: await ctx.studioAccounts.search(req.principal, q),
+      owing: await ctx.billing.shortfalls(req.principal),
     });
   });
 
@@ -53,7 +58,7 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   app.get('/admin/stripe', pre, async (req, reply) => {
     return adminPage(req, reply, 'admin-stripe', {
       title: 'Stripe events',
-      events: await ctx.billing.stripeEvents({ limit: 200 }),
+      events: await ctx.billing.stripeEvents(req.principal, { limit: 200 }),
     });
   });
 
@@ -94,6 +99,7 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post('/admin/accounts', pre, async (req, reply) => {
     const link = await ctx.studioAccounts.invite(
+      req.principal,
       (field(req.body, 'email') ?? '').trim(),
       (field(req.body, 'name') ?? '').trim() || null,
     );
@@ -106,16 +112,17 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     id: string,
     extra: Record<string, unknown> = {},
   ) => {
-    const account = await ctx.accounts.get(accountId(id));
+    const p = req.principal;
+    const account = await ctx.accounts.get(p, accountId(id));
     const cursor =
       typeof (req.query as { cursor?: unknown })?.cursor === 'string'
         ? (req.query as { cursor: string }).cursor
         : null;
     const [keys, ledger, gens, stripe] = await Promise.all([
-      ctx.apiKeys.list(id, ctx.config.dayTimeZone),
-      ctx.accounts.ledger(id, 25, cursor),
-      ctx.generations.list(id, { limit: 20, cursor: null, status: null, modelId: null }),
-      ctx.billing.stripeEvents({ limit: 20, accountId: id }),
+      ctx.apiKeys.list(p, ctx.config.dayTimeZone, id),
+      ctx.accounts.ledger(p, 25, cursor, id),
+      ctx.generations.list(p, { limit: 20, cursor: null, status: null, modelId: null }, id),
+      ctx.billing.stripeEvents(p, { limit: 20, accountId: id }),
     ]);
     return adminPage(req, reply, 'admin-account', {
       title: account.email,
@@ -139,6 +146,7 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     if (!cents)
       throw new ApiError('INVALID_INPUT', 'Write a positive amount in euros, such as 10 or 12.50.');
     await ctx.accounts.credit(
+      req.principal,
       accountId(req.params.id),
       cents,
       (field(req.body, 'reason') ?? '').trim().slice(0, 500) || null,
@@ -157,7 +165,7 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     const mode = field(req.body, 'mode') ?? 'live';
     if (mode !== 'live' && mode !== 'test')
       throw new ApiError('INVALID_INPUT', 'Mode: Live or Test.');
-    const created = await ctx.apiKeys.create(accountId(req.params.id), {
+    const created = await ctx.apiKeys.create(req.principal, accountId(req.params.id), {
       name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined,
       dailyCapCents: cap,
       rateLimitPerMinute: rate,
@@ -168,21 +176,23 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post<IdParams>('/admin/keys/:id/revoke', pre, async (req, reply) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');
-    await ctx.apiKeys.revoke(req.params.id);
-    return reply.redirect(`/admin/accounts/${(await ctx.apiKeys.accountOf(req.params.id))!}`, 303);
+    await ctx.apiKeys.revoke(req.principal, req.params.id);
+    const account = await ctx.apiKeys.accountOf(req.principal, req.params.id);
+    return reply.redirect(`/admin/accounts/${account!}`, 303);
   });
 
   app.post<IdParams>('/admin/accounts/:id/reset-link', pre, async (req, reply) => {
-    const account = await ctx.accounts.get(accountId(req.params.id));
+    const account = await ctx.accounts.get(req.principal, accountId(req.params.id));
     return accountPage(req, reply, req.params.id, {
-      link: await ctx.studioAccounts.resetLink(account.email),
+      link: await ctx.studioAccounts.resetLink(req.principal, account.email),
     });
   });
 
   app.post('/admin/refund', pre, async (req, reply) => {
     const id = (field(req.body, 'generation') ?? '').trim();
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
-    await ctx.generations.adminRefund(id);
-    return reply.redirect(`/admin/accounts/${(await ctx.generations.accountOf(id))!}`, 303);
+    await ctx.generations.adminRefund(req.principal, id);
+    const account = await ctx.generations.accountOf(req.principal, id);
+    return reply.redirect(`/admin/accounts/${account!}`, 303);
   });
 }

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import type { Topups } from '../../services/topups.ts';
-import { accountOf, SESSION_COOKIE, signedIn, type StudioCtx } from '../types.ts';
+import { SESSION_COOKIE, signedIn, type StudioCtx } from '../types.ts';
 import { page, SECURITY_HEADERS } from '../view.ts';
 import { field } from '../form-body.ts';
 
@@ -55,7 +55,7 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
     }
     let url: string;
     try {
-      url = await topups.startCheckout(accountOf(req), amount);
+      url = await topups.startCheckout(req.principal, amount);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       // Past the sessions an hour (429): the page says when to try again, and so does Retry-After.
@@ -74,7 +74,7 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const closed = new AbortController();
     reply.raw.once('close', () => closed.abort());
     const topup = await topups.waitCredited(
-      accountOf(req),
+      req.principal,
       sessionId,
       SUCCESS_WAIT_SECONDS,
       closed.signal,

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { ModelExample } from '../../domain/catalog.ts';
-import { accountOf, signedIn, type StudioCtx } from '../types.ts';
+import { signedIn, type StudioCtx } from '../types.ts';
 
 type ModelParams = { Params: { vendor: string; name: string } };
 type ExampleParams = { Params: { vendor: string; name: string; index: string; part?: string } };
@@ -89,7 +89,7 @@ export function registerExampleRoutes(
       }
       for (const [name, f] of Object.entries(example.files)) {
         const made = await ctx.uploads.create(
-          accountOf(req),
+          req.principal,
           f.contentType,
           files.get(`${model.id}/${req.params.index}/${name}`)!.body,
         );

@@ -3,14 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { sendContent } from '../../web/content.ts';
-import {
-  accountOf,
-  admitted,
-  refuseSpent,
-  SESSION_COOKIE,
-  signedIn,
-  type StudioCtx,
-} from '../types.ts';
+import { admitted, refuseSpent, SESSION_COOKIE, signedIn, type StudioCtx } from '../types.ts';
 import { fragment, page } from '../view.ts';
 import { apiSnippets } from '../snippets.ts';
 import { HISTORY_STATUSES } from '../../services/history.ts';
@@ -22,7 +15,7 @@ const PAGE = 20;
 export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
   const one = async (req: FastifyRequest<IdParams>) =>
-    JSON.parse(await ctx.generations.getJson(accountOf(req), req.params.id)) as Record<
+    JSON.parse(await ctx.generations.getJson(req.principal, req.params.id)) as Record<
       string,
       unknown
     >;
@@ -83,7 +76,7 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   app.get<IdParams>('/history/:id/row', pre, async (req, reply) =>
     fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row', {
       items: [
-        { ...(await one(req)), source: await ctx.history.source(accountOf(req), req.params.id) },
+        { ...(await one(req)), source: await ctx.history.source(req.principal, req.params.id) },
       ],
       csrf: reply.generateCsrf(),
       models: ctx.catalog,
@@ -94,7 +87,7 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   app.get<IdParams>('/history/:id', pre, async (req, reply) => {
     const g: Record<string, unknown> = {
       ...(await one(req)),
-      source: await ctx.history.source(accountOf(req), req.params.id),
+      source: await ctx.history.source(req.principal, req.params.id),
     };
     return page(reply, 'generation', req, {
       title: `Generation ${g.id as string}`,
@@ -116,7 +109,7 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
     '/history/:id/content',
     pre,
     async (req, reply) => {
-      const c = await ctx.generations.content(accountOf(req), req.params.id);
+      const c = await ctx.generations.content(req.principal, req.params.id);
       if (req.query.download !== undefined) {
         const ext = c.contentType.split('/')[1]?.replace(/[^a-z0-9]/g, '') || 'bin';
         reply.header('content-disposition', `attachment; filename="${req.params.id}.${ext}"`);
@@ -126,12 +119,12 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   );
 
   app.post<IdParams>('/history/:id/cancel', pre, async (req, reply) => {
-    await ctx.generations.cancel(accountOf(req), req.params.id);
+    await ctx.generations.cancel(req.principal, req.params.id);
     return reply.redirect(`/history#${req.params.id}`, 303);
   });
 
   app.post<IdParams>('/history/:id/delete', pre, async (req, reply) => {
-    await ctx.generations.delete(accountOf(req), req.params.id);
+    await ctx.generations.delete(req.principal, req.params.id);
     return reply.redirect('/history', 303);
   });
 }

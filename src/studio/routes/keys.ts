@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isId } from '../../domain/ids.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { accountOf, signedIn, type StudioCtx } from '../types.ts';
+import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field } from '../form-body.ts';
 
@@ -24,7 +24,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
   ) =>
     page(reply, 'keys', req, {
       title: 'API keys',
-      keys: await ctx.apiKeys.list(accountOf(req), ctx.config.dayTimeZone),
+      keys: await ctx.apiKeys.list(req.principal, ctx.config.dayTimeZone),
       defaultRate: ctx.config.defaultRateLimitPerMinute,
       maxRate: ctx.config.maxRateLimitPerMinute,
       errors: {},
@@ -56,7 +56,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
     let key;
     try {
       key = await ctx.apiKeys.createOwn(
-        accountOf(req),
+        req.principal,
         {
           name,
           dailyCapCents: cap ?? null,
@@ -83,7 +83,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', pre, async (req, reply) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
-    if (!(await ctx.apiKeys.revokeOwn(accountOf(req), req.params.id)))
+    if (!(await ctx.apiKeys.revokeOwn(req.principal, req.params.id)))
       throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
     return reply.redirect('/keys', 303);
   });

@@ -8,7 +8,8 @@ import { ApiError } from '../../domain/errors.ts';
 import { parseRenderRequest } from '../../domain/inputs.ts';
 import { priceOf } from '../../domain/pricing.ts';
 import type { CompiledModel } from '../../domain/catalog-load.ts';
-import { accountOf, signedIn, type StudioCtx } from '../types.ts';
+import { signedIn, type StudioCtx } from '../types.ts';
+import type { Principal } from '../../domain/principal.ts';
 import { euros, page } from '../view.ts';
 import { field } from '../form-body.ts';
 import { fieldErrors, formFields, formInputs, formValues } from '../model-form.ts';
@@ -34,13 +35,13 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
     return m;
   };
   /** The API's quote for the form (uploads checked as POST /v1/quote does), or null when the inputs are not valid yet. */
-  const quote = async (accountId: string, model: CompiledModel, body: unknown) => {
+  const quote = async (p: Principal, model: CompiledModel, body: unknown) => {
     try {
       const { inputs } = parseRenderRequest(ctx.catalog, {
         modelId: model.id,
         inputs: formInputs(model.def, body),
       });
-      await ctx.generations.checkUploads(accountId, model, inputs);
+      await ctx.generations.checkUploads(p, model, inputs);
       return { costCents: priceOf(model, inputs), errors: {} };
     } catch (e) {
       if (e instanceof ApiError && e.code === 'INVALID_INPUT')
@@ -66,7 +67,7 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const values = o.values ?? defaults;
     // A required field still empty (every page's first view): no price yet, and no error built to say so.
     const incomplete = model.def.fields.some((f) => f.required && !(values[f.name] ?? '').trim());
-    const price = incomplete ? null : (await quote(accountOf(req), model, values)).costCents;
+    const price = incomplete ? null : (await quote(req.principal, model, values)).costCents;
     return page(reply, 'model', req, {
       title: model.def.name,
       model: model.def,
@@ -90,7 +91,7 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
     '/models/:vendor/:name/quote',
     { preHandler: signedIn(ctx) },
     async (req, reply) => {
-      const q = await quote(accountOf(req), modelOf(req), req.body);
+      const q = await quote(req.principal, modelOf(req), req.body);
       return reply
         .header('cache-control', 'no-store')
         .send({ ...q, price: q.costCents === null ? null : euros(q.costCents) });
@@ -110,10 +111,9 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
           error: 'This form is incomplete; reload the page and try again.',
         });
       const body = { modelId: model.id, inputs: formInputs(model.def, req.body) };
-      const payer = { id: null, accountId: accountOf(req), dailyCapCents: null };
       for (const until = Date.now() + IN_USE_WAIT_MS; ;) {
         try {
-          const made = await ctx.generations.create(payer, body, `studio:${idem}`);
+          const made = await ctx.generations.create(req.principal, body, `studio:${idem}`);
           return reply.redirect(`/history?created=${made.body.id as string}`, 303);
         } catch (e) {
           if (!(e instanceof ApiError)) throw e;

@@ -4,20 +4,16 @@
 import type { FastifyInstance } from 'fastify';
 import { UPLOAD_TYPES } from '../../services/uploads.ts';
 import { sendError } from '../../web/error-handler.ts';
-import { accountOf, signedIn, type StudioCtx } from '../types.ts';
+import { notFromThisSite, signedIn, type StudioCtx } from '../types.ts';
 
 export function registerUploadRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
   // The raw image parsers exist in this scope only. The script sends the CSRF token as a header.
   app.register(async (up) => {
-    // The script reads the answer: errors are the API's JSON body here, not a page.
+    // The script reads the answer: errors are the API's JSON body here, not a page (a missing or
+    // stale token's too: 403 FORBIDDEN).
     up.setErrorHandler((err: Error & { code?: string }, req, reply) =>
-      err.code?.startsWith('FST_CSRF')
-        ? reply.code(403).send({
-            code: 'INVALID_REQUEST',
-            message: 'This upload was not sent from this page; reload it and try again.',
-          })
-        : sendError(req, reply, err),
+      sendError(req, reply, err.code?.startsWith('FST_CSRF') ? notFromThisSite(req) : err),
     );
     up.addContentTypeParser(
       Object.keys(UPLOAD_TYPES),
@@ -26,7 +22,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: StudioCtx) {
     );
     up.post('/uploads', { ...pre, bodyLimit: ctx.config.uploadLimitBytes }, async (req, reply) => {
       const made = await ctx.uploads.create(
-        accountOf(req),
+        req.principal,
         req.headers['content-type'],
         req.body as Buffer | undefined,
       );
@@ -38,7 +34,7 @@ export function registerUploadRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.get<{ Params: { id: string } }>('/uploads/:id', pre, async (req, reply) => {
-    const u = await ctx.uploads.open(accountOf(req), req.params.id);
+    const u = await ctx.uploads.open(req.principal, req.params.id);
     return reply
       .type(u.contentType)
       .header('content-length', String(u.sizeBytes))

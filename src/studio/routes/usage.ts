@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { LedgerEntry } from '../../services/accounts.ts';
 import { ApiError } from '../../domain/errors.ts';
-import { accountOf, signedIn, type StudioCtx } from '../types.ts';
+import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -50,7 +50,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
       let ledger;
       try {
         ledger = await ctx.accounts.ledger(
-          accountOf(req),
+          req.principal,
           25,
           typeof req.query.cursor === 'string' ? req.query.cursor : null,
         );
@@ -59,7 +59,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
           return reply.redirect('/usage', 303);
         throw e;
       }
-      const s = await ctx.accounts.spend(accountOf(req), fromD, toD);
+      const s = await ctx.accounts.spend(req.principal, fromD, toD);
       return page(reply, 'usage', req, {
         title: 'Usage',
         ledger: ledger.data,
@@ -77,13 +77,13 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="ledger.csv"')
       .header('cache-control', 'no-store');
-    const accountId = accountOf(req);
+    const who = req.principal;
     async function* rows() {
       yield 'id,createdAt,kind,amountCents,amountEur,generationId,reason\r\n';
       let cursor: string | null = null;
       do {
         const p: { data: LedgerEntry[]; nextCursor: string | null } = await ctx.accounts.ledger(
-          accountId,
+          who,
           CSV_PAGE,
           cursor,
         );

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { EVENT_TYPES } from '../../services/webhook-endpoints.ts';
-import { accountOf, signedIn, type StudioCtx } from '../types.ts';
+import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, fields } from '../form-body.ts';
 
@@ -30,14 +30,13 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
     reply: FastifyReply,
     extra: Record<string, unknown> = {},
   ) => {
-    const accountId = accountOf(req);
-    const endpoints = (await ctx.webhooks.list(accountId, { limit: 10, cursor: null })).data;
+    const p = req.principal;
+    const endpoints = (await ctx.webhooks.list(p, { limit: 10, cursor: null })).data;
     const withDeliveries = await Promise.all(
       endpoints.map(async (e) => ({
         ...e,
-        deliveries: (
-          await ctx.webhooks.deliveries(accountId, e.id, { limit: RECENT, cursor: null })
-        ).data as unknown as WebhookDeliveryView[],
+        deliveries: (await ctx.webhooks.deliveries(p, e.id, { limit: RECENT, cursor: null }))
+          .data as unknown as WebhookDeliveryView[],
       })),
     );
     return page(reply, 'webhooks', req, {
@@ -56,7 +55,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const url = (field(req.body, 'url') ?? '').trim();
     const events = fields(req.body, 'events');
     try {
-      const created = await ctx.webhooks.create(accountOf(req), {
+      const created = await ctx.webhooks.create(req.principal, {
         url,
         ...(events.length ? { events } : {}),
       });
@@ -80,7 +79,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.post<{ Params: { id: string } }>('/webhooks/:id/delete', pre, async (req, reply) => {
-    await ctx.webhooks.delete(accountOf(req), req.params.id);
+    await ctx.webhooks.delete(req.principal, req.params.id);
     return reply.redirect('/webhooks', 303);
   });
 
@@ -88,7 +87,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
     '/webhooks/deliveries/:id/resend',
     pre,
     async (req, reply) => {
-      const outcome = await ctx.webhooks.resend(accountOf(req), req.params.id);
+      const outcome = await ctx.webhooks.resend(req.principal, req.params.id);
       return webhooksPage(req, reply, {
         notice:
           outcome === 'queued'
