@@ -20,11 +20,18 @@ const CAUSE_DEPTH = 4;
  */
 export function scrubError(e: unknown, secrets: Secrets, depth = 0): unknown {
   if (!(e instanceof Error) || depth > CAUSE_DEPTH) return e;
-  const message = secrets.redact(e.message);
-  if (message !== e.message) e.message = message;
-  if (typeof e.stack === 'string') {
-    const stack = secrets.redact(e.stack);
-    if (stack !== e.stack) e.stack = stack;
+  for (const field of ['message', 'stack'] as const) {
+    const text = e[field];
+    if (typeof text !== 'string') continue;
+    const clean = secrets.redact(text);
+    // Defined, not assigned: a DOMException's message is a getter without a setter. An error that
+    // cannot be changed (frozen) is passed on as it is rather than replaced by this failure.
+    if (clean !== text)
+      try {
+        Object.defineProperty(e, field, { value: clean, writable: true, configurable: true });
+      } catch {
+        /* frozen */
+      }
   }
   if (e.cause !== undefined) scrubError(e.cause, secrets, depth + 1);
   return e;
