@@ -4,7 +4,7 @@ import { loadConfig, ConfigError, type Role } from './config.ts';
 import { ApiError } from './domain/errors.ts';
 import { CatalogError } from './domain/catalog-load.ts';
 import { parseCommandLine } from './cli/parse.ts';
-import { commandUsage, type CommandSpec } from './cli/commands.ts';
+import { commandUsage, type CommandSpec, type GlobalFlags } from './cli/commands.ts';
 import { CliError, UsageError } from './cli/cli-error.ts';
 
 function exit(stream: NodeJS.WriteStream, text: string, code: number): never {
@@ -46,13 +46,19 @@ async function serve(role: Role) {
 }
 
 /** accounts, credits, keys, generations: against RENDERGATE_URL's admin API, or the local installation. */
-async function operator(spec: CommandSpec, flags: Map<string, string>, positionals: string[]) {
+async function operator(
+  spec: CommandSpec,
+  flags: Map<string, string>,
+  positionals: string[],
+  global: GlobalFlags,
+) {
   const { runOperatorCommand } = await import('./cli/operator-api.ts');
   const env = process.env;
   const api = env.RENDERGATE_URL
     ? (await import('./cli/remote-operator.ts')).remoteOperator(
         env.RENDERGATE_URL,
         env.RENDERGATE_ADMIN_TOKEN,
+        global,
       )
     : await (await import('./cli/local-operator.ts')).localOperator(loadConfig(), env);
   try {
@@ -63,10 +69,15 @@ async function operator(spec: CommandSpec, flags: Map<string, string>, positiona
   }
 }
 
-async function run(spec: CommandSpec, flags: Map<string, string>, positionals: string[]) {
+async function run(
+  spec: CommandSpec,
+  flags: Map<string, string>,
+  positionals: string[],
+  global: GlobalFlags,
+) {
   const name = spec.name;
   if (name === 'serve' || name === 'api' || name === 'worker') return serve(name);
-  if (spec.remote) return operator(spec, flags, positionals);
+  if (spec.remote) return operator(spec, flags, positionals, global);
   if (name === 'version') {
     const { VERSION } = await import('./domain/version.ts');
     return void process.stdout.write(`rendergate ${VERSION}\n`);
@@ -88,12 +99,12 @@ const parsed = parseCommandLine(process.argv.slice(2));
 if (parsed.kind === 'help') exit(process.stdout, parsed.text, 0);
 if (parsed.kind === 'usage-error') exit(process.stderr, parsed.text, 2);
 try {
-  await run(parsed.spec, parsed.flags, parsed.positionals);
+  await run(parsed.spec, parsed.flags, parsed.positionals, parsed.global);
 } catch (e) {
   if (e instanceof UsageError)
     exit(process.stderr, `rendergate: ${e.message}\n\n${commandUsage(parsed.spec)}`, 2);
-  if (e instanceof ConfigError || e instanceof CatalogError || e instanceof CliError)
-    exit(process.stderr, e.message, 1);
+  if (e instanceof CliError) exit(process.stderr, e.message, e.exitCode);
+  if (e instanceof ConfigError || e instanceof CatalogError) exit(process.stderr, e.message, 1);
   if (e instanceof ApiError)
     exit(
       process.stderr,

@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import { createLocalBackends } from './local/index.ts';
 import type { ModelBackend } from './types.ts';
 import { Secrets } from './secrets.ts';
+import { redacting } from './redacting.ts';
 import { BackendHealth, type HealthTarget } from './health.ts';
 import { DriverSetupError, type DriverDeps, type RemoteBackend } from './shared/driver.ts';
 import type { ServerPool } from './shared/pool.ts';
@@ -103,6 +104,8 @@ export function createBackends(
   for (const name of secrets.missing)
     problems.push(`${name}: required by the catalog (\${env:${name}}) but not set`);
   if (problems.length > 0) throw new ConfigError(problems);
+  // Whatever a backend sends leaves this layer scrubbed of every secret the catalog names.
+  for (const [id, backend] of byModel) byModel.set(id, redacting(backend, secrets));
   return {
     backendFor: (model) => byModel.get(model.id)!,
     pools,

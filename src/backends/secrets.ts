@@ -1,8 +1,9 @@
 // `${env:NAME}` in a catalog's backend (docs/backends.md): read from the
 // environment once, at start. A missing variable stops the start naming it (never its value). The
-// values read are kept so that an error message a model server sends back can be scrubbed of them
-// before it reaches a log, a generation's error or the API.
+// values read are kept so that everything a model server sends back, its answers as well as its
+// errors, is scrubbed of them before it reaches a log, a generation or the API (redacting.ts).
 import { stripUserinfo } from '../domain/scrub.ts';
+import { SecretText, type SecretStream } from '../domain/secret-text.ts';
 
 const SECRET = /\$\{env:([^}]*)\}/g;
 
@@ -13,6 +14,7 @@ export function secretNames(value: string): string[] {
 
 export class Secrets {
   private values = new Set<string>();
+  private text: SecretText | null = null;
   readonly missing = new Set<string>();
 
   constructor(private env: NodeJS.ProcessEnv) {}
@@ -25,23 +27,37 @@ export class Secrets {
     for (const name of secretNames(text)) {
       const v = this.env[name];
       if (v === undefined || v === '') this.missing.add(name);
-      else this.values.add(v);
+      else if (!this.values.has(v)) {
+        this.values.add(v);
+        this.text = null;
+      }
     }
     return text.replace(/\$\{env:([^}]*)\}/g, (_m, name: string) => this.env[name] ?? '');
   }
 
+  private secretText(): SecretText {
+    return (this.text ??= new SecretText(this.values));
+  }
+
   /**
-   * The text with every secret value (as it is, and as it appears percent-encoded in a URL) replaced by
-   * "[secret]", and every URL's userinfo removed. Call it on the whole text, before cutting it to length.
+   * The text with every secret value (as it is, percent-encoded as in a URL, or escaped as in JSON)
+   * replaced by "[secret]", and every URL's userinfo removed: for errors and addresses. Call it on
+   * the whole text, before cutting it to length.
    */
   redact(text: string): string {
-    let out = text;
-    for (const v of this.values) {
-      if (v.length < 4) continue;
-      out = out.split(v).join('[secret]');
-      const encoded = encodeURIComponent(v);
-      if (encoded !== v) out = out.split(encoded).join('[secret]');
-    }
-    return stripUserinfo(out);
+    return stripUserinfo(this.secretText().redact(text));
+  }
+
+  /**
+   * A model's answer with every secret value replaced by "[secret]"; nothing else in it changes (a
+   * URL in an answer keeps its userinfo: it is the model's text, not an address of ours).
+   */
+  redactAnswer(text: string): string {
+    return this.secretText().redact(text);
+  }
+
+  /** The same for an answer that arrives in pieces: the redacted pieces go to `emit`. */
+  answerStream(emit: (piece: string) => void): SecretStream {
+    return this.secretText().stream(emit);
   }
 }

@@ -19,6 +19,21 @@ export interface CommandSpec {
 
 const s = { type: 'string' } as const;
 
+/**
+ * Flags every command takes, before or after its words. `--insecure`: the operator commands may
+ * send the admin token to RENDERGATE_URL over plain http:// to another machine (remote-url.ts).
+ */
+export const GLOBAL_OPTIONS = { insecure: { type: 'boolean' } } as const satisfies Options;
+
+export interface GlobalFlags {
+  insecure: boolean;
+}
+
+const GLOBAL_HELP = `Global flags (before or after the command):
+  --insecure    with RENDERGATE_URL, allow plain http:// to a host other than this machine
+                (the admin token then crosses the network unencrypted); https:// needs none
+`;
+
 const cmd = (
   name: string,
   args: string,
@@ -101,11 +116,13 @@ ${COMMANDS.map(line).join('\n')}
 Every command takes --help. Accounts are named by id or email wherever --account is taken.
 With RENDERGATE_URL and RENDERGATE_ADMIN_TOKEN set, the accounts, credits, keys and generations
 commands use that server's admin API instead of the local data dir or DATABASE_URL.
-`;
+
+${GLOBAL_HELP}`;
 
 export function commandUsage(c: CommandSpec): string {
   const remote = c.remote
-    ? '\nWith RENDERGATE_URL and RENDERGATE_ADMIN_TOKEN set, runs against that server.\n'
+    ? '\nWith RENDERGATE_URL and RENDERGATE_ADMIN_TOKEN set, runs against that server ' +
+      '(https://, or\nhttp:// to this machine; --insecure allows http:// to another).\n'
     : '';
   return `usage: rendergate ${c.name}${c.args ? ' ' + c.args : ''}\n\n  ${c.summary}\n${remote}`;
 }

@@ -1,6 +1,6 @@
 // `rendergate completion bash|zsh`: a completion script made from the command table, so it never
 // drifts from the commands. Install: `source <(rendergate completion bash)` (zsh: bashcompinit).
-import { COMMANDS, GROUPS } from './commands.ts';
+import { COMMANDS, GLOBAL_OPTIONS, GROUPS } from './commands.ts';
 import { UsageError } from './cli-error.ts';
 
 export function completionScript(shell: string): string {
@@ -13,14 +13,16 @@ export function completionScript(shell: string): string {
     );
     return `    ${g}) words="${words.join(' ')}" ;;`;
   });
+  const global = Object.keys(GLOBAL_OPTIONS).map((o) => `--${o}`);
   const flagCases = COMMANDS.map((c) => {
-    const flags = ['--help', ...Object.keys(c.options).map((o) => `--${o}`)].join(' ');
+    const own = Object.keys(c.options).map((o) => `--${o}`);
+    const flags = ['--help', ...own, ...global].join(' ');
     return `    "${c.name}") flags="${flags}" ;;`;
   });
   const body = `_rendergate() {
   local cur=\${COMP_WORDS[COMP_CWORD]} words="" flags="--help"
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=($(compgen -W "${top} --help --version" -- "$cur")); return
+    COMPREPLY=($(compgen -W "${top} --help --version ${global.join(' ')}" -- "$cur")); return
   fi
   local first=\${COMP_WORDS[1]}
   if [ "$COMP_CWORD" -eq 2 ]; then

@@ -1,12 +1,28 @@
 // The command line → one command to run, or the help/usage text to print. node:util parseArgs, strict:
 // an unknown flag, a missing value or a stray argument is a usage error (exit 2), never a guess.
 import { parseArgs } from 'node:util';
-import { COMMANDS, GROUPS, USAGE, commandUsage, type CommandSpec } from './commands.ts';
+import {
+  COMMANDS,
+  GLOBAL_OPTIONS,
+  GROUPS,
+  USAGE,
+  commandUsage,
+  type CommandSpec,
+  type GlobalFlags,
+} from './commands.ts';
 
 export type Parsed =
   | { kind: 'help'; text: string }
   | { kind: 'usage-error'; text: string }
-  | { kind: 'run'; spec: CommandSpec; flags: Map<string, string>; positionals: string[] };
+  | {
+      kind: 'run';
+      spec: CommandSpec;
+      flags: Map<string, string>;
+      positionals: string[];
+      global: GlobalFlags;
+    };
+
+const GLOBAL_FLAGS = new Set(Object.keys(GLOBAL_OPTIONS).map((k) => `--${k}`));
 
 const HELP = new Set(['--help', '-h']);
 const byName = new Map(COMMANDS.map((c) => [c.name, c]));
@@ -39,12 +55,18 @@ function findCommand(words: string[]): CommandSpec | Parsed {
 
 /** `env.RENDERGATE_ROLE` names the command when there is none (a container's default). */
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): Parsed {
+  // Global flags may come before the command as well as after it.
+  const global: GlobalFlags = { insecure: false };
+  while (argv.length > 0 && GLOBAL_FLAGS.has(argv[0])) {
+    global[argv[0].slice(2) as keyof GlobalFlags] = true;
+    argv = argv.slice(1);
+  }
   if (argv.length === 0) {
     const role = env.RENDERGATE_ROLE || 'serve';
     if (!['serve', 'api', 'worker'].includes(role)) {
       return error(`RENDERGATE_ROLE=${JSON.stringify(role)}: must be serve, api or worker`);
     }
-    return { kind: 'run', spec: byName.get(role)!, flags: new Map(), positionals: [] };
+    return { kind: 'run', spec: byName.get(role)!, flags: new Map(), positionals: [], global };
   }
   if (HELP.has(argv[0])) return { kind: 'help', text: USAGE };
   if (argv[0] === '--version' || argv[0] === '-v') argv = ['version', ...argv.slice(1)];
@@ -59,7 +81,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       args: rest,
       allowPositionals: true,
       strict: true,
-      options: { ...spec.options, help: { type: 'boolean', short: 'h' } },
+      options: { ...spec.options, ...GLOBAL_OPTIONS, help: { type: 'boolean', short: 'h' } },
     });
   } catch (e) {
     return error((e as Error).message, commandUsage(spec));
@@ -79,5 +101,6 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   }
   const flags = new Map<string, string>();
   for (const [k, v] of Object.entries(parsed.values)) if (typeof v === 'string') flags.set(k, v);
-  return { kind: 'run', spec, flags, positionals: parsed.positionals };
+  if (parsed.values.insecure === true) global.insecure = true;
+  return { kind: 'run', spec, flags, positionals: parsed.positionals, global };
 }

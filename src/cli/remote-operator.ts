@@ -1,34 +1,35 @@
 // The operator's commands against a running server's admin API (/admin/v1): RENDERGATE_URL names the
 // server, RENDERGATE_ADMIN_TOKEN authenticates. Nothing local is read, so it works from any directory
 // and any machine that reaches the server. The server makes the links, with its own public URL.
+// The address is checked before the token is sent (remote-url.ts), and an answer that redirects is
+// not followed: the admin API never redirects, so one is a wrong address, not a place for the token.
 import { ApiError, type ErrorCode } from '../domain/errors.ts';
+import { stripUserinfo } from '../domain/scrub.ts';
 import type { AccountView } from '../services/accounts.ts';
 import type { Page } from '../services/paging.ts';
 import { CliError } from './cli-error.ts';
 import type { OperatorApi } from './operator-api.ts';
+import { adminBase } from './remote-url.ts';
 
 const TIMEOUT_MS = 30_000;
 
-export function remoteOperator(baseUrl: string, token: string | undefined): OperatorApi {
+export function remoteOperator(
+  baseUrl: string,
+  token: string | undefined,
+  o: { insecure: boolean } = { insecure: false },
+): OperatorApi {
+  const base = adminBase(baseUrl, o);
   if (!token)
     throw new CliError(
       "RENDERGATE_URL is set, so RENDERGATE_ADMIN_TOKEN must be too (the server's admin token)",
     );
-  let base: URL;
-  try {
-    base = new URL(baseUrl.replace(/\/*$/, '/') + 'admin/v1/');
-    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new Error();
-  } catch {
-    throw new CliError(
-      `RENDERGATE_URL=${JSON.stringify(baseUrl)}: must be an absolute http(s) URL`,
-    );
-  }
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const url = new URL(path, base);
     let res: Response;
     try {
       res = await fetch(url, {
         method,
+        redirect: 'manual',
         signal: AbortSignal.timeout(TIMEOUT_MS),
         headers: {
           authorization: `Bearer ${token}`,
@@ -37,8 +38,14 @@ export function remoteOperator(baseUrl: string, token: string | undefined): Oper
         body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (e) {
+      const why = (e as Error).cause ? String((e as Error).cause) : (e as Error).message;
+      throw new CliError(`cannot reach ${url.origin}: ${stripUserinfo(why)}`);
+    }
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      const to = res.headers.get('location');
       throw new CliError(
-        `cannot reach ${url.origin}: ${(e as Error).cause ? String((e as Error).cause) : (e as Error).message}`,
+        `${method} ${url.pathname}: HTTP ${res.status}, a redirect${to ? ` to ${stripUserinfo(to)}` : ''}, not followed; set RENDERGATE_URL to the server's own address`,
       );
     }
     const text = await res.text();

@@ -13,8 +13,13 @@
 // `pino.destination`, src/cli/logger.ts), through the public APIs only: the logger's `bindings()`,
 // `isLevelEnabled()` and `streamWrite` hook, and the destination's `write()`. Without such a
 // destination (a logger made elsewhere, a pretty terminal) every line goes through pino's own path.
+//
+// A request's address is written with its one-time token cut (domain/scrub.ts cutTokens): by the
+// direct line here, and by pino's path through the request serializer below, which the server's
+// logger carries (`withRequestSerializer`).
 import type { Socket } from 'node:net';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { cutTokens } from '../domain/scrub.ts';
 
 /** Where access lines go directly: a destination of the process's logger, and what that logger adds. */
 export interface AccessWriter {
@@ -147,7 +152,7 @@ export function completedLine(bindings: string, c: Completed): string {
     headJson(bindings) +
     JSON.stringify(c.id) +
     methodPart(c.method) +
-    JSON.stringify(c.url) +
+    JSON.stringify(cutTokens(c.url)) +
     (c.version === undefined ? '' : `,"version":${JSON.stringify(c.version)}`) +
     connectionTail(c.socket, c.host, c.ip, c.status) +
     durationJson(c.ms) +
@@ -170,6 +175,33 @@ export function accessLine(bindings: string, request: FastifyRequest, reply: Fas
   });
 }
 
+/** What a request looks like in a log line: Fastify's own request serializer, its URL's token cut. */
+export function requestSerializer(req: {
+  method: string;
+  url: string;
+  headers?: Record<string, string | string[] | undefined>;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}) {
+  return {
+    method: req.method,
+    url: cutTokens(req.url),
+    version: req.headers?.['accept-version'],
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket ? req.socket.remotePort : undefined,
+  };
+}
+
+/**
+ * `log` with the request serializer, for Fastify's `loggerInstance`: a logger's own serializers take
+ * precedence over the ones Fastify adds, in every request's logger too.
+ */
+export function withRequestSerializer<L extends { child(b: object, o: object): L }>(log: L): L {
+  return log.child({}, { serializers: { req: requestSerializer } });
+}
+
 export class AccessLog extends LogController {
   /** `writer`: where lines go directly; null, through pino's own path. */
   constructor(private readonly writer: AccessWriter | null = null) {
@@ -178,6 +210,11 @@ export class AccessLog extends LogController {
 
   override incomingRequest(request: FastifyRequest): void {
     request.log.debug({ req: request }, 'incoming request');
+  }
+
+  /** Fastify's default 404 line, which names the address in its message: with the token cut. */
+  override routeNotFound(request: FastifyRequest): void {
+    request.log.info(`Route ${request.method}:${cutTokens(request.url)} not found`);
   }
 
   override requestCompleted(

@@ -13,7 +13,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { Ctx } from '../web/context.ts';
 import { parseJsonBody } from './body.ts';
 import { sendError } from '../web/error-handler.ts';
-import { AccessLog, type AccessWriter } from './access-log.ts';
+import { AccessLog, withRequestSerializer, type AccessWriter } from './access-log.ts';
 import { requestLogger } from './request-log.ts';
 import { drainsRest, lingerOnClose, lingeringClose } from './lingering-close.ts';
 import { registerV1 } from './v1.ts';
@@ -103,8 +103,9 @@ export function buildServer(
   // rather than a timer and listeners per request.
   const arriving = new Map<http.IncomingMessage, number>();
   const app = Fastify({
-    // The default request serializer logs method, url and addresses, never headers: keys stay out of logs.
-    loggerInstance: log as unknown as FastifyBaseLogger,
+    // The request serializer logs method, url and addresses, never headers: keys stay out of logs; a
+    // one-time link's token is cut from the url (access-log.ts).
+    loggerInstance: withRequestSerializer(log) as unknown as FastifyBaseLogger,
     logController: new AccessLog(access),
     // A request's own logger is made when it first writes a line (most never do).
     childLoggerFactory: requestLogger,

@@ -21,6 +21,8 @@ export interface FalFake {
   base: string;
   key: string;
   output: Buffer;
+  /** When set, a result is `{ output: textOutput }` (a text model's) instead of a file. */
+  textOutput: string | null;
   script: FalBehaviour[];
   submitted: { id: string; path: string; input: any }[];
   statusPaths: string[];
@@ -34,6 +36,7 @@ export async function falFake(): Promise<FalFake> {
   const fake = {
     key: 'fal-key-id:fal-key-secret',
     output: crypto.randomBytes(5000),
+    textOutput: null,
     script: [],
     submitted: [],
     statusPaths: [],
@@ -97,6 +100,7 @@ export async function falFake(): Promise<FalFake> {
                 },
               ],
             });
+          if (fake.textOutput !== null) return send(res, 200, { output: fake.textOutput });
           return send(res, 200, {
             video: {
               url: `${base}/files/${m[3]}.mp4`,

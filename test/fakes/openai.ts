@@ -13,7 +13,9 @@ export type ChatBehaviour =
   | { kind: 'hang' }
   | { kind: 'malformed' }
   | { kind: 'error-event' }
-  | { kind: 'unauthorized' };
+  | { kind: 'unauthorized' }
+  /** A server that ignores `stream`: one `chat.completion` JSON body with the pieces joined. */
+  | { kind: 'json' };
 
 export interface ChatFake {
   base: string;
@@ -59,6 +61,20 @@ export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake
     if (b.kind === 'rate-limited')
       return send(res, 429, { error: { message: 'Too many requests' } }, { 'retry-after': '1' });
     if (b.kind === 'server-error') return send(res, 500, { error: { message: 'engine dead' } });
+    if (b.kind === 'json')
+      return send(res, 200, {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: fake.pieces.join('') },
+            finish_reason: 'stop',
+          },
+        ],
+      });
     let closed = false;
     res.on('close', () => {
       if (!res.writableFinished) {

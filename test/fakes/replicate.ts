@@ -22,6 +22,8 @@ export interface ReplicateFake {
   base: string;
   token: string;
   output: Buffer;
+  /** When set, a succeeded prediction's output is this list of strings (a language model's). */
+  textOutput: string[] | null;
   script: ReplicateBehaviour[];
   created: { id: string; path: string; input: any }[];
   polls: number;
@@ -34,6 +36,7 @@ export async function replicateFake(): Promise<ReplicateFake> {
   const fake = {
     token: 'r8_test_token_0123456789',
     output: crypto.randomBytes(6000),
+    textOutput: null,
     script: [],
     created: [],
     polls: 0,
@@ -115,7 +118,9 @@ export async function replicateFake(): Promise<ReplicateFake> {
             else
               Object.assign(p, {
                 status: 'succeeded',
-                output: [`${base}/files/${p.id}.${rec.b.kind === 'wrong-type' ? 'html' : 'mp4'}`],
+                output: fake.textOutput ?? [
+                  `${base}/files/${p.id}.${rec.b.kind === 'wrong-type' ? 'html' : 'mp4'}`,
+                ],
               });
           }
           return send(res, 200, p);

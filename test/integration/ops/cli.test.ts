@@ -4,6 +4,7 @@
 // carry the public URL the server itself recorded.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -217,6 +218,110 @@ describe('against a running server (RENDERGATE_URL) from an empty directory', ()
       expect(away.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1/);
     },
   );
+});
+
+describe('RENDERGATE_URL is checked before the admin token goes anywhere', () => {
+  /** A listener that records what reaches it and answers as the admin API would, or redirects. */
+  async function listener(answer: (res: http.ServerResponse) => void) {
+    const seen: { url: string; auth: string | undefined }[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push({ url: req.url ?? '', auth: req.headers.authorization });
+      answer(res);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as net.AddressInfo;
+    return { seen, port, close: () => new Promise((r) => server.close(r)) };
+  }
+  const page = (res: http.ServerResponse) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"nextCursor":null}');
+
+  it(
+    'credentials in it and plain http:// to another machine are refused in one line, exit 2, ' +
+      'unless --insecure; no message shows the credentials; a redirect is not followed',
+    { timeout: SPAWNS_TIMEOUT },
+    async () => {
+      const admin = await listener(page);
+      const PASSWORD = 'hunter2-Secret-pw';
+      try {
+        const env = (url: string) => ({ RENDERGATE_URL: url, RENDERGATE_ADMIN_TOKEN: ADMIN });
+        const refused = async (url: string, args: string[], message: RegExp) => {
+          const r = await cli(args, { env: env(url) });
+          expect(r.code, `${url}: ${r.stderr}`).toBe(2);
+          expect(r.stdout).toBe('');
+          expect(r.stderr).toMatch(message);
+          expect(r.stderr.trim().split('\n')).toHaveLength(1);
+          expect(r.stderr).not.toContain(PASSWORD);
+          expect(r.stderr).not.toContain('admin:');
+          return r;
+        };
+        const port = admin.port;
+        await refused(
+          `https://admin:${PASSWORD}@rendergate.example.com`,
+          ['accounts', 'list'],
+          /must not carry a user name or password/,
+        );
+        await refused(
+          `http://admin:${PASSWORD}@127.0.0.1:${port}`,
+          ['accounts', 'list'],
+          /"http:\/\/127\.0\.0\.1:\d+\/"/,
+        );
+        await refused(
+          `htp//admin:${PASSWORD}@host`,
+          ['keys', 'revoke', '--key', 'k'],
+          /not an absolute http\(s\) URL/,
+        );
+        // 0.0.0.0 is not loopback by its name (Linux connects it to this machine all the same).
+        const plain = await refused(`http://0.0.0.0:${port}`, ['accounts', 'list'], /--insecure/);
+        expect(plain.stderr).toMatch(
+          /^rendergate: RENDERGATE_URL="http:\/\/0\.0\.0\.0:\d+\/" is plain http/,
+        );
+        expect(admin.seen).toEqual([]);
+        // Told so, before the command or after it, the token goes.
+        for (const args of [
+          ['--insecure', 'accounts', 'list'],
+          ['accounts', 'list', '--insecure'],
+        ]) {
+          const ok = await cli(args, { env: env(`http://0.0.0.0:${port}`) });
+          expect(ok.code, ok.stderr).toBe(0);
+          expect(JSON.parse(ok.stdout)).toEqual({ data: [], nextCursor: null });
+        }
+        // This machine by name needs nothing.
+        const local = await cli(['accounts', 'list'], { env: env(`http://localhost:${port}/`) });
+        expect(local.code, local.stderr).toBe(0);
+        expect(admin.seen.map((x) => x.auth)).toEqual(Array(3).fill(`Bearer ${ADMIN}`));
+        expect(admin.seen[0].url).toBe('/admin/v1/accounts');
+        const elsewhere = await listener((res) =>
+          res.writeHead(307, { location: `http://127.0.0.1:${port}/admin/v1/accounts` }).end(),
+        );
+        try {
+          const moved = await cli(['accounts', 'list'], {
+            env: env(`http://127.0.0.1:${elsewhere.port}`),
+          });
+          expect(moved.code).toBe(1);
+          expect(moved.stderr).toMatch(
+            /HTTP 307, a redirect to http:\/\/127\.0\.0\.1:\d+\/admin\/v1\/accounts, not followed/,
+          );
+          expect(admin.seen).toHaveLength(3);
+        } finally {
+          await elsewhere.close();
+        }
+      } finally {
+        await admin.close();
+      }
+    },
+  );
+
+  it('--insecure is in the help and the completion script', async () => {
+    const help = await cli(['--help']);
+    expect(help.stdout).toMatch(/^ {2}--insecure {4}with RENDERGATE_URL, allow plain http:\/\//m);
+    const one = await cli(['keys', 'create', '--help']);
+    expect(one.stdout).toMatch(/--insecure allows http:\/\/ to another/);
+    const script = (await cli(['completion', 'bash'])).stdout;
+    expect(script).toContain(
+      '"keys create") flags="--help --account --name --mode --daily-cap --rate-limit --insecure" ;;',
+    );
+    expect(script).toMatch(/compgen -W "[^"]* --insecure" -- "\$cur"\)\); return/);
+  });
 });
 
 describe('on the local installation (DATABASE_URL)', () => {

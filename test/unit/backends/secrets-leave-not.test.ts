@@ -9,6 +9,8 @@ import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { describeBody } from '../../../src/backends/shared/http.ts';
 import { Secrets } from '../../../src/backends/secrets.ts';
+import { redacting } from '../../../src/backends/redacting.ts';
+import { RenderError, type RenderContext } from '../../../src/backends/types.ts';
 import { BackendHealth } from '../../../src/backends/health.ts';
 import { Metrics } from '../../../src/metrics/metrics.ts';
 import { checkCatalogFile } from '../../../src/cli/catalog.ts';
@@ -128,5 +130,57 @@ describe('shown addresses', () => {
     expect(snap.healthy).toBe(false);
     expect(JSON.stringify(snap)).not.toContain('user');
     expect(leaks(JSON.stringify(snap))).toBe(false);
+  });
+});
+
+describe('what a backend sends (redacting.ts, around every backend the registry hands out)', () => {
+  const ctx = (o: Partial<RenderContext> = {}): RenderContext => ({
+    signal: new AbortController().signal,
+    progress: () => {},
+    get workDir(): string {
+      throw new Error('a text render never asks for its scratch directory');
+    },
+    timeLimitSeconds: 10,
+    attemptId: 'gen_x-1',
+    readUpload: () => Promise.resolve(null),
+    ...o,
+  });
+
+  it("an answer and its pieces lose the key; the context's getters are not read", async () => {
+    const pieces: string[] = [];
+    const backend = redacting(
+      {
+        run: (_inputs, c) => {
+          for (const p of ['key: ', KEY.slice(0, 10), KEY.slice(10), ' ok']) c.textPiece?.(p);
+          c.progress(0.5);
+          return Promise.resolve({ kind: 'text', text: `key: ${KEY} ok` });
+        },
+      },
+      secrets(),
+    );
+    const got: number[] = [];
+    const out = await backend.run(
+      {},
+      ctx({ textPiece: (p) => pieces.push(p), progress: (f) => got.push(f) }),
+    );
+    expect(out).toEqual({ kind: 'text', text: 'key: [secret] ok' });
+    expect(pieces.join('')).toBe('key: [secret] ok');
+    expect(got).toEqual([0.5]);
+  });
+
+  it('an error, its stack and its cause lose the key; a RenderError keeps its code and retry', async () => {
+    const cause = new Error(`connect to http://x:${KEY}@h failed`);
+    const backend = redacting(
+      {
+        run: () =>
+          Promise.reject(new RenderError('BACKEND_UNAVAILABLE', `no ${KEY}`, true, { cause })),
+      },
+      secrets(),
+    );
+    const e = (await backend.run({}, ctx()).catch((x: unknown) => x)) as RenderError;
+    expect(e).toBeInstanceOf(RenderError);
+    expect([e.code, e.retryable, e.message]).toEqual(['BACKEND_UNAVAILABLE', true, 'no [secret]']);
+    expect(leaks(String(e.stack)) || leaks(String((e.cause as Error).stack))).toBe(false);
+    expect((e.cause as Error).message).toBe('connect to http://h failed');
   });
 });

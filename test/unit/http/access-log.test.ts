@@ -13,7 +13,9 @@ import {
   accessWriter,
   completedLine,
   durationJson,
+  withRequestSerializer,
 } from '../../../src/http/access-log.ts';
+import { cutTokens } from '../../../src/domain/scrub.ts';
 
 /** A server whose log lines are collected; `direct`: access lines written by the AccessWriter. */
 async function serve(opts: pino.LoggerOptions, direct: boolean) {
@@ -26,7 +28,8 @@ async function serve(opts: pino.LoggerOptions, direct: boolean) {
   });
   const log = pino({ level: 'info', base: { pid: 1, hostname: 'h' }, ...opts }, sink);
   const app = Fastify({
-    loggerInstance: log,
+    // As the server's (src/http/server.ts): the request serializer that cuts one-time tokens.
+    loggerInstance: withRequestSerializer(log),
     logController: new AccessLog(
       direct ? accessWriter(log, sink, { pid: 1, hostname: 'h' }) : null,
     ),
@@ -74,6 +77,43 @@ describe('access line', () => {
       version: '1.x',
       host: 'example.com:8080',
     });
+    await fast.app.close();
+    await slow.app.close();
+  });
+
+  it('cuts one-time tokens from the address, on the direct line and through pino alike', async () => {
+    const token = 'Zm9vYmFyYmF6cXV4cXV1eHRva2VuMTIzNDU2Nzg5MA';
+    const urls = {
+      [`/invite/${token}`]: '/invite/Zm9v…',
+      [`/RESET/${token}?next=/x`]: '/RESET/Zm9v…?next=/x',
+      [`/reset/${token}/more`]: '/reset/Zm9v…/more',
+      '/invite/': '/invite/',
+      '/invite/short': '/invite/…',
+      [`/a/1?token=${token}&limit=2&code=abc`]: '/a/1?token=Zm9v…&limit=2&code=…',
+      [`/a/1?x=1&Access_Token=${token}`]: '/a/1?x=1&Access_Token=Zm9v…',
+      '/a/1?tokens=keep&mytoken=keep': '/a/1?tokens=keep&mytoken=keep',
+      '/reset-links/abc': '/reset-links/abc',
+      '/v1/generations/gen_1?limit=20': '/v1/generations/gen_1?limit=20',
+    };
+    const fast = await serve({ level: 'debug' }, true);
+    const slow = await serve({ level: 'debug' }, false);
+    for (const url of Object.keys(urls)) {
+      await fast.app.inject({ method: 'GET', url });
+      await slow.app.inject({ method: 'GET', url });
+    }
+    for (const { lines } of [fast, slow]) {
+      for (const l of lines) expect(l).not.toContain(token.slice(4, 12));
+      const of = (msg: string) =>
+        lines
+          .map((l) => JSON.parse(l))
+          .filter((l) => l.msg === msg)
+          .map((l) => l.req.url);
+      expect(of('request completed')).toEqual(Object.values(urls));
+      expect(of('incoming request')).toEqual(Object.values(urls));
+    }
+    // An address with nothing to cut is the same string.
+    const plain = '/v1/generations/gen_01J9?limit=20&cursor=abc';
+    expect(cutTokens(plain)).toBe(plain);
     await fast.app.close();
     await slow.app.close();
   });
