@@ -1,4 +1,5 @@
-// /v1/webhook-endpoints: an account's endpoints and each one's deliveries.
+// /v1/webhook-endpoints: an account's endpoints of the key's mode (a test key's are test endpoints,
+// which receive test renders' events only) and each one's deliveries.
 import type { FastifyInstance } from 'fastify';
 import { parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
@@ -13,7 +14,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx) {
   });
 
   app.post('/webhook-endpoints', async (req, reply) => {
-    const made = await ctx.webhooks.create(req.apiKey.accountId, req.body);
+    const made = await ctx.webhooks.create(req.apiKey.accountId, req.apiKey.mode, req.body);
     // RFC 9110 15.3.2: a 201 names the resource it created.
     return reply
       .code(201)
@@ -21,15 +22,15 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx) {
       .send(made);
   });
   app.get('/webhook-endpoints', async (req) =>
-    ctx.webhooks.list(req.apiKey.accountId, page(req.query)),
+    ctx.webhooks.list(req.apiKey.accountId, req.apiKey.mode, page(req.query)),
   );
   app.get<ById>('/webhook-endpoints/:id', async (req) =>
-    ctx.webhooks.get(req.apiKey.accountId, req.params.id),
+    ctx.webhooks.get(req.apiKey.accountId, req.apiKey.mode, req.params.id),
   );
   app.delete<ById>('/webhook-endpoints/:id', async (req) =>
-    ctx.webhooks.delete(req.apiKey.accountId, req.params.id),
+    ctx.webhooks.delete(req.apiKey.accountId, req.apiKey.mode, req.params.id),
   );
   app.get<ById>('/webhook-endpoints/:id/deliveries', async (req) =>
-    ctx.webhooks.deliveries(req.apiKey.accountId, req.params.id, page(req.query)),
+    ctx.webhooks.deliveries(req.apiKey.accountId, req.apiKey.mode, req.params.id, page(req.query)),
   );
 }

@@ -1,9 +1,11 @@
 // Webhooks of the signed-in account: add an endpoint (its signing secret is shown once, in that answer),
 // delete one, and the recent deliveries of each with status, attempts and the last error, with Resend.
-// The same WebhookEndpoints service as /v1/webhook-endpoints: same checks, same limits, same rows.
+// The same WebhookEndpoints service as /v1/webhook-endpoints: same checks, same limits, same rows. The
+// page shows the endpoints of both modes, each marked: live ones (the default when adding) and test
+// ones, which receive only the events of test keys' renders (those renders are not in History).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { EVENT_TYPES } from '../../services/webhook-endpoints.ts';
+import { EVENT_TYPES, MAX_ENDPOINTS, type EndpointMode } from '../../services/webhook-endpoints.ts';
 import { accountOf, signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, fields } from '../form-body.ts';
@@ -31,12 +33,15 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
     extra: Record<string, unknown> = {},
   ) => {
     const accountId = accountOf(req);
-    const endpoints = (await ctx.webhooks.list(accountId, { limit: 10, cursor: null })).data;
+    // Every endpoint of both modes: at most MAX_ENDPOINTS of each.
+    const endpoints = (
+      await ctx.webhooks.list(accountId, 'both', { limit: 2 * MAX_ENDPOINTS, cursor: null })
+    ).data;
     const withDeliveries = await Promise.all(
       endpoints.map(async (e) => ({
         ...e,
         deliveries: (
-          await ctx.webhooks.deliveries(accountId, e.id, { limit: RECENT, cursor: null })
+          await ctx.webhooks.deliveries(accountId, e.mode, e.id, { limit: RECENT, cursor: null })
         ).data as unknown as WebhookDeliveryView[],
       })),
     );
@@ -55,8 +60,15 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
   app.post('/webhooks', pre, async (req, reply) => {
     const url = (field(req.body, 'url') ?? '').trim();
     const events = fields(req.body, 'events');
+    const modeRaw = field(req.body, 'mode') ?? 'live';
+    if (modeRaw !== 'live' && modeRaw !== 'test')
+      return webhooksPage(req, reply.code(400), {
+        errors: { mode: 'Choose Live or Test.' },
+        values: { url },
+      });
+    const mode: EndpointMode = modeRaw;
     try {
-      const created = await ctx.webhooks.create(accountOf(req), {
+      const created = await ctx.webhooks.create(accountOf(req), mode, {
         url,
         ...(events.length ? { events } : {}),
       });
@@ -71,16 +83,19 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
             errors[d.field] ??=
               `${d.field === 'url' ? 'The address' : 'Events'} ${d.message ?? 'is invalid'}.`;
         }
-        return webhooksPage(req, reply.code(400), { errors, values: { url } });
+        return webhooksPage(req, reply.code(400), { errors, values: { url, mode } });
       }
       if (e.code === 'WEBHOOK_ENDPOINT_LIMIT')
-        return webhooksPage(req, reply.code(409), { errors: { url: e.message }, values: { url } });
+        return webhooksPage(req, reply.code(409), {
+          errors: { url: e.message },
+          values: { url, mode },
+        });
       throw e;
     }
   });
 
   app.post<{ Params: { id: string } }>('/webhooks/:id/delete', pre, async (req, reply) => {
-    await ctx.webhooks.delete(accountOf(req), req.params.id);
+    await ctx.webhooks.delete(accountOf(req), 'both', req.params.id);
     return reply.redirect('/webhooks', 303);
   });
 
