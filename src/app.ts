@@ -132,6 +132,8 @@ export async function startService(
           ledger,
           outputRetentionSeconds: config.outputRetentionSeconds,
           beforeFinish: opts.beforeTestRender,
+          backendFor,
+          addresses: { allowPrivate: config.allowPrivateUrls, publicUrl: config.publicUrl },
         });
   const generations = new Generations({
     db,

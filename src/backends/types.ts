@@ -39,6 +39,13 @@ export interface RenderContext {
 
 export interface ModelBackend {
   run(inputs: ResolvedInputs, ctx: RenderContext): Promise<RenderOutput>;
+  /**
+   * The input addresses `run` fetches itself through the address guard, in the order it fetches them
+   * (an upload address among them is read from storage instead). A test render, which runs nothing,
+   * checks these as the fetch would (local/input-check.ts), so it is refused where a live render
+   * is. Absent: the backend fetches no input (a model server is sent the addresses as they are).
+   */
+  inputUrls?(inputs: ResolvedInputs): string[];
 }
 
 /**

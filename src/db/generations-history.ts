@@ -1,5 +1,6 @@
-// Reads of the studio's History: an account's generations with where each came from (the name of the
-// key that made it; a render of the studio has no key), filtered by model and status.
+// Reads of the studio's History: an account's live generations with where each came from (the name
+// of the key that made it; a render of the studio has no key), filtered by model and status. The
+// studio acts live: test keys' renders are not shown (as the keys page says), as for a live key.
 import type { Queryable } from './pool.ts';
 import { QUEUE_POSITION_CAP } from './generations.ts';
 import { LIVE_SESSION, type SessionRow } from './studio-sessions.ts';
@@ -44,12 +45,13 @@ const CAP = QUEUE_POSITION_CAP - 1;
 
 /**
  * The steps of the page's statement, their plan fixed by MATERIALIZED whatever the statistics say.
- * `page`: the rows shown, by the account's (account_id, id) index, each row's inputs (json, stored as
- * text) parsed to jsonb there, once: a cast in a later step is inlined into each of its uses, four
- * parses per row. Queue positions (the same numbers as the API's QUEUE_POSITION) are counted per model
- * on the page, not per row: for the page's oldest waiting render of a model, the waiting renders ahead
- * of it (up to the cap), and the ids of the next 100 waiting renders of the model in order, as an
- * array; a page row's place in that array is added to the count. A row beyond those 100 is at the cap.
+ * `page`: the rows shown (live ones), by the account's (account_id, id) index, each row's inputs
+ * (json, stored as text) parsed to jsonb there, once: a cast in a later step is inlined into each of
+ * its uses, four parses per row. Queue positions (the same numbers as the API's QUEUE_POSITION) are
+ * counted per model on the page, not per row: for the page's oldest waiting render of a model, the
+ * waiting renders ahead of it (up to the cap), and the ids of the next 100 waiting renders of the
+ * model in order, as an array; a page row's place in that array is added to the count. A row beyond
+ * those 100 is at the cap.
  * That is at most 2 × 100 index entries per model where a count per row read up to 100 per row, and
  * no window, sort or join of the page against every waiting render.
  */
@@ -59,7 +61,7 @@ const steps = (p: Params) => `page AS MATERIALIZED (
     g.error_code, g.error_message,
     g.inputs::jsonb AS j, g.key_id, k.name AS key_name, k.start AS key_start
   FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
-  WHERE g.account_id = ${p.account} AND g.deleted_at IS NULL
+  WHERE g.account_id = ${p.account} AND g.deleted_at IS NULL AND g.mode = 'live'
     AND (${p.after}::text IS NULL OR g.id < ${p.after})
     AND (${p.status}::text IS NULL OR ${status(p)}) AND (${p.model}::text IS NULL OR g.model_id = ${p.model})
   ORDER BY g.id DESC LIMIT ${p.limit}

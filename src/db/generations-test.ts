@@ -4,9 +4,10 @@
 import type { Queryable } from './pool.ts';
 
 /**
- * Marks test renders started, for their `generation.started` events: only those whose account has an
- * endpoint that takes that event (the others' finish sets started_at with their final status, one
- * write instead of two). Returns the ids marked.
+ * Marks test renders started, for their `generation.started` events: only those whose account has a
+ * test endpoint that takes that event (only test endpoints receive test renders' events,
+ * migrations/025; the others' finish sets started_at with their final status, one write instead of
+ * two). Returns the ids marked.
  */
 export async function startTestRenders(tx: Queryable, ids: string[]): Promise<Set<string>> {
   const { rows } = await tx.query<{ id: string }>({
@@ -14,7 +15,8 @@ export async function startTestRenders(tx: Queryable, ids: string[]): Promise<Se
     text: `UPDATE generations g SET started_at = clock_timestamp()
      WHERE g.id = ANY ($1) AND g.mode = 'test' AND g.status = 'queued' AND g.started_at IS NULL AND g.deleted_at IS NULL
        AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.account_id = g.account_id AND e.enabled
-                   AND e.deleted_at IS NULL AND 'generation.started' = ANY (e.events))
+                   AND e.deleted_at IS NULL AND e.mode = 'test'
+                   AND 'generation.started' = ANY (e.events))
      RETURNING g.id`,
     values: [ids],
   });

@@ -1,7 +1,8 @@
-// The studio's History: the account's generations, each with its source ("Studio", or the name of the API
-// key that made it), filtered by model and status, newest first. A row carries the fields of the public
-// generation (docs/api.md "Generations") that the page shows, under the same names, so that the page's
-// rows and the live row (the public JSON of one generation) are drawn by the same template.
+// The studio's History: the account's live generations (test keys' renders are not shown: the studio
+// acts live), each with its source ("Studio", or the name of the API key that made it), filtered by
+// model and status, newest first. A row carries the fields of the public generation (docs/api.md
+// "Generations") that the page shows, under the same names, so that the page's rows and the live row
+// (the public JSON of one generation) are drawn by the same template.
 import type { Db } from '../db/pool.ts';
 import {
   generationSource,

@@ -1,6 +1,8 @@
 // Webhook endpoints of an account and their deliveries (docs/api.md "Webhooks"). Events are written by
 // a trigger in the same transaction as the change (migrations/009); the workers deliver them
-// (src/webhooks/dispatcher.ts). This is the account's view of both.
+// (src/webhooks/dispatcher.ts). This is the account's view of both. Endpoints have a mode, as Stripe's
+// do (migrations/025): an API key makes, sees and deletes its own mode's only, so a test key can
+// neither read a live endpoint's secret nor remove it; the studio sees both.
 import crypto from 'node:crypto';
 import { transaction, type Db } from '../db/pool.ts';
 import {
@@ -8,6 +10,8 @@ import {
   liveEndpoint,
   liveEndpoints,
   markEndpointDeleted,
+  type EndpointMode,
+  type EndpointModes,
   type EndpointRow,
 } from '../db/webhook-endpoints.ts';
 import { deliveriesOf } from '../db/webhook-deliveries.ts';
@@ -26,7 +30,16 @@ export const EVENT_TYPES = [
   'generation.failed',
   'generation.refunded',
 ] as const;
+/**
+ * Endpoints an account may have of each mode: counted per mode, so test endpoints (a CI's test key)
+ * can never use up the room of live ones.
+ */
 export const MAX_ENDPOINTS = 10;
+
+export type { EndpointMode, EndpointModes };
+
+/** The endpoints a principal sees: a key its own mode's (as Stripe's keys do), the studio both. */
+const modesOf = (p: Principal): EndpointModes => (p.kind === 'key' ? p.mode : 'both');
 
 const checkUrl = compileFieldCheck({ name: 'url', type: 'url', required: true, default: null });
 const notFound = () => new ApiError('WEBHOOK_ENDPOINT_NOT_FOUND', 'No such webhook endpoint.');
@@ -37,6 +50,8 @@ export interface EndpointView {
   events: string[];
   secret?: string;
   enabled: boolean;
+  /** `test`: receives the events of test renders only (`livemode: false`); `live`: live ones only. */
+  mode: EndpointMode;
   createdAt: string;
 }
 
@@ -48,6 +63,7 @@ function view(r: EndpointRow, withSecret: boolean): EndpointView {
     events: r.events,
     ...(withSecret ? { secret: r.secret } : {}),
     enabled: r.enabled,
+    mode: r.mode,
     createdAt: r.created_at.toISOString(),
   };
 }
@@ -88,33 +104,46 @@ function parseEndpoint(body: unknown): { url: string; events: string[] } {
 export class WebhookEndpoints {
   constructor(private db: Db) {}
 
-  async create(p: Principal, body: unknown) {
+  /**
+   * An endpoint of a key's own mode (the API), or of the mode a member chose in the studio (live
+   * unless said).
+   */
+  async create(p: Principal, body: unknown, chosen: EndpointMode = 'live') {
     const accountId = accountFor(p, 'webhooks.manage');
+    const mode: EndpointMode = p.kind === 'key' ? p.mode : chosen;
     const { url, events } = parseEndpoint(body);
     // Standard Webhooks secrets: whsec_ and the base64 of 24 random bytes.
     const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
     // Concurrent creates of one account count one at a time (a lock of its own, not the balance row's).
     const row = await transaction(this.db, (tx) =>
-      insertEndpointBelow(tx, MAX_ENDPOINTS, { id: newId('whe'), accountId, url, events, secret }),
+      insertEndpointBelow(tx, MAX_ENDPOINTS, {
+        id: newId('whe'),
+        accountId,
+        url,
+        events,
+        secret,
+        mode,
+      }),
     );
     if (!row) {
       throw new ApiError(
         'WEBHOOK_ENDPOINT_LIMIT',
-        `An account has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`,
+        `An account has at most ${MAX_ENDPOINTS} ${mode} webhook endpoints; delete one first.`,
       );
     }
     return view(row, true);
   }
 
-  private async row(accountId: string, id: string): Promise<EndpointRow> {
+  /** Another mode's endpoint is unknown to the reader, as another account's is. */
+  private async row(accountId: string, modes: EndpointModes, id: string): Promise<EndpointRow> {
     if (!isId('whe', id)) throw notFound();
-    const row = await liveEndpoint(this.db, accountId, id);
+    const row = await liveEndpoint(this.db, accountId, id, modes);
     if (!row) throw notFound();
     return row;
   }
 
   async get(p: Principal, id: string) {
-    return view(await this.row(accountFor(p, 'webhooks.manage'), id), true);
+    return view(await this.row(accountFor(p, 'webhooks.manage'), modesOf(p), id), true);
   }
 
   async list(
@@ -123,7 +152,7 @@ export class WebhookEndpoints {
   ): Promise<Page<EndpointView>> {
     const accountId = accountFor(p, 'webhooks.manage');
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
-    const rows = await liveEndpoints(this.db, accountId, after, q.limit + 1);
+    const rows = await liveEndpoints(this.db, accountId, modesOf(p), after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => view(r, false));
     return {
       data,
@@ -134,8 +163,9 @@ export class WebhookEndpoints {
   /** Deleted endpoints get no new events; their pending deliveries end failed when next attempted. */
   async delete(p: Principal, id: string) {
     const accountId = accountFor(p, 'webhooks.manage');
+    const modes = modesOf(p);
     if (!isId('whe', id)) throw notFound();
-    if (!(await markEndpointDeleted(this.db, accountId, id))) throw notFound();
+    if (!(await markEndpointDeleted(this.db, accountId, id, modes))) throw notFound();
     return { id, deleted: true };
   }
 
@@ -145,7 +175,7 @@ export class WebhookEndpoints {
     q: { limit: number; cursor: string | null },
   ): Promise<Page<Record<string, unknown>>> {
     const accountId = accountFor(p, 'webhooks.manage');
-    await this.row(accountId, endpointId);
+    await this.row(accountId, modesOf(p), endpointId);
     const after = q.cursor === null ? null : decodeCursor(q.cursor);
     const rows = await deliveriesOf(this.db, endpointId, after, q.limit + 1);
     const data = rows.slice(0, q.limit).map((r) => ({
@@ -167,8 +197,9 @@ export class WebhookEndpoints {
   }
 
   /**
-   * One more attempt of a delivery, now (the studio's Resend): the same webhook-id and body. A delivery
-   * being sent at this moment is left to that attempt: the answer says so.
+   * One more attempt of a delivery, now (the studio's Resend, for endpoints of either mode): the same
+   * webhook-id and body. A delivery being sent at this moment is left to that attempt: the answer
+   * says so.
    */
   async resend(p: Principal, deliveryId: string): Promise<'queued' | 'in-flight'> {
     const accountId = accountFor(p, 'webhooks.manage');

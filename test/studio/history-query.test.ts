@@ -2,7 +2,7 @@
 // (filters included), the fields the page shows equal the public generation's (services/generation-view.ts)
 // and the queue position equals the API's per-row count (QUEUE_POSITION), cap included, with other
 // accounts' renders and other models interleaved in the queue; and the page read with its session in
-// one statement equals it, for a live session only.
+// one statement equals it, for a live session only. Test keys' renders are never on it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/db.ts';
 import { GENERATION_COLUMNS, QUEUE_POSITION } from '../../src/db/generations.ts';
@@ -15,6 +15,7 @@ const URL_BASE = 'https://rg.example';
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let history: History;
 let seq = 0;
+const testIds: string[] = [];
 const nextId = () => `gen_${(++seq).toString(16).padStart(32, '0')}`;
 
 async function gen(o: {
@@ -23,6 +24,7 @@ async function gen(o: {
   key?: string | null;
   state?: 'waiting' | 'running' | 'succeeded' | 'failed' | 'deleted';
   inputs?: Record<string, unknown>;
+  mode?: 'live' | 'test';
 }) {
   const id = nextId();
   const state = o.state ?? 'waiting';
@@ -31,8 +33,9 @@ async function gen(o: {
   await dbh.db.query(
     `INSERT INTO generations (id, account_id, key_id, model_id, inputs, status, cost_cents, refunded_cents,
        content_key, content_type, error_code, error_message, started_at, completed_at, progress,
-       deleted_at, deadline_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 40, $7, $8, $9, $10, $11, $12, $13, $14, $15, now() + interval '1 hour')`,
+       deleted_at, deadline_at, mode)
+     VALUES ($1, $2, $3, $4, $5, $6, 40, $7, $8, $9, $10, $11, $12, $13, $14, $15, now() + interval '1 hour',
+       $16)`,
     [
       id,
       o.account,
@@ -49,6 +52,7 @@ async function gen(o: {
       ['succeeded', 'failed'].includes(state) ? new Date(Date.now() - 1500) : null,
       state === 'running' ? 0.25 : null,
       state === 'deleted' ? new Date() : null,
+      o.mode ?? 'live',
     ],
   );
   return id;
@@ -156,6 +160,9 @@ beforeAll(async () => {
   await gen({ ...A, model: 'm/one', inputs: { text: 'a' + '🎬'.repeat(200) } });
   await gen({ ...A, model: 'm/one', inputs: { text: 'short' } });
   for (let i = 0; i < 3; i++) await gen({ ...B, model: 'm/two' });
+  // Renders of a test key: never on the studio's pages (the studio acts live).
+  for (const state of ['succeeded', 'failed', 'waiting'] as const)
+    testIds.push(await gen({ ...A, model: 'm/one', key: 'key_a', state, mode: 'test' }));
 });
 afterAll(async () => {
   await dbh?.drop();
@@ -170,6 +177,7 @@ describe('History reads what the API reads', () => {
     expect(positions).toContain(100); // past the cap
     expect(positions).toContain(61); // our first of model one: 60 of another account ahead
     await expectLikeApi(items);
+    expect(items.filter((i) => testIds.includes(i.id))).toEqual([]); // no test render
   });
 
   it('filtered by status and model, the same again', async () => {

@@ -204,10 +204,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account's endpoints, without secrets. */
+        /** The account's endpoints of the key's mode, without secrets. */
         get: operations["listWebhookEndpoints"];
         put?: never;
-        /** Add an endpoint (at most 10 per account). */
+        /** Add an endpoint of the key's mode (at most 10 live and 10 test endpoints per account). */
         post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -620,6 +620,11 @@ export interface components {
             secret?: string;
             /** @description false once a delivery was answered 410. */
             enabled: boolean;
+            /**
+             * @description The key's mode that made it (or the one chosen in the studio). A test endpoint receives only test renders' events (`livemode: false`), a live one only live renders'. A key sees and deletes only endpoints of its own mode: another mode's is 404 `WEBHOOK_ENDPOINT_NOT_FOUND`.
+             * @enum {unknown}
+             */
+            mode: "live" | "test";
             /** Format: date-time */
             createdAt: string;
         };

@@ -62,6 +62,13 @@ export const FETCH_DEFAULTS = {
 // Raster formats only: SVG and PDF would make the decoder interpret documents that can reference files.
 const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'tiff', 'avif', 'heif']);
 
+/** The address policy of input images: the guard's, unless RENDERGATE_ALLOW_PRIVATE_URLS=1 lifts it. */
+export function imagePolicy(
+  opts: Pick<FetchImageOptions, 'allowPrivate' | 'policy'>,
+): AddressPolicy {
+  return opts.allowPrivate ? anyAddressPolicy : (opts.policy ?? publicAddressPolicy);
+}
+
 export async function fetchImage(input: string, opts: FetchImageOptions): Promise<FetchedImage> {
   const url = parseInputUrl(input);
   const where = describeUrl(url);
@@ -78,7 +85,7 @@ export async function fetchImage(input: string, opts: FetchImageOptions): Promis
   );
   try {
     const { body } = await guardedGet(url, {
-      policy: opts.allowPrivate ? anyAddressPolicy : (opts.policy ?? publicAddressPolicy),
+      policy: imagePolicy(opts),
       maxBytes: opts.maxBytes ?? FETCH_DEFAULTS.maxBytes,
       maxRedirects: opts.maxRedirects ?? FETCH_DEFAULTS.maxRedirects,
       signal: limit.signal,

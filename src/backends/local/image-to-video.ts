@@ -17,13 +17,17 @@ import {
   numberInput,
   progressSlice,
   textInput,
+  urlInputs,
   type LocalFetchSettings,
 } from './video-common.ts';
 
 const FRAME = { width: 1280, height: 720 };
 
 export function createImageToVideo(settings: LocalFetchSettings): ModelBackend {
-  return { run: (inputs, ctx) => renderImageToVideo(inputs, ctx, settings) };
+  return {
+    run: (inputs, ctx) => renderImageToVideo(inputs, ctx, settings),
+    inputUrls: (inputs) => urlInputs(inputs, ['image']),
+  };
 }
 
 async function renderImageToVideo(

@@ -23,6 +23,7 @@ import {
   progressSlice,
   textInput,
   toggleInput,
+  urlInputs,
   type LocalFetchSettings,
 } from './video-common.ts';
 
@@ -33,7 +34,11 @@ const SIZES = {
 } as const;
 
 export function createStartEndToVideo(settings: LocalFetchSettings): ModelBackend {
-  return { run: (inputs, ctx) => renderTransition(inputs, ctx, settings) };
+  // Both images are fetched at once: when both are refused, the first one's refusal is the render's.
+  return {
+    run: (inputs, ctx) => renderTransition(inputs, ctx, settings),
+    inputUrls: (inputs) => urlInputs(inputs, ['image', 'last_image']),
+  };
 }
 
 /** The seed of the motion path: the client's, or one derived from everything else it asked for. */

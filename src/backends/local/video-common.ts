@@ -23,6 +23,11 @@ export interface LocalFetchSettings {
   resolve?: FetchImageOptions['resolve'];
 }
 
+/** The string inputs among `names`, in that order: the addresses a renderer fetches (inputUrls). */
+export function urlInputs(inputs: ResolvedInputs, names: readonly string[]): string[] {
+  return names.map((n) => inputs[n]).filter((v): v is string => typeof v === 'string');
+}
+
 /** An input image: an upload of the render's account read from storage (ctx.readUpload), else fetched under the address guard. */
 export async function fetchInputImage(
   url: string,

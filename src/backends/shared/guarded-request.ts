@@ -36,37 +36,40 @@ export function bareHost(url: URL): string {
   return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
 }
 
-/** The address `url` may be reached at: every address its host resolves to must pass the policy. */
-export async function pickAddress(
-  url: URL,
-  opts: { policy: AddressPolicy; signal: AbortSignal; resolve?: Resolver },
-): Promise<ResolvedAddress> {
+/** `url`'s host when it is an IP address itself (no lookup needed), else null. */
+export function literalAddress(url: URL): ResolvedAddress | null {
   const host = bareHost(url);
   const family = isIP(host);
+  return family === 4 || family === 6 ? { address: host, family } : null;
+}
+
+/** Every address `url`'s host stands for: itself when it is an IP address, else what it resolves to. */
+export async function hostAddresses(
+  url: URL,
+  opts: { signal: AbortSignal; resolve?: Resolver },
+): Promise<ResolvedAddress[]> {
+  const literal = literalAddress(url);
+  if (literal) return [literal];
   let addresses: ResolvedAddress[];
-  if (family === 4 || family === 6) {
-    addresses = [{ address: host, family }];
-  } else {
-    try {
-      addresses = await raceAbort((opts.resolve ?? defaultResolver)(host), opts.signal);
-    } catch (err) {
-      if (err instanceof RenderError) throw err;
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOTFOUND' || code === 'ENODATA') {
-        throw new RenderError(
-          'INPUT_NOT_FOUND',
-          `The host of ${describeUrl(url)} does not exist.`,
-          false,
-          { cause: err },
-        );
-      }
+  try {
+    addresses = await raceAbort((opts.resolve ?? defaultResolver)(bareHost(url)), opts.signal);
+  } catch (err) {
+    if (err instanceof RenderError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOTFOUND' || code === 'ENODATA') {
       throw new RenderError(
-        'INPUT_FETCH_FAILED',
-        `Could not resolve the host of ${describeUrl(url)}.`,
-        true,
+        'INPUT_NOT_FOUND',
+        `The host of ${describeUrl(url)} does not exist.`,
+        false,
         { cause: err },
       );
     }
+    throw new RenderError(
+      'INPUT_FETCH_FAILED',
+      `Could not resolve the host of ${describeUrl(url)}.`,
+      true,
+      { cause: err },
+    );
   }
   if (addresses.length === 0) {
     throw new RenderError(
@@ -75,9 +78,21 @@ export async function pickAddress(
       false,
     );
   }
-  // Every address must pass: a name that resolves to a public and a private address is refused whole.
+  return addresses;
+}
+
+/**
+ * The guard's verdict on the addresses `url`'s host stands for: every one must pass the policy (a
+ * name that resolves to a public and a private address is refused whole); the first is the one to
+ * connect to. Also what a test render checks in place of a fetch (backends/local/input-check.ts).
+ */
+export function vetAddresses(
+  url: URL,
+  addresses: ResolvedAddress[],
+  policy: AddressPolicy,
+): ResolvedAddress {
   for (const a of addresses) {
-    const verdict = opts.policy(a.address);
+    const verdict = policy(a.address);
     if (!verdict.allowed) {
       throw new RenderError(
         'INPUT_URL_REFUSED',
@@ -87,6 +102,14 @@ export async function pickAddress(
     }
   }
   return addresses[0];
+}
+
+/** The address `url` may be reached at: every address its host resolves to must pass the policy. */
+export async function pickAddress(
+  url: URL,
+  opts: { policy: AddressPolicy; signal: AbortSignal; resolve?: Resolver },
+): Promise<ResolvedAddress> {
+  return vetAddresses(url, await hostAddresses(url, opts), opts.policy);
 }
 
 export function pinnedLookup(target: ResolvedAddress): LookupFunction {

@@ -8,7 +8,8 @@ export function webhookPaths() {
         {
           id: 'createWebhookEndpoint',
           tag: 'Webhooks',
-          summary: 'Add an endpoint (at most 10 per account).',
+          summary:
+            "Add an endpoint of the key's mode (at most 10 live and 10 test endpoints per account).",
           body: { required: true, content: json('WebhookEndpointCreate') },
           errors: [409],
           ok: ok(
@@ -30,7 +31,7 @@ export function webhookPaths() {
         {
           id: 'listWebhookEndpoints',
           tag: 'Webhooks',
-          summary: "The account's endpoints, without secrets.",
+          summary: "The account's endpoints of the key's mode, without secrets.",
           params: LIST,
           ok: ok('A page of endpoints.', 'WebhookEndpointList'),
         },

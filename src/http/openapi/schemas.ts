@@ -212,7 +212,7 @@ export const resourceSchemas: Record<string, unknown> = {
     url: { ...str, format: 'uri', maxLength: 2048 },
     events: { type: 'array', items: ref('EventType'), description: 'All four when omitted.' },
   }),
-  WebhookEndpoint: obj(['id', 'url', 'events', 'enabled', 'createdAt'], {
+  WebhookEndpoint: obj(['id', 'url', 'events', 'enabled', 'mode', 'createdAt'], {
     id: { ...str, examples: ['whe_0190f6f1c2a87c3e9a4e5b6d7c8e9f01'] },
     url: { ...str, format: 'uri' },
     events: { type: 'array', items: ref('EventType') },
@@ -223,6 +223,14 @@ export const resourceSchemas: Record<string, unknown> = {
         'Signing secret (Standard Webhooks); on create and on GET of one endpoint, never in lists.',
     },
     enabled: { type: 'boolean', description: 'false once a delivery was answered 410.' },
+    mode: {
+      enum: ['live', 'test'],
+      description:
+        "The key's mode that made it (or the one chosen in the studio). A test endpoint receives " +
+        "only test renders' events (`livemode: false`), a live one only live renders'. A key sees " +
+        "and deletes only endpoints of its own mode: another mode's is 404 " +
+        '`WEBHOOK_ENDPOINT_NOT_FOUND`.',
+    },
     createdAt: time,
   }),
   WebhookEndpointList: page('WebhookEndpoint'),

@@ -1,4 +1,5 @@
-// /v1/webhook-endpoints: an account's endpoints and each one's deliveries.
+// /v1/webhook-endpoints: an account's endpoints of the key's mode (a test key's are test endpoints,
+// which receive test renders' events only) and each one's deliveries.
 import type { FastifyInstance } from 'fastify';
 import { parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';

@@ -1,5 +1,7 @@
-// History: the account's generations (the API's as well as the studio's), newest first, with live status
-// until final, then the video, image or text; Download, Cancel, Delete; and the same request for the API.
+// History: the account's live generations (the API's as well as the studio's), newest first, with live
+// status until final, then the video, image or text; Download, Cancel, Delete; and the same request for
+// the API. Test keys' renders are not shown, here or on any page a link of History leads to (the
+// studio acts live, as the keys page says), so no link of the studio leads to one.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
 import { sendContent } from '../../web/content.ts';

@@ -1,9 +1,11 @@
 // Webhooks of the signed-in account: add an endpoint (its signing secret is shown once, in that answer),
 // delete one, and the recent deliveries of each with status, attempts and the last error, with Resend.
-// The same WebhookEndpoints service as /v1/webhook-endpoints: same checks, same limits, same rows.
+// The same WebhookEndpoints service as /v1/webhook-endpoints: same checks, same limits, same rows. The
+// page shows the endpoints of both modes, each marked: live ones (the default when adding) and test
+// ones, which receive only the events of test keys' renders (those renders are not in History).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.ts';
-import { EVENT_TYPES } from '../../services/webhook-endpoints.ts';
+import { EVENT_TYPES, MAX_ENDPOINTS, type EndpointMode } from '../../services/webhook-endpoints.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, fields } from '../form-body.ts';
@@ -31,7 +33,8 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
     extra: Record<string, unknown> = {},
   ) => {
     const p = req.principal;
-    const endpoints = (await ctx.webhooks.list(p, { limit: 10, cursor: null })).data;
+    // Every endpoint of both modes: at most MAX_ENDPOINTS of each.
+    const endpoints = (await ctx.webhooks.list(p, { limit: 2 * MAX_ENDPOINTS, cursor: null })).data;
     const withDeliveries = await Promise.all(
       endpoints.map(async (e) => ({
         ...e,
@@ -54,11 +57,19 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
   app.post('/webhooks', pre, async (req, reply) => {
     const url = (field(req.body, 'url') ?? '').trim();
     const events = fields(req.body, 'events');
-    try {
-      const created = await ctx.webhooks.create(req.principal, {
-        url,
-        ...(events.length ? { events } : {}),
+    const modeRaw = field(req.body, 'mode') ?? 'live';
+    if (modeRaw !== 'live' && modeRaw !== 'test')
+      return webhooksPage(req, reply.code(400), {
+        errors: { mode: 'Choose Live or Test.' },
+        values: { url },
       });
+    const mode: EndpointMode = modeRaw;
+    try {
+      const created = await ctx.webhooks.create(
+        req.principal,
+        { url, ...(events.length ? { events } : {}) },
+        mode,
+      );
       // The one time the secret is shown; the page is never cached (page() sets no-store).
       return webhooksPage(req, reply.code(201), { created });
     } catch (e) {
@@ -70,10 +81,13 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
             errors[d.field] ??=
               `${d.field === 'url' ? 'The address' : 'Events'} ${d.message ?? 'is invalid'}.`;
         }
-        return webhooksPage(req, reply.code(400), { errors, values: { url } });
+        return webhooksPage(req, reply.code(400), { errors, values: { url, mode } });
       }
       if (e.code === 'WEBHOOK_ENDPOINT_LIMIT')
-        return webhooksPage(req, reply.code(409), { errors: { url: e.message }, values: { url } });
+        return webhooksPage(req, reply.code(409), {
+          errors: { url: e.message },
+          values: { url, mode },
+        });
       throw e;
     }
   });

@@ -436,15 +436,21 @@ describe('test keys', () => {
     await checkInvariants(dbh.db);
   });
 
-  it('are recorded after their create where an endpoint takes their started or succeeded events', async () => {
+  it('are recorded after their create where a test endpoint takes their started or succeeded events', async () => {
     const a = await account(0);
     const rx = await webhookReceiver();
     try {
+      // Neither a test endpoint of other events nor a live endpoint of these is owed an event.
       const other = await api.call('POST', '/v1/webhook-endpoints', {
-        key: a.live,
+        key: a.test,
         body: { url: rx.url('/refunds'), events: ['generation.refunded'] },
       });
       expect(other.status).toBe(201);
+      const live = await api.call('POST', '/v1/webhook-endpoints', {
+        key: a.live,
+        body: { url: rx.url('/live'), events: ['generation.started', 'generation.succeeded'] },
+      });
+      expect(live.status).toBe(201);
       const oneWrite = async (id: string) =>
         (
           await q(
@@ -458,9 +464,10 @@ describe('test keys', () => {
       expect((await api.waitFinal(a.test, quiet.id)).status).toBe('succeeded');
       expect(await oneWrite(quiet.id)).toBe(true);
       const ep = await api.call('POST', '/v1/webhook-endpoints', {
-        key: a.live,
+        key: a.test,
         body: { url: rx.url('/done'), events: ['generation.succeeded'] },
       });
+      expect(ep.json.mode).toBe('test');
       rx.secret('/done', ep.json.secret);
       // Now one does: the render is recorded by a change of its own, which writes the event.
       const heard = (await create(a.test, text('heard'))).json;
@@ -502,35 +509,47 @@ describe('test keys', () => {
     expect(g.status).toBe('succeeded');
   });
 
-  it("send webhook events with livemode false; a live render's carry livemode true", async () => {
+  it("send webhook events with livemode false to test endpoints only; a live render's, livemode true, to live ones only", async () => {
     const a = await account(1000);
     const rx = await webhookReceiver();
     try {
-      const ep = await api.call('POST', '/v1/webhook-endpoints', {
+      const liveEp = await api.call('POST', '/v1/webhook-endpoints', {
         key: a.live,
-        body: { url: rx.url('/ok') },
+        body: { url: rx.url('/live') },
       });
-      rx.secret('/ok', ep.json.secret);
+      rx.secret('/live', liveEp.json.secret);
+      const testEp = await api.call('POST', '/v1/webhook-endpoints', {
+        key: a.test,
+        body: { url: rx.url('/test') },
+      });
+      rx.secret('/test', testEp.json.secret);
+      expect([liveEp.json.mode, testEp.json.mode]).toEqual(['live', 'test']);
       const t = (await create(a.test, text('hello'))).json;
       const l = (await create(a.live, text('hello'))).json;
       await api.call('POST', `/v1/generations/${l.id}/cancel`, { key: a.live }); // no worker here: cancelled while waiting
-      await waitFor(
-        'the two final events',
-        () =>
-          rx.received.filter(
-            (x) => x.body.type === 'generation.succeeded' || x.body.type === 'generation.refunded',
-          ).length >= 2,
-      );
-      const byGen = (id: string) => rx.received.filter((x) => x.body.data.id === id);
-      expect(byGen(t.id).map((x) => [x.body.type, x.body.livemode, x.verified])).toEqual(
-        expect.arrayContaining([
-          ['generation.started', false, true],
-          ['generation.succeeded', false, true],
-        ]),
-      );
-      expect(byGen(l.id).map((x) => [x.body.type, x.body.livemode])).toEqual([
-        ['generation.refunded', true],
+      // Three events in all: the test render's two and the live one's one, in any order.
+      await waitFor('the three events', () => rx.received.length >= 3);
+      const byGen = (id: string) =>
+        rx.received
+          .filter((x) => x.body.data.id === id)
+          .map((x) => [x.path, x.body.type, x.body.livemode, x.verified])
+          .sort();
+      expect(byGen(t.id)).toEqual([
+        ['/test', 'generation.started', false, true],
+        ['/test', 'generation.succeeded', false, true],
       ]);
+      expect(byGen(l.id)).toEqual([['/live', 'generation.refunded', true, true]]);
+      // Nothing else was sent to either, and each endpoint's deliveries say the same.
+      const ds = async (key: string, id: string) =>
+        (await api.call('GET', `/v1/webhook-endpoints/${id}/deliveries`, { key })).json.data
+          .map((d: any) => [d.type, d.generationId])
+          .sort();
+      expect(await ds(a.test, testEp.json.id)).toEqual([
+        ['generation.started', t.id],
+        ['generation.succeeded', t.id],
+      ]);
+      expect(await ds(a.live, liveEp.json.id)).toEqual([['generation.refunded', l.id]]);
+      expect(rx.received).toHaveLength(3);
     } finally {
       await rx.close();
     }

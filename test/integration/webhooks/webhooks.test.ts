@@ -65,6 +65,7 @@ describe('endpoints', () => {
       ],
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
       enabled: true,
+      mode: 'live',
       createdAt: expect.any(String),
     });
     expect((await f.api.call('GET', `/v1/webhook-endpoints/${e.id}`, { key: a.key })).json).toEqual(
@@ -116,6 +117,69 @@ describe('endpoints', () => {
         field,
       ]);
     }
+  });
+
+  it("have a mode: a test key makes, sees and deletes test endpoints only, never a live one's secret", async () => {
+    const a = await f.api.account(0);
+    const test = (await f.api.admin('POST', `/accounts/${a.accountId}/keys`, { mode: 'test' })).key;
+    const live = await endpoint(a.key, '/live-mode');
+    const made = await endpoint(test, '/test-mode');
+    expect([live.mode, made.mode]).toEqual(['live', 'test']);
+    // An endpoint made before modes existed (a row without one) is live.
+    const old = `whe_${'0'.repeat(31)}1`;
+    await f.dbh.db.query(
+      `INSERT INTO webhook_endpoints (id, account_id, url, events, secret)
+       VALUES ($1, $2, 'https://old.example/hook', ARRAY['generation.failed'], 'whsec_b2xk')`,
+      [old, a.accountId],
+    );
+    const ids = async (key: string) =>
+      (await f.api.call('GET', '/v1/webhook-endpoints', { key })).json.data.map((e: any) => [
+        e.id,
+        e.mode,
+      ]);
+    expect(await ids(test)).toEqual([[made.id, 'test']]);
+    expect(await ids(a.key)).toEqual([
+      [live.id, 'live'],
+      [old, 'live'],
+    ]);
+    // Another mode's endpoint is unknown, as another account's is: read, deliveries and delete.
+    for (const [key, id] of [
+      [test, live.id],
+      [test, old],
+      [a.key, made.id],
+    ]) {
+      for (const [method, p] of [
+        ['GET', `/v1/webhook-endpoints/${id}`],
+        ['GET', `/v1/webhook-endpoints/${id}/deliveries`],
+        ['DELETE', `/v1/webhook-endpoints/${id}`],
+      ]) {
+        const r = await f.api.call(method, p, { key });
+        expect([r.status, r.json.code, r.text.includes('whsec_')], `${method} ${p}`).toEqual([
+          404,
+          'WEBHOOK_ENDPOINT_NOT_FOUND',
+          false,
+        ]);
+      }
+    }
+    expect(
+      (await f.api.call('GET', `/v1/webhook-endpoints/${live.id}`, { key: a.key })).json,
+    ).toEqual(live);
+    // At most 10 of each mode: the test endpoints never take the live ones' room.
+    for (let i = 0; i < 9; i++) await endpoint(test, `/test-${i}`, ['generation.failed']);
+    const eleventh = await f.api.call('POST', '/v1/webhook-endpoints', {
+      key: test,
+      body: { url: rx.url('/x') },
+    });
+    expect([eleventh.status, eleventh.json.code, eleventh.json.message]).toEqual([
+      409,
+      'WEBHOOK_ENDPOINT_LIMIT',
+      'An account has at most 10 test webhook endpoints; delete one first.',
+    ]);
+    expect((await endpoint(a.key, '/live-2')).mode).toBe('live');
+    expect(
+      (await f.api.call('DELETE', `/v1/webhook-endpoints/${made.id}`, { key: test })).status,
+    ).toBe(200);
+    expect((await endpoint(test, '/test-again')).mode).toBe('test');
   });
 });
 
