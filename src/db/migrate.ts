@@ -23,8 +23,9 @@ export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
 
 /**
  * Applies the pending migrations, then the function files that need it; returns the names applied.
- * `only`: apply just these migrations and no function file (a restore rebuilds the schema its backup
- * had, no further; the next start applies the files).
+ * `only`: apply just these (a restore rebuilds the schema its backup had, no further). The function
+ * files are applied once every migration of this release is: they are written against its schema, so
+ * a restore of an older release's backup leaves them to the next start, which migrates the rest.
  */
 export async function migrate(
   db: Db,
@@ -32,7 +33,8 @@ export async function migrate(
   only?: ReadonlySet<string>,
   functions: FunctionFile[] = functionFiles(),
 ): Promise<string[]> {
-  const files = migrationFiles(dir).filter((f) => !only || only.has(f));
+  const all = migrationFiles(dir);
+  const files = all.filter((f) => !only || only.has(f));
   const client = await db.connect();
   const applied: string[] = [];
   try {
@@ -58,7 +60,9 @@ export async function migrate(
       }
       applied.push(file);
     }
-    if (!only) applied.push(...(await applyFunctionFiles(client, functions, applied.length > 0)));
+    const complete = all.every((f) => done.has(f) || applied.includes(f));
+    if (complete)
+      applied.push(...(await applyFunctionFiles(client, functions, applied.length > 0)));
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_ID]).catch(() => undefined);
     client.release();

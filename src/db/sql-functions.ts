@@ -6,7 +6,7 @@
 //   - a text not applied before is applied (a new file, or a file changed by this release);
 //   - the text applied last is applied again only when numbered migrations ran in the same call (a
 //     historic migration may have replaced the function with its own copy: a fresh database, an
-//     upgrade from a release before these files, a restore);
+//     upgrade from a release before these files, a restore: a backup leaves this table out);
 //   - a text applied before but replaced since is never applied again: that process is of an older
 //     release than the database's functions (a rolling upgrade, docs/upgrades.md), and the newer body
 //     stays, as the newer schema does. Going back to an earlier text means changing it again.
