@@ -38,7 +38,10 @@ export function admit(
   return d.allowed ? undefined : overLimit(d);
 }
 
-/** The 429 of a body its account's budget refuses (admission/body-budget.ts), else undefined. */
+/**
+ * The 429 of a body its account's budget refuses (admission/body-budget.ts), else undefined; a
+ * promise of it when this process's lease of the account's budget does not cover the body.
+ */
 const overBudget = (ctx: Ctx, req: FastifyRequest, accountId: string) =>
   ctx.bodies.take(accountId, countedBodyBytes(req.headers, ctx.config.bodyLimitBytes));
 
@@ -46,7 +49,8 @@ const overBudget = (ctx: Ctx, req: FastifyRequest, accountId: string) =>
  * The onRequest hook of every keyed API (/v1, /openai/v1): the bearer key, then its rate limit and its
  * account's budget of request bodies (before the body is read: a refused one is never parsed). Most
  * requests carry a key this process has seen within the last half second and find a lease of the rate
- * limit in memory: they are decided synchronously, without a promise.
+ * limit in memory, and a body the budget does not count (or a lease of it): they are decided
+ * synchronously, without a promise.
  */
 export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
   return (req, reply, done) => {
@@ -56,31 +60,29 @@ export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
       if (e instanceof ApiError && e.code === 'RATE_LIMITED') ctx.pace.later(scope, () => done(e));
       else done(e as Error | undefined);
     };
-    // The body's budget, decided in memory unless the account's lease here does not cover it.
-    const budget = (key: KeyRecord) => {
-      const scope = `key:${key.id}`;
-      const refused = overBudget(ctx, req, key.accountId);
-      if (refused instanceof Promise)
-        refused.then(
-          (e) => (e ? refuse(e, scope) : done()),
-          (e: unknown) => refuse(e, scope),
-        );
-      else if (refused) refuse(refused, scope);
-      else done();
-    };
     const key = ctx.keys.cached(req.headers.authorization);
     const d = key && ctx.limits.consumeKeyLocal(key);
     if (key && d) {
-      const refused = admit(req, reply, key, d);
-      if (refused) refuse(refused, `key:${key.id}`);
-      else budget(key);
+      const refused = admit(req, reply, key, d) ?? overBudget(ctx, req, key.accountId);
+      if (refused === undefined) done();
+      else if (!(refused instanceof Promise)) refuse(refused, `key:${key.id}`);
+      else
+        refused.then(
+          (e) => (e ? refuse(e, `key:${key.id}`) : done()),
+          (e: unknown) => refuse(e, `key:${key.id}`),
+        );
       return;
     }
     ctx.keys
       .authenticate(req.headers.authorization, req.ip)
-      .then(async (k) => ({ k, refused: admit(req, reply, k, await ctx.limits.consumeKey(k)) }))
+      .then(async (k) => ({
+        refused:
+          admit(req, reply, k, await ctx.limits.consumeKey(k)) ??
+          (await overBudget(ctx, req, k.accountId)),
+        scope: `key:${k.id}`,
+      }))
       .then(
-        ({ k, refused }) => (refused ? refuse(refused, `key:${k.id}`) : budget(k)),
+        ({ refused, scope }) => (refused ? refuse(refused, scope) : done()),
         (e: unknown) => refuse(e, `address:${req.ip}`),
       );
   };
