@@ -198,8 +198,10 @@ export class ApiKeys {
     return createOwnerKey(this.db, this.prefix, this.defaultRate, account, opts, bounds);
   }
 
-  // Revoked here: it stops at once in this process (`resolver`), within a second on the others.
-  /** The operator's revocation of any account's key. */
+  /**
+   * The operator's revocation of any account's key. Revoked here: it stops at once in this process
+   * (`resolver`), within a second on the others.
+   */
   async revoke(p: Principal, keyId: string) {
     authorize(p, 'accounts.administer');
     return revokeKey(this.db, keyId).finally(() => this.resolver?.forget(keyId));

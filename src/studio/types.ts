@@ -87,8 +87,7 @@ export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: Fasti
       return reply.redirect(`/signin?next=${encodeURIComponent(req.url)}`, 303);
     return reply.redirect('/signin', 303);
   }
-  // Who acts on this page, made with the session (services/sessions.ts): what the services are
-  // given.
+  // Who acts on this page, made with the session (services/sessions.ts), for the services.
   req.principal = req.studio.principal;
   const limit = ctx.config.defaultRateLimitPerMinute;
   const d = await ctx.limits.consume(req.studio.accountId!, limit);

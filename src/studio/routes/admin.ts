@@ -19,8 +19,7 @@ const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
   const expected = sha(ctx.adminToken);
   const cookie = sessionCookie(ctx, '/admin');
-  // A console session's principal is the operator (services/sessions.ts): what the services are
-  // given.
+  // A console session's principal is the operator (services/sessions.ts), for the services.
   const signedIn = async (req: FastifyRequest) => {
     const s = await ctx.sessions.find(req.cookies[ADMIN_COOKIE], 'admin');
     if (s) req.principal = s.principal;
