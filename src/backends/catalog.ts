@@ -1,6 +1,6 @@
 // The catalog as this build reads it: domain's loader (domain/catalog-load.ts) with the table of
-// drivers (drivers.ts). Everything that loads a catalog (the start, `rendergate catalog`, the scripts
-// and tests) loads it here, so the checks a backend block gets are its driver's own.
+// drivers (drivers.ts). Everything that loads a catalog (the start, `rendergate catalog`, the
+// scripts and tests) loads it here, so the checks a backend block gets are its driver's own.
 import { catalogLoader } from '../domain/catalog-load.ts';
 import { DRIVERS } from './drivers.ts';
 

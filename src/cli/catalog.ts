@@ -38,7 +38,7 @@ export function checkCatalogFile(file: string, env: NodeJS.ProcessEnv, out: Out)
   return 0;
 }
 
-/** The secrets a block names: in its strings and lists of strings (a pool's `urls`), whatever its driver. */
+/** The secrets a block names, whatever its driver: in its strings and lists of them (`urls`). */
 function secretsOf(b: BackendBinding): string[] {
   const values = Object.values(b as object as Record<string, unknown>).flatMap((v) =>
     typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((u) => typeof u === 'string') : [],

@@ -1,7 +1,7 @@
-// Compiles the CEL of a model's backend once, at catalog load (like its price), and tries it on sample
-// inputs so that an expression that fails for some inputs (a wrong type, a missing optional field read
-// without has()) is refused at start instead of failing renders. Which expressions a block holds is its
-// driver's to say (CatalogDriver.cel).
+// Compiles the CEL of a model's backend once, at catalog load (like its price), and tries it on
+// sample inputs so that an expression that fails for some inputs (a wrong type, a missing optional
+// field read without has()) is refused at start instead of failing renders. Which expressions a
+// block holds is its driver's to say (CatalogDriver.cel).
 import type { ModelDef, ResolvedInputs } from './catalog.ts';
 import type { CatalogDriver } from './catalog-driver.ts';
 import { compileMapping, MappingError, type Mapping } from './mapping.ts';

@@ -1,6 +1,6 @@
-// The `backend` block of a model: a driver of the table the catalog is loaded with, no key that driver
-// does not take, then the driver's own check (src/backends/<driver>/catalog.ts), one problem per bad
-// key, so `rendergate catalog check` lists them all. The CEL in the block is compiled by
+// The `backend` block of a model: a driver of the table the catalog is loaded with, no key that
+// driver does not take, then the driver's own check (src/backends/<driver>/catalog.ts), one problem
+// per bad key, so `rendergate catalog check` lists them all. The CEL in the block is compiled by
 // catalog-load.ts; secrets (`${env:NAME}`) are only checked for form here and read from the
 // environment at start (src/backends/secrets.ts).
 import type { BackendBinding } from './catalog.ts';

@@ -1,7 +1,8 @@
-// What a driver tells the catalog about its `backend` block: the keys it takes and their check, the CEL
-// among them, the outputs it can make, and whether it is itself a chat server. Each driver says it in
-// its own folder (src/backends/<driver>/catalog.ts) and the catalog is loaded with the table of them
-// (src/backends/drivers.ts): the rules here name no driver, so a new one changes nothing in domain/.
+// What a driver tells the catalog about its `backend` block: the keys it takes and their check, the
+// CEL among them, the outputs it can make, and whether it is itself a chat server. Each driver says
+// it in its own folder (src/backends/<driver>/catalog.ts) and the catalog is loaded with the table
+// of them (src/backends/drivers.ts): the rules here name no driver, so a new one changes nothing in
+// domain/.
 import type { BackendBinding, CelMap, ModelOutput } from './catalog.ts';
 import type { Raw, Report } from './catalog-check.ts';
 
@@ -16,8 +17,8 @@ export interface CatalogDriver<B extends BackendBinding = BackendBinding> {
   /** Reports a model output this driver cannot make (a chat server makes only text). */
   checkOutput?(output: ModelOutput, bad: Report): void;
   /**
-   * Its CEL expressions by name (`inputs`, …), over the model's fields like `price`: compiled once at
-   * load and tried on sample inputs, so an expression that fails for some inputs stops the start.
+   * Its CEL expressions by name (`inputs`, …), over the model's fields like `price`: compiled once
+   * at load and tried on sample inputs, so an expression that fails for some inputs stops the start.
    */
   cel?(binding: B): Record<string, CelMap | undefined>;
   /** Names among `cel` whose every value must be a string (a chat message's content). */

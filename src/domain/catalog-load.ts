@@ -1,8 +1,8 @@
-// Loads the catalog (catalog/default.yaml, or the file RENDERGATE_CATALOG names) once at boot. A bad
-// catalog is refused with every problem listed, so the server never starts with a model it cannot
-// check or price. Each model's input checkers and price program are compiled here, once: a request
-// only runs them. The drivers a backend may name come with the loader (catalogLoader): domain/ knows
-// none, and src/backends/catalog.ts is the loader with this build's table.
+// Loads the catalog (catalog/default.yaml, or the file RENDERGATE_CATALOG names) once at boot. A
+// bad catalog is refused with every problem listed, so the server never starts with a model it
+// cannot check or price. Each model's input checkers and price program are compiled here, once: a
+// request only runs them. The drivers a backend may name come with the loader (catalogLoader):
+// domain/ knows none, and src/backends/catalog.ts is the loader with this build's table.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -221,7 +221,7 @@ function loadCatalog(path: string, drivers: CatalogDrivers): Catalog {
   return parseCatalog(text, drivers, path);
 }
 
-/** Loading catalogs whose backends name `drivers`; each way throws CatalogError listing every problem. */
+/** Loads catalogs whose backends name `drivers`; each throws CatalogError listing every problem. */
 export interface CatalogLoader {
   /** A parsed document (`source` names it in problems; a workflow file is relative to it). */
   build: (doc: unknown, source?: string) => Catalog;

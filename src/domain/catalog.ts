@@ -36,9 +36,9 @@ export interface ModelExample {
 export type CelMap = Record<string, string>;
 
 /**
- * Who renders a model (docs/backends.md): `driver` names one of the drivers the catalog is loaded with,
- * and the rest of the block is that driver's own, as its check made it (src/backends/<driver>/, listed
- * in src/backends/drivers.ts). Nothing here knows a driver. Secrets are kept as written
+ * Who renders a model (docs/backends.md): `driver` names one of the drivers the catalog is loaded
+ * with, and the rest of the block is that driver's own, as its check made it (src/backends/<driver>/,
+ * listed in src/backends/drivers.ts). Nothing here knows a driver. Secrets are kept as written
  * (`${env:NAME}`) here and resolved from the environment at start.
  */
 export interface BackendBinding {

@@ -1,8 +1,8 @@
-// CEL expressions that turn a model's resolved inputs into what its backend expects (docs/backends.md
-// "What every driver shares": each driver names its own, catalog-driver.ts `cel`). They live in
-// the environment of `price` (pricing.ts: the same variables, types and limits), are parsed and
-// type-checked once at catalog load, and only run per render. Results become plain JSON: CEL ints
-// (BigInt) become numbers, CEL maps objects.
+// CEL expressions that turn a model's resolved inputs into what its backend expects
+// (docs/backends.md "What every driver shares": each driver names its own, catalog-driver.ts
+// `cel`). They live in the environment of `price` (pricing.ts: the same variables, types and
+// limits), are parsed and type-checked once at catalog load, and only run per render. Results
+// become plain JSON: CEL ints (BigInt) become numbers, CEL maps objects.
 import type { FieldDef, ResolvedInputs } from './catalog.ts';
 import { BASE_ENV, celContext, celTypeOf } from './pricing.ts';
 

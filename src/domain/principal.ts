@@ -13,7 +13,7 @@ export type Role = (typeof ROLES)[number];
 
 /**
  * An API key acting for its account. `dailyCapCents` is the key's cap as it was looked up with it:
- * the charge checks it in its own statement (services/ledger.ts).
+ * the charge checks it in its own statement (the ledger's charge, src/ledger/).
  */
 export interface KeyPrincipal {
   readonly kind: 'key';

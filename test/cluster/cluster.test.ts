@@ -13,6 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded.ts';
 import { createPool, type Db } from '../../src/db/pool.ts';
 import { imageServer } from '../helpers/images.ts';
+import { queueDrained } from '../helpers/db.ts';
 import { checkInvariants } from '../helpers/invariants.ts';
 import { awayFromMinuteEdge } from '../helpers/minute.ts';
 import { ADMIN } from '../helpers/service.ts';
@@ -142,20 +143,6 @@ const textBody = (i: number, extra: Record<string, unknown> = {}) => ({
   },
 });
 
-async function allFinal(accountIds: string[], timeoutMs: number) {
-  await waitFor(
-    'every generation final',
-    async () => {
-      const { rows } = await db!.query(
-        `SELECT count(*)::int AS n FROM generations WHERE status = 'queued' AND account_id = ANY($1)`,
-        [accountIds],
-      );
-      return rows[0].n === 0;
-    },
-    { timeoutMs, intervalMs: 200 },
-  );
-}
-
 it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restart, limits, fairness, money', async () => {
   // ---- Fairness. Account A floods the limited model's queue, then B asks for 3 renders; the workers
   // start only now, so the whole backlog is there when they claim.
@@ -168,7 +155,7 @@ it('runs as 2 APIs and 2 workers on one Postgres and one S3 store: crash, restar
   sampler = await sampleRunning(pgServer!.url, TEXT);
   workers.push(...(await Promise.all([startWorker(), startWorker()])));
   phase('fairness backlog queued, 2 workers up');
-  await allFinal([A.id, B.id], 180_000);
+  await queueDrained(db!, { timeoutMs: 180_000, accountIds: [A.id, B.id] });
   const fair = await db!.query(
     `SELECT account_id, started_at FROM generations WHERE account_id = ANY($1) ORDER BY started_at, id`,
     [[A.id, B.id]],

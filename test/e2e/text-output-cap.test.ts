@@ -93,12 +93,18 @@ it('a 60 MB Cog text output fails OUTPUT_TOO_LARGE, refunded, unread; another ac
   void done.then((x) => {
     final = x;
   });
-  while (final === null) {
-    const me = await api.call('GET', '/v1/me', { key: b.key });
-    expect(me.status).toBe(200);
-    answeredInFlight++;
-    await new Promise((r) => setTimeout(r, 10)); // pacing of B's requests, not a wait for an event
-  }
+  const meStatuses = new Set<number>();
+  // B's requests, one every 10 ms or so, until A's render is final.
+  await waitFor(
+    "A's render final",
+    async () => {
+      meStatuses.add((await api.call('GET', '/v1/me', { key: b.key })).status);
+      answeredInFlight++;
+      return final !== null;
+    },
+    { intervalMs: 10 },
+  );
+  expect([...meStatuses]).toEqual([200]);
   const end = await done;
   expect(answeredInFlight).toBeGreaterThan(0);
   expect([end.status, end.error.code, end.refundedCents]).toEqual([

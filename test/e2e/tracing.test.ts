@@ -14,6 +14,7 @@ import { freshDatabase } from '../helpers/db.ts';
 import { ADMIN, client } from '../helpers/service.ts';
 import { spawnService, type Spawned } from '../helpers/spawned.ts';
 import { otlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let rx: Awaited<ReturnType<typeof otlpReceiver>>;
@@ -103,15 +104,21 @@ it("one trace covers the request, the create, and the worker's claim, render and
   const id = created.json.id as string;
   expect((await c.waitFinal(a.key, id)).status).toBe('succeeded');
 
-  await rx.until(
-    (s) =>
-      s.some((x) => x.name === 'generation.store' && gen(x) === id) &&
-      s.some((x) => x.name === 'generation.create' && gen(x) === id),
+  await waitFor(
+    'the create and store spans of the render',
+    () =>
+      rx.spans.some((x) => x.name === 'generation.store' && gen(x) === id) &&
+      rx.spans.some((x) => x.name === 'generation.create' && gen(x) === id),
+    { intervalMs: 100 },
   );
   const create = rx.spans.find((x) => x.name === 'generation.create' && gen(x) === id)!;
   const trace = () => rx.spans.filter((x) => x.traceId === create.traceId);
   // the pg span of the store's UPDATE may come in the worker's next export
-  await rx.until(() => trace().some((x) => isPg(x) && x.resource['rendergate.role'] === 'worker'));
+  await waitFor(
+    "a pg span of the worker's in the trace",
+    () => trace().some((x) => isPg(x) && x.resource['rendergate.role'] === 'worker'),
+    { intervalMs: 100 },
+  );
   const spans = trace();
   const byName = (n: string) => spans.filter((x) => x.name === n);
 

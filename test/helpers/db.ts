@@ -99,16 +99,26 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
   };
 }
 
-/** Resolves once no render is left queued (running counts as queued) in the database. */
-export async function queueDrained(db: Pick<Db, 'query'>, timeoutMs = 90_000): Promise<void> {
+/**
+ * Resolves once no render is left queued (running counts as queued) in the database, or none of
+ * `accountIds` when given.
+ */
+export async function queueDrained(
+  db: Pick<Db, 'query'>,
+  o: { timeoutMs?: number; accountIds?: string[] } = {},
+): Promise<void> {
   await waitFor(
-    'every render to finish',
+    o.accountIds
+      ? `every render of ${o.accountIds.join(', ')} to finish`
+      : 'every render to finish',
     async () => {
       const { rows } = await db.query(
-        `SELECT count(*)::int AS n FROM generations WHERE status = 'queued'`,
+        `SELECT count(*)::int AS n FROM generations
+          WHERE status = 'queued' AND ($1::text[] IS NULL OR account_id = ANY($1))`,
+        [o.accountIds ?? null],
       );
       return rows[0].n === 0;
     },
-    { timeoutMs, intervalMs: 100 },
+    { timeoutMs: o.timeoutMs ?? 90_000, intervalMs: 100 },
   );
 }

@@ -75,17 +75,6 @@ export async function otlpReceiver() {
     url,
     spans,
     contentTypes,
-    /** Polls until `pred` holds of the spans received so far. */
-    async until(pred: (s: ReceivedSpan[]) => boolean, ms = 60_000) {
-      for (
-        const end = Date.now() + ms;
-        !pred(spans);
-        await new Promise((r) => setTimeout(r, 100))
-      ) {
-        if (Date.now() > end)
-          throw new Error(`spans never matched; got ${spans.map((s) => s.name).join(', ')}`);
-      }
-    },
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

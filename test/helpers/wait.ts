@@ -1,11 +1,15 @@
-// The one way a test waits: poll a probe until it proves what the test waits for. Never a fixed sleep:
-// to show that something did NOT happen, wait for a later event that would have come after it (a fake
-// server's request log, a second render, a delivery to another endpoint), then assert the absence.
+// The one way a test waits: poll a probe until it proves what the test waits for. Never a fixed
+// sleep: to show that something did NOT happen, wait for a later event that would have come after
+// it (a fake server's request log, a second render, a delivery to another endpoint), then assert
+// the absence. Helpers that wait for something of their own (queueDrained, waitFinal, the clock's
+// next minute) are built on this one. The timers left in test/ are not waits: the time under test
+// (a revocation within 1 s, a cache entry expiring), the pace of a load or flood, and delays a fake
+// server plays.
 
 export interface WaitOptions {
   /** Give up after this long (generous: the machine may be loaded). Default 60 s. */
   timeoutMs?: number;
-  /** Pause between probes. Default 20 ms. */
+  /** Pause between probes. Default 20 ms; 0 probes again as soon as the last probe is done. */
   intervalMs?: number;
 }
 

@@ -1,6 +1,6 @@
-// A ComfyUI model's block in the catalog: a pool of servers, the API-format workflow (a file beside the
-// catalog, read once at load), the CEL bound to inputs of its nodes, and the node whose file is the
-// output. ComfyUI renders files, so the model's output is a file.
+// A ComfyUI model's block in the catalog: a pool of servers, the API-format workflow (a file beside
+// the catalog, read once at load), the CEL bound to inputs of its nodes, and the node whose file is
+// the output. ComfyUI renders files, so the model's output is a file.
 import type { CelMap } from '../../domain/catalog.ts';
 import type { CatalogDriver } from '../../domain/catalog-driver.ts';
 import { isObject, isText } from '../../domain/catalog-check.ts';

@@ -1,6 +1,7 @@
-// An OpenAI-compatible chat server's block in the catalog: a pool of servers, the served model's name,
-// an optional key, the messages (each content CEL) and extra request parameters (CEL). It answers with
-// text, and being a chat server itself it is sent a chat request's own conversation (/openai/v1).
+// An OpenAI-compatible chat server's block in the catalog: a pool of servers, the served model's
+// name, an optional key, the messages (each content CEL) and extra request parameters (CEL). It
+// answers with text, and being a chat server itself it is sent a chat request's own conversation
+// (/openai/v1).
 import type { CelMap } from '../../domain/catalog.ts';
 import type { CatalogDriver } from '../../domain/catalog-driver.ts';
 import { isObject, isText } from '../../domain/catalog-check.ts';

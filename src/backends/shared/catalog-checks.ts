@@ -1,6 +1,6 @@
-// The checks the drivers' catalog blocks share (each driver's catalog.ts): addresses, secrets written
-// `${env:NAME}`, maps of CEL expressions, a hosted API's base address. Each reports one problem per bad
-// key, in the words `rendergate catalog check` prints.
+// The checks the drivers' catalog blocks share (each driver's catalog.ts): addresses, secrets
+// written `${env:NAME}`, maps of CEL expressions, a hosted API's base address. Each reports one
+// problem per bad key, in the words `rendergate catalog check` prints.
 import { hasUserinfo } from '../../domain/scrub.ts';
 import type { CelMap } from '../../domain/catalog.ts';
 import { isObject, isText, type Raw, type Report } from '../../domain/catalog-check.ts';
@@ -35,7 +35,7 @@ export function checkSecretForm(
   return v;
 }
 
-/** A map of names to CEL expressions (compiled later, at load, by domain/catalog-backend-cel.ts). */
+/** A map of names to CEL expressions (compiled at load by domain/catalog-backend-cel.ts). */
 export function checkCelMap(
   raw: unknown,
   key: string,

@@ -1,6 +1,6 @@
-// What a driver is (one folder, src/backends/<name>/, registered in drivers.ts), what it is built with,
-// and what it adds to a ModelBackend: a health probe of one of its servers (health.ts calls it; a probe
-// that throws marks the server down).
+// What a driver is (one folder, src/backends/<name>/, registered in drivers.ts), what it is built
+// with, and what it adds to a ModelBackend: a health probe of one of its servers (health.ts calls
+// it; a probe that throws marks the server down).
 import type { BackendBinding } from '../../domain/catalog.ts';
 import type { CatalogDriver } from '../../domain/catalog-driver.ts';
 import type { CompiledModel } from '../../domain/catalog-load.ts';
@@ -15,14 +15,14 @@ import type { ServerPool } from './pool.ts';
  * domain/catalog-load.ts), the backend it builds for a model, its servers, and its fakes.
  */
 export interface Driver<B extends BackendBinding = BackendBinding> extends CatalogDriver<B> {
-  /** The backend of a model whose block this driver's check made; DriverSetupError if it cannot be. */
+  /** The backend of a model whose block this driver's check made; else DriverSetupError. */
   create(model: CompiledModel, binding: B, deps: DriverDeps): RemoteBackend;
   /**
    * The servers of the operator's own that render the model: claim.ts shares renders among them and
    * health.ts probes them. Absent for hosted APIs, which queue renders themselves.
    */
   pool?(binding: B): ServerPool;
-  /** Built by processes that render nothing (role api) too, so its setup problems stop them as well. */
+  /** Built by processes that render nothing (role api) too: its setup problems stop them too. */
   readonly everyRole?: boolean;
   /**
    * The fake servers of its protocol that the tests run (paths from the project's root). They stay

@@ -1,7 +1,7 @@
 // A pool of servers of the operator's own (Cog, ComfyUI, OpenAI-compatible): `url` or `urls` in the
-// catalog, each server taking `concurrencyPerUrl` renders at once. claim.ts shares a model's renders
-// among them and health.ts probes each; hosted APIs (Replicate, fal) queue renders themselves and
-// have none.
+// catalog, each server taking `concurrencyPerUrl` renders at once. claim.ts shares a model's
+// renders among them and health.ts probes each; hosted APIs (Replicate, fal) queue renders
+// themselves and have none.
 import { hasUserinfo, stripUserinfo } from '../../domain/scrub.ts';
 import type { Raw, Report } from '../../domain/catalog-check.ts';
 import { isHttpUrl } from './catalog-checks.ts';

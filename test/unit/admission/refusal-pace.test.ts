@@ -2,6 +2,7 @@
 // late; refilled over time; bounded in answers held and scopes remembered.
 import { describe, expect, it } from 'vitest';
 import { PACE_DELAY_MS, RefusalPace } from '../../../src/admission/refusal-pace.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 describe('RefusalPace', () => {
   it('answers a burst at once, then holds each refusal, and refills at its rate', () => {
@@ -30,7 +31,7 @@ describe('RefusalPace', () => {
     pace.later('s', () => order.push('at once'));
     expect(order).toEqual(['burst', 'at once']);
     expect(pace.held).toBe(2);
-    await new Promise((r) => setTimeout(r, 120));
+    await waitFor('the held answers released', () => pace.held === 0);
     expect(order).toEqual(['burst', 'at once', 'held 1', 'held 2']);
     expect(pace.held).toBe(0);
     expect(pace.pause('s')).toBeInstanceOf(Promise);

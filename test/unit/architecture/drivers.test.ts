@@ -72,7 +72,7 @@ describe('drivers', () => {
         expect(fs.existsSync(path.join(SRC, 'backends', name, file)), `${name}/${file}`).toBe(true);
   });
 
-  it('name their fakes, each a file under test/fakes/; only the built-in renderers have none', () => {
+  it('name their fakes, each a file under test/fakes/ (the built-in renderers have none)', () => {
     for (const [name, driver] of Object.entries(DRIVERS)) {
       if (!driver.everyRole) expect(driver.fakes.length, name).toBeGreaterThan(0);
       for (const fake of driver.fakes) {

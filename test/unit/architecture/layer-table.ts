@@ -1,6 +1,7 @@
-// Reads the table of layers in docs/architecture.md ("Folders and layers": Rank | Folder | Owns | May
-// import), so that the layering test checks what the document says and the two cannot drift apart.
-// Columns are found by their header, so one may be added or moved; rows may be added in any order.
+// Reads the table of layers in docs/architecture.md ("Folders and layers": Rank | Folder | Owns |
+// May import), so that the layering test checks what the document says and the two cannot drift
+// apart. Columns are found by their header, so one may be added or moved; rows may be added in any
+// order.
 
 export interface LayerRow {
   rank: number;

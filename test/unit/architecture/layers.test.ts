@@ -1,8 +1,8 @@
 // The layers of src/, as docs/architecture.md's table ("Folders and layers") gives them: a module
-// imports only from its own folder or the folders its row's "May import" names (layer-table.ts reads
-// the table, so the document is what is checked), and never from a higher rank. Folders of one rank
-// (above 0) never import each other, http, studio and web never reach db/, SQL lives in db/ (and the
-// ledger's folder) alone, and no import circle exists anywhere in src/.
+// imports only from its own folder or the folders its row's "May import" names (layer-table.ts
+// reads the table, so the document is what is checked), and never from a higher rank. Folders of
+// one rank (above 0) never import each other, http, studio and web never reach db/, SQL lives in
+// db/ (and the ledger's folder) alone, and no import circle exists anywhere in src/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -132,7 +132,8 @@ describe('layers', () => {
   });
 
   it('has no import between two layers of the same rank (http and studio are siblings)', () => {
-    // The lowest rank (domain, db, metrics, net, …) and the composition root at the top may; no other.
+    // The lowest rank (domain, db, metrics, net, …) and the composition root at the top may; no
+    // other.
     const checked = (r: number) => r > 0 && r < top;
     const across = edges.filter(
       ([from, to]) =>
