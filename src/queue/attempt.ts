@@ -80,14 +80,14 @@ export async function runAttempt(
   const progress = new ProgressWriter(d.claimDb, job.id, job.lease);
   try {
     const compiled = d.catalog.get(job.model_id);
-    const model = compiled?.def;
-    if (!compiled || !model) {
+    if (!compiled) {
       throw new RenderError(
         'MODEL_UNAVAILABLE',
         `The model ${job.model_id} is no longer in the catalog.`,
         false,
       );
     }
+    const model = compiled.def;
     if (job.attempts > model.maxAttempts) {
       throw new RenderError(
         'RENDER_ABANDONED',
