@@ -1,6 +1,6 @@
 // One-time links never reach the log whole (docs/operations.md "Logs"): the service as an operator
-// runs it (its own process, its real logger writing JSON lines to stdout), at debug level so that the
-// lines on arrival are written too; every line of every request to an invitation or a reset link, a
+// runs it (its own process, its real logger writing JSON lines to stdout), at debug level so that
+// the lines on arrival are written too; every line of every request to an invitation or a reset link, a
 // wrong address under one, and a query carrying a token, shows the token cut.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/db.ts';
@@ -43,7 +43,7 @@ it('invitation and reset tokens, and ?token= values, are cut in every log line',
     const tokens = [invite, reset].map((p) => p.split('/')[2]);
     const queryToken = 'q0123456789abcdefghijKLMNOP';
     const visits: [string, string, number][] = [
-      // The invitation was voided by the reset link issued after it: a 410 page, its token as secret.
+      // The reset link issued after it voided the invitation: a 410 page, its token as secret.
       ['GET', invite, 410],
       ['GET', reset, 200],
       ['POST', reset, 0],
