@@ -42,8 +42,8 @@ export function redacting(backend: ModelBackend, secrets: Secrets): ModelBackend
   return {
     async run(inputs, ctx): Promise<RenderOutput> {
       const stream = ctx.textPiece ? secrets.answerStream(ctx.textPiece) : null;
-      // The same context but for its pieces; not a copy, whose spread would read `workDir` (a getter
-      // that makes the scratch directory) for every render.
+      // The same context but for its pieces; not a copy, whose spread would read `workDir` (a
+      // getter that makes the scratch directory) for every render.
       const piece = { value: (p: string) => stream?.push(p) };
       const inner = stream ? (Object.create(ctx, { textPiece: piece }) as RenderContext) : ctx;
       let out: RenderOutput;

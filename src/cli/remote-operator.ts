@@ -2,7 +2,7 @@
 // server, RENDERGATE_ADMIN_TOKEN authenticates. Nothing local is read, so it works from any directory
 // and any machine that reaches the server. The server makes the links, with its own public URL.
 // The address is checked before the token is sent (remote-url.ts), and an answer that redirects is
-// not followed: the admin API never redirects, so one is a wrong address, not a place for the token.
+// not followed: the admin API never redirects, so one is a wrong address, not a place for a token.
 import { ApiError, type ErrorCode } from '../domain/errors.ts';
 import { stripUserinfo } from '../domain/scrub.ts';
 import type { AccountView } from '../services/accounts.ts';
@@ -44,8 +44,10 @@ export function remoteOperator(
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel();
       const to = res.headers.get('location');
+      const where = to ? ` to ${stripUserinfo(to)}` : '';
       throw new CliError(
-        `${method} ${url.pathname}: HTTP ${res.status}, a redirect${to ? ` to ${stripUserinfo(to)}` : ''}, not followed; set RENDERGATE_URL to the server's own address`,
+        `${method} ${url.pathname}: HTTP ${res.status}, a redirect${where}, not followed; ` +
+          "set RENDERGATE_URL to the server's own address",
       );
     }
     const text = await res.text();

@@ -22,7 +22,7 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /**
  * How an address is shown: an http(s) URL without its userinfo; anything else without what looks
- * like userinfo, and not at all if an `@` remains (`host:password@x` is a URL of the scheme `host:`).
+ * like userinfo, and not at all if an `@` remains (`host:pw@x` is a URL of the scheme `host:`).
  */
 function shown(raw: string): string {
   try {

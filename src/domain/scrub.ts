@@ -58,8 +58,8 @@ const cut = (_m: string, head: string, token: string) =>
   token === '' ? head : `${head}${token.length > 8 ? token.slice(0, 4) : ''}…`;
 
 /**
- * A request target (path and query) as a log may show it: the token of a one-time link and the value
- * of a credential in the query are cut. The same string when there is nothing to cut; cheap then
+ * A request target (path and query) as a log may show it: the token of a one-time link and the
+ * value of a credential in the query are cut. The same string when there is nothing to cut; cheap then
  * (the access line of every request goes through it).
  */
 export function cutTokens(url: string): string {

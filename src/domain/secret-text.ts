@@ -3,7 +3,7 @@
 // the process with that key in it.
 //
 // The rule, the same for a whole text and for a text that arrives in pieces: every character that
-// belongs to an occurrence of a secret (occurrences may overlap, and a secret may be part of another)
+// belongs to an occurrence of a secret (occurrences may overlap, a secret may be part of another)
 // is removed, and each run of such characters becomes one `[secret]`. Replacing one secret after
 // another would not do: a shorter one replaced first can leave the tail of a longer one standing,
 // and a later one could match inside an earlier `[secret]`.
@@ -11,8 +11,8 @@
 // A stream holds back the tail of what it was given that could be the start of a secret (never
 // more than the longest secret − 1 characters; usually nothing, so ordinary text goes on at once),
 // and a run of secret characters such a tail would extend, so that no prefix of a secret is passed
-// on before the text after it shows it is not one; `end()` passes on the rest. The pieces it passes on,
-// put together, are exactly the whole text redacted at once: a stream of a chat answer and the
+// on before the text after it shows it is not one; `end()` passes on the rest. The pieces passed
+// on, put together, are exactly the whole text redacted at once: a stream of a chat answer and the
 // stored answer agree (queue/streamed-text.ts relies on it).
 
 /** What a run of secret characters becomes. */
@@ -83,7 +83,7 @@ export class SecretText {
     return runs.length === 0 ? text : SecretText.replaced(text, runs, text.length);
   }
 
-  /** A redacting stream that passes what is certain on to `emit`; call `end()` after the last piece. */
+  /** A redacting stream: what is certain goes on to `emit`; call `end()` after the last piece. */
   stream(emit: (piece: string) => void): SecretStream {
     return new SecretStream(this, emit);
   }

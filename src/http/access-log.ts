@@ -175,7 +175,7 @@ export function accessLine(bindings: string, request: FastifyRequest, reply: Fas
   });
 }
 
-/** What a request looks like in a log line: Fastify's own request serializer, its URL's token cut. */
+/** A request in a log line: as Fastify's own request serializer writes it, its URL's token cut. */
 export function requestSerializer(req: {
   method: string;
   url: string;
@@ -195,8 +195,8 @@ export function requestSerializer(req: {
 }
 
 /**
- * `log` with the request serializer, for Fastify's `loggerInstance`: a logger's own serializers take
- * precedence over the ones Fastify adds, in every request's logger too.
+ * `log` with the request serializer, for Fastify's `loggerInstance`: a logger's own serializers
+ * take precedence over the ones Fastify adds, in every request's logger too.
  */
 export function withRequestSerializer<L extends { child(b: object, o: object): L }>(log: L): L {
   return log.child({}, { serializers: { req: requestSerializer } });

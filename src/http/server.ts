@@ -103,8 +103,8 @@ export function buildServer(
   // rather than a timer and listeners per request.
   const arriving = new Map<http.IncomingMessage, number>();
   const app = Fastify({
-    // The request serializer logs method, url and addresses, never headers: keys stay out of logs; a
-    // one-time link's token is cut from the url (access-log.ts).
+    // The request serializer logs method, url and addresses, never headers: keys stay out of logs;
+    // a one-time link's token is cut from the url (access-log.ts).
     loggerInstance: withRequestSerializer(log) as unknown as FastifyBaseLogger,
     logController: new AccessLog(access),
     // A request's own logger is made when it first writes a line (most never do).

@@ -1,11 +1,12 @@
 // One-time links never reach the log whole (docs/operations.md "Logs"): the service as an operator
-// runs it (its own process, its real logger writing JSON lines to stdout), at debug level so that the
-// lines on arrival are written too; every line of every request to an invitation or a reset link, a
+// runs it (its own process, its real logger writing JSON lines to stdout), at debug level so that
+// the lines on arrival are written too; every line of every request to an invitation or a reset link, a
 // wrong address under one, and a query carrying a token, shows the token cut.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase } from '../helpers/db.ts';
 import { ADMIN } from '../helpers/service.ts';
 import { spawnService } from '../helpers/spawned.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 beforeAll(async () => {
@@ -20,6 +21,11 @@ it('invitation and reset tokens, and ?token= values, are cut in every log line',
     DATABASE_URL: dbh.url,
     RENDERGATE_ADMIN_TOKEN: ADMIN,
     LOG_LEVEL: 'debug',
+  });
+  // stdout alone for the lines (the helper's output interleaves stderr, which could split one).
+  let stdout = '';
+  svc.proc.stdout!.on('data', (d) => {
+    stdout += d;
   });
   try {
     const admin = async (p: string, body: unknown) => {
@@ -37,7 +43,7 @@ it('invitation and reset tokens, and ?token= values, are cut in every log line',
     const tokens = [invite, reset].map((p) => p.split('/')[2]);
     const queryToken = 'q0123456789abcdefghijKLMNOP';
     const visits: [string, string, number][] = [
-      // The invitation was voided by the reset link issued after it: a 410 page, its token as secret.
+      // The reset link issued after it voided the invitation: a 410 page, its token as secret.
       ['GET', invite, 410],
       ['GET', reset, 200],
       ['POST', reset, 0],
@@ -55,18 +61,6 @@ it('invitation and reset tokens, and ?token= values, are cut in every log line',
       if (status) expect(r.status, `${method} ${p}`).toBe(status);
       else expect(r.status, `${method} ${p}`).toBeLessThan(500);
     }
-    svc.proc.kill('SIGTERM');
-    expect(await svc.exited).toBe(0);
-    const out = svc.output();
-    for (const t of [...tokens, queryToken]) {
-      // Not the token, nor any 8 characters of it in a row.
-      for (let i = 0; i + 8 <= t.length; i++) expect(out).not.toContain(t.slice(i, i + 8));
-    }
-    const lines = out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { msg: string; req?: { url: string } });
-    const urls = (msg: string) => lines.filter((l) => l.msg === msg).map((l) => l.req!.url);
     const expected = [
       `/invite/${tokens[0].slice(0, 4)}…`,
       `/reset/${tokens[1].slice(0, 4)}…`,
@@ -75,11 +69,28 @@ it('invitation and reset tokens, and ?token= values, are cut in every log line',
       '/v1/me?token=q012…&limit=1',
     ];
     const ours = (u: string) => /^\/(invite|reset)\/|token=/.test(u);
+    const urls = (msg: string) =>
+      stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{') && l.endsWith('}'))
+        .map((l) => JSON.parse(l) as { msg: string; req?: { url: string } })
+        .filter((l) => l.msg === msg)
+        .map((l) => l.req!.url)
+        .filter(ours);
+    // Lines are written asynchronously (within 200 ms): the last request's line proves the others'.
+    await waitFor('the access lines', () => urls('request completed').length >= expected.length);
     // The direct access line of every request; pino's own line on arrival (the request serializer)
     // of those whose route does not quiet its lines below warn (the links' own routes do).
-    expect(urls('request completed').filter(ours)).toEqual(expected);
-    expect(urls('incoming request').filter(ours)).toEqual(expected.slice(3));
+    expect(urls('request completed')).toEqual(expected);
+    expect(urls('incoming request')).toEqual(expected.slice(3));
+    const out = svc.output();
+    for (const t of [...tokens, queryToken]) {
+      // Not the token, nor any 8 characters of it in a row.
+      for (let i = 0; i + 8 <= t.length; i++) expect(out).not.toContain(t.slice(i, i + 8));
+    }
   } finally {
-    if (svc.proc.exitCode === null) svc.proc.kill('SIGKILL');
+    // A SIGTERM ends it either way: gracefully, or (before its handler is in place) at once.
+    svc.proc.kill('SIGTERM');
+    await svc.exited;
   }
 }, 120_000);

@@ -1,6 +1,6 @@
 // Model servers that echo the secret they were given (docs/backends.md "Secrets"): the key never
-// leaves in a successful answer, whatever the driver, through /v1 and /openai/v1, streamed or not, a
-// key split across the stream's chunks at any place included; text without a secret is unchanged.
+// leaves in a successful answer, whatever the driver, through /v1 and /openai/v1, streamed or not,
+// a key split across the stream's chunks at any place included; text without a secret is unchanged.
 // The servers are fakes of their protocols (test/fakes/*.ts); the client is OpenAI's own SDK.
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -84,7 +84,7 @@ async function textOutputOf(id: string): Promise<string> {
 }
 
 describe('a chat server that echoes its key', () => {
-  it('split across two chunks at every place: the stream and textOutput carry [secret]', async () => {
+  it('split in two chunks at every place: the stream and textOutput carry [secret]', async () => {
     const before = 'Here is what you asked for, with the key: ';
     for (let at = 0; at <= KEY.length; at++) {
       chat.pieces = [`${before}${KEY.slice(0, at)}`, `${KEY.slice(at)}, keep it.`];
@@ -108,7 +108,7 @@ describe('a chat server that echoes its key', () => {
     expect(await textOutputOf(id)).toBe(chunks.join(''));
   });
 
-  it('answered whole: the chat completion, /v1/generations and a server that ignores stream', async () => {
+  it('answered whole: chat completion, /v1/generations, a server that ignores stream', async () => {
     chat.pieces = [`The key: ${KEY.slice(0, 9)}`, `${KEY.slice(9)} (${encodeURIComponent(KEY)})`];
     const done = await sdk().chat.completions.create(ask);
     expect(done.choices[0].message.content).toBe(`The key: ${MARK} (${MARK})`);

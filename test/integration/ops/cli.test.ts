@@ -317,9 +317,8 @@ describe('RENDERGATE_URL is checked before the admin token goes anywhere', () =>
     const one = await cli(['keys', 'create', '--help']);
     expect(one.stdout).toMatch(/--insecure allows http:\/\/ to another/);
     const script = (await cli(['completion', 'bash'])).stdout;
-    expect(script).toContain(
-      '"keys create") flags="--help --account --name --mode --daily-cap --rate-limit --insecure" ;;',
-    );
+    const keysCreate = '--help --account --name --mode --daily-cap --rate-limit --insecure';
+    expect(script).toContain(`"keys create") flags="${keysCreate}" ;;`);
     expect(script).toMatch(/compgen -W "[^"]* --insecure" -- "\$cur"\)\); return/);
   });
 });

@@ -168,7 +168,7 @@ describe('what a backend sends (redacting.ts, around every backend the registry 
     expect(got).toEqual([0.5]);
   });
 
-  it('an error, its stack and its cause lose the key; a RenderError keeps its code and retry', async () => {
+  it('an error, its stack and cause lose the key; a RenderError keeps code and retry', async () => {
     const cause = new Error(`connect to http://x:${KEY}@h failed`);
     const backend = redacting(
       {

@@ -57,7 +57,7 @@ describe('a whole text', () => {
     );
   });
 
-  it('leaves ordinary text as it is (the same string), and ignores values under 4 characters', () => {
+  it('leaves ordinary text as it is (the same string); ignores values under 4 characters', () => {
     const s = new SecretText(['abc', 'x', '', KEY]);
     const text = 'abc x: an answer with no secret in it, é 🦊 abc';
     expect(s.redact(text)).toBe(text);
@@ -126,7 +126,7 @@ describe('a text in pieces', () => {
     }
   });
 
-  it('passes ordinary text on at once, holds only what may begin a secret, splits no character', () => {
+  it('passes ordinary text at once, holds only what may begin a secret, splits no character', () => {
     const none = new SecretText([]);
     const got: string[] = [];
     const stream = none.stream((p) => got.push(p));

@@ -81,7 +81,7 @@ describe('access line', () => {
     await slow.app.close();
   });
 
-  it('cuts one-time tokens from the address, on the direct line and through pino alike', async () => {
+  it('cuts one-time tokens from the address, on the direct line and through pino too', async () => {
     const token = 'Zm9vYmFyYmF6cXV4cXV1eHRva2VuMTIzNDU2Nzg5MA';
     const urls = {
       [`/invite/${token}`]: '/invite/Zm9v…',
