@@ -37,9 +37,13 @@ export function scrubError(e: unknown, secrets: Secrets, depth = 0): unknown {
   return e;
 }
 
-/** `backend` with everything it sends scrubbed of the secrets. */
+/**
+ * `backend` with everything it sends scrubbed of the secrets; what it only says of its inputs
+ * (`inputUrls`, for test renders' address checks) passes as it is.
+ */
 export function redacting(backend: ModelBackend, secrets: Secrets): ModelBackend {
   return {
+    ...(backend.inputUrls ? { inputUrls: backend.inputUrls.bind(backend) } : {}),
     async run(inputs, ctx): Promise<RenderOutput> {
       const stream = ctx.textPiece ? secrets.answerStream(ctx.textPiece) : null;
       // The same context but for its pieces; not a copy, whose spread would read `workDir` (a

@@ -2188,6 +2188,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             408: components["responses"]["Error408"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
