@@ -129,6 +129,7 @@ class WebhookEndpoint(TypedDict):
     events: list[EventType]
     secret: NotRequired[str]
     enabled: bool
+    mode: Literal["live", "test"]
     createdAt: str
 
 
