@@ -1,6 +1,6 @@
 // Loads a database dump (db/dump.ts) into a database whose schema the same migrations just built:
-// every table COPYed in its load order, sequences set, all in one transaction, so a failed restore
-// leaves nothing half-loaded.
+// the rows its migrations seeded cleared, every table COPYed in its load order, sequences set, all
+// in one transaction, so a failed restore leaves nothing half-loaded.
 import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -14,6 +14,11 @@ export async function loadDatabase(url: string, dir: string, dump: DatabaseDump)
   try {
     await client.query('BEGIN');
     await client.query('SET LOCAL statement_timeout = 0');
+    // Rows the migrations seeded (server_settings' facts) give way to the backup's own.
+    if (dump.tables.length > 0)
+      await client.query(
+        `TRUNCATE ${dump.tables.map((t) => `public.${quoteIdent(t.name)}`).join(', ')}`,
+      );
     for (const t of dump.tables) {
       const columns = t.columns.map(quoteIdent).join(', ');
       const copy = client.query(

@@ -130,13 +130,14 @@ export class GenerationCreate {
       cost,
       dailyCapCents: key.dailyCapCents,
       deadlineSeconds: test ? TEST_DEADLINE_SECONDS : def.timeLimitSeconds * def.maxAttempts + 3600,
-      traceParent: currentTraceParent(),
     };
+    // The traceparent is read inside the create's span: the worker's spans are its children.
     const made = await inSpan('generation.create', span, () =>
       test
         ? this.o.ledger.recordTest(
             {
               ...item,
+              traceParent: currentTraceParent(),
               short: asks(inputs, INSUFFICIENT_MARK),
               ...(out
                 ? { testResult: { out, keepSeconds: this.o.config.outputRetentionSeconds } }
@@ -144,7 +145,7 @@ export class GenerationCreate {
             },
             messages,
           )
-        : this.o.ledger.charge(item, messages),
+        : this.o.ledger.charge({ ...item, traceParent: currentTraceParent() }, messages),
     );
     switch (made.outcome) {
       case 'refused':

@@ -137,6 +137,8 @@ it("every operation, through Prism's validating proxy, matches the document", as
   await call('GET', '/v1/me', { key, op: 'getMe' });
   expect((await call('GET', '/v1/me', { op: 'getMe', invalid: true })).status).toBe(401);
   await call('GET', '/v1/models', { key, op: 'listModels' });
+  await call('GET', '/v1/usage?groupBy=model', { key, op: 'getUsage' });
+  await call('GET', '/v1/usage?groupBy=planet', { key, op: 'getUsage', invalid: true });
   await call('GET', '/v1/models/detail?id=rendergate/shot-list', { key, op: 'getModel' });
   await call('GET', '/v1/models/detail?id=nope/none', { key, op: 'getModel', invalid: true });
   await call('POST', '/v1/quote', { key, json: text, op: 'createQuote' });
