@@ -1,6 +1,7 @@
 // Numbered, forward-only SQL migrations, applied at start under an advisory lock so that processes
-// starting at the same moment apply each one exactly once. They change the schema; the current body of
-// each SQL function is a file of its own (sql-functions.ts), applied after them under the same lock.
+// starting at the same moment apply each one exactly once. They change the schema; the current body
+// of each SQL function is a file of its own (sql-functions.ts), applied after them under the same
+// lock.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,8 +25,8 @@ export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
 /**
  * Applies the pending migrations, then the function files that need it; returns the names applied.
  * `only`: apply just these (a restore rebuilds the schema its backup had, no further). The function
- * files are applied once every migration of this release is: they are written against its schema, so
- * a restore of an older release's backup leaves them to the next start, which migrates the rest.
+ * files are applied once every migration of this release is: they are written against its schema,
+ * so a restore of an older release's backup leaves them to the next start, which migrates the rest.
  */
 export async function migrate(
   db: Db,

@@ -1,15 +1,16 @@
 // SQL functions kept as one file each: `src/<folder>/sql/<name>.sql` holds the current body of one
-// function (`CREATE OR REPLACE FUNCTION …`), beside the TypeScript that calls it, instead of a copy in
-// every numbered migration that changed it (graphile-worker keeps one file per SQL operation too).
-// The migrator applies them after the numbered migrations, under the same advisory lock, each in a
-// transaction of its own, and records the SHA-256 of each text it applied in `schema_functions`:
+// function (`CREATE OR REPLACE FUNCTION …`), beside the TypeScript that calls it, instead of a copy
+// in every numbered migration that changed it (graphile-worker keeps one file per SQL operation
+// too). The migrator applies them after the numbered migrations, under the same advisory lock, each
+// in a transaction of its own, and records the SHA-256 of each text it applied in
+// `schema_functions`:
 //   - a text not applied before is applied (a new file, or a file changed by this release);
 //   - the text applied last is applied again only when numbered migrations ran in the same call (a
 //     historic migration may have replaced the function with its own copy: a fresh database, an
 //     upgrade from a release before these files, a restore: a backup leaves this table out);
 //   - a text applied before but replaced since is never applied again: that process is of an older
-//     release than the database's functions (a rolling upgrade, docs/upgrades.md), and the newer body
-//     stays, as the newer schema does. Going back to an earlier text means changing it again.
+//     release than the database's functions (a rolling upgrade, docs/upgrades.md), and the newer
+//     body stays, as the newer schema does. Going back to an earlier text means changing it again.
 // A file's function keeps the signature and the result the previous release calls it with (or is a
 // new name): CREATE OR REPLACE cannot change a result type, and the previous release calls it
 // meanwhile.

@@ -1,7 +1,7 @@
-// The statements that change `accounts.balance_cents` and `shortfall_cents`, outside the charge (which
-// sql/create_generations.sql takes in its batch). Only the operations of this folder call them, each
-// with its ledger entry in the same transaction; the CHECKs on the columns (migrations/001, 007, 014)
-// keep the balance between 0 and 2^53 - 1 whatever a caller does.
+// The statements that change `accounts.balance_cents` and `shortfall_cents`, outside the charge
+// (which sql/create_generations.sql takes in its batch). Only the operations of this folder call
+// them, each with its ledger entry in the same transaction; the CHECKs on the columns
+// (migrations/001, 007, 014) keep the balance between 0 and 2^53 - 1 whatever a caller does.
 import type { Tx } from '../db/pool.ts';
 
 export interface LockedAccount {

@@ -1,10 +1,11 @@
-// Group commit for creates, the ledger's charge and test record: every create waiting in this process
-// goes to the database in one call of rendergate_create_generations (sql/create_generations.sql), one
-// transaction and one commit. A create arriving while fewer than MAX_IN_FLIGHT batches are out goes at
-// once, alone if it is alone, so a quiet API adds no latency; under load the creates that arrived
-// meanwhile share the next batch's round trip and WAL flush. Each create in a batch is decided on its
-// own (see the function), live and test ones alike; a batch that fails as a whole (the database is
-// away) fails each of its creates with that error, having written nothing.
+// Group commit for creates, the ledger's charge and test record: every create waiting in this
+// process goes to the database in one call of rendergate_create_generations
+// (sql/create_generations.sql), one transaction and one commit. A create arriving while fewer than
+// MAX_IN_FLIGHT batches are out goes at once, alone if it is alone, so a quiet API adds no latency;
+// under load the creates that arrived meanwhile share the next batch's round trip and WAL flush.
+// Each create in a batch is decided on its own (see the function), live and test ones alike; a
+// batch that fails as a whole (the database is away) fails each of its creates with that error,
+// having written nothing.
 import type { Db } from '../db/pool.ts';
 import type { TestOutput } from '../db/generations-test.ts';
 import { QUEUE_POSITION_CAP } from '../db/generations.ts';
@@ -109,7 +110,8 @@ export class CreateBatcher {
     while (this.inFlight < MAX_IN_FLIGHT && this.waiting.length > 0) {
       const batch = this.waiting.splice(0, MAX_BATCH);
       this.inFlight++;
-      // Nobody waits for the batch as a whole: run() settles each item's own promise, which its caller awaits.
+      // Nobody waits for the batch as a whole: run() settles each item's own promise, which its
+      // caller awaits.
       void this.run(batch).finally(() => {
         this.inFlight--;
         this.send();

@@ -1,12 +1,12 @@
-// The statements that call rendergate_create_generations (sql/create_generations.sql): the charge and
-// the test record of a batch of creates, one row per item with its outcome.
+// The statements that call rendergate_create_generations (sql/create_generations.sql): the charge
+// and the test record of a batch of creates, one row per item with its outcome.
 import type { Queryable } from '../db/pool.ts';
 import { QUEUE_POSITION_CAP } from '../db/generations.ts';
 
 type Row = Record<string, unknown>;
 
-// Each created render's place among its model's waiting renders, in the same statement: counted in the
-// statement's snapshot, which does not see this batch's own rows (the batcher adds those).
+// Each created render's place among its model's waiting renders, in the same statement: counted in
+// the statement's snapshot, which does not see this batch's own rows (the batcher adds those).
 const CREATE_BATCH = `
 SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
   CASE WHEN c.outcome = 'created' THEN (SELECT count(*)::int FROM (SELECT 1 FROM generations w

@@ -1,14 +1,14 @@
-// Credit and reversal: money coming in (the operator's credit, a Stripe top-up) and going back out (a
-// top-up refunded or disputed at Stripe). Each locks the account row first, so the balance read is the
-// one changed, and writes its entry in the caller's transaction. What a reversal cannot take from the
-// balance is the account's shortfall (docs/billing.md), which the next credits pay first.
+// Credit and reversal: money coming in (the operator's credit, a Stripe top-up) and going back out
+// (a top-up refunded or disputed at Stripe). Each locks the account row first, so the balance read
+// is the one changed, and writes its entry in the caller's transaction. What a reversal cannot take
+// from the balance is the account's shortfall (docs/billing.md), which the next credits pay first.
 import { ApiError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { lockAccount, setBalance, takeFromBalance } from './balance.ts';
 import { insertEntry } from './entries.ts';
 
-/** The largest balance an account can hold: 2^53 - 1, the largest integer a JSON client reads exactly. */
+/** The largest balance: 2^53 - 1, the largest integer a JSON client reads exactly. */
 export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
 
 const noAccount = (id: string) => new ApiError('ACCOUNT_NOT_FOUND', `No account ${id}.`);
@@ -22,8 +22,8 @@ export interface Credited {
 
 /**
  * Credits `amountCents` inside `tx`. An account with a shortfall pays it from this credit first: a
- * `reversal` entry of what was taken, beside the `credit` entry. ACCOUNT_NOT_FOUND, or INVALID_INPUT
- * when the balance would pass MAX_BALANCE_CENTS (migrations/007 refuses it too).
+ * `reversal` entry of what was taken, beside the `credit` entry. ACCOUNT_NOT_FOUND, or
+ * INVALID_INPUT when the balance would pass MAX_BALANCE_CENTS (migrations/007 refuses it too).
  */
 export async function creditIn(
   tx: Tx,
@@ -69,8 +69,8 @@ export interface ReversalResult {
 
 /**
  * Reversal inside `tx`: takes `amountCents` back (a refunded or disputed top-up), what the balance
- * holds as a `reversal` entry and the rest as the account's shortfall. ACCOUNT_NOT_FOUND when there is
- * no such account.
+ * holds as a `reversal` entry and the rest as the account's shortfall. ACCOUNT_NOT_FOUND when there
+ * is no such account.
  */
 export async function reverseIn(
   tx: Tx,

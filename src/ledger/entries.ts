@@ -1,6 +1,6 @@
-// The statements on `ledger_entries`: written only by this folder, each beside the balance change it
-// records, in the same transaction (a charge's by rendergate_create_generations, sql/create_generations
-// .sql); read for the account's history.
+// The statements on `ledger_entries`: written only by this folder, each beside the balance change
+// it records, in the same transaction (a charge's by rendergate_create_generations,
+// sql/create_generations .sql); read for the account's history.
 import type { Queryable } from '../db/pool.ts';
 
 /** The kinds of entry (the column's CHECK, migrations/001 and 014). */

@@ -4,13 +4,15 @@
 //   charge       a live create: price, balance, day cap and idempotency in the batched SQL function
 //                (sql/create_generations.sql through create-batch.ts), with a 'charge' entry;
 //   test record  a test key's create: the same call, counted against the key's day only, no money;
-//   refund       a render's price given back, whole or in part (refund.ts); a test render's takes back
-//                only its day;
+//   refund       a render's price given back, whole or in part (refund.ts); a test render's takes
+//                back only its day;
 //   credit       the operator's credit or a Stripe top-up, paying a shortfall first (credit.ts);
-//   reversal     a top-up refunded or disputed at Stripe, what the balance lacks left as a shortfall.
+//   reversal     a top-up refunded or disputed at Stripe, what the balance lacks left as a
+//                shortfall.
 // A new movement (a reinstatement, an auto-recharge) is one more operation here, beside these: its
-// guarded statements in this folder, its entry through entries.ts (its kind in LedgerKind and in the
-// column's CHECK, by a migration). The queue and the services call these; nothing else writes money.
+// guarded statements in this folder, its entry through entries.ts (its kind in LedgerKind and in
+// the column's CHECK, by a migration). The queue and the services call these; nothing else writes
+// money.
 import { transaction, type Db, type Tx } from '../db/pool.ts';
 import type { Lease } from '../db/lease.ts';
 import { newId } from '../domain/ids.ts';
@@ -41,8 +43,8 @@ export class Ledger {
   }
 
   /**
-   * Charge: the create of a live render, batched with the creates arriving meanwhile; one with a chat
-   * request's messages (/openai/v1) goes alone, its messages written in the same statement.
+   * Charge: the create of a live render, batched with the creates arriving meanwhile; one with a
+   * chat request's messages (/openai/v1) goes alone, its messages written in the same statement.
    */
   charge(item: ChargeItem, messages?: unknown[]): Promise<CreateOutcome> {
     return this.submit({ ...item, ledgerId: newId('led'), mode: 'live' }, messages);
@@ -58,8 +60,8 @@ export class Ledger {
   }
 
   /**
-   * Refund of the whole price, in a transaction of its own (refund.ts refundIn): the cents returned,
-   * or null when nothing changed.
+   * Refund of the whole price, in a transaction of its own (refund.ts refundIn): the cents
+   * returned, or null when nothing changed.
    */
   refund(
     id: string,

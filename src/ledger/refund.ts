@@ -1,10 +1,10 @@
-// Refunds: a render's price given back, whole (a queued render cancelled, failed or past its deadline;
-// a succeeded one refunded by the operator) or in part (a succeeded render that delivered less than it
-// was charged for). Each is one guarded statement on the generation, then the balance, the key's day
-// and the 'refund' entry, in the caller's transaction: the generation row first, then the account, then
-// the day row, the order a create batch takes the last two in.
-//   whole  moves the generation to a final refunded status, once (the guard: the status it leaves, or
-//          the attempt's lease); it returns what no earlier refund of part returned.
+// Refunds: a render's price given back, whole (a queued render cancelled, failed or past its
+// deadline; a succeeded one refunded by the operator) or in part (a succeeded render that delivered
+// less than it was charged for). Each is one guarded statement on the generation, then the balance,
+// the key's day and the 'refund' entry, in the caller's transaction: the generation row first, then
+// the account, then the day row, the order a create batch takes the last two in.
+//   whole  moves the generation to a final refunded status, once (the guard: the status it leaves,
+//          or the attempt's lease); it returns what no earlier refund of part returned.
 //   part   raises refunded_cents, guarded so that the refunds never pass the price (the CHECK of
 //          migrations/027 holds it too); the render stays succeeded.
 // A test render was never charged: its refund takes back only its key's day (its test record).
@@ -22,7 +22,7 @@ export interface RefundReason {
   message: string;
 }
 
-/** What a refunding statement returns: whose charge, on which day of which key, and what to return. */
+/** What a refunding statement returns: whose charge, on which day of which key, what goes back. */
 interface Refunded {
   account_id: string;
   key_id: string | null;
@@ -37,9 +37,9 @@ const set = (g: string) => `status = $2, refunded_cents = ${g}cost_cents, error_
 const returning = (g: string) =>
   `RETURNING ${g}account_id, ${g}key_id, ${g}usage_day, ${g}mode, ${g}cost_cents`;
 
-// A queued render has had nothing returned (its CHECK): the whole price goes back. A succeeded one may
-// have had part returned: the rest goes back, read under the row's lock taken first (FOR UPDATE waits
-// for a concurrent refund of part and reads the row as that one left it).
+// A queued render has had nothing returned (its CHECK): the whole price goes back. A succeeded one
+// may have had part returned: the rest goes back, read under the row's lock taken first (FOR UPDATE
+// waits for a concurrent refund of part and reads the row as that one left it).
 const FROM_QUEUED = `UPDATE generations SET ${set('')} WHERE id = $1 AND status = 'queued'
   ${returning('')} AS returned_cents`;
 const OF_ATTEMPT = `UPDATE generations SET ${set('')} WHERE ${leaseGuard('$1', '$5', '$6')}
@@ -53,8 +53,8 @@ ${returning('g.')} - o.refunded_cents AS returned_cents`;
 /**
  * Refund of the whole price: moves generation `id` from `from` to a refunded final status and gives
  * back what was not returned yet. The cents returned to the balance (0 for a test render), or null
- * when nothing changed: it is no longer in `from`, or, with `lease`, that attempt no longer holds it
- * (the failure of a superseded attempt changes nothing).
+ * when nothing changed: it is no longer in `from`, or, with `lease`, that attempt no longer holds
+ * it (the failure of a superseded attempt changes nothing).
  */
 export async function refundIn(
   tx: Tx,

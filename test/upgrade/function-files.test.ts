@@ -1,7 +1,7 @@
 // SQL functions as files (src/db/sql-functions.ts): a database ends with exactly the body its file
-// holds, whether it is fresh, upgraded from the previous release, or replaced meanwhile by a historic
-// migration; a changed file is applied once, an older process never puts an older body back, and no
-// numbered migration defines a function any more.
+// holds, whether it is fresh, upgraded from the previous release, or replaced meanwhile by a
+// historic migration; a changed file is applied once, an older process never puts an older body
+// back, and no numbered migration defines a function any more.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,7 +112,7 @@ describe('the migrator, with a function file and migrations of its own', () => {
     expect(await answer()).toBe(2);
   });
 
-  it('applies a changed file once, and never the older text again (an older process starting)', async () => {
+  it('applies a changed file once, never the older text again (an older process starting)', async () => {
     fs.writeFileSync(fnFile.path, define(4));
     expect(await run()).toEqual(['x/sql/answer.sql']);
     expect(await answer()).toBe(4);
@@ -123,7 +123,7 @@ describe('the migrator, with a function file and migrations of its own', () => {
     expect(await run()).toEqual([]);
   });
 
-  it('leaves the files to the next start while a migration is left out (an older backup restored)', async () => {
+  it('leaves the files to the next start while a migration is left out (an older backup)', async () => {
     fs.writeFileSync(path.join(migrations, '003_c.sql'), define(5));
     fs.writeFileSync(path.join(migrations, '004_d.sql'), 'SELECT 1;');
     fs.writeFileSync(fnFile.path, define(6));

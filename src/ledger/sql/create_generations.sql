@@ -1,30 +1,33 @@
 -- rendergate_create_generations: the charge and the test record of the ledger (src/ledger/), for a
 -- batch of creates. This file is the function's one current body: the migrator applies it whenever
--- its text changes (src/db/sql-functions.ts). Migrations 006, 011, 014, 018 and 019 hold its earlier
--- bodies, as they ran then; a database ends with this one whichever of them it ran.
+-- its text changes (src/db/sql-functions.ts). Migrations 006, 011, 014, 018 and 019 hold its
+-- earlier bodies, as they ran then; a database ends with this one whichever of them it ran.
 --
--- Group commit: every create waiting in an API process comes in one call (src/ledger/create-batch.ts),
--- one transaction and one commit, instead of a dozen statements and a WAL flush each.
+-- Group commit: every create waiting in an API process comes in one call
+-- (src/ledger/create-batch.ts), one transaction and one commit, instead of a dozen statements and a
+-- WAL flush each.
 --
--- Each item is decided on its own, exactly as a single create would be: the same guarded statements,
--- no item's refusal touches another's rows, and the function never raises for a refusal.
+-- Each item is decided on its own, exactly as a single create would be: the same guarded
+-- statements, no item's refusal touches another's rows, and the function never raises for a
+-- refusal.
 --   idempotency  an account's key is taken once: another transaction holding it answers 'in_use';
 --                a key used before answers 'replayed' (same request hash) or 'reused'. A test key's
 --                keys live apart from live ones ('test ' + key: a header value has no space).
 --   day cap      the price counts against the key's day (key_day_usage), refused past its cap; a
 --                studio render (no key) counts against no day.
---   balance      a live item takes its price from the balance, refused when the balance is short
---                or the account owes a shortfall (docs/billing.md); a test item moves no money and
---                writes no ledger entry (`short`, an input asking for rendergate:insufficient, refuses
---                it as a short balance would); only its key's day counts it.
+--   balance      a live item takes its price from the balance, refused when the balance is short or
+--                the account owes a shortfall (docs/billing.md); a test item moves no money and
+--                writes no ledger entry (`short`, an input asking for rendergate:insufficient,
+--                refuses it as a short balance would); only its key's day counts it.
 --   generation   inserted queued, with a 'charge' entry of its price (a live item above 0). A test
---                render is never claimed by a worker (run_after 'infinity'): the API process makes it,
---                and an item given its result (`out_text`, or `out_key`, `out_ct`, `out_bytes`,
---                `out_etag`, and `keep_s`, the seconds a file is kept, 0: forever) is inserted already
---                succeeded, outcome 'created_final', when its account has no endpoint taking
---                `generation.started` or `generation.succeeded` (those events come from the change of
---                an existing row, migrations/009; src/queue/test-render.ts records such a render after
---                its create). Its started_at and completed_at are one instant, after its created_at.
+--                render is never claimed by a worker (run_after 'infinity'): the API process makes
+--                it, and an item given its result (`out_text`, or `out_key`, `out_ct`, `out_bytes`,
+--                `out_etag`, and `keep_s`, the seconds a file is kept, 0: forever) is inserted
+--                already succeeded, outcome 'created_final', when its account has no endpoint
+--                taking `generation.started` or `generation.succeeded` (those events come from the
+--                change of an existing row, migrations/009; src/queue/test-render.ts records such a
+--                render after its create). Its started_at and completed_at are one instant, after
+--                its created_at.
 --   trace        `trace_parent`, the W3C traceparent of the create's span, goes on the row so the
 --                worker continues its trace (NULL when tracing is off).
 --
@@ -33,8 +36,8 @@
 -- workers once the batch has committed (src/queue/job-wake.ts).
 --
 -- Lock order (no deadlock between batches, creates and refunds): the batch's accounts first, in id
--- order, then, under its account's lock, each key's day row; refunds (src/ledger/refund.ts) take the
--- account before the day row too. Items are taken in (account, arrival) order.
+-- order, then, under its account's lock, each key's day row; refunds (src/ledger/refund.ts) take
+-- the account before the day row too. Items are taken in (account, arrival) order.
 --
 -- The signature and the result stay what the previous release calls (docs/upgrades.md): it sends
 -- items without the fields added since, which therefore default to what they meant before (an item
@@ -73,7 +76,8 @@ BEGIN
     created_at := NULL;
 
     -- Another transaction has a request with this key in flight: refuse rather than wait. (Within
-    -- this batch the lock is ours already, and the first item's record makes a second one a replay.)
+    -- this batch the lock is ours already, and the first item's record makes a second one a
+    -- replay.)
     IF NOT pg_try_advisory_xact_lock(
         hashtextextended('idem:' || it.account_id || ':' || idem_key, 0)) THEN
       outcome := 'in_use';

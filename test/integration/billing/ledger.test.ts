@@ -1,6 +1,6 @@
-// The ledger's operations (src/ledger/) on a real database, without a service: refunds of part (new,
-// for the auto-refunds of partial failures) beside the whole refund, under concurrency, with creates
-// on the same account and key, and the database's own refusal of a refund past the price
+// The ledger's operations (src/ledger/) on a real database, without a service: refunds of part
+// (new, for the auto-refunds of partial failures) beside the whole refund, under concurrency, with
+// creates on the same account and key, and the database's own refusal of a refund past the price
 // (migrations/027). Every scenario ends with the money invariants.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,7 +83,7 @@ async function charged(accountId: string, keyId: string | null, cost: number) {
 }
 
 describe('a refund of part', () => {
-  it('returns that much, more than once, never past the price; the whole refund then returns the rest', async () => {
+  it('returns that much, more than once, never past the price; a whole refund returns the rest', async () => {
     const a = await account(1_000);
     const id = await charged(a.id, a.liveKey, 100);
     await succeeded(id);
@@ -110,7 +110,7 @@ describe('a refund of part', () => {
     await checkInvariants(dbh.db);
   });
 
-  it('40 at once on one render return exactly its price, racing whole refunds that return the rest once', async () => {
+  it('40 at once return exactly the price, racing whole refunds that return the rest once', async () => {
     const a = await account(500);
     const id = await charged(a.id, a.liveKey, 100);
     await succeeded(id);
@@ -134,7 +134,7 @@ describe('a refund of part', () => {
     await checkInvariants(dbh.db);
   });
 
-  it('is refused on a queued render; on a test render it moves no money but gives back its day', async () => {
+  it('is refused on a queued render; a test render gets back its day, no money', async () => {
     const a = await account(200);
     const queued = await charged(a.id, a.liveKey, 50);
     expect(await ledger.refundPart(queued, 10)).toBeNull();
@@ -151,7 +151,7 @@ describe('a refund of part', () => {
     await checkInvariants(dbh.db);
   });
 
-  it('runs beside creates and whole refunds on the same account and key without a deadlock', async () => {
+  it('runs beside creates and whole refunds on one account and key, without a deadlock', async () => {
     const a = await account(10_000);
     const done = await Promise.all(Array.from({ length: 20 }, () => charged(a.id, a.liveKey, 30)));
     for (const id of done) await succeeded(id);
@@ -173,7 +173,7 @@ describe('a refund of part', () => {
 });
 
 describe('the database', () => {
-  it('refuses a refund past the price, and any refund of a queued render, whatever the statement', async () => {
+  it('refuses a refund past the price, or of a queued render, whatever the statement', async () => {
     const a = await account(100);
     const id = await charged(a.id, null, 60);
     const write = (sql: string) => q(sql, [id]);
