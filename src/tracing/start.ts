@@ -26,9 +26,20 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { installTracing, type SpanOptions } from './trace.ts';
 import { VERSION } from '../domain/version.ts';
+import { cutTokens } from '../domain/scrub.ts';
 
 /** Paths whose requests are not traced: scrapes and probes that would each make a trace. */
 const UNTRACED = new Set(['/metrics', '/healthz', '/readyz']);
+
+/** `url.path` and `url.query` of a request target with its tokens cut; nothing if none. */
+function cutTarget(url: string): Record<string, string> {
+  const cut = cutTokens(url);
+  if (cut === url) return {};
+  const q = cut.indexOf('?');
+  return q < 0
+    ? { 'url.path': cut }
+    : { 'url.path': cut.slice(0, q), 'url.query': cut.slice(q + 1) };
+}
 
 export function startTracing(role: string): void {
   const resource = resourceFromAttributes({
@@ -47,6 +58,9 @@ export function startTracing(role: string): void {
       new HttpInstrumentation({
         requireParentforOutgoingSpans: true,
         ignoreIncomingRequestHook: (req) => UNTRACED.has((req.url ?? '').split('?')[0]),
+        // A one-time link's token and a credential in the query never reach a span, as they never
+        // reach the access log (domain/scrub.ts): these attributes replace the instrumentation's.
+        startIncomingSpanHook: (req) => cutTarget(req.url ?? '/'),
       }),
       new PgInstrumentation({ requireParentSpan: true }),
       // fetch(), which most backends use to reach model servers: within a render's span only

@@ -158,6 +158,20 @@ it("one trace covers the request, the create, and the worker's claim, render and
       .map((x) => x.traceId),
   );
   expect([...traces]).toEqual([create.traceId]);
+
+  // A one-time link's token and a credential in the query are cut in the request's span, as in
+  // the access log.
+  const token = 'Zk9qTHh3dE1yV2VxQmJjZGVmZ2hpams';
+  await fetch(`${api.base}/reset/${token}?code=s3cr3tc0de1234`);
+  await waitFor('the span of the reset link', () =>
+    rx.spans.some((x) => x.kind === 2 && String(x.attributes['url.path']).startsWith('/reset/')),
+  );
+  const reset = rx.spans.find(
+    (x) => x.kind === 2 && String(x.attributes['url.path']).startsWith('/reset/'),
+  )!;
+  expect(JSON.stringify(reset)).not.toContain(token);
+  expect(JSON.stringify(reset)).not.toContain('s3cr3tc0de1234');
+  expect(reset.attributes['url.path']).toBe('/reset/Zk9q…');
   // The detector sees OpenTelemetry where it is loaded (so its silence below means something).
   expect(loaded('api').some((m) => m.includes('@opentelemetry/sdk-trace-node'))).toBe(true);
   expect(loaded('worker').some((m) => m.includes('@opentelemetry/instrumentation-pg'))).toBe(true);
