@@ -93,7 +93,10 @@ export async function startService(
       ? ''
       : resolveAdminToken(config, (token, file) => {
           // Printed once, on the start that created it; afterwards it is only in the file.
-          process.stdout.write(`\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n\n`);
+          process.stdout.write(
+            `\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n` +
+              `The studio, once started: open ${config.publicUrl}/ in a browser to sign up.\n\n`,
+          );
         });
   if (role !== 'serve' && config.storage.driver === 'file') {
     log.warn(
@@ -268,14 +271,17 @@ export async function startService(
     await dispatcher.start();
     janitor.start();
   }
+  // The address to open, in the line itself: a first start's reader looks for it there.
+  const open = role === 'worker' ? '' : `: open ${config.publicUrl}/ in a browser`;
   log.info(
     {
       role,
       version: VERSION,
       port: config.port,
+      url: role === 'worker' ? undefined : config.publicUrl,
       dataDir: path.relative(process.cwd(), config.dataDir) || '.',
     },
-    'rendergate is running',
+    `rendergate is running${open}`,
   );
   return {
     server,
