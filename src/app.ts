@@ -46,6 +46,7 @@ import { createTopups } from './services/topups.ts';
 import { Billing } from './services/billing.ts';
 import { RefusalPace } from './admission/refusal-pace.ts';
 import { BodyBudget } from './admission/body-budget.ts';
+import { openApiSections } from './http/openapi/document.ts';
 
 export { openInfra, type Infra };
 
@@ -182,6 +183,7 @@ export async function startService(
     sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
     studioAccounts: new StudioAccounts(db, config.publicUrl, passwords),
     history: new History(db, config.publicUrl),
+    apiSections: openApiSections(catalog, config.publicUrl),
   };
   let studioNotFound: Awaited<ReturnType<typeof registerStudio>> | undefined;
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a

@@ -115,5 +115,7 @@ export function plainError(g: Record<string, unknown>): string | null {
       ? ` Its cost, ${euros(g.refundedCents as number)}, was refunded.`
       : '';
   const why = (e.message ?? 'no reason was given').replace(/\.$/, '');
+  // A message that only repeats the head (a cancel's) is said once.
+  if (why.toLowerCase() === head.toLowerCase()) return `${head}.${refunded}`;
   return `${head}: ${why}.${refunded}`;
 }
