@@ -50,5 +50,6 @@ export function progressView(
       elapsed < typicalSeconds ? timeLeft(typicalSeconds - elapsed) : 'taking longer than usual';
     return { percent: pct, text: `Running · ${left} (by past renders)` };
   }
-  return { percent: p === null ? null : Math.round(p * 100), text: 'Running' };
+  // Nothing to say beyond the row's own "Running".
+  return p === null ? null : { percent: Math.round(p * 100), text: `${Math.round(p * 100)} %` };
 }
