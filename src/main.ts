@@ -19,7 +19,7 @@ function portTaken(e: unknown, configured: number): string | null {
   const port = typeof err.port === 'number' ? err.port : configured;
   const on = typeof err.address === 'string' ? ` on ${err.address}` : '';
   if (port !== configured)
-    return `rendergate: port ${port}${on} is already in use; stop what uses it or change its setting`;
+    return `rendergate: port ${port}${on} is already in use; stop what uses it or change its port`;
   const next = port > 0 && port < 65535 ? port + 1 : 8081;
   return (
     `rendergate: port ${port}${on} is already in use; stop what uses it, ` +

@@ -1,7 +1,7 @@
-// The terminal's log (pino's transport worker loads this file, so it is plain JavaScript): pino-pretty
-// with each request on one line, "GET /history 200 3.1 ms req-1", instead of its default of the
-// request and answer objects printed key by key (12 lines a request). Other lines keep their fields,
-// on the same line; an error's stack still prints below it.
+// The terminal's log (pino's transport worker loads this file, so it is plain JavaScript):
+// pino-pretty with each request on one line, "GET /history 200 3.1 ms req-1", instead of its
+// default of the request and answer objects printed key by key (12 lines a request). Other lines
+// keep their fields, on the same line; an error's stack still prints below it.
 import pretty from 'pino-pretty';
 
 /** The request's part of a line: method, URL, status, time and id, as the object has them. */

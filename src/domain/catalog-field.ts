@@ -22,7 +22,7 @@ const TYPE_KEYS: Record<FieldType, string[]> = {
   enum: ['values', 'labels'],
 };
 
-/** An enum's `labels`: what people read for each value (by the value as written), at most 100 chars. */
+/** An enum's `labels`: what people read for each value (keyed by the value), at most 100 chars. */
 function checkLabels(raw: unknown, def: FieldDef, bad: Report): void {
   if (!isObject(raw)) return bad('labels must be a mapping of values to the text shown for each');
   const known = new Set((def.values ?? []).map(String));

@@ -80,7 +80,7 @@ type ListQuery = {
   modelId: string | null;
 };
 
-/** An estimate is read again after this long: a running render's row is fetched every few seconds. */
+/** An estimate is read again after this long (a running render's row is fetched every few s). */
 const ESTIMATE_TTL_MS = 60_000;
 const ESTIMATES_KEPT = 1000;
 

@@ -1,6 +1,6 @@
-// The still of a stored video (queue/poster.ts stored it under storage/output-keys.ts posterKey), or
-// null when there is none: a file that is not a video, a video whose still could not be made, or
-// one stored before stills were taken.
+// The still of a stored video (queue/poster.ts stored it under output-keys.ts posterKey), or null
+// when there is none: a file that is not a video, a video whose still could not be made, or one
+// stored before stills were taken.
 import type { Readable } from 'node:stream';
 import { posterKey } from '../storage/output-keys.ts';
 import type { Storage } from '../storage/storage.ts';

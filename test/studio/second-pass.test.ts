@@ -1,6 +1,6 @@
-// The studio's second pass (issue 43), in a real browser at 1280 and 360 px, each page checked by
-// axe: cards with their example's media, choices by their labels, History by pages of 20 with stills
-// and no players, a render's page titled by its model and prompt, the key list labelled on a phone,
+// The studio's second pass (issue 43), in a real browser at 1280 and 360 px, each page checked
+// by axe: cards with their example's media, choices by their labels, History by pages of 20 with
+// stills and no players, a render's page titled by its model and prompt, the key list labelled on a phone,
 // a Copy id on one line, date inputs of a date's width, and /docs with the studio's header.
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ async function checked(page: Page, label: string) {
 
 describe('the studio, second pass', () => {
   for (const size of SIZES) {
-    it(`at ${size.width} px: cards, labels, History's pages, a render's page, keys, usage, docs`, async () => {
+    it(`at ${size.width} px: cards, labels, History, a render, keys, usage, docs`, async () => {
       const context = await browser.newContext({
         baseURL: f.svc.base,
         viewport: { width: size.width, height: size.height },

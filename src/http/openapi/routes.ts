@@ -1,7 +1,7 @@
 // GET /v1/openapi.json (no key: a generator or a reader needs the document before it has one) and the
 // script of the browsable reference, RapiDoc, served from the npm package, so it works offline and
-// loads nothing from another origin. The page itself, /docs, is the studio's (studio/routes/docs.ts),
-// in the studio's look and with its header.
+// loads nothing from another origin. The page itself, /docs, is the studio's
+// (studio/routes/docs.ts), in the studio's look and with its header.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
