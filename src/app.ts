@@ -46,6 +46,7 @@ import { createTopups } from './services/topups.ts';
 import { Billing } from './services/billing.ts';
 import { RefusalPace } from './admission/refusal-pace.ts';
 import { BodyBudget } from './admission/body-budget.ts';
+import { openApiSections } from './http/openapi/document.ts';
 
 export { openInfra, type Infra };
 
@@ -93,7 +94,10 @@ export async function startService(
       ? ''
       : resolveAdminToken(config, (token, file) => {
           // Printed once, on the start that created it; afterwards it is only in the file.
-          process.stdout.write(`\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n\n`);
+          process.stdout.write(
+            `\nAdmin token (saved in ${file}; shown only now):\n  ${token}\n` +
+              `The studio, once started: open ${config.publicUrl}/ in a browser to sign up.\n\n`,
+          );
         });
   if (role !== 'serve' && config.storage.driver === 'file') {
     log.warn(
@@ -179,6 +183,7 @@ export async function startService(
     sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
     studioAccounts: new StudioAccounts(db, config.publicUrl, passwords),
     history: new History(db, config.publicUrl),
+    apiSections: openApiSections(catalog, config.publicUrl),
   };
   let studioNotFound: Awaited<ReturnType<typeof registerStudio>> | undefined;
   // A worker listens too, for /healthz, /readyz and /metrics only. Listening comes first, so that a
@@ -268,14 +273,17 @@ export async function startService(
     await dispatcher.start();
     janitor.start();
   }
+  // The address to open, in the line itself: a first start's reader looks for it there.
+  const open = role === 'worker' ? '' : `: open ${config.publicUrl}/ in a browser`;
   log.info(
     {
       role,
       version: VERSION,
       port: config.port,
+      url: role === 'worker' ? undefined : config.publicUrl,
       dataDir: path.relative(process.cwd(), config.dataDir) || '.',
     },
-    'rendergate is running',
+    `rendergate is running${open}`,
   );
   return {
     server,

@@ -12,6 +12,21 @@ function exit(stream: NodeJS.WriteStream, text: string, code: number): never {
   process.exit(code);
 }
 
+/** A port already taken, in one line with the way out, instead of the listen error's stack. */
+function portTaken(e: unknown, configured: number): string | null {
+  const err = e as { code?: unknown; port?: unknown; address?: unknown } | null;
+  if (err?.code !== 'EADDRINUSE') return null;
+  const port = typeof err.port === 'number' ? err.port : configured;
+  const on = typeof err.address === 'string' ? ` on ${err.address}` : '';
+  if (port !== configured)
+    return `rendergate: port ${port}${on} is already in use; stop what uses it or change its port`;
+  const next = port > 0 && port < 65535 ? port + 1 : 8081;
+  return (
+    `rendergate: port ${port}${on} is already in use; stop what uses it, ` +
+    `or choose another port: PORT=${next} npm start`
+  );
+}
+
 async function serve(role: Role) {
   // Tracing first, so that its hooks see pg and node:http load; without the variable, never loaded.
   const { tracingWanted, stopTracing } = await import('./tracing/trace.ts');
@@ -21,7 +36,18 @@ async function serve(role: Role) {
   const config = loadConfig();
   const logging = createProcessLog(config.logLevel);
   exitOnFatal(logging);
-  const running = await startService(config, role, { log: logging.log, access: logging.access });
+  let running: Awaited<ReturnType<typeof startService>>;
+  try {
+    running = await startService(config, role, { log: logging.log, access: logging.access });
+  } catch (e) {
+    const taken = portTaken(e, config.port);
+    if (taken === null) throw e;
+    logging.flush().then(
+      () => exit(process.stderr, taken, 1),
+      () => exit(process.stderr, taken, 1),
+    );
+    return;
+  }
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

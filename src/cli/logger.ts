@@ -37,7 +37,8 @@ export function createProcessLog(
   let flushBatch = () => {};
   if (pretty) {
     const transport = pino.transport({
-      target: 'pino-pretty',
+      // pino-pretty with one line per request (pretty-log.mjs)
+      target: new URL('./pretty-log.mjs', import.meta.url).href,
       options: { destination: fd, colorize: true, translateTime: 'SYS:HH:MM:ss.l' },
     });
     log = pino({ level }, transport);

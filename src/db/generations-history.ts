@@ -230,3 +230,32 @@ export async function generationSource(
   );
   return rows[0] ?? null;
 }
+
+/** How many of the account's latest started renders an estimate looks through (an index range). */
+const ESTIMATE_SCAN = 200;
+/** Of those, the succeeded renders of the model an estimate is the median of. */
+const ESTIMATE_SAMPLE = 20;
+
+/**
+ * The median seconds from start to end of the account's latest succeeded renders of a model, or
+ * null with none: History's estimate of a running render's time left when its backend reports no
+ * progress. Bounded: it reads the account's latest started renders by generations_account_started.
+ */
+export async function medianRenderSeconds(
+  db: Queryable,
+  accountId: string,
+  modelId: string,
+): Promise<number | null> {
+  const { rows } = await db.query<{ seconds: number | null }>(
+    `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY s) AS seconds FROM (
+       SELECT extract(epoch FROM completed_at - started_at)::float8 AS s FROM (
+         SELECT model_id, status, started_at, completed_at FROM generations
+         WHERE account_id = $1 AND started_at IS NOT NULL ORDER BY started_at DESC LIMIT $3
+       ) latest WHERE model_id = $2 AND status = 'succeeded' AND completed_at IS NOT NULL
+       ORDER BY started_at DESC LIMIT $4
+     ) sample`,
+    [accountId, modelId, ESTIMATE_SCAN, ESTIMATE_SAMPLE],
+  );
+  const s = rows[0]?.seconds;
+  return typeof s === 'number' && Number.isFinite(s) ? s : null;
+}

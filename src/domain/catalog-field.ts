@@ -19,10 +19,26 @@ const TYPE_KEYS: Record<FieldType, string[]> = {
   url: ['media'],
   number: ['minimum', 'maximum', 'integer'],
   toggle: [],
-  enum: ['values'],
+  enum: ['values', 'labels'],
 };
 
-/** The type-specific part of a field: bounds, values, length, media. */
+/** An enum's `labels`: what people read for each value (keyed by the value), at most 100 chars. */
+function checkLabels(raw: unknown, def: FieldDef, bad: Report): void {
+  if (!isObject(raw)) return bad('labels must be a mapping of values to the text shown for each');
+  const known = new Set((def.values ?? []).map(String));
+  const labels: Record<string, string> = {};
+  for (const [value, text] of Object.entries(raw)) {
+    if (!known.has(value)) bad(`labels names ${JSON.stringify(value)}, which is not one of values`);
+    else if (!isText(text) || text.length > 100)
+      bad(
+        `labels of ${JSON.stringify(value)} must be a non-empty string of at most 100 characters`,
+      );
+    else labels[value] = text;
+  }
+  def.labels = labels;
+}
+
+/** The type-specific part of a field: bounds, values, labels, length, media. */
 function checkTypeKeys(raw: Raw, def: FieldDef, bad: Report): void {
   if (def.type === 'url' && raw.media !== undefined) {
     if (raw.media === 'image') def.media = 'image';
@@ -40,6 +56,7 @@ function checkTypeKeys(raw: Raw, def: FieldDef, bad: Report): void {
     );
     if (dup !== undefined) bad(`values lists ${JSON.stringify(dup)} twice`);
     def.values = values as (string | number)[];
+    if (raw.labels !== undefined) checkLabels(raw.labels, def, bad);
   } else if (def.type === 'number') {
     const integer = raw.integer ?? false;
     if (typeof integer !== 'boolean') bad('integer must be true or false');

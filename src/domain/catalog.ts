@@ -15,6 +15,8 @@ export interface FieldDef {
   description?: string;
   media?: 'image';
   values?: (string | number)[];
+  /** An enum's text per value (keyed by the value as a string), for people; else the value. */
+  labels?: Record<string, string>;
   minimum?: number;
   maximum?: number;
   integer?: boolean;

@@ -6,12 +6,16 @@
 // can never be recorded, because every statement of an attempt is fenced by its lease (db/lease.ts).
 // A test output shared by many test renders (queue/test-stored.ts) is removed here only, once no row
 // names it: a process names one only within half of ORPHAN_MIN_AGE_MS of its own last put of it.
+// A video's poster (queue/poster.ts) is removed once no row names the video it was taken from.
 import { unlessBackingUp } from '../db/backup-lock.ts';
 import type { Db } from '../db/pool.ts';
 import { keyOwners } from '../db/stored-files.ts';
 import type { Storage } from '../storage/storage.ts';
 import { SHARED_TEST_KEY, SHARED_TEST_PREFIX } from './test-stored.ts';
 import { LEASE_SECONDS } from './worker.ts';
+import { posterOutputKeys, posterOwner } from '../storage/output-keys.ts';
+
+const POSTERS = 'posters/';
 
 /**
  * Four leases: an attempt's file is recorded right after its upload, and an attempt whose worker stalls
@@ -29,7 +33,7 @@ export async function removeOrphans(
   minAgeMs = ORPHAN_MIN_AGE_MS,
 ): Promise<string[]> {
   const removed: string[] = [];
-  for (const prefix of ['generations/', 'uploads/', SHARED_TEST_PREFIX]) {
+  for (const prefix of ['generations/', 'uploads/', SHARED_TEST_PREFIX, POSTERS]) {
     // A shared test output's age is what keeps a batch about to name it safe: never less.
     const cutoff =
       Date.now() -
@@ -39,7 +43,8 @@ export async function removeOrphans(
       // Keys of another shape are not ours to judge (a later release's, an operator's): left alone.
       if (
         o.modifiedAt.getTime() < cutoff &&
-        [OUTPUT_KEY, UPLOAD_KEY, SHARED_TEST_KEY].some((k) => k.test(o.key))
+        ([OUTPUT_KEY, UPLOAD_KEY, SHARED_TEST_KEY].some((k) => k.test(o.key)) ||
+          posterOwner(o.key) !== null)
       )
         old.push(o.key);
       if (old.length >= BATCH) break;
@@ -48,13 +53,20 @@ export async function removeOrphans(
     // Not while a backup copies files (db/backup-lock.ts); a later sweep does it.
     await unlessBackingUp(db, async (tx) => {
       const ids = old
-        .map((k) => OUTPUT_KEY.exec(k)?.[1])
+        .map((k) => OUTPUT_KEY.exec(k)?.[1] ?? posterOwner(k)?.generationId)
         .filter((id): id is string => id !== undefined);
-      const owners = await keyOwners(tx, old, ids);
+      // A poster goes with its video: kept while a row names the video it was taken from.
+      const outputsOf = (key: string) => {
+        const p = posterOwner(key);
+        return p ? posterOutputKeys(p.generationId, p.attempt) : [key];
+      };
+      const owners = await keyOwners(tx, old.flatMap(outputsOf), ids);
       for (const key of old) {
-        if (owners.named.has(key)) continue;
+        if (outputsOf(key).some((k) => owners.named.has(k))) continue;
         const m = OUTPUT_KEY.exec(key);
         if (m && owners.queuedAttempts.get(m[1]) === Number(m[2])) continue; // may still be recorded
+        const p = posterOwner(key);
+        if (p && owners.queuedAttempts.get(p.generationId) === p.attempt) continue;
         await storage.delete(key);
         removed.push(key);
       }

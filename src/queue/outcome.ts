@@ -12,6 +12,7 @@ import { attemptOutputKey, earlierAttemptOutputKeys } from '../storage/output-ke
 import type { Storage } from '../storage/storage.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { ClaimedJob } from './types.ts';
+import { storePoster } from './poster.ts';
 
 const textTooLarge = (limit: number) =>
   new RenderError('OUTPUT_TOO_LARGE', `The model's text is longer than ${limit} bytes.`, false);
@@ -57,6 +58,10 @@ export class AttemptOutcome {
         cause: e,
       });
     }
+    // The still History shows, stored before the row names the video (a render shown as succeeded
+    // has its poster, when one can be made).
+    if (out.contentType.startsWith('video/'))
+      await storePoster(this.o.storage, this.o.log, key, out.path);
     let recorded;
     try {
       recorded = await succeedWithFile(this.o.db, job.id, job.lease, {

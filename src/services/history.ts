@@ -7,6 +7,7 @@ import type { Db } from '../db/pool.ts';
 import {
   generationSource,
   historyRows,
+  medianRenderSeconds,
   sessionHistoryRows,
   type HistoryRow,
   type KeyOfRow,
@@ -79,11 +80,33 @@ type ListQuery = {
   modelId: string | null;
 };
 
+/** An estimate is read again after this long (a running render's row is fetched every few s). */
+const ESTIMATE_TTL_MS = 60_000;
+const ESTIMATES_KEPT = 1000;
+
 export class History {
+  private estimates = new Map<string, { at: number; seconds: number | null }>();
+
   constructor(
     private db: Db,
     private publicUrl: string,
   ) {}
+
+  /**
+   * How long a render of the model takes, by the median of the account's latest ones (null with
+   * none), for the time left of a running render whose backend reports no progress.
+   */
+  async typicalSeconds(p: Principal, modelId: string): Promise<number | null> {
+    const accountId = accountFor(p, 'renders.view');
+    const key = `${accountId} ${modelId}`;
+    const now = Date.now();
+    const known = this.estimates.get(key);
+    if (known && now - known.at < ESTIMATE_TTL_MS) return known.seconds;
+    const seconds = await medianRenderSeconds(this.db, accountId, modelId);
+    if (this.estimates.size >= ESTIMATES_KEPT) this.estimates.clear();
+    this.estimates.set(key, { at: now, seconds });
+    return seconds;
+  }
 
   async list(p: Principal, q: ListQuery): Promise<Page<HistoryItem>> {
     const accountId = accountFor(p, 'renders.view');

@@ -24,3 +24,21 @@ export function earlierAttemptOutputKeys(generationId: string, before: number): 
   }
   return keys;
 }
+
+/** Where the still of a video output is kept (queue/poster.ts): `posters/<id>-<attempt>.jpg`. */
+export function posterKey(outputKey: string): string {
+  const m = /^generations\/(gen_[0-9a-f]{32}-\d+)\.[a-z0-9]+$/.exec(outputKey);
+  if (!m) throw new Error(`not an output key: ${outputKey}`);
+  return `posters/${m[1]}.jpg`;
+}
+
+/** A poster's key, `posters/<id>-<attempt>.jpg`: the id and attempt, else null. */
+export function posterOwner(key: string): { generationId: string; attempt: number } | null {
+  const m = /^posters\/(gen_[0-9a-f]{32})-(\d+)\.jpg$/.exec(key);
+  return m ? { generationId: m[1], attempt: Number(m[2]) } : null;
+}
+
+/** The keys a poster's output could have (one per extension). */
+export function posterOutputKeys(generationId: string, attempt: number): string[] {
+  return OUTPUT_EXTENSIONS.map((ext) => outputKey(generationId, attempt, ext));
+}

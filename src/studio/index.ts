@@ -16,6 +16,8 @@ import { page, SECURITY_HEADERS } from './view.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { registerHistoryRoutes } from './routes/history.ts';
+import { registerPosterRoutes } from './routes/poster.ts';
+import { registerDocsRoutes } from './routes/docs.ts';
 import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
@@ -150,6 +152,8 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   registerAuthRoutes(app, ctx);
   registerRenderRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);
+  registerPosterRoutes(app, ctx);
+  registerDocsRoutes(app, ctx);
   registerKeyRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
   registerAdminConsole(app, ctx);

@@ -4,6 +4,7 @@
 // studio shows exactly the API's messages.
 import type { FieldDef, ModelDef } from '../domain/catalog.ts';
 import { field } from './form-body.ts';
+import { valueLabel } from './presenters.ts';
 
 export type Widget = 'text' | 'textarea' | 'url' | 'number' | 'toggle' | 'select';
 
@@ -14,7 +15,7 @@ export interface FormField {
   value: string;
   checked: boolean;
   error: string | null;
-  options: { value: string; selected: boolean }[];
+  options: { value: string; label: string; selected: boolean }[];
   step: string | null;
 }
 
@@ -54,7 +55,11 @@ export function formFields(
       value,
       checked: value === 'true',
       error: errors[f.name] ?? null,
-      options: (f.values ?? []).map((v) => ({ value: String(v), selected: String(v) === value })),
+      options: (f.values ?? []).map((v) => ({
+        value: String(v),
+        label: valueLabel(f, v),
+        selected: String(v) === value,
+      })),
       step: f.type === 'number' ? (f.integer ? '1' : 'any') : null,
     };
   });

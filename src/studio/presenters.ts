@@ -13,6 +13,18 @@ export const fieldLabel = (f: FieldDef): string => {
   return s.charAt(0).toUpperCase() + s.slice(1);
 };
 
+/** An enum's value as people read it: the catalog's `labels`, else the value with `_` as spaces and
+ * a capital first letter; a toggle's is Yes or No. */
+export const valueLabel = (f: FieldDef | undefined, v: unknown): string => {
+  if (typeof v === 'boolean') return v ? 'Yes' : 'No';
+  const s = String(v);
+  if (!f || f.type !== 'enum') return s;
+  const label = f.labels?.[s];
+  if (label) return label;
+  const spaced = s.replace(/_/g, ' ').trim();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
+};
+
 const OUTPUT_NAMES: Record<string, string> = {
   'video/mp4': 'MP4 video',
   'video/webm': 'WebM video',
@@ -52,6 +64,8 @@ export interface ModelCard {
   price: string;
   output: string;
   labels: Record<string, string>;
+  /** An input's value as people read it (valueLabel), by field name. */
+  shown(name: string, v: unknown): string;
 }
 
 /** The cards of the catalog, built once at start (the catalog is fixed for the life of the process). */
@@ -64,6 +78,11 @@ export function modelCards(catalog: Catalog): Map<string, ModelCard> {
         price: priceRange(m),
         output: outputLabel(m.def),
         labels: Object.fromEntries(m.def.fields.map((f) => [f.name, fieldLabel(f)])),
+        shown: (name: string, v: unknown) =>
+          valueLabel(
+            m.def.fields.find((f) => f.name === name),
+            v,
+          ),
       },
     ]),
   );
@@ -96,5 +115,7 @@ export function plainError(g: Record<string, unknown>): string | null {
       ? ` Its cost, ${euros(g.refundedCents as number)}, was refunded.`
       : '';
   const why = (e.message ?? 'no reason was given').replace(/\.$/, '');
+  // A message that only repeats the head (a cancel's) is said once.
+  if (why.toLowerCase() === head.toLowerCase()) return `${head}.${refunded}`;
   return `${head}: ${why}.${refunded}`;
 }

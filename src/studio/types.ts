@@ -16,6 +16,8 @@ export interface StudioServices {
   sessions: Sessions;
   studioAccounts: StudioAccounts;
   history: History;
+  /** The API reference's sections (its OpenAPI tags), for the links atop /docs. */
+  apiSections: string[];
 }
 
 export interface StudioCtx extends Ctx, StudioServices {

@@ -104,6 +104,11 @@ it('a terminal gets readable lines (pino-pretty, in a worker thread), flushed be
     import { createProcessLog } from ${JSON.stringify(path.join(ROOT, 'src/cli/logger.ts'))};
     const logging = createProcessLog('info', { pretty: true });
     for (let i = 0; i < 500; i++) logging.log.info({ i }, 'pretty line ' + i);
+    const req = { method: 'GET', url: '/history', host: 'h', remoteAddress: '::1', remotePort: 1 };
+    logging.log.info(
+      { req, res: { statusCode: 200 }, responseTime: 3.25, reqId: 'req-7' },
+      'request completed',
+    );
     logging.exit(0);
   `,
   );
@@ -117,8 +122,11 @@ it('a terminal gets readable lines (pino-pretty, in a worker thread), flushed be
   });
   expect(await new Promise((r) => proc.on('exit', r))).toBe(0);
   const plain = stripVTControlCharacters(out);
-  expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(\d+\): pretty line 0$/m);
-  expect(plain).toMatch(/pretty line 499$/m);
+  expect(plain).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(\d+\): pretty line 0 \{"i":0\}$/m);
+  expect(plain).toMatch(/pretty line 499 \{"i":499\}$/m);
+  // A request is one line (pretty-log.mjs), not its request and answer objects key by key.
+  expect(plain).toMatch(/^\[[\d:.]+\] INFO \(\d+\): GET \/history 200 3\.3 ms req-7$/m);
+  expect(plain).not.toMatch(/remoteAddress/);
   expect(plain).not.toMatch(/^\{"level"/m);
 }, 60_000);
 

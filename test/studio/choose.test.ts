@@ -156,7 +156,8 @@ describe('the studio people choose', () => {
     );
     await page.getByRole('button', { name: 'Render' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
-    await page.locator('video').first().waitFor({ timeout: 120_000 });
+    // The row shows the video's still; the player is on the render's own page.
+    await page.locator('li.gen img.poster[src$="/poster"]').first().waitFor({ timeout: 120_000 });
     storage = await context.storageState();
     await context.close();
   });

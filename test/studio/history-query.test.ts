@@ -195,6 +195,14 @@ describe('History reads what the API reads', () => {
     }
   });
 
+  it("estimates a model's render time by the account's latest succeeded renders", async () => {
+    // Each succeeded row here started 9 s and finished 1.5 s before it was written: 7.5 s.
+    expect(await history.typicalSeconds(owner('acct_a'), 'm/one')).toBeCloseTo(7.5, 1);
+    // None succeeded of this model, nor any render of the other account's: no estimate.
+    expect(await history.typicalSeconds(owner('acct_a'), 'm/none')).toBeNull();
+    expect(await history.typicalSeconds(owner('acct_b'), 'm/one')).toBeNull();
+  });
+
   it("the other account's positions too, with ours interleaved", async () => {
     await expectLikeApi(await allPages('acct_b'));
   });

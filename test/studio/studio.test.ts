@@ -126,6 +126,24 @@ describe('studio renders', () => {
     await page.getByLabel('Image', { exact: true }).fill(f.img.url('/a.png'));
     await page.getByRole('img', { name: 'Preview of Image' }).waitFor();
     await page.getByRole('button', { name: 'Render' }).click();
+    // History's row shows the video's still (taken by ffmpeg when it was stored), not a player.
+    const row = page.getByRole('listitem').filter({ hasText: 'slow push in' });
+    await row.getByText('Succeeded').waitFor({ timeout: 90_000 });
+    expect(await row.locator('video').count()).toBe(0);
+    const still = await page.evaluate(
+      async (u) => {
+        const r = await fetch(u!);
+        const b = new Uint8Array(await r.arrayBuffer());
+        return [r.headers.get('content-type'), b[0], b[1], b.length > 1000];
+      },
+      await row.locator('img.poster').getAttribute('src'),
+    );
+    expect(still).toEqual(['image/jpeg', 0xff, 0xd8, true]);
+    // The render's own page: titled by its model and prompt, with the player.
+    await row.getByRole('link', { name: 'Image to video' }).click();
+    await page.getByRole('heading', { name: 'Image to video: slow push in' }).waitFor();
+    expect(await page.title()).toBe('Image to video: slow push in · Rendergate');
+    await page.getByRole('img', { name: 'Image', exact: true }).waitFor();
     const video = page.locator('video');
     await video.waitFor({ timeout: 90_000 });
     const duration = await video.evaluate(async (v: HTMLVideoElement) => {
@@ -156,6 +174,12 @@ describe('studio renders', () => {
     const held = page.getByRole('listitem').filter({ hasText: 'held' });
     await held.getByRole('button', { name: 'Cancel' }).click();
     await held.getByText('refunded').first().waitFor();
+    // The cancel's sentence once, and no render time for a render that did not finish.
+    const said = (await held.locator('.error').textContent())!;
+    expect(said).toMatch(
+      /^The render was cancelled by its owner\. Its cost, €[\d.]+, was refunded\.$/,
+    );
+    expect(await held.textContent()).not.toContain('rendered in');
     // The header's balance follows the refund without a reload.
     const { rows } = await f.dbh.db.query('SELECT balance_cents FROM accounts WHERE id = $1', [
       await accountIdOf(f.dbh.db, email),
@@ -320,7 +344,16 @@ describe('studio uploads', () => {
       { intervalMs: 200 },
     );
     await page.getByRole('button', { name: 'Render' }).click();
-    await page.locator('video').waitFor({ timeout: 90_000 });
+    const row = page.getByRole('listitem').filter({ hasText: 'from an upload' });
+    await row.locator('img.poster[src$="/poster"]').waitFor({ timeout: 90_000 });
+    // On the render's page the uploaded input is a thumbnail, not its address.
+    await row.getByRole('link', { name: 'Image to video' }).click();
+    const thumb = page.getByRole('img', { name: 'Image', exact: true });
+    expect(await thumb.getAttribute('src')).toMatch(/^\/uploads\/upl_/);
+    expect(await page.locator('dl.inputs:not(.timings)').textContent()).not.toContain(
+      '/v1/uploads/',
+    );
+    await page.locator('video').waitFor();
     await context.close();
   });
 });
@@ -350,7 +383,7 @@ describe('studio live status', () => {
     const waiting = page.getByRole('listitem').filter({ hasText: 'waits its turn' });
     await waiting.getByText('position 1 in queue').waitFor();
     for (const h of holds) f.img.release(h);
-    await waiting.locator('video').waitFor({ timeout: 90_000 });
+    await waiting.locator('img.poster[src$="/poster"]').waitFor({ timeout: 90_000 });
     await context.close();
   });
 });

@@ -161,3 +161,7 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+/** The document's sections (its tags' names), in order: the links atop the studio's /docs. */
+export const openApiSections = (catalog: Catalog, serverUrl: string): string[] =>
+  ((buildOpenApiDocument(catalog, serverUrl).tags ?? []) as { name: string }[]).map((t) => t.name);

@@ -34,7 +34,7 @@
         });
         if (!res.ok || mine !== seq) return;
         const q = await res.json();
-        out.textContent = q.price === null ? 'fill in the fields marked below' : q.price;
+        out.textContent = q.price === null ? 'fill in the required fields above' : q.price;
         for (const p of $$('[data-error-for]', form)) {
           const name = p.dataset.errorFor;
           p.textContent = touched.has(name) ? q.errors[name] || '' : '';
@@ -159,6 +159,17 @@
   };
   wire(document);
   for (const li of $$('li.gen[data-status="queued"]')) follow(li);
+
+  // A model card's example video plays while the pointer is over its card, or its link has focus.
+  for (const v of $$('video[data-hover-play]')) {
+    const card = v.closest('.card') || v;
+    const play = () => v.play().catch(() => {});
+    const stop = () => v.pause();
+    card.addEventListener('mouseenter', play);
+    card.addEventListener('mouseleave', stop);
+    card.addEventListener('focusin', play);
+    card.addEventListener('focusout', stop);
+  }
 
   // Copy buttons.
   for (const b of $$('button[data-copy]')) {

@@ -10,9 +10,31 @@ import { fragment, page } from '../view.ts';
 import { apiSnippets } from '../snippets.ts';
 import { HISTORY_STATUSES } from '../../services/history.ts';
 import { plainError, timings } from '../presenters.ts';
+import { progressView } from '../progress.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { renderTitle, shownInputs } from '../render-page.ts';
 
 type IdParams = { Params: { id: string } };
 const PAGE = 20;
+
+type Row = { modelId?: unknown; status?: unknown; startedAt?: unknown; progress?: unknown };
+
+/**
+ * The rows' progress, with the typical time of their model read only for a running render whose
+ * backend has reported no rate (progressView): most pages have none and read nothing more.
+ */
+async function progressOf(ctx: StudioCtx, p: Principal, rows: Row[]) {
+  const typical = new Map<string, number | null>();
+  for (const g of rows) {
+    const model = g.modelId as string;
+    const running = g.status === 'queued' && typeof g.startedAt === 'string';
+    const rated = typeof g.progress === 'number' && g.progress >= 0.03;
+    if (running && !rated && !typical.has(model))
+      typical.set(model, await ctx.history.typicalSeconds(p, model));
+  }
+  const now = Date.now();
+  return (g: Row) => progressView(g, typical.get(g.modelId as string) ?? null, now);
+}
 
 export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
@@ -57,13 +79,19 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const refused = await admitted(ctx, req, reply);
     if (refused) return refused;
     if (!list) throw new Error('a live session without its page'); // findWith() reads both or neither
+    const filters = { ...(modelId ? { model: modelId } : {}), ...(status ? { status } : {}) };
     const more =
       list.nextCursor === null
         ? null
-        : `/history?${new URLSearchParams({ ...(modelId ? { model: modelId } : {}), ...(status ? { status } : {}), cursor: list.nextCursor })}`;
+        : `/history?${new URLSearchParams({ ...filters, cursor: list.nextCursor })}`;
+    // Past the first page: the way back to the newest renders, with the same filters.
+    const newest =
+      cursor === null ? null : `/history?${new URLSearchParams(filters)}`.replace(/\?$/, '');
     return page(reply, 'history', req, {
       title: 'History',
       items: list.data,
+      newest,
+      progressOf: await progressOf(ctx, req.principal, list.data),
       more,
       created: req.query.created ?? null,
       models: ctx.catalog,
@@ -75,15 +103,25 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   // One row, for the script that follows a queued render until it is final.
   // The balance rides along, so that the header follows a refund.
-  app.get<IdParams>('/history/:id/row', pre, async (req, reply) =>
-    fragment(reply.header('x-balance-cents', String(req.studio!.balanceCents)), 'history-row', {
-      items: [
-        { ...(await one(req)), source: await ctx.history.source(req.principal, req.params.id) },
-      ],
-      csrf: reply.generateCsrf(),
-      models: ctx.catalog,
-      plainError,
-    }),
+  // `?full`: the row of the render's own page, with its player.
+  app.get<IdParams & { Querystring: { full?: string } }>(
+    '/history/:id/row',
+    pre,
+    async (req, reply) => {
+      const g = {
+        ...(await one(req)),
+        source: await ctx.history.source(req.principal, req.params.id),
+      };
+      const headed = reply.header('x-balance-cents', String(req.studio!.balanceCents));
+      return fragment(headed, 'history-row', {
+        items: [g],
+        full: req.query.full !== undefined,
+        csrf: reply.generateCsrf(),
+        models: ctx.catalog,
+        plainError,
+        progressOf: await progressOf(ctx, req.principal, [g as Row]),
+      });
+    },
   );
 
   app.get<IdParams>('/history/:id', pre, async (req, reply) => {
@@ -91,12 +129,15 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
       ...(await one(req)),
       source: await ctx.history.source(req.principal, req.params.id),
     };
+    const card = ctx.cards.get(g.modelId as string);
     return page(reply, 'generation', req, {
-      title: `Generation ${g.id as string}`,
+      title: renderTitle(card?.def.name ?? (g.modelId as string), g.inputs),
       g,
       models: ctx.catalog,
       plainError,
-      card: ctx.cards.get(g.modelId as string),
+      progressOf: await progressOf(ctx, req.principal, [g]),
+      card,
+      inputs: shownInputs(g, card, `${ctx.config.publicUrl}/v1/uploads/`),
       times: timings(g),
       snippets: apiSnippets(
         ctx.config.publicUrl,

@@ -63,6 +63,11 @@ describe('orphan sweep', () => {
       [done, `generations/${done}-1.mp4`],
     );
     await plant(`generations/${done}-1.mp4`, old);
+    // Posters (queue/poster.ts) go with their video: the named one's stays, the killed one's goes,
+    // the current attempt's of a render still storing stays.
+    await plant(`posters/${done}-1.jpg`, old);
+    await plant(`posters/${killed}-1.jpg`, old);
+    await plant(`posters/${storing}-2.jpg`, old);
     const young = `generations/gen_${crypto.randomBytes(16).toString('hex')}-1.mp4`;
     await plant(young, 1_000);
     const png = await sharp({
@@ -92,6 +97,9 @@ describe('orphan sweep', () => {
     expect(exists(lostUpload)).toBe(false);
     expect(exists(`generations/${storing}-2.mp4`)).toBe(true);
     expect(exists(`generations/${done}-1.mp4`)).toBe(true);
+    expect(exists(`posters/${done}-1.jpg`)).toBe(true);
+    expect(exists(`posters/${killed}-1.jpg`)).toBe(false);
+    expect(exists(`posters/${storing}-2.jpg`)).toBe(true);
     expect(exists(young)).toBe(true);
     expect(exists(uploadKey)).toBe(true);
 
@@ -107,6 +115,7 @@ describe('orphan sweep', () => {
       (await f.api.call('GET', `/v1/generations/${storing}`, { key: a.key })).json.status,
     ).toBe('failed');
     expect(exists(`generations/${storing}-2.mp4`)).toBe(false);
+    expect(exists(`posters/${storing}-2.jpg`)).toBe(false);
     expect(await removeOrphans(db, storage)).toEqual([]);
   });
 });

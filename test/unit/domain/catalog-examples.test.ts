@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadCatalog, parseCatalog } from '../../../src/backends/catalog.ts';
-import { fieldLabel } from '../../../src/studio/presenters.ts';
+import { fieldLabel, valueLabel } from '../../../src/studio/presenters.ts';
 import { problemsOf, rawModel, withField } from './catalog-fixtures.ts';
 
 describe('field labels', () => {
@@ -29,6 +29,43 @@ describe('field labels', () => {
     expect(
       problemsOf(withField({ name: 'n', type: 'number', label: 'x'.repeat(101) })),
     ).toHaveLength(1);
+  });
+});
+
+describe('choice labels', () => {
+  const e = { name: 'mode', type: 'enum', values: ['summary', 'shot_list', 'keywords'] };
+  it("shows an enum's catalog label, else its value with _ as spaces, capitalised", () => {
+    const mode = loadCatalog()
+      .get('rendergate/shot-list')!
+      .def.fields.find((f) => f.name === 'mode')!;
+    expect(mode.values!.map((v) => valueLabel(mode, v))).toEqual([
+      'A summary',
+      'Keywords',
+      'A shot list',
+    ]);
+    const plain = { ...mode, labels: undefined };
+    expect(valueLabel(plain, 'shot_list')).toBe('Shot list');
+    expect(valueLabel(plain, true)).toBe('Yes');
+    expect(valueLabel(undefined, false)).toBe('No');
+    const duration = loadCatalog()
+      .get('rendergate/image-to-video')!
+      .def.fields.find((f) => f.name === 'duration')!;
+    expect(valueLabel(duration, 10)).toBe('10 seconds');
+  });
+  it('refuses labels of values the field lacks, empty or long ones, and on other types', () => {
+    expect(problemsOf(withField({ ...e, labels: { shots: 'Shots' } }))).toEqual([
+      'model "t/a" field "mode": labels names "shots", which is not one of values',
+    ]);
+    expect(problemsOf(withField({ ...e, labels: { summary: '' } }))).toEqual([
+      'model "t/a" field "mode": labels of "summary" must be a non-empty string of at most 100 ' +
+        'characters',
+    ]);
+    expect(problemsOf(withField({ ...e, labels: ['A summary'] }))).toEqual([
+      'model "t/a" field "mode": labels must be a mapping of values to the text shown for each',
+    ]);
+    expect(problemsOf(withField({ name: 'n', type: 'number', labels: { 1: 'One' } }))).toEqual([
+      'model "t/a" field "n": "labels" does not apply to a number field',
+    ]);
   });
 });
 
