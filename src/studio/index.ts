@@ -16,6 +16,7 @@ import { page, SECURITY_HEADERS } from './view.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { registerHistoryRoutes } from './routes/history.ts';
+import { registerAuditRoutes } from './routes/audit.ts';
 import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
@@ -156,5 +157,6 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   registerUploadRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerCreditRoutes(app, ctx);
+  registerAuditRoutes(app, ctx);
   return notFoundPage(ctx);
 }
