@@ -42,7 +42,9 @@ const isPrincipal = (a: Principal | AuditActor): a is Principal => 'kind' in a;
 
 /**
  * Appends one event to the account's chain through `q`, which must be a client inside the change's
- * transaction (the lock it takes lasts until that transaction ends). Returns the event.
+ * transaction (the lock it takes lasts until that transaction ends). Call it after the change's own
+ * writes: every caller then takes the audit lock last, after the account's row lock, and two
+ * transactions never wait for each other in opposite orders. Returns the event.
  */
 export async function recordAudit(q: Queryable, input: AuditInput): Promise<AuditEvent> {
   const actor = isPrincipal(input.actor)

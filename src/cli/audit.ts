@@ -11,7 +11,9 @@ import { openInfra } from './infra.ts';
 
 const PROBLEM = {
   hash: 'its hash is not the hash of its content (the event was changed)',
-  link: 'its prevHash is not the hash of the event before it (an event was removed, added or moved)',
+  link:
+    'its prevHash is not the hash of the event before it ' +
+    '(an event was removed, added or moved)',
 };
 
 export async function auditVerify(_args: string[], flags: Map<string, string>): Promise<void> {

@@ -1,5 +1,5 @@
-// The statements on `audit_events` (migrations/031): appending to an account's chain under its lock,
-// reading a page of it newest first, and walking it in order for `rendergate audit verify`.
+// The statements on `audit_events` (migrations/031): appending to an account's chain under its
+// lock, reading a page of it newest first, and walking it in order for `rendergate audit verify`.
 import type { Queryable } from './pool.ts';
 
 /** An event as stored; `at` is read back as the Date it was written from. */
