@@ -34,6 +34,7 @@ import { VERSION } from './domain/version.ts';
 import { Uploads } from './services/uploads.ts';
 import { Waiters } from './admission/waiters.ts';
 import { WebhookEndpoints } from './services/webhook-endpoints.ts';
+import { AuditLog } from './services/audit-log.ts';
 import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
@@ -165,6 +166,7 @@ export async function startService(
     metrics,
     uploads,
     webhooks: new WebhookEndpoints(db),
+    auditLog: new AuditLog(db),
     accounts: new Accounts(db),
     usage: new Usage(db, config.dayTimeZone),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),

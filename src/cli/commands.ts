@@ -82,6 +82,12 @@ export const COMMANDS: CommandSpec[] = [
   ),
   cmd('keys revoke', '--key ID', 'revoke an API key', { ...R, options: { key: s } }),
   cmd('generations refund', '--id ID', 'refund a generation', { ...R, options: { id: s } }),
+  cmd(
+    'audit verify',
+    '--account ID|EMAIL',
+    "check the account's audit chain: prints the events checked, exit 1 at a broken one",
+    { options: { account: s } },
+  ),
   cmd('catalog check', 'FILE', 'validate a catalog file', { positionals: 1 }),
   cmd(
     'catalog import',

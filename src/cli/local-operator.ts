@@ -38,9 +38,10 @@ export async function localOperator(config: Config, env: NodeJS.ProcessEnv): Pro
     createAccount: (email, name) => createAccount(db, email, name),
     invite: async (email, name) => inviteLink(db, await publicUrl(), email, name),
     resetLink: async (email) => resetLink(db, await publicUrl(), email),
-    addCredit: (id, amount, reason) => addCredit(db, id, amount, reason),
-    createKey: (id, o) => createKey(db, config.keyPrefix, config.defaultRateLimitPerMinute, id, o),
-    revokeKey: (id) => revokeKey(db, id),
+    addCredit: (id, amount, reason) => addCredit(db, id, amount, reason, { by: OPERATOR }),
+    createKey: (id, o) =>
+      createKey(db, config.keyPrefix, config.defaultRateLimitPerMinute, id, o, { by: OPERATOR }),
+    revokeKey: (id) => revokeKey(db, id, { by: OPERATOR }),
     refund: (id) =>
       new Generations({
         db,

@@ -41,31 +41,32 @@ export async function insertKey(q: Queryable, k: NewKeyRow): Promise<KeyRow | nu
   return (rows[0] as KeyRow | undefined) ?? null;
 }
 
+/** A revocation: the key's account, its time, and whether this call revoked it (not an earlier). */
+export interface RevokedRow {
+  id: string;
+  account_id: string;
+  revoked_at: Date;
+  newly: boolean;
+}
+
 /**
- * Revokes a key (once; a second revocation keeps the first time); null when there is no such key.
+ * Revokes a key (once; a second revocation keeps the first time), of `accountId` only when given;
+ * null when there is no such key. `newly` says whether this call revoked it, so that only the first
+ * revocation is audited.
  */
 export async function revokeKeyRow(
   q: Queryable,
   keyId: string,
-): Promise<{ id: string; revoked_at: Date } | null> {
+  accountId: string | null = null,
+): Promise<RevokedRow | null> {
   const { rows } = await q.query(
-    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at',
-    [keyId],
-  );
-  return (rows[0] as { id: string; revoked_at: Date } | undefined) ?? null;
-}
-
-/** Revokes a key of this account; false when the account has no such key. */
-export async function revokeOwnKey(
-  q: Queryable,
-  accountId: string,
-  keyId: string,
-): Promise<boolean> {
-  const { rowCount } = await q.query(
-    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND account_id = $2',
+    `WITH old AS (SELECT id, revoked_at FROM api_keys
+                  WHERE id = $1 AND ($2::text IS NULL OR account_id = $2) FOR UPDATE)
+     UPDATE api_keys k SET revoked_at = coalesce(k.revoked_at, now()) FROM old WHERE k.id = old.id
+     RETURNING k.id, k.account_id, k.revoked_at, old.revoked_at IS NULL AS newly`,
     [keyId, accountId],
   );
-  return rowCount !== 0;
+  return (rows[0] as RevokedRow | undefined) ?? null;
 }
 
 export async function keyByHash(q: Queryable, hash: Buffer): Promise<KeyLookupRow | null> {

@@ -12,7 +12,9 @@ import {
 } from '../db/accounts.ts';
 import { spentToday } from '../db/key-day-usage.ts';
 import { spendOf } from '../db/generations.ts';
-import { credit, entriesOf } from '../ledger/ledger.ts';
+import { entriesOf } from '../ledger/ledger.ts';
+import { addCredit } from './operator-credit.ts';
+import type { AuditSource } from '../audit/record.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { inviteLink, resetLink } from './invites.ts';
 import { accountFor, authorize } from '../domain/authorize.ts';
@@ -67,8 +69,8 @@ export async function getAccount(db: Queryable, id: string): Promise<AccountView
   return view(row);
 }
 
-/** The operator's credit (the ledger's credit). */
-export const addCredit = credit;
+/** The operator's credit, audited (operator-credit.ts). */
+export { addCredit } from './operator-credit.ts';
 
 /** The account's ledger entries, newest first, a page at a time. */
 export async function listLedger(
@@ -132,9 +134,15 @@ export class Accounts {
   }
 
   /** The operator's credit of an account (a member adds credit through Stripe: topups.ts). */
-  async credit(p: Principal, id: string, amountCents: number, reason: string | null) {
+  async credit(
+    p: Principal,
+    id: string,
+    amountCents: number,
+    reason: string | null,
+    src?: AuditSource,
+  ) {
     authorize(p, 'accounts.administer');
-    return credit(this.db, id, amountCents, reason);
+    return addCredit(this.db, id, amountCents, reason, { by: p, src });
   }
 
   /** The principal's account's ledger, or for the operator the one named. */

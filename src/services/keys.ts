@@ -10,8 +10,8 @@ import {
   keysWithUse,
   lockAndCountLiveKeys,
   revokeKeyRow,
-  revokeOwnKey,
 } from '../db/api-keys.ts';
+import { NO_SOURCE, recordAudit, type AuditSource } from '../audit/record.ts';
 import { newId } from '../domain/ids.ts';
 import { accountFor, authorize } from '../domain/authorize.ts';
 import type { KeyMode, KeyPrincipal, Principal } from '../domain/principal.ts';
@@ -62,12 +62,32 @@ export interface NewKey {
   mode?: KeyMode;
 }
 
-export async function createKey(
-  db: Queryable,
+/** Who creates or revokes a key, and from where: the audit event's actor and source. */
+export interface KeyAudit {
+  by: Principal;
+  src?: AuditSource;
+}
+
+/** Creates a key and its `key.created` event in one transaction of its own (createKeyIn). */
+export function createKey(
+  db: Db,
   prefix: string,
   defaultRate: number,
   accountId: string,
   opts: NewKey,
+  audit: KeyAudit,
+) {
+  return transaction(db, (tx) => createKeyIn(tx, prefix, defaultRate, accountId, opts, audit));
+}
+
+/** Creates a key inside `tx`, with its `key.created` audit event. */
+export async function createKeyIn(
+  tx: Queryable,
+  prefix: string,
+  defaultRate: number,
+  accountId: string,
+  opts: NewKey,
+  audit: KeyAudit,
 ) {
   // 32 random bytes give 43-44 base58 characters; pad so the length never drops below 32.
   let body = base58(crypto.randomBytes(32));
@@ -76,7 +96,7 @@ export async function createKey(
   const key = `${prefix}${mode}_${body}`;
   const start = key.slice(0, `${prefix}${mode}_`.length + 4);
   const id = newId('key');
-  const r = await insertKey(db, {
+  const r = await insertKey(tx, {
     id,
     accountId,
     name: opts.name ?? 'default',
@@ -87,6 +107,15 @@ export async function createKey(
     mode,
   });
   if (!r) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
+  const src = audit.src ?? NO_SOURCE;
+  await recordAudit(tx, {
+    account: accountId,
+    action: 'key.created',
+    actor: audit.by,
+    target: { type: 'api_key', id: r.id },
+    ...src,
+    details: { name: r.name, mode: r.mode, start: r.start },
+  });
   return {
     id: r.id,
     key,
@@ -116,6 +145,7 @@ export async function createOwnerKey(
   accountId: string,
   opts: NewKey,
   b: OwnerBounds,
+  audit: KeyAudit,
 ) {
   const rate = opts.rateLimitPerMinute; // none chosen: the operator's default, whatever the ceiling
   if (
@@ -138,14 +168,41 @@ export async function createOwnerKey(
         },
       ]);
     }
-    return createKey(tx, prefix, defaultRate, accountId, opts);
+    return createKeyIn(tx, prefix, defaultRate, accountId, opts, audit);
   });
 }
 
-export async function revokeKey(db: Db, keyId: string): Promise<{ id: string; revokedAt: string }> {
-  const r = await revokeKeyRow(db, keyId);
+/**
+ * Revokes a key (of `accountId` only, when given) and records `key.revoked` the first time, in one
+ * transaction; null when there is no such key.
+ */
+export function revokeKeyAudited(
+  db: Db,
+  keyId: string,
+  accountId: string | null,
+  audit: KeyAudit,
+): Promise<{ id: string; revokedAt: string } | null> {
+  return transaction(db, async (tx) => {
+    const r = await revokeKeyRow(tx, keyId, accountId);
+    if (!r) return null;
+    if (r.newly) {
+      await recordAudit(tx, {
+        account: r.account_id,
+        action: 'key.revoked',
+        actor: audit.by,
+        target: { type: 'api_key', id: r.id },
+        ...(audit.src ?? NO_SOURCE),
+      });
+    }
+    return { id: r.id, revokedAt: r.revoked_at.toISOString() };
+  });
+}
+
+/** The operator's revocation of any key (admin API, command line): KEY_NOT_FOUND when none. */
+export async function revokeKey(db: Db, keyId: string, audit: KeyAudit) {
+  const r = await revokeKeyAudited(db, keyId, null, audit);
   if (!r) throw new ApiError('KEY_NOT_FOUND', `No key ${keyId}.`);
-  return { id: r.id, revokedAt: r.revoked_at.toISOString() };
+  return r;
 }
 
 export interface KeyUse {
@@ -187,33 +244,35 @@ export class ApiKeys {
   ) {}
 
   /** A key the operator (or the system) creates for `accountId`: any rate, any number. */
-  async create(p: Principal, accountId: string, opts: NewKey) {
+  async create(p: Principal, accountId: string, opts: NewKey, src?: AuditSource) {
     const account = accountFor(p, 'accounts.administer', accountId);
-    return createKey(this.db, this.prefix, this.defaultRate, account, opts);
+    return createKey(this.db, this.prefix, this.defaultRate, account, opts, { by: p, src });
   }
 
   /** A key a member creates in their account, within the bounds (createOwnerKey). */
-  async createOwn(p: Principal, opts: NewKey, bounds: OwnerBounds) {
+  async createOwn(p: Principal, opts: NewKey, bounds: OwnerBounds, src?: AuditSource) {
     const account = accountFor(p, 'keys.create');
-    return createOwnerKey(this.db, this.prefix, this.defaultRate, account, opts, bounds);
+    const audit = { by: p, src };
+    return createOwnerKey(this.db, this.prefix, this.defaultRate, account, opts, bounds, audit);
   }
 
   /**
    * The operator's revocation of any account's key. Revoked here: it stops at once in this process
    * (`resolver`), within a second on the others.
    */
-  async revoke(p: Principal, keyId: string) {
+  async revoke(p: Principal, keyId: string, src?: AuditSource) {
     authorize(p, 'accounts.administer');
-    return revokeKey(this.db, keyId).finally(() => this.resolver?.forget(keyId));
+    return revokeKey(this.db, keyId, { by: p, src }).finally(() => this.resolver?.forget(keyId));
   }
 
   /**
    * Revokes a key of the principal's account; false when the account has no such key. Who created a
    * key is not recorded yet: a role that may revoke only its own keys is refused every key.
    */
-  async revokeOwn(p: Principal, keyId: string) {
+  async revokeOwn(p: Principal, keyId: string, src?: AuditSource): Promise<boolean> {
     const account = accountFor(p, 'keys.revoke', undefined, { createdBy: null });
-    return revokeOwnKey(this.db, account, keyId).finally(() => this.resolver?.forget(keyId));
+    const r = revokeKeyAudited(this.db, keyId, account, { by: p, src });
+    return (await r.finally(() => this.resolver?.forget(keyId))) !== null;
   }
 
   /** The account of a key (the operator's console). */

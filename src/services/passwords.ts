@@ -6,7 +6,9 @@ import { hash, type Algorithm } from '@node-rs/argon2';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { Piscina } from 'piscina';
 import { ApiError } from '../domain/errors.ts';
-import { transaction, type Db } from '../db/pool.ts';
+import { transaction, type Db, type Tx } from '../db/pool.ts';
+import { NO_SOURCE, recordAudit, type AuditSource } from '../audit/record.ts';
+import { memberPrincipal } from '../domain/principal.ts';
 import { insertAccount } from '../db/accounts.ts';
 import {
   insertPassword,
@@ -139,11 +141,24 @@ export async function setPassword(
   work: PasswordWork,
   accountId: string,
   password: string,
+  src: AuditSource = NO_SOURCE,
 ): Promise<void> {
   const h = await work.hash(password);
   await transaction(db, async (tx) => {
     await upsertPassword(tx, accountId, h);
     await voidLinks(tx, accountId);
+    await passwordChanged(tx, accountId, 'account', src);
+  });
+}
+
+/** The `password.changed` event, by the member themselves (`via`: the page or the link used). */
+function passwordChanged(tx: Tx, accountId: string, via: string, src: AuditSource) {
+  return recordAudit(tx, {
+    account: accountId,
+    action: 'password.changed',
+    actor: memberPrincipal(accountId, accountId, 'owner'),
+    ...src,
+    details: { via },
   });
 }
 
@@ -188,6 +203,7 @@ export async function setPasswordWithLink(
   token: string,
   purpose: Purpose,
   password: string,
+  src: AuditSource = NO_SOURCE,
 ): Promise<string | null> {
   const h = await work.hash(password);
   return transaction(db, async (tx) => {
@@ -196,6 +212,7 @@ export async function setPasswordWithLink(
       await upsertPassword(tx, id, h);
       await revokeSessionsOf(tx, id);
       await voidLinks(tx, id); // every other link of the account
+      await passwordChanged(tx, id, purpose, src);
     }
     return id;
   });

@@ -7,7 +7,8 @@
 // server's token has the same hash. A live session carries who acts (domain/principal.ts), made
 // with its row: the operator for a console session, else the account's member.
 import crypto from 'node:crypto';
-import type { Db } from '../db/pool.ts';
+import { transaction, type Db } from '../db/pool.ts';
+import { recordAudit, type AuditSource } from '../audit/record.ts';
 import {
   insertSession,
   liveSession,
@@ -63,18 +64,34 @@ export class Sessions {
     this.perAccount = o.perAccount;
   }
 
-  /** A new session (null: the operator's console); the returned id goes in the cookie and nowhere else. */
-  async create(accountId: string | null): Promise<string> {
+  /**
+   * A new session (null: the operator's console); the returned id goes in the cookie and nowhere
+   * else. `signIn`: it opens a sign-in (not the session a password change renews), audited as
+   * `session.signed_in` with the session, `via` saying how (password, sign-up, invite, reset).
+   */
+  async create(accountId: string | null, signIn?: AuditSource & { via: string }): Promise<string> {
     const id = crypto.randomBytes(32).toString('base64url');
-    await insertSession(
-      this.db,
-      sha(id),
-      accountId,
-      ABSOLUTE_MS / 1000,
-      accountId === null ? this.console : null,
-    );
-    // The oldest live sessions beyond the bound end (sessions of the console count together).
-    await revokeSessionsBeyond(this.db, accountId, this.perAccount);
+    await transaction(this.db, async (tx) => {
+      await insertSession(
+        tx,
+        sha(id),
+        accountId,
+        ABSOLUTE_MS / 1000,
+        accountId === null ? this.console : null,
+      );
+      // The oldest live sessions beyond the bound end (sessions of the console count together).
+      await revokeSessionsBeyond(tx, accountId, this.perAccount);
+      if (accountId !== null && signIn) {
+        const { via, ...src } = signIn;
+        await recordAudit(tx, {
+          account: accountId,
+          action: 'session.signed_in',
+          actor: memberPrincipal(accountId, accountId, 'owner'),
+          ...src,
+          details: { via },
+        });
+      }
+    });
     return id;
   }
 

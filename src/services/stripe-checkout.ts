@@ -18,6 +18,8 @@ import { lockPayment } from '../db/stripe-payments.ts';
 import type { SessionIn } from './stripe-event-shape.ts';
 import { settleTopup, type Handled } from './stripe-settle.ts';
 import { creditIn } from '../ledger/ledger.ts';
+import { recordAudit } from '../audit/record.ts';
+import { SYSTEM } from '../domain/principal.ts';
 
 /** How long after recording began (migrations/024) a session not recorded may still count. */
 const LEGACY_WINDOW_S = 24 * 3600;
@@ -120,6 +122,13 @@ async function credit(
     entryId,
   }).catch((e: unknown) => {
     throw new Error(`credit of ${s.id} not applied`, { cause: e });
+  });
+  await recordAudit(tx, {
+    account: accountId,
+    action: 'credit.added',
+    actor: SYSTEM,
+    target: { type: 'ledger_entry', id: entryId },
+    details: { amountCents, via: 'stripe_checkout', checkoutSession: s.id },
   });
   const early = await settleTopup(
     tx,

@@ -16,6 +16,8 @@ import { lockPayment, noteDispute, openDisputes } from '../db/stripe-payments.ts
 import type { StripeOutcome } from '../db/stripe-events.ts';
 import type { ChargeIn, DisputeIn } from './stripe-event-shape.ts';
 import { reinstateIn, reverseIn } from '../ledger/ledger.ts';
+import { recordAudit } from '../audit/record.ts';
+import { SYSTEM } from '../domain/principal.ts';
 
 /** What an event did, as recorded in stripe_events. */
 export interface Handled {
@@ -66,6 +68,19 @@ export async function settleTopup(
       amountCents: next - applied,
       reason: o.reason,
     });
+    await recordAudit(tx, {
+      account: t.accountId,
+      action: 'credit.reversed',
+      actor: SYSTEM,
+      target: r.entryId === null ? null : { type: 'ledger_entry', id: r.entryId },
+      details: {
+        amountCents: next - applied,
+        takenCents: r.takenCents,
+        shortfallCents: r.shortfallCents,
+        reason: o.reason,
+        checkoutSession: t.sessionId,
+      },
+    });
     const short = r.shortfallCents > 0 ? `, shortfall ${r.shortfallCents} cents` : '';
     return {
       outcome: 'reversed',
@@ -77,12 +92,24 @@ export async function settleTopup(
     const cents = applied - next;
     // Past the largest balance throws: nothing is written and the 500 makes Stripe deliver it
     // again.
-    await reinstateIn(tx, {
+    const c = await reinstateIn(tx, {
       accountId: t.accountId,
       amountCents: cents,
       disputeId: o.reinstating,
     }).catch((e: unknown) => {
       throw new Error(`reinstatement of ${o.reinstating} not applied`, { cause: e });
+    });
+    await recordAudit(tx, {
+      account: t.accountId,
+      action: 'credit.added',
+      actor: SYSTEM,
+      target: { type: 'ledger_entry', id: c.entryId },
+      details: {
+        amountCents: cents,
+        via: 'stripe_dispute_won',
+        dispute: o.reinstating,
+        checkoutSession: t.sessionId,
+      },
     });
     return { outcome: 'reinstated', cents, detail: `gave back ${cents} cents` };
   }

@@ -1,7 +1,8 @@
 // What the studio's pages do with accounts, passwords, one-time links and the attempt limits, bound
 // to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
 // invites.ts, admission/attempts.ts hold the rules).
-import type { Db } from '../db/pool.ts';
+import { transaction, type Db } from '../db/pool.ts';
+import { recordAudit, type AuditSource } from '../audit/record.ts';
 import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
 import { inviteLink, resetLink } from './invites.ts';
 import { issueToken, linkFor, peekToken, type Purpose } from './one-time-links.ts';
@@ -62,8 +63,26 @@ export class StudioAccounts {
     return currentPasswordOk(this.db, this.work, accountId, password);
   }
 
-  setPassword(accountId: string, password: string) {
-    return setPassword(this.db, this.work, accountId, password);
+  setPassword(accountId: string, password: string, src?: AuditSource) {
+    return setPassword(this.db, this.work, accountId, password, src);
+  }
+
+  /**
+   * A wrong password for an email that has an account: `session.sign_in_failed` in that account's
+   * log (an unknown email has no log to write to, and is not recorded).
+   */
+  async signInFailed(email: string, src: AuditSource): Promise<void> {
+    const a = await accountByEmail(this.db, email);
+    if (!a) return;
+    await transaction(this.db, (tx) =>
+      recordAudit(tx, {
+        account: a.id,
+        action: 'session.sign_in_failed',
+        actor: { type: 'member', id: a.id, email: a.email },
+        ...src,
+        details: { email },
+      }),
+    );
   }
 
   signUp(email: string, password: string) {
@@ -86,8 +105,8 @@ export class StudioAccounts {
   }
 
   /** Sets the password through a link (passwords.ts setPasswordWithLink); the account, or null. */
-  setPasswordWithLink(token: string, purpose: Purpose, password: string) {
-    return setPasswordWithLink(this.db, this.work, token, purpose, password);
+  setPasswordWithLink(token: string, purpose: Purpose, password: string, src?: AuditSource) {
+    return setPasswordWithLink(this.db, this.work, token, purpose, password, src);
   }
 
   /** A reset link for the account of `email`, with its address; null when no account has it. */

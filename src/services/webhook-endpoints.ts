@@ -23,6 +23,7 @@ import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { resendDelivery } from '../db/webhook-deliveries-resend.ts';
 import { accountFor } from '../domain/authorize.ts';
 import type { Principal } from '../domain/principal.ts';
+import { NO_SOURCE, recordAudit, type AuditSource } from '../audit/record.ts';
 
 export const EVENT_TYPES = [
   'generation.started',
@@ -108,23 +109,39 @@ export class WebhookEndpoints {
    * An endpoint of a key's own mode (the API), or of the mode a member chose in the studio (live
    * unless said).
    */
-  async create(p: Principal, body: unknown, chosen: EndpointMode = 'live') {
+  async create(
+    p: Principal,
+    body: unknown,
+    chosen: EndpointMode = 'live',
+    src: AuditSource = NO_SOURCE,
+  ) {
     const accountId = accountFor(p, 'webhooks.manage');
     const mode: EndpointMode = p.kind === 'key' ? p.mode : chosen;
     const { url, events } = parseEndpoint(body);
     // Standard Webhooks secrets: whsec_ and the base64 of 24 random bytes.
     const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
     // Concurrent creates of one account count one at a time (a lock of its own, not the balance row's).
-    const row = await transaction(this.db, (tx) =>
-      insertEndpointBelow(tx, MAX_ENDPOINTS, {
+    const row = await transaction(this.db, async (tx) => {
+      const made = await insertEndpointBelow(tx, MAX_ENDPOINTS, {
         id: newId('whe'),
         accountId,
         url,
         events,
         secret,
         mode,
-      }),
-    );
+      });
+      if (made) {
+        await recordAudit(tx, {
+          account: accountId,
+          action: 'webhook_endpoint.created',
+          actor: p,
+          target: { type: 'webhook_endpoint', id: made.id },
+          ...src,
+          details: { url, mode, events },
+        });
+      }
+      return made;
+    });
     if (!row) {
       throw new ApiError(
         'WEBHOOK_ENDPOINT_LIMIT',
@@ -161,11 +178,20 @@ export class WebhookEndpoints {
   }
 
   /** Deleted endpoints get no new events; their pending deliveries end failed when next attempted. */
-  async delete(p: Principal, id: string) {
+  async delete(p: Principal, id: string, src: AuditSource = NO_SOURCE) {
     const accountId = accountFor(p, 'webhooks.manage');
     const modes = modesOf(p);
     if (!isId('whe', id)) throw notFound();
-    if (!(await markEndpointDeleted(this.db, accountId, id, modes))) throw notFound();
+    await transaction(this.db, async (tx) => {
+      if (!(await markEndpointDeleted(tx, accountId, id, modes))) throw notFound();
+      await recordAudit(tx, {
+        account: accountId,
+        action: 'webhook_endpoint.deleted',
+        actor: p,
+        target: { type: 'webhook_endpoint', id },
+        ...src,
+      });
+    });
     return { id, deleted: true };
   }
 

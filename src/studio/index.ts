@@ -18,6 +18,7 @@ import { registerRenderRoutes } from './routes/render.ts';
 import { registerHistoryRoutes } from './routes/history.ts';
 import { registerPosterRoutes } from './routes/poster.ts';
 import { registerDocsRoutes } from './routes/docs.ts';
+import { registerAuditRoutes } from './routes/audit.ts';
 import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
 import { registerAdminConsole } from './routes/admin.ts';
@@ -160,5 +161,6 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   registerUploadRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerCreditRoutes(app, ctx);
+  registerAuditRoutes(app, ctx);
   return notFoundPage(ctx);
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { can } from '../domain/authorize.ts';
 
 const VIEWS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'views');
 const eta = new Eta({ views: VIEWS, autoEscape: true, cache: true, autoTrim: [false, 'nl'] });
@@ -62,6 +63,8 @@ export function page(
     ...data,
     csrf,
     session: req.studio,
+    // the Audit log is in the menu only for those who may open it
+    canAudit: req.studio ? can(req.studio.principal, 'audit.view') : false,
     euros,
     when,
     layout,

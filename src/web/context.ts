@@ -12,6 +12,7 @@ import type { Storage } from '../storage/storage.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Uploads } from '../services/uploads.ts';
 import type { WebhookEndpoints } from '../services/webhook-endpoints.ts';
+import type { AuditLog } from '../services/audit-log.ts';
 import type { BackendHealth } from '../backends/health.ts';
 import type { ChatCompletions } from '../services/chat.ts';
 import type { Topups } from '../services/topups.ts';
@@ -36,6 +37,8 @@ export interface Ctx {
   metrics: Metrics;
   uploads: Uploads;
   webhooks: WebhookEndpoints;
+  /** The audit log's reads (its writes happen inside each change's transaction). */
+  auditLog: AuditLog;
   /** /openai/v1's chat completions, over `generations`. */
   chat: ChatCompletions;
   /** What /readyz and /metrics read from the database. */

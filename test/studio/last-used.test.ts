@@ -7,6 +7,7 @@ import { createAccount } from '../../src/services/accounts.ts';
 import { createKey } from '../../src/services/keys.ts';
 import { listKeys } from '../../src/services/keys.ts';
 import { janitor } from '../helpers/janitor.ts';
+import { OPERATOR } from '../../src/domain/principal.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 beforeAll(async () => {
@@ -19,7 +20,7 @@ afterAll(async () => {
 describe('last use of a key', () => {
   it('comes from the newest request window, and stays once the janitor has pruned the windows', async () => {
     const a = await createAccount(dbh.db, 'last-used@example.test', null);
-    const k = await createKey(dbh.db, 'rg_', 600, a.id, { name: 'k' });
+    const k = await createKey(dbh.db, 'rg_', 600, a.id, { name: 'k' }, { by: OPERATOR });
     expect((await listKeys(dbh.db, a.id, 'UTC'))[0].lastUsedAt).toBeNull();
     const minute = Math.floor(Date.now() / 60_000);
     const old = minute - 90;

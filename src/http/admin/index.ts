@@ -8,6 +8,7 @@ import { decodeCursor, parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
 import { objectBody } from '../../domain/body.ts';
 import type { Ctx } from '../../web/context.ts';
+import { sourceOf } from '../../web/audit-source.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
 import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
 import { VERSION } from '../../domain/version.ts';
@@ -96,7 +97,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     f.done();
     return reply
       .code(201)
-      .send(await ctx.accounts.credit(req.principal, id, amount!, reason ?? null));
+      .send(await ctx.accounts.credit(req.principal, id, amount!, reason ?? null, sourceOf(req)));
   });
 
   app.post<{ Params: { id: string } }>('/accounts/:id/keys', async (req, reply) => {
@@ -113,18 +114,14 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const rate = f.int('rateLimitPerMinute', { min: 1, max: MAX_KEY_RATE_PER_MINUTE });
     const mode = f.oneOf('mode', ['live', 'test'] as const);
     f.done();
-    const key = await ctx.apiKeys.create(req.principal, id, {
-      name,
-      dailyCapCents: cap ?? null,
-      rateLimitPerMinute: rate ?? undefined,
-      mode,
-    });
+    const opts = { name, dailyCapCents: cap ?? null, rateLimitPerMinute: rate ?? undefined, mode };
+    const key = await ctx.apiKeys.create(req.principal, id, opts, sourceOf(req));
     return reply.code(201).send(key);
   });
 
   app.delete<{ Params: { id: string } }>('/keys/:id', async (req) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');
-    return ctx.apiKeys.revoke(req.principal, req.params.id);
+    return ctx.apiKeys.revoke(req.principal, req.params.id, sourceOf(req));
   });
 
   app.get<{ Params: { id: string } }>('/accounts/:id/ledger', async (req) => {
@@ -132,6 +129,19 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const cursor = queryParam(req.query, 'cursor');
     if (cursor !== undefined) decodeCursor(cursor);
     return ctx.accounts.ledger(req.principal, limit, cursor ?? null, accountId(req.params.id));
+  });
+
+  // The account's audit log, newest first, paged like every list (docs/api.md "Audit log").
+  app.get<{ Params: { id: string } }>('/accounts/:id/audit-events', async (req) => {
+    const limit = parseLimit(queryParam(req.query, 'limit'));
+    const cursor = queryParam(req.query, 'cursor') ?? null;
+    const query = {
+      limit,
+      cursor,
+      action: queryParam(req.query, 'action'),
+      actor: queryParam(req.query, 'actor'),
+    };
+    return ctx.auditLog.list(req.principal, query, accountId(req.params.id));
   });
 
   app.post<{ Params: { id: string } }>('/generations/:id/refund', async (req) => {

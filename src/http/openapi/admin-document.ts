@@ -2,6 +2,7 @@
 // token): what `rendergate` uses with RENDERGATE_URL, and what an operator's own tools can use.
 import { VERSION } from '../../domain/version.ts';
 import { ERROR_STATUS } from '../../domain/errors.ts';
+import { auditPaths, auditSchemas } from './admin-audit.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const str = { type: 'string' };
@@ -125,6 +126,7 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
           [404],
         ),
       },
+      ...auditPaths(op),
       '/keys/{id}': {
         delete: op('revokeKey', 'Revoke a key.', '200', 'RevokedKey', { parameters: [ID] }, [404]),
       },
@@ -248,6 +250,7 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
           name: { ...str, maxLength: 200 },
         }),
         ResetCreate: obj(['email'], { email: { ...str, maxLength: 254 } }),
+        ...auditSchemas,
         Link: obj(['accountId', 'email', 'purpose', 'link', 'expiresAt'], {
           accountId: str,
           email: str,

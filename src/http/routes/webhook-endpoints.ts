@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseLimit } from '../../services/paging.ts';
 import { queryParam } from '../body.ts';
 import type { Ctx } from '../../web/context.ts';
+import { sourceOf } from '../../web/audit-source.ts';
 
 type ById = { Params: { id: string } };
 
@@ -14,7 +15,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx) {
   });
 
   app.post('/webhook-endpoints', async (req, reply) => {
-    const made = await ctx.webhooks.create(req.principal, req.body);
+    const made = await ctx.webhooks.create(req.principal, req.body, undefined, sourceOf(req));
     // RFC 9110 15.3.2: a 201 names the resource it created.
     return reply
       .code(201)
@@ -26,7 +27,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Ctx) {
     ctx.webhooks.get(req.principal, req.params.id),
   );
   app.delete<ById>('/webhook-endpoints/:id', async (req) =>
-    ctx.webhooks.delete(req.principal, req.params.id),
+    ctx.webhooks.delete(req.principal, req.params.id, sourceOf(req)),
   );
   app.get<ById>('/webhook-endpoints/:id/deliveries', async (req) =>
     ctx.webhooks.deliveries(req.principal, req.params.id, page(req.query)),

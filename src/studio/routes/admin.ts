@@ -12,6 +12,7 @@ import { field } from '../form-body.ts';
 import { parseEuros } from './keys.ts';
 import { doorRefusalPause } from '../../admission/door-budget.ts';
 import { ledgerLabel } from '../../services/billing.ts';
+import { sourceOf } from '../../web/audit-source.ts';
 
 type IdParams = { Params: { id: string } };
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
@@ -149,6 +150,7 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
       accountId(req.params.id),
       cents,
       (field(req.body, 'reason') ?? '').trim().slice(0, 500) || null,
+      sourceOf(req),
     );
     return reply.redirect(`/admin/accounts/${req.params.id}`, 303);
   });
@@ -164,18 +166,23 @@ export function registerAdminConsole(app: FastifyInstance, ctx: StudioCtx) {
     const mode = field(req.body, 'mode') ?? 'live';
     if (mode !== 'live' && mode !== 'test')
       throw new ApiError('INVALID_INPUT', 'Mode: Live or Test.');
-    const created = await ctx.apiKeys.create(req.principal, accountId(req.params.id), {
-      name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined,
-      dailyCapCents: cap,
-      rateLimitPerMinute: rate,
-      mode,
-    });
+    const created = await ctx.apiKeys.create(
+      req.principal,
+      accountId(req.params.id),
+      {
+        name: (field(req.body, 'name') ?? '').trim().slice(0, 200) || undefined,
+        dailyCapCents: cap,
+        rateLimitPerMinute: rate,
+        mode,
+      },
+      sourceOf(req),
+    );
     return accountPage(req, reply.code(201), req.params.id, { createdKey: created });
   });
 
   app.post<IdParams>('/admin/keys/:id/revoke', pre, async (req, reply) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');
-    await ctx.apiKeys.revoke(req.principal, req.params.id);
+    await ctx.apiKeys.revoke(req.principal, req.params.id, sourceOf(req));
     const account = await ctx.apiKeys.accountOf(req.principal, req.params.id);
     return reply.redirect(`/admin/accounts/${account!}`, 303);
   });

@@ -9,12 +9,19 @@ import { EMAIL, MIN_PASSWORD, passwordProblem } from '../../services/passwords.t
 import type { Purpose } from '../../services/one-time-links.ts';
 import { doorRefusalPause } from '../../admission/door-budget.ts';
 import { doorBudget } from '../door-budget.ts';
+import { sourceOf } from '../../web/audit-source.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // Every door below shares one budget per address.
   const door = { preValidation: doorBudget(ctx.config.studioDoorRequestsPerMinute, ctx.pace) };
-  const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
-    const id = await ctx.sessions.create(accountId);
+  const startSession = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    accountId: string,
+    via: string,
+    next = '/',
+  ) => {
+    const id = await ctx.sessions.create(accountId, { ...sourceOf(req), via });
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
     return reply.redirect(localPath(next), 303);
   };
@@ -29,6 +36,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       canReset: ctx.mailer !== null,
       ...extra,
     });
+
+  // A wrong password for a known email is audited; not awaited, so that the answer's time does not
+  // tell a known email from an unknown one.
+  const failed = (req: FastifyRequest, email: string) =>
+    void ctx.studioAccounts
+      .signInFailed(email, sourceOf(req))
+      .catch((e: unknown) => req.log.warn({ err: e }, 'failed sign-in not audited'));
 
   app.get('/', { preHandler: signedIn(ctx) }, async (req, reply) =>
     page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models, cards: ctx.cards }),
@@ -59,14 +73,16 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       [door],
       ctx.studioAccounts.checkPassword(email, password),
     );
-    if (!accountId)
+    if (!accountId) {
+      failed(req, email);
       return signinPage(req, reply.code(401), {
         email,
         next,
         error: 'The email or the password is wrong.',
       });
+    }
     await ctx.studioAccounts.succeeded(door);
-    return startSession(reply, accountId, next);
+    return startSession(req, reply, accountId, 'password', next);
   });
 
   app.get('/signup', door, async (req, reply) => {
@@ -135,7 +151,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       // the same work as for a taken email: the time tells nothing
       await ctx.studioAccounts.spendVerification(password);
       await ctx.studioAccounts.succeeded(door);
-      return startSession(reply, created);
+      return startSession(req, reply, created, 'signup');
     }
     const owner = await ctx.studioAccounts.givenBackIfBusy(
       counted,
@@ -143,10 +159,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     );
     if (owner) {
       await ctx.studioAccounts.succeeded(door);
-      return startSession(reply, owner);
+      return startSession(req, reply, owner, 'password');
     }
     // A wrong password for a taken email: no session (the cookie opens nothing; the studio then asks
     // to sign in), and the owner hears of it where mail is set up.
+    failed(req, email);
     reply.setCookie(
       SESSION_COOKIE,
       crypto.randomBytes(32).toString('base64url'),
@@ -193,7 +210,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    await ctx.studioAccounts.setPassword(accountOf(req), password); // voids every unused link too
+    await ctx.studioAccounts.setPassword(accountOf(req), password, sourceOf(req)); // voids links
     // Every other session ends; this one is replaced by a new one.
     await ctx.sessions.revokeAll(accountOf(req));
     const id = await ctx.sessions.create(accountOf(req));
@@ -241,6 +258,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
         req.params.token,
         purpose,
         password,
+        sourceOf(req),
       );
       if (!accountId)
         return page(reply.code(410), 'set-password', req, {
@@ -249,7 +267,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
           min: MIN_PASSWORD,
           action: '',
         });
-      return startSession(reply, accountId);
+      return startSession(req, reply, accountId, purpose);
     });
   }
 

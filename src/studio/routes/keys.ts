@@ -6,6 +6,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field } from '../form-body.ts';
+import { sourceOf } from '../../web/audit-source.ts';
 
 /** "5", "5.5", "5,50" euros → cents; "" → no cap; anything else → undefined. */
 export function parseEuros(raw: string): number | null | undefined {
@@ -64,6 +65,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
           mode: mode as 'live' | 'test',
         },
         { maxRateLimitPerMinute: maxRate, maxLiveKeys: ctx.config.keysPerAccount },
+        sourceOf(req),
       );
     } catch (e) {
       const problem =
@@ -83,7 +85,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
 
   app.post<{ Params: { id: string } }>('/keys/:id/revoke', pre, async (req, reply) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
-    if (!(await ctx.apiKeys.revokeOwn(req.principal, req.params.id)))
+    if (!(await ctx.apiKeys.revokeOwn(req.principal, req.params.id, sourceOf(req))))
       throw new ApiError('KEY_NOT_FOUND', 'There is no such key.');
     return reply.redirect('/keys', 303);
   });

@@ -5,31 +5,10 @@ import type { LedgerEntry } from '../../services/accounts.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
+import { cell } from '../csv.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
-
-/**
- * A CSV cell. A number is written bare, so a spreadsheet reads it as a number (it cannot be a formula);
- * text is quoted, and a leading = + - @ neutralised so a spreadsheet never runs it as a formula.
- */
-const cell = (v: unknown) => {
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  if (typeof v === 'string' && /^-?\d+\.\d{2}$/.test(v)) return v; // an amount in euros, from toFixed(2)
-  let s =
-    v === undefined || v === null
-      ? ''
-      : typeof v === 'string'
-        ? v
-        : v instanceof Date ||
-            typeof v === 'number' ||
-            typeof v === 'boolean' ||
-            typeof v === 'bigint'
-          ? v.toString()
-          : (JSON.stringify(v) ?? '');
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return `"${s.replace(/"/g, '""')}"`;
-};
 
 export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };

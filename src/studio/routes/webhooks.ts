@@ -9,6 +9,7 @@ import { EVENT_TYPES, MAX_ENDPOINTS, type EndpointMode } from '../../services/we
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field, fields } from '../form-body.ts';
+import { sourceOf } from '../../web/audit-source.ts';
 
 /** A delivery as this page shows it. `lastError` comes with the deliveries' last-error column. */
 export interface WebhookDeliveryView {
@@ -69,6 +70,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
         req.principal,
         { url, ...(events.length ? { events } : {}) },
         mode,
+        sourceOf(req),
       );
       // The one time the secret is shown; the page is never cached (page() sets no-store).
       return webhooksPage(req, reply.code(201), { created });
@@ -93,7 +95,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.post<{ Params: { id: string } }>('/webhooks/:id/delete', pre, async (req, reply) => {
-    await ctx.webhooks.delete(req.principal, req.params.id);
+    await ctx.webhooks.delete(req.principal, req.params.id, sourceOf(req));
     return reply.redirect('/webhooks', 303);
   });
 

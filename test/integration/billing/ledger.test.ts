@@ -10,6 +10,7 @@ import { createAccount } from '../../../src/services/accounts.ts';
 import { createKey } from '../../../src/services/keys.ts';
 import { freshDatabase } from '../../helpers/db.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
+import { OPERATOR } from '../../../src/domain/principal.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let ledger: Ledger;
@@ -48,8 +49,8 @@ const refunds = async (generationId: string) =>
 async function account(cents: number) {
   const a = await createAccount(dbh.db, `${crypto.randomUUID()}@example.com`, null);
   if (cents > 0) await ledger.credit(a.id, cents, 'test credit');
-  const live = await createKey(dbh.db, 'rg_', 60, a.id, {});
-  const test = await createKey(dbh.db, 'rg_', 60, a.id, { mode: 'test' });
+  const live = await createKey(dbh.db, 'rg_', 60, a.id, {}, { by: OPERATOR });
+  const test = await createKey(dbh.db, 'rg_', 60, a.id, { mode: 'test' }, { by: OPERATOR });
   return { id: a.id, liveKey: live.id, testKey: test.id };
 }
 

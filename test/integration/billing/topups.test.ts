@@ -43,6 +43,13 @@ afterAll(async () => {
 });
 
 const q = async (sql: string, values: unknown[] = []) => (await dbh.db.query(sql, values)).rows;
+/** The account's audit events, oldest first: action, the actor's type, details. */
+const audit = async (id: string) =>
+  (await q(
+    `SELECT action, actor ->> 'type' AS actor, details FROM audit_events
+     WHERE account_id = $1 ORDER BY seq`,
+    [id],
+  )) as Array<{ action: string; actor: string; details: Record<string, unknown> }>;
 const balanceOf = async (id: string) =>
   (await q('SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1', [id]))[0];
 
@@ -140,6 +147,15 @@ describe('POST /webhooks/stripe', () => {
     expect(outcomes).toEqual([
       { outcome: 'credited', n: 1 },
       { outcome: 'duplicate', n: 21 },
+    ]);
+    // one credit.added by the system in the audit log (after the sign-up's session.signed_in)
+    expect(await audit(accountId)).toEqual([
+      { action: 'session.signed_in', actor: 'member', details: { via: 'signup' } },
+      {
+        action: 'credit.added',
+        actor: 'system',
+        details: { amountCents: 5000, via: 'stripe_checkout', checkoutSession: id },
+      },
     ]);
     await checkInvariants(dbh.db);
   });
@@ -299,6 +315,22 @@ describe('POST /webhooks/stripe', () => {
     // The operator's credit makes the rest good.
     await api.admin('POST', `/accounts/${accountId}/credits`, { amountCents: 600 });
     expect(await balanceOf(accountId)).toEqual({ balance_cents: 80, shortfall_cents: 0 });
+    // each top-up, reversal and the operator's credit is audited, in order
+    expect((await audit(accountId)).map((e) => `${e.action} ${e.actor}`)).toEqual([
+      'session.signed_in member',
+      'key.created operator',
+      'credit.added system',
+      'credit.reversed system',
+      'credit.added system',
+      'credit.reversed system',
+      'credit.added operator',
+    ]);
+    expect((await audit(accountId))[3].details).toMatchObject({
+      amountCents: 1000,
+      takenCents: 40,
+      shortfallCents: 960,
+      checkoutSession: first,
+    });
     await checkInvariants(dbh.db);
   });
 });
