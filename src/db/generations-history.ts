@@ -3,7 +3,7 @@
 // studio acts live: test keys' renders are not shown (as the keys page says), as for a live key.
 import type { Queryable } from './pool.ts';
 import { QUEUE_POSITION_CAP } from './generations.ts';
-import { LIVE_SESSION, type SessionRow } from './studio-sessions.ts';
+import { LIVE_SESSION, SESSION_COLUMNS, type SessionRow } from './studio-sessions.ts';
 
 export type KeyOfRow = { key_id: string | null; key_name: string | null; key_start: string | null };
 
@@ -97,7 +97,7 @@ ${ROWS}`;
  */
 const SESSION_HISTORY = `WITH s AS MATERIALIZED (${LIVE_SESSION}),
 ${steps({ account: '(SELECT account_id FROM s)', after: '$3', status: '$4', model: '$5', limit: '$6' })}
-SELECT s.account_id, s.last_seen_at, s.admin_token_hash, s.email, s.balance_cents, (${ROWS}) AS rows
+SELECT ${SESSION_COLUMNS}, (${ROWS}) AS rows
 FROM s`;
 
 /** A row as the JSON array carries it, in the statement's order; timestamps as ISO 8601 text. */

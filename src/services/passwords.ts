@@ -1,4 +1,4 @@
-// Passwords: argon2id (OWASP's minimum parameters: 19 MiB, 2 passes, 1 lane), one hash per account.
+// Passwords: argon2id (OWASP's minimum parameters: 19 MiB, 2 passes, 1 lane), one hash per person.
 // Sign-in answers the same whatever is wrong (unknown email, no password set, wrong password) and takes
 // the same time: an unknown email is checked against a dummy hash. Every hash and check goes through
 // PasswordWork, which runs a few at once per process.
@@ -8,13 +8,11 @@ import { Piscina } from 'piscina';
 import { ApiError } from '../domain/errors.ts';
 import { transaction, type Db } from '../db/pool.ts';
 import { insertAccount } from '../db/accounts.ts';
-import {
-  insertPassword,
-  passwordOf,
-  passwordOfEmail,
-  upsertPassword,
-} from '../db/studio-passwords.ts';
-import { revokeSessionsOf } from '../db/studio-sessions.ts';
+import { passwordOf, passwordOfEmail, upsertPassword } from '../db/studio-passwords.ts';
+import { personByEmail } from '../db/people.ts';
+import { ownerOf } from '../db/memberships.ts';
+import { revokeSessionsOfPerson } from '../db/studio-sessions.ts';
+import type { TokenOwner } from '../db/studio-tokens.ts';
 import { useToken, voidLinks, type Purpose } from './one-time-links.ts';
 import { newId } from '../domain/ids.ts';
 
@@ -121,29 +119,35 @@ export function passwordProblem(password: string): string | null {
 
 export const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>".]{1,63}$/;
 
-/** The account of this email and password, or null; always costs one argon2 verification. */
+/** Who signs in: the person, and the account their sign-in opens (null: a member of none). */
+export interface SignedIn {
+  personId: string;
+  accountId: string | null;
+}
+
+/** The person of this email and password, or null; always costs one argon2 verification. */
 export async function checkPassword(
   db: Db,
   work: PasswordWork,
   email: string,
   password: string,
-): Promise<string | null> {
+): Promise<SignedIn | null> {
   const r = await passwordOfEmail(db, email);
   const ok = await work.verify(r?.password_hash ?? (await DUMMY), password);
-  return r && ok ? r.id : null;
+  return r && ok ? { personId: r.id, accountId: r.account_id } : null;
 }
 
-/** A new password; every unused link of the account is voided with it. */
+/** A new password; every unused link of the person is voided with it. */
 export async function setPassword(
   db: Db,
   work: PasswordWork,
-  accountId: string,
+  personId: string,
   password: string,
 ): Promise<void> {
   const h = await work.hash(password);
   await transaction(db, async (tx) => {
-    await upsertPassword(tx, accountId, h);
-    await voidLinks(tx, accountId);
+    await upsertPassword(tx, personId, h);
+    await voidLinks(tx, personId);
   });
 }
 
@@ -153,34 +157,39 @@ export async function spendVerification(work: PasswordWork, password: string): P
   await work.verify(await DUMMY, password).catch(() => false);
 }
 
-/** Self sign-up: a new account with its password, or null when the email is taken. */
+/**
+ * Self sign-up: a new person with their password and an account they own (the accounts table's
+ * trigger makes the person its owner), or null when the email is taken, by an account or a person.
+ */
 export async function signUp(
   db: Db,
   work: PasswordWork,
   email: string,
   password: string,
-): Promise<string | null> {
+): Promise<SignedIn | null> {
   const h = await work.hash(password);
   return transaction(db, async (tx) => {
+    if (await personByEmail(tx, email)) return null;
     const account = await insertAccount(tx, newId('acct'), email, null);
     if (!account) return null;
-    await insertPassword(tx, account.id, h);
-    return account.id;
+    const personId = (await ownerOf(tx, account.id))!;
+    await upsertPassword(tx, personId, h);
+    return { personId, accountId: account.id };
   });
 }
 
 export async function currentPasswordOk(
   db: Db,
   work: PasswordWork,
-  accountId: string,
+  personId: string,
   password: string,
 ): Promise<boolean> {
-  return work.verify((await passwordOf(db, accountId)) ?? (await DUMMY), password);
+  return work.verify((await passwordOf(db, personId)) ?? (await DUMMY), password);
 }
 
 /**
- * Uses a one-time link to set the account's password: the password set, the link spent and every
- * session of the account ended, in one transaction. The account, or null when the link is not live.
+ * Uses a one-time link to set its person's password: the password set, the link spent and every
+ * session of the person ended, in one transaction. Whose link it was, or null when it is not live.
  */
 export async function setPasswordWithLink(
   db: Db,
@@ -188,15 +197,15 @@ export async function setPasswordWithLink(
   token: string,
   purpose: Purpose,
   password: string,
-): Promise<string | null> {
+): Promise<TokenOwner | null> {
   const h = await work.hash(password);
   return transaction(db, async (tx) => {
-    const id = await useToken(tx, token, purpose);
-    if (id) {
-      await upsertPassword(tx, id, h);
-      await revokeSessionsOf(tx, id);
-      await voidLinks(tx, id); // every other link of the account
+    const owner = await useToken(tx, token, purpose);
+    if (owner) {
+      await upsertPassword(tx, owner.personId, h);
+      await revokeSessionsOfPerson(tx, owner.personId);
+      await voidLinks(tx, owner.personId); // every other link of the person
     }
-    return id;
+    return owner;
   });
 }

@@ -2,7 +2,9 @@
 // to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
 // invites.ts, admission/attempts.ts hold the rules).
 import type { Db } from '../db/pool.ts';
-import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
+import { searchAccounts } from '../db/accounts.ts';
+import { personById, personByEmail } from '../db/people.ts';
+import { accountToOpen } from '../db/studio-passwords.ts';
 import { inviteLink, resetLink } from './invites.ts';
 import { issueToken, linkFor, peekToken, type Purpose } from './one-time-links.ts';
 import {
@@ -58,12 +60,12 @@ export class StudioAccounts {
     return checkPassword(this.db, this.work, email, password);
   }
 
-  currentPasswordOk(accountId: string, password: string) {
-    return currentPasswordOk(this.db, this.work, accountId, password);
+  currentPasswordOk(personId: string, password: string) {
+    return currentPasswordOk(this.db, this.work, personId, password);
   }
 
-  setPassword(accountId: string, password: string) {
-    return setPassword(this.db, this.work, accountId, password);
+  setPassword(personId: string, password: string) {
+    return setPassword(this.db, this.work, personId, password);
   }
 
   signUp(email: string, password: string) {
@@ -75,14 +77,15 @@ export class StudioAccounts {
     return spendVerification(this.work, password);
   }
 
-  /** The account and email of a live, unused link (without using it); null when it is not live. */
+  /** The account and person's email of a live, unused link (without using it); null if not live. */
   async peekLink(
     token: string,
     purpose: Purpose,
   ): Promise<{ accountId: string; email: string | null } | null> {
-    const accountId = await peekToken(this.db, token, purpose);
-    if (!accountId) return null;
-    return { accountId, email: (await accountById(this.db, accountId))?.email ?? null };
+    const owner = await peekToken(this.db, token, purpose);
+    if (!owner) return null;
+    const email = (await personById(this.db, owner.personId))?.email ?? null;
+    return { accountId: owner.accountId, email };
   }
 
   /** Sets the password through a link (passwords.ts setPasswordWithLink); the account, or null. */
@@ -90,12 +93,16 @@ export class StudioAccounts {
     return setPasswordWithLink(this.db, this.work, token, purpose, password);
   }
 
-  /** A reset link for the account of `email`, with its address; null when no account has it. */
+  /**
+   * A reset link for the person of `email`, with their address; null when no person has it (or
+   * they are a member of no account: there is nothing to sign in to).
+   */
   async resetLinkFor(email: string): Promise<{ email: string; link: string } | null> {
-    const account = await accountByEmail(this.db, email);
-    if (!account) return null;
-    const token = await issueToken(this.db, account.id, 'reset');
-    return { email: account.email, link: linkFor(this.publicUrl, 'reset', token) };
+    const person = await personByEmail(this.db, email);
+    const accountId = person && (await accountToOpen(this.db, person.id));
+    if (!person || !accountId) return null;
+    const token = await issueToken(this.db, accountId, 'reset', undefined, person.id);
+    return { email: person.email, link: linkFor(this.publicUrl, 'reset', token) };
   }
 
   /** The operator's invitation (invites.ts). */

@@ -224,7 +224,7 @@ describe('History read with its session, in one statement', () => {
     const sessions = new Sessions(dbh.db, { adminToken: 'a'.repeat(40), perAccount: 10 });
     const read = (cookie: string, q: Parameters<History['list']>[1]) =>
       sessions.findWith(cookie, 'account', (h, idle) => history.listOfSession(h, idle, q));
-    const id = await sessions.create('acct_a');
+    const id = await sessions.create({ personId: 'usr_a', accountId: 'acct_a' });
     const first = { limit: 20, cursor: null, status: null, modelId: null };
     const queries = [
       first,

@@ -1,7 +1,14 @@
 // Accounts in the studio: sign up, sign in (throttled, same answer whatever is wrong), sign out (this
 // session or all), change password, and the one-time links (invite, reset; by mail where SMTP is set).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
+import {
+  signedIn,
+  accountOf,
+  personOf,
+  SESSION_COOKIE,
+  sessionCookie,
+  type StudioCtx,
+} from '../types.ts';
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
 import crypto from 'node:crypto';
@@ -13,8 +20,20 @@ import { doorBudget } from '../door-budget.ts';
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // Every door below shares one budget per address.
   const door = { preValidation: doorBudget(ctx.config.studioDoorRequestsPerMinute, ctx.pace) };
-  const startSession = async (reply: FastifyReply, accountId: string, next = '/') => {
-    const id = await ctx.sessions.create(accountId);
+  // A person opens the account they last used (services/passwords.ts); one who is a member of no
+  // account any more has nothing to open, and is told so.
+  const startSession = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    who: { personId: string; accountId: string | null },
+    next = '/',
+  ) => {
+    if (who.accountId === null)
+      return page(reply.code(403), 'error', req, {
+        title: 'No account',
+        message: 'You are not a member of any account here any more. Ask an owner to invite you.',
+      });
+    const id = await ctx.sessions.create({ personId: who.personId, accountId: who.accountId });
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
     return reply.redirect(localPath(next), 303);
   };
@@ -55,18 +74,18 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
         error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.',
       });
     }
-    const accountId = await ctx.studioAccounts.givenBackIfBusy(
+    const person = await ctx.studioAccounts.givenBackIfBusy(
       [door],
       ctx.studioAccounts.checkPassword(email, password),
     );
-    if (!accountId)
+    if (!person)
       return signinPage(req, reply.code(401), {
         email,
         next,
         error: 'The email or the password is wrong.',
       });
     await ctx.studioAccounts.succeeded(door);
-    return startSession(reply, accountId, next);
+    return startSession(req, reply, person, next);
   });
 
   app.get('/signup', door, async (req, reply) => {
@@ -135,7 +154,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       // the same work as for a taken email: the time tells nothing
       await ctx.studioAccounts.spendVerification(password);
       await ctx.studioAccounts.succeeded(door);
-      return startSession(reply, created);
+      return startSession(req, reply, created);
     }
     const owner = await ctx.studioAccounts.givenBackIfBusy(
       counted,
@@ -143,7 +162,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     );
     if (owner) {
       await ctx.studioAccounts.succeeded(door);
-      return startSession(reply, owner);
+      return startSession(req, reply, owner);
     }
     // A wrong password for a taken email: no session (the cookie opens nothing; the studio then asks
     // to sign in), and the owner hears of it where mail is set up.
@@ -171,7 +190,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.post('/signout-everywhere', { preHandler: signedIn(ctx) }, async (req, reply) => {
-    await ctx.sessions.revokeAll(accountOf(req));
+    await ctx.sessions.revokeAll(personOf(req));
     reply.clearCookie(SESSION_COOKIE, sessionCookie(ctx));
     return reply.redirect('/signin', 303);
   });
@@ -184,19 +203,16 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const again = (error: string) =>
       page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
     if (
-      !(await ctx.studioAccounts.currentPasswordOk(
-        accountOf(req),
-        field(req.body, 'current') ?? '',
-      ))
+      !(await ctx.studioAccounts.currentPasswordOk(personOf(req), field(req.body, 'current') ?? ''))
     )
       return again('The current password is wrong.');
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    await ctx.studioAccounts.setPassword(accountOf(req), password); // voids every unused link too
+    await ctx.studioAccounts.setPassword(personOf(req), password); // voids every unused link too
     // Every other session ends; this one is replaced by a new one.
-    await ctx.sessions.revokeAll(accountOf(req));
-    const id = await ctx.sessions.create(accountOf(req));
+    await ctx.sessions.revokeAll(personOf(req));
+    const id = await ctx.sessions.create({ personId: personOf(req), accountId: accountOf(req) });
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
     return page(reply, 'account', req, {
       title: 'Account',
@@ -237,19 +253,19 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
         });
       }
       // Sets the password, spends the link, ends every session and voids every other link, in one go.
-      const accountId = await ctx.studioAccounts.setPasswordWithLink(
+      const owner = await ctx.studioAccounts.setPasswordWithLink(
         req.params.token,
         purpose,
         password,
       );
-      if (!accountId)
+      if (!owner)
         return page(reply.code(410), 'set-password', req, {
           title,
           valid: false,
           min: MIN_PASSWORD,
           action: '',
         });
-      return startSession(reply, accountId);
+      return startSession(req, reply, owner);
     });
   }
 

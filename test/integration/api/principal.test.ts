@@ -107,16 +107,16 @@ describe('the edges make the principal', () => {
     }
   });
 
-  it("a session's is its account's owner (the account names the person); the console's the operator", async () => {
+  it("a session's is its person's, with their role in the account; the console's the operator", async () => {
     const acct = await account(0);
+    // migrations/030: every account has its email's person as owner, `usr_` and the account's id
+    const personId = `usr_${acct.slice(5)}`;
     const sessions = new Sessions(dbh.db, { adminToken: ADMIN, perAccount: 10 });
-    const signedIn = await sessions.find(await sessions.create(acct), 'account');
-    expect(signedIn!.principal).toEqual({
-      kind: 'member',
-      account: acct,
-      personId: acct,
-      role: 'owner',
-    });
+    const signedIn = await sessions.find(
+      await sessions.create({ personId, accountId: acct }),
+      'account',
+    );
+    expect(signedIn!.principal).toEqual({ kind: 'member', account: acct, personId, role: 'owner' });
     const console = await sessions.find(await sessions.create(null), 'admin');
     expect(console!.principal).toBe(OPERATOR);
   });
