@@ -21,9 +21,10 @@ import { revokeSessionsOfMember } from '../db/studio-sessions.ts';
 import { revokeKeysCreatedBy } from '../db/api-keys.ts';
 import { accountById } from '../db/accounts.ts';
 import { ApiError, invalidInput } from '../domain/errors.ts';
-import { accountFor } from '../domain/authorize.ts';
+import { accountFor, authorize } from '../domain/authorize.ts';
 import { ROLES, type Principal, type Role } from '../domain/principal.ts';
 import { EMAIL } from './passwords.ts';
+import { NO_SOURCE, recordAudit, type AuditSource } from '../audit/record.ts';
 
 export const INVITE_TTL_S = 7 * 24 * 3600;
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
@@ -97,6 +98,12 @@ const lastOwner = () =>
 const notMember = (userId: string) =>
   new ApiError('NOT_FOUND', `No member ${userId} in this account.`);
 
+/** Which account (the operator names one) and where the request came from (the audit log). */
+export interface On {
+  account?: string;
+  src?: AuditSource;
+}
+
 export class Members {
   constructor(
     private db: Db,
@@ -107,7 +114,7 @@ export class Members {
   ) {}
 
   /** The account's members and pending invites. */
-  async list(p: Principal, account?: string) {
+  async list(p: Principal, { account }: On = {}) {
     const a = accountFor(p, 'renders.view', account);
     if (!(await accountById(this.db, a)))
       throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${a}.`);
@@ -133,7 +140,7 @@ export class Members {
   async invite(
     p: Principal,
     input: { email: unknown; role: unknown; addKnown?: boolean },
-    account?: string,
+    { account, src = NO_SOURCE }: On = {},
   ): Promise<Invited> {
     const email = emailIn(input.email);
     const role = roleIn(input.role);
@@ -187,18 +194,33 @@ export class Members {
   }
 
   /** Voids the pending invite of `email`; 404 when there is none. */
-  async revokeInvite(p: Principal, emailValue: unknown, account?: string): Promise<void> {
+  async revokeInvite(p: Principal, emailValue: unknown, on: On = {}): Promise<void> {
     const email = emailIn(emailValue);
-    const a = accountFor(p, 'members.invite', account, { roles: [] });
+    const a = accountFor(p, 'members.invite', on.account, { roles: [] });
     const voided = await transaction(this.db, async (tx) => {
       await lockMembers(tx, a);
-      return voidInvite(tx, a, email);
+      const done = await voidInvite(tx, a, email);
+      if (done)
+        await recordAudit(tx, {
+          ...(on.src ?? NO_SOURCE),
+          account: a,
+          action: 'invite.revoked',
+          actor: p,
+          target: { type: 'invite', id: email.toLowerCase() },
+          details: { email },
+        });
+      return done;
     });
     if (!voided) throw new ApiError('NOT_FOUND', `No pending invite for ${email}.`);
   }
 
   /** Changes a member's role (owners only to or from owner; never leaving no owner). */
-  async changeRole(p: Principal, userId: string, roleValue: unknown, account?: string) {
+  async changeRole(
+    p: Principal,
+    userId: string,
+    roleValue: unknown,
+    { account, src = NO_SOURCE }: On = {},
+  ) {
     const role = roleIn(roleValue);
     const a = accountFor(p, 'members.role', account, { roles: [role] });
     return transaction(this.db, async (tx): Promise<Member> => {
@@ -208,7 +230,17 @@ export class Members {
       accountFor(p, 'members.role', account, { roles: [m.role, role] });
       if (m.role === 'owner' && role !== 'owner' && (await countOwners(tx, a)) <= 1)
         throw lastOwner();
+      if (role === 'owner' && m.role !== 'owner') authorize(p, 'members.makeOwner');
+      if (m.role === role) return memberOut(m);
       await setRole(tx, a, userId, role);
+      await recordAudit(tx, {
+        ...src,
+        account: a,
+        action: 'member.role_changed',
+        actor: p,
+        target: { type: 'member', id: userId },
+        details: { email: m.email, from: m.role, to: role },
+      });
       return memberOut({ ...m, role });
     });
   }
@@ -221,7 +253,7 @@ export class Members {
     p: Principal,
     userId: string,
     opts: { revokeKeys?: boolean } = {},
-    account?: string,
+    { account, src = NO_SOURCE }: On = {},
   ): Promise<Change> {
     const self = p.kind === 'member' && p.personId === userId;
     // Anyone may leave; removing another needs the role to.
@@ -235,6 +267,14 @@ export class Members {
       await deleteMember(tx, a, userId);
       await revokeSessionsOfMember(tx, a, userId);
       const revokedKeys = opts.revokeKeys ? await revokeKeysCreatedBy(tx, a, userId) : [];
+      await recordAudit(tx, {
+        ...src,
+        account: a,
+        action: 'member.removed',
+        actor: p,
+        target: { type: 'member', id: userId },
+        details: { email: m.email, role: m.role, left: self, revokedKeys },
+      });
       return { accountId: a, userId, from: m.role, to: null, revokedKeys };
     });
     for (const k of change.revokedKeys) this.keys?.forget(k);
