@@ -35,7 +35,7 @@ export async function insertInvite(
      VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6)) RETURNING expires_at`,
     [i.hash, i.accountId, i.email, i.role, i.by, seconds],
   );
-  return rows[0]!.expires_at;
+  return rows[0].expires_at;
 }
 
 /** The account's pending, unexpired invites, newest first. */

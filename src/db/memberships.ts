@@ -54,7 +54,7 @@ export async function countOwners(q: Queryable, accountId: string): Promise<numb
     "SELECT count(*)::int AS n FROM memberships WHERE account_id = $1 AND role = 'owner'",
     [accountId],
   );
-  return rows[0]!.n;
+  return rows[0].n;
 }
 
 /** Adds a member; false when they are one already (their role unchanged). */

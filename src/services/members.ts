@@ -155,6 +155,14 @@ export class Members {
       await voidInvite(tx, a, email);
       if (known && input.addKnown) {
         await addMember(tx, a, known.id, role);
+        await recordAudit(tx, {
+          ...src,
+          account: a,
+          action: 'member.joined',
+          actor: p,
+          target: { type: 'member', id: known.id },
+          details: { email: known.email, role, added: true },
+        });
         return {
           status: 'added',
           userId: known.id,
@@ -167,6 +175,14 @@ export class Members {
       const token = crypto.randomBytes(32).toString('base64url');
       const hash = sha(token);
       const expires = await insertInvite(tx, { hash, accountId: a, email, role, by }, INVITE_TTL_S);
+      await recordAudit(tx, {
+        ...src,
+        account: a,
+        action: 'member.invited',
+        actor: p,
+        target: { type: 'invite', id: email.toLowerCase() },
+        details: { email, role },
+      });
       const link = `${this.publicUrl}/join/${token}`;
       return {
         status: 'invited',

@@ -19,6 +19,7 @@ import {
   touchSession,
   type SessionRow,
 } from '../db/studio-sessions.ts';
+import { setLastAccount } from '../db/people.ts';
 import { RefusedUntil } from '../admission/refused-until.ts';
 import { memberPrincipal, OPERATOR, type Principal } from '../domain/principal.ts';
 
@@ -86,9 +87,14 @@ export class Sessions {
     return id;
   }
 
-  /** Moves session `id` to another account of its person; false when they are not a member. */
-  async switchTo(id: string, accountId: string): Promise<boolean> {
-    return switchSession(this.db, sha(id), accountId);
+  /**
+   * Moves session `id` to another account of its person, which their next sign-in opens; false
+   * when they are not a member of it.
+   */
+  async switchTo(id: string, personId: string, accountId: string): Promise<boolean> {
+    if (!(await switchSession(this.db, sha(id), accountId))) return false;
+    await setLastAccount(this.db, personId, accountId);
+    return true;
   }
 
   /**

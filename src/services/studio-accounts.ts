@@ -17,6 +17,8 @@ import {
   PasswordsBusy,
   type PasswordWork,
 } from './passwords.ts';
+import { joinWithInvite, peekInvite } from './members-join.ts';
+import type { AuditSource } from '../audit/record.ts';
 import { attempt, RefusedScopes, succeeded, type Door } from '../admission/attempts.ts';
 import { authorize } from '../domain/authorize.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -103,6 +105,16 @@ export class StudioAccounts {
     if (!person || !accountId) return null;
     const token = await issueToken(this.db, accountId, 'reset', undefined, person.id);
     return { email: person.email, link: linkFor(this.publicUrl, 'reset', token) };
+  }
+
+  /** What a member invite's link invites to (members-join.ts); null when it is not live. */
+  peekInvite(token: string) {
+    return peekInvite(this.db, token);
+  }
+
+  /** Joins an account through a member invite's link (members-join.ts). */
+  joinWithInvite(token: string, password: string, src: AuditSource) {
+    return joinWithInvite(this.db, this.work, token, password, src);
   }
 
   /** The operator's invitation (invites.ts). */
