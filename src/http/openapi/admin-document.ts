@@ -2,6 +2,7 @@
 // token): what `rendergate` uses with RENDERGATE_URL, and what an operator's own tools can use.
 import { VERSION } from '../../domain/version.ts';
 import { ERROR_STATUS } from '../../domain/errors.ts';
+import { memberPaths, memberSchemas } from './admin-members.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const str = { type: 'string' };
@@ -36,6 +37,7 @@ function op(
 }
 
 export function buildAdminOpenApiDocument(serverUrl: string) {
+  const helpers = { op, body, ref, obj };
   return {
     openapi: '3.1.0',
     info: {
@@ -147,6 +149,7 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
           { requestBody: body('LinkCreate') },
         ),
       },
+      ...memberPaths(helpers),
       '/reset-links': {
         post: op(
           'createResetLink',
@@ -248,6 +251,7 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
           name: { ...str, maxLength: 200 },
         }),
         ResetCreate: obj(['email'], { email: { ...str, maxLength: 254 } }),
+        ...memberSchemas(helpers),
         Link: obj(['accountId', 'email', 'purpose', 'link', 'expiresAt'], {
           accountId: str,
           email: str,
