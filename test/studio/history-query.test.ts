@@ -105,7 +105,8 @@ async function expectLikeApi(items: HistoryItem[]) {
 }
 
 /** A session's principal until memberships exist: the account's owner, named by the account. */
-const owner = (account: string) => memberPrincipal(account, account, 'owner');
+// the account's own person (migrations/030: `usr_` and the account's id)
+const owner = (account: string) => memberPrincipal(account, `usr_${account.slice(5)}`, 'owner');
 
 async function allPages(accountId: string, f: { status?: string; modelId?: string } = {}) {
   const out: HistoryItem[] = [];

@@ -75,7 +75,9 @@ async function account(cents = 10_000): Promise<string> {
   return a.id;
 }
 
-const member = (account: string, role: Role) => memberPrincipal(account, account, role);
+// the account's own person (migrations/030: `usr_` and the account's id), in any role
+const member = (account: string, role: Role) =>
+  memberPrincipal(account, `usr_${account.slice(5)}`, role);
 
 async function refused(work: Promise<unknown>): Promise<string> {
   const e = await work.then(
@@ -148,7 +150,8 @@ describe('the services refuse what the table refuses, and change nothing', () =>
     const acct = await account(0);
     const bounds = { maxRateLimitPerMinute: 6000, maxLiveKeys: 10 };
     const made = await keys.createOwn(member(acct, 'developer'), { name: 'dev' }, bounds);
-    expect(await refused(keys.revokeOwn(member(acct, 'developer'), made.id))).toMatch(
+    const otherDeveloper = memberPrincipal(acct, `usr_${'f'.repeat(32)}`, 'developer');
+    expect(await refused(keys.revokeOwn(otherDeveloper, made.id))).toMatch(
       /only for a key you created/,
     );
     const key = await resolver.authenticate(`Bearer ${made.key}`);
