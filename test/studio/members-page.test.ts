@@ -81,7 +81,7 @@ describe('the Members page and the account switcher', () => {
         .locator('option', { hasText: email })
         .getAttribute('value');
       await openMenu(page);
-      await page.getByLabel('Account', { exact: true }).selectOption(own!);
+      await page.getByLabel('Account', { exact: true }).selectOption(own);
       await page.getByRole('button', { name: 'Switch' }).click();
       await page.waitForURL('**/members');
       expect(await page.getByRole('rowheader', { name: `${email} (you)` }).count()).toBe(1);
