@@ -10,6 +10,8 @@ import { createPool, type Db } from './db/pool.ts';
 import { createBackends } from './backends/registry.ts';
 import type { ModelBackend } from './backends/types.ts';
 import { ApiKeys } from './services/keys.ts';
+import { Members } from './services/members.ts';
+import { smtpMailer } from './studio/mail.ts';
 import { KeyResolver } from './services/key-resolver.ts';
 import { Accounts } from './services/accounts.ts';
 import { Usage } from './services/usage.ts';
@@ -170,6 +172,13 @@ export async function startService(
     accounts: new Accounts(db),
     usage: new Usage(db, config.dayTimeZone),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),
+    // invitations go out by the studio's mail where SMTP is set up
+    members: new Members(
+      db,
+      config.publicUrl,
+      config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null,
+      keys,
+    ),
     ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,
     topups: createTopups({ db, config, waiters, log }),

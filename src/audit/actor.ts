@@ -1,18 +1,14 @@
 // The actor of an event, made from the principal (domain/principal.ts actorOf) the way the change
 // itself was authorized, so the log names who really acted. A member is named by their email too:
 // the caller's when it has it at hand, else looked up (memberEmail).
-import { accountById } from '../db/accounts.ts';
+import { personById } from '../db/people.ts';
 import type { Queryable } from '../db/pool.ts';
 import { actorOf, type Principal } from '../domain/principal.ts';
 import type { AuditActor } from './chain.ts';
 
-/**
- * A member's email. Until people and memberships exist a studio member is their account (personId
- * is the account's id, docs/architecture.md "Who acts"), so it is the account's email; when people
- * exist this reads the person's row instead: the one place to change.
- */
+/** A member's email: their person's (migrations/030). */
 export async function memberEmail(q: Queryable, personId: string): Promise<string | null> {
-  return (await accountById(q, personId))?.email ?? null;
+  return (await personById(q, personId))?.email ?? null;
 }
 
 /** What the caller may add to the principal: the member's email or a key's name, if known. */

@@ -88,6 +88,26 @@ export const COMMANDS: CommandSpec[] = [
     "check the account's audit chain: prints the events checked, exit 1 at a broken one",
     { options: { account: s } },
   ),
+  cmd('members list', '--account ID|EMAIL', "an account's members and their roles", {
+    ...R,
+    options: { account: s },
+  }),
+  cmd(
+    'members add',
+    '--account ID|EMAIL --email E --role ROLE',
+    'add a person at once, or invite a new one (roles: owner admin developer billing viewer)',
+    { ...R, options: { account: s, email: s, role: s } },
+  ),
+  cmd('members role', '--account ID|EMAIL --user ID|EMAIL --role ROLE', "change a member's role", {
+    ...R,
+    options: { account: s, user: s, role: s },
+  }),
+  cmd(
+    'members remove',
+    '--account ID|EMAIL --user ID|EMAIL [--revoke-keys]',
+    'remove a member (their sessions end; --revoke-keys revokes the keys they made)',
+    { ...R, options: { account: s, user: s, 'revoke-keys': { type: 'boolean' } } },
+  ),
   cmd('catalog check', 'FILE', 'validate a catalog file', { positionals: 1 }),
   cmd(
     'catalog import',
@@ -120,8 +140,8 @@ export const USAGE = `usage: rendergate <command> [flags]      (no command: REND
 ${COMMANDS.map(line).join('\n')}
 
 Every command takes --help. Accounts are named by id or email wherever --account is taken.
-With RENDERGATE_URL and RENDERGATE_ADMIN_TOKEN set, the accounts, credits, keys and generations
-commands use that server's admin API instead of the local data dir or DATABASE_URL.
+With RENDERGATE_URL and RENDERGATE_ADMIN_TOKEN set, the accounts, credits, keys, generations and
+members commands use that server's admin API instead of the local data dir or DATABASE_URL.
 
 ${GLOBAL_HELP}`;
 

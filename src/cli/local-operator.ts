@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import { addCredit, createAccount, listAccounts, resolveAccount } from '../services/accounts.ts';
 import { inviteLink, resetLink } from '../services/invites.ts';
 import { createKey, revokeKey } from '../services/keys.ts';
+import { Members } from '../services/members.ts';
 import { Generations } from '../services/generations.ts';
 import { Ledger } from '../ledger/ledger.ts';
 import { recordedPublicUrl } from '../services/server-info.ts';
@@ -27,6 +28,9 @@ export async function localOperator(config: Config, env: NodeJS.ProcessEnv): Pro
         'once, set RENDERGATE_PUBLIC_URL, or use RENDERGATE_URL to ask a running server',
     );
   };
+  // no mail from the command line: an invite's link is printed
+  let made: Members | null = null;
+  const members = () => (made ??= new Members(db, config.publicUrl, null));
   return {
     listAccounts: (o) =>
       listAccounts(db, {
@@ -50,6 +54,15 @@ export async function localOperator(config: Config, env: NodeJS.ProcessEnv): Pro
         storage: infra.storage,
         ledger: new Ledger(db, config.dayTimeZone),
       }).adminRefund(OPERATOR, id),
+    listMembers: async (acct) => ({
+      data: (await members().list(OPERATOR, { account: acct })).members,
+    }),
+    addMember: (acct, email, role) =>
+      members().invite(OPERATOR, { email, role, addKnown: true }, { account: acct }),
+    setMemberRole: (acct, user, role) =>
+      members().changeRole(OPERATOR, user, role, { account: acct }),
+    removeMember: (acct, user, revokeKeys) =>
+      members().remove(OPERATOR, user, { revokeKeys }, { account: acct }),
     close: () => infra.close(),
   };
 }

@@ -4,7 +4,8 @@
 import type { AccountView } from '../services/accounts.ts';
 import type { Page } from '../services/paging.ts';
 import type { Link } from '../services/invites.ts';
-import { UsageError } from './cli-error.ts';
+import type { Member } from '../services/members.ts';
+import { CliError, UsageError } from './cli-error.ts';
 import { MAX_KEY_RATE_PER_MINUTE } from '../domain/limits.ts';
 
 export interface NewKeyOptions {
@@ -29,6 +30,10 @@ export interface OperatorApi {
   createKey(accountId: string, opts: NewKeyOptions): Promise<unknown>;
   revokeKey(keyId: string): Promise<unknown>;
   refund(generationId: string): Promise<unknown>;
+  listMembers(accountId: string): Promise<{ data: Member[] }>;
+  addMember(accountId: string, email: string, role: string): Promise<unknown>;
+  setMemberRole(accountId: string, userId: string, role: string): Promise<unknown>;
+  removeMember(accountId: string, userId: string, revokeKeys: boolean): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -96,6 +101,24 @@ export async function runOperatorCommand(
       return api.revokeKey(need('key'));
     case 'generations refund':
       return api.refund(need('id'));
+    case 'members list':
+      return api.listMembers((await api.account(need('account'))).id);
+    case 'members add':
+      return api.addMember((await api.account(need('account'))).id, need('email'), need('role'));
+    case 'members role':
+    case 'members remove': {
+      const account = (await api.account(need('account'))).id;
+      // a member named by email: found among the account's members
+      const user = need('user');
+      const userId = user.includes('@')
+        ? (await api.listMembers(account)).data.find(
+            (m) => m.email.toLowerCase() === user.toLowerCase(),
+          )?.userId
+        : user;
+      if (!userId) throw new CliError(`no member ${user} in account ${account}`);
+      if (name === 'members role') return api.setMemberRole(account, userId, need('role'));
+      return api.removeMember(account, userId, flags.get('revoke-keys') === 'true');
+    }
     default:
       throw new Error(`not an operator command: ${name}`);
   }

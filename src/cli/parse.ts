@@ -100,7 +100,11 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     );
   }
   const flags = new Map<string, string>();
-  for (const [k, v] of Object.entries(parsed.values)) if (typeof v === 'string') flags.set(k, v);
+  for (const [k, v] of Object.entries(parsed.values)) {
+    if (typeof v === 'string') flags.set(k, v);
+    // a command's own switch (`--revoke-keys`) as "true"; the global ones are read apart
+    else if (v === true && k !== 'help' && k !== 'insecure') flags.set(k, 'true');
+  }
   if (parsed.values.insecure === true) global.insecure = true;
   return { kind: 'run', spec, flags, positionals: parsed.positionals, global };
 }

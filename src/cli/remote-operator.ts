@@ -101,6 +101,15 @@ export function remoteOperator(
       }),
     revokeKey: (key) => call('DELETE', `keys/${id(key)}`),
     refund: (gen) => call('POST', `generations/${id(gen)}/refund`),
+    listMembers: (acct) => call('GET', `accounts/${id(acct)}/members`),
+    addMember: (acct, email, role) => call('POST', `accounts/${id(acct)}/members`, { email, role }),
+    setMemberRole: (acct, user, role) =>
+      call('PATCH', `accounts/${id(acct)}/members/${id(user)}`, { role }),
+    removeMember: (acct, user, revokeKeys) =>
+      call(
+        'DELETE',
+        `accounts/${id(acct)}/members/${id(user)}${query({ revokeKeys: String(revokeKeys) })}`,
+      ),
     close: async () => {},
   };
 }

@@ -28,15 +28,28 @@ export interface NewKeyRow {
   dailyCapCents: number | null;
   rateLimitPerMinute: number;
   mode: 'live' | 'test';
+  /** The person who made it (null: the operator). */
+  createdBy?: string | null;
 }
 
 /** Inserts the key if its account exists; null when it does not. */
 export async function insertKey(q: Queryable, k: NewKeyRow): Promise<KeyRow | null> {
   const { rows } = await q.query(
-    `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute, mode)
-     SELECT $1, a.id, $3, $4, $5, $6, $7, $8 FROM accounts a WHERE a.id = $2
+    `INSERT INTO api_keys (id, account_id, name, key_hash, start, daily_cap_cents, rate_limit_per_minute, mode,
+       created_by)
+     SELECT $1, a.id, $3, $4, $5, $6, $7, $8, $9 FROM accounts a WHERE a.id = $2
      RETURNING id, account_id, name, start, daily_cap_cents, rate_limit_per_minute, created_at, revoked_at, mode`,
-    [k.id, k.accountId, k.name, k.hash, k.start, k.dailyCapCents, k.rateLimitPerMinute, k.mode],
+    [
+      k.id,
+      k.accountId,
+      k.name,
+      k.hash,
+      k.start,
+      k.dailyCapCents,
+      k.rateLimitPerMinute,
+      k.mode,
+      k.createdBy ?? null,
+    ],
   );
   return (rows[0] as KeyRow | undefined) ?? null;
 }
@@ -93,9 +106,39 @@ export async function accountOfKey(q: Queryable, keyId: string): Promise<string 
   return rows[0]?.account_id ?? null;
 }
 
+/** Who made a key of the account: found (null: the operator) or not (no such key there). */
+export async function creatorOfKey(
+  q: Queryable,
+  accountId: string,
+  keyId: string,
+): Promise<{ created_by: string | null; email: string | null } | null> {
+  const { rows } = await q.query(
+    `SELECT k.created_by, p.email FROM api_keys k LEFT JOIN people p ON p.id = k.created_by
+      WHERE k.id = $1 AND k.account_id = $2`,
+    [keyId, accountId],
+  );
+  return (rows[0] as { created_by: string | null; email: string | null } | undefined) ?? null;
+}
+
+/** Revokes the live keys a person made in the account (they were removed): their ids. */
+export async function revokeKeysCreatedBy(
+  q: Queryable,
+  accountId: string,
+  personId: string,
+): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(
+    `UPDATE api_keys SET revoked_at = now()
+      WHERE account_id = $1 AND created_by = $2 AND revoked_at IS NULL RETURNING id`,
+    [accountId, personId],
+  );
+  return rows.map((r) => r.id);
+}
+
 export interface KeyUseRow extends KeyRow {
   last_used_at: Date | null;
   spent_today: number;
+  created_by: string | null;
+  created_by_email: string | null;
 }
 
 /**
@@ -109,11 +152,12 @@ export async function keysWithUse(
 ): Promise<KeyUseRow[]> {
   const { rows } = await q.query(
     `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.revoked_at, k.daily_cap_cents,
-            k.rate_limit_per_minute, k.mode,
+            k.rate_limit_per_minute, k.mode, k.created_by, p.email AS created_by_email,
             greatest(k.last_used_at, (SELECT to_timestamp(max(w.window_start) * 60) FROM rate_windows w
                                       WHERE w.key_id = k.id)) AS last_used_at,
             coalesce(u.spent_cents, 0) AS spent_today
      FROM api_keys k LEFT JOIN key_day_usage u ON u.key_id = k.id AND u.day = (now() AT TIME ZONE $2)::date
+       LEFT JOIN people p ON p.id = k.created_by
      WHERE k.account_id = $1 ORDER BY k.id DESC`,
     [accountId, timeZone],
   );

@@ -3,9 +3,15 @@
 // studio acts live: test keys' renders are not shown (as the keys page says), as for a live key.
 import type { Queryable } from './pool.ts';
 import { QUEUE_POSITION_CAP } from './generations.ts';
-import { LIVE_SESSION, type SessionRow } from './studio-sessions.ts';
+import { LIVE_SESSION, SESSION_COLUMNS, type SessionRow } from './studio-sessions.ts';
 
-export type KeyOfRow = { key_id: string | null; key_name: string | null; key_start: string | null };
+export type KeyOfRow = {
+  key_id: string | null;
+  key_name: string | null;
+  key_start: string | null;
+  /** The email of the member who started a studio render (migrations/030). */
+  started_by: string | null;
+};
 
 /** A row of History: only what the page shows (services/history.ts turns it into the row's view). */
 export type HistoryRow = KeyOfRow & {
@@ -59,8 +65,8 @@ const steps = (p: Params) => `page AS MATERIALIZED (
   SELECT g.id, g.model_id, g.status, g.cost_cents, g.refunded_cents, g.created_at, g.started_at,
     g.completed_at, g.progress, g.content_key IS NOT NULL AS has_content, g.content_type, g.text_output,
     g.error_code, g.error_message,
-    g.inputs::jsonb AS j, g.key_id, k.name AS key_name, k.start AS key_start
-  FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
+    g.inputs::jsonb AS j, g.key_id, k.name AS key_name, k.start AS key_start, sp.email AS started_by
+  FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id LEFT JOIN people sp ON sp.id = g.started_by
   WHERE g.account_id = ${p.account} AND g.deleted_at IS NULL AND g.mode = 'live'
     AND (${p.after}::text IS NULL OR g.id < ${p.after})
     AND (${p.status}::text IS NULL OR ${status(p)}) AND (${p.model}::text IS NULL OR g.model_id = ${p.model})
@@ -82,7 +88,8 @@ const ROWS = `SELECT coalesce(json_agg(json_build_array(p.id, p.model_id, p.stat
     CASE WHEN jsonb_typeof(p.j->'text') = 'string' THEN left(p.j->>'text', 301) END,
     p.key_id, p.key_name, p.key_start,
     CASE WHEN p.${WAITING}
-      THEN least(coalesce(f.ahead + array_position(f.next, p.id) - 1, ${CAP}), ${CAP}) + 1 END)
+      THEN least(coalesce(f.ahead + array_position(f.next, p.id) - 1, ${CAP}), ${CAP}) + 1 END,
+    p.started_by)
     ORDER BY p.id DESC), '[]'::json) AS rows
   FROM page p LEFT JOIN firsts f ON f.model_id = p.model_id`;
 
@@ -97,7 +104,7 @@ ${ROWS}`;
  */
 const SESSION_HISTORY = `WITH s AS MATERIALIZED (${LIVE_SESSION}),
 ${steps({ account: '(SELECT account_id FROM s)', after: '$3', status: '$4', model: '$5', limit: '$6' })}
-SELECT s.account_id, s.last_seen_at, s.admin_token_hash, s.email, s.balance_cents, (${ROWS}) AS rows
+SELECT ${SESSION_COLUMNS}, (${ROWS}) AS rows
 FROM s`;
 
 /** A row as the JSON array carries it, in the statement's order; timestamps as ISO 8601 text. */
@@ -122,6 +129,7 @@ type WireRow = [
   key_name: string | null,
   key_start: string | null,
   queue_position: number | null,
+  started_by: string | null,
 ];
 
 /**
@@ -171,6 +179,7 @@ const historyRow = (w: WireRow): HistoryRow => ({
   key_name: w[17],
   key_start: w[18],
   queue_position: w[19],
+  started_by: w[20],
 });
 
 /**
@@ -224,7 +233,8 @@ export async function generationSource(
   id: string,
 ): Promise<KeyOfRow | null> {
   const { rows } = await db.query<KeyOfRow>(
-    `SELECT g.key_id, k.name AS key_name, k.start AS key_start FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id
+    `SELECT g.key_id, k.name AS key_name, k.start AS key_start, sp.email AS started_by
+     FROM generations g LEFT JOIN api_keys k ON k.id = g.key_id LEFT JOIN people sp ON sp.id = g.started_by
      WHERE g.id = $1 AND g.account_id = $2`,
     [id, accountId],
   );
@@ -258,4 +268,9 @@ export async function medianRenderSeconds(
   );
   const s = rows[0]?.seconds;
   return typeof s === 'number' && Number.isFinite(s) ? s : null;
+}
+
+/** Records the member who started a studio render (History says who: docs/studio.md). */
+export async function markStartedBy(q: Queryable, id: string, personId: string): Promise<void> {
+  await q.query('UPDATE generations SET started_by = $2 WHERE id = $1', [id, personId]);
 }

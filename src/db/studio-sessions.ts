@@ -1,19 +1,38 @@
-// The statements on `studio_sessions` (migrations/011). Ids are stored as their SHA-256 only.
+// The statements on `studio_sessions` (migrations/011, 030). Ids are stored as their SHA-256 only. A
+// session is a person's (person_id), in one account at a time (account_id; null: the console's).
+import type { Role } from '../domain/principal.ts';
 import type { Queryable } from './pool.ts';
 
-/** A new session; a console session (no account) carries the hash its admin token binds it to. */
+/**
+ * A new session of a person in an account; a console session (no person, no account) carries the
+ * hash its admin token binds it to.
+ */
 export async function insertSession(
   q: Queryable,
   idHash: Buffer,
-  accountId: string | null,
+  who: { personId: string; accountId: string } | null,
   seconds: number,
   adminTokenHash: Buffer | null = null,
 ): Promise<void> {
   await q.query(
-    `INSERT INTO studio_sessions (id_hash, account_id, expires_at, admin_token_hash)
-     VALUES ($1, $2, now() + make_interval(secs => $3), $4)`,
-    [idHash, accountId, seconds, adminTokenHash],
+    `INSERT INTO studio_sessions (id_hash, person_id, account_id, expires_at, admin_token_hash)
+     VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5)`,
+    [idHash, who?.personId ?? null, who?.accountId ?? null, seconds, adminTokenHash],
   );
+}
+
+/** Moves a live session of a person to another account of theirs; false when not a member. */
+export async function switchSession(
+  q: Queryable,
+  idHash: Buffer,
+  accountId: string,
+): Promise<boolean> {
+  const { rowCount } = await q.query(
+    `UPDATE studio_sessions s SET account_id = $2 WHERE s.id_hash = $1 AND s.revoked_at IS NULL
+        AND EXISTS (SELECT 1 FROM memberships m WHERE m.account_id = $2 AND m.person_id = s.person_id)`,
+    [idHash, accountId],
+  );
+  return rowCount === 1;
 }
 
 /** Ends the oldest live sessions of the account (null: of the console) beyond the newest `keep`. */
@@ -34,20 +53,42 @@ export async function revokeSessionsBeyond(
 
 export interface SessionRow {
   account_id: string | null;
+  person_id: string | null;
   last_seen_at: Date;
+  /** The person's email. */
   email: string | null;
   balance_cents: number | null;
   admin_token_hash: Buffer | null;
+  /** The person's role in the account. */
+  role: Role | null;
+  /** The person's accounts, [id, name or email] each, when they are in more than one. */
+  accounts: [string, string][] | null;
 }
+
+/** The columns of LIVE_SESSION, for a statement that selects them again from it. */
+export const SESSION_COLUMNS =
+  's.account_id, s.person_id, s.last_seen_at, s.admin_token_hash, s.email, s.balance_cents, ' +
+  's.role, s.accounts';
 
 /**
  * The statement of liveSession(), $1 the id's hash and $2 the idle limit in seconds: also the first step
  * of a page's statement that reads the session and the page in one round trip (db/generations-history.ts).
+ * The person's role comes with it (a member no more has no live session in that account), and their
+ * other accounts for the switcher, read only when they have more than one: no query of its own.
  */
-export const LIVE_SESSION = `SELECT s.account_id, s.last_seen_at, s.admin_token_hash, a.email, a.balance_cents
+export const LIVE_SESSION = `SELECT s.account_id, s.person_id, s.last_seen_at, s.admin_token_hash,
+    p.email, a.balance_cents, m.role,
+    CASE WHEN EXISTS (SELECT 1 FROM memberships o
+                       WHERE o.person_id = s.person_id AND o.account_id <> s.account_id)
+      THEN (SELECT json_agg(json_build_array(x.id, COALESCE(x.name, x.email)) ORDER BY x.id)
+              FROM memberships y JOIN accounts x ON x.id = y.account_id
+             WHERE y.person_id = s.person_id) END AS accounts
   FROM studio_sessions s LEFT JOIN accounts a ON a.id = s.account_id
+    LEFT JOIN people p ON p.id = s.person_id
+    LEFT JOIN memberships m ON m.account_id = s.account_id AND m.person_id = s.person_id
   WHERE s.id_hash = $1 AND s.revoked_at IS NULL AND s.expires_at > now()
-    AND s.last_seen_at > now() - make_interval(secs => $2)`;
+    AND s.last_seen_at > now() - make_interval(secs => $2)
+    AND (s.account_id IS NULL OR m.role IS NOT NULL)`;
 
 /**
  * The live session of `idHash` (not revoked, not past its end, seen within `idleSeconds`), with its
@@ -89,10 +130,24 @@ export async function revokeSession(q: Queryable, idHash: Buffer): Promise<void>
   );
 }
 
-export async function revokeSessionsOf(q: Queryable, accountId: string): Promise<void> {
+/** Ends every session of a person (sign out everywhere, a new password). */
+export async function revokeSessionsOfPerson(q: Queryable, personId: string): Promise<void> {
   await q.query(
-    'UPDATE studio_sessions SET revoked_at = now() WHERE account_id = $1 AND revoked_at IS NULL',
-    [accountId],
+    'UPDATE studio_sessions SET revoked_at = now() WHERE person_id = $1 AND revoked_at IS NULL',
+    [personId],
+  );
+}
+
+/** Ends a person's sessions in one account (they were removed from it, or left). */
+export async function revokeSessionsOfMember(
+  q: Queryable,
+  accountId: string,
+  personId: string,
+): Promise<void> {
+  await q.query(
+    `UPDATE studio_sessions SET revoked_at = now()
+      WHERE account_id = $1 AND person_id = $2 AND revoked_at IS NULL`,
+    [accountId, personId],
   );
 }
 

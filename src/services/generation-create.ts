@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
+import { markStartedBy } from '../db/generations-history.ts';
 import { replayRow } from '../db/generations.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import { ApiError } from '../domain/errors.ts';
@@ -186,6 +187,9 @@ export class GenerationCreate {
           this.o.jobs?.send('created');
           this.o.metrics?.chargedCents.inc(cost);
         }
+        // History says who started a studio render (one write, off the charge's transaction: it
+        // names, it moves nothing)
+        if (p.kind === 'member') await markStartedBy(this.o.db, id, p.personId);
         return {
           body: this.queuedView({
             id,

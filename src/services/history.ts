@@ -19,8 +19,11 @@ import type { Principal } from '../domain/principal.ts';
 
 export const HISTORY_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'refunded'] as const;
 
+/** Who started it: a key by name, else the member's email (renders before teams: "Studio"). */
 const sourceOf = (r: KeyOfRow) =>
-  r.key_id === null ? 'Studio' : `${r.key_name ?? 'API key'} (${r.key_start ?? ''}…)`;
+  r.key_id === null
+    ? (r.started_by ?? 'Studio')
+    : `${r.key_name ?? 'API key'} (${r.key_start ?? ''}…)`;
 
 /** One row of History: the shown subset of the public generation, and its source. */
 export interface HistoryItem {

@@ -6,6 +6,7 @@ import { ApiError, invalidInput } from '../domain/errors.ts';
 import { transaction, type Db, type Queryable } from '../db/pool.ts';
 import {
   accountOfKey,
+  creatorOfKey,
   insertKey,
   keysWithUse,
   lockAndCountLiveKeys,
@@ -60,6 +61,8 @@ export interface NewKey {
   rateLimitPerMinute?: number;
   /** `test` keys render nothing billable (docs/api.md "Test keys"). */
   mode?: KeyMode;
+  /** The person who makes it (null or absent: the operator). */
+  createdBy?: string | null;
 }
 
 /** Who creates or revokes a key, and from where: the audit event's actor and source. */
@@ -67,6 +70,12 @@ export interface KeyAudit {
   by: Principal;
   src?: AuditSource;
 }
+
+/** Who made a key (docs/api.md "Teams: members and roles"): a member by email, or the operator. */
+export type CreatedBy = { type: 'member'; email: string } | { type: 'operator' };
+
+export const createdByOf = (email: string | null): CreatedBy =>
+  email === null ? { type: 'operator' } : { type: 'member', email };
 
 /** Creates a key and its `key.created` event in one transaction of its own (createKeyIn). */
 export function createKey(
@@ -105,6 +114,7 @@ export async function createKeyIn(
     dailyCapCents: opts.dailyCapCents ?? null,
     rateLimitPerMinute: opts.rateLimitPerMinute ?? defaultRate,
     mode,
+    createdBy: opts.createdBy ?? null,
   });
   if (!r) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   const src = audit.src ?? NO_SOURCE;
@@ -216,6 +226,9 @@ export interface KeyUse {
   rateLimitPerMinute: number;
   spentTodayCents: number;
   mode: KeyMode;
+  createdBy: CreatedBy;
+  /** The person who made it, for `own` grants (null: the operator). */
+  createdById: string | null;
 }
 
 /** The account's keys with their use, newest first (last use to the minute). */
@@ -231,6 +244,8 @@ export async function listKeys(db: Db, accountId: string, timeZone: string): Pro
     rateLimitPerMinute: r.rate_limit_per_minute,
     spentTodayCents: r.spent_today,
     mode: r.mode,
+    createdBy: createdByOf(r.created_by_email),
+    createdById: r.created_by,
   }));
 }
 
@@ -252,8 +267,10 @@ export class ApiKeys {
   /** A key a member creates in their account, within the bounds (createOwnerKey). */
   async createOwn(p: Principal, opts: NewKey, bounds: OwnerBounds, src?: AuditSource) {
     const account = accountFor(p, 'keys.create');
+    const createdBy = p.kind === 'member' ? p.personId : null;
     const audit = { by: p, src };
-    return createOwnerKey(this.db, this.prefix, this.defaultRate, account, opts, bounds, audit);
+    const o = { ...opts, createdBy };
+    return createOwnerKey(this.db, this.prefix, this.defaultRate, account, o, bounds, audit);
   }
 
   /**
@@ -266,13 +283,24 @@ export class ApiKeys {
   }
 
   /**
-   * Revokes a key of the principal's account; false when the account has no such key. Who created a
-   * key is not recorded yet: a role that may revoke only its own keys is refused every key.
+   * Revokes a key of the principal's account; false when the account has no such key. A role that
+   * may revoke only its own keys (a developer) is refused the others'.
    */
   async revokeOwn(p: Principal, keyId: string, src?: AuditSource): Promise<boolean> {
-    const account = accountFor(p, 'keys.revoke', undefined, { createdBy: null });
+    if (p.kind !== 'member' && p.kind !== 'key') throw new Error('revokeOwn: a member acts');
+    const creator = await creatorOfKey(this.db, p.account, keyId);
+    const account = accountFor(p, 'keys.revoke', undefined, {
+      createdBy: creator?.created_by ?? null,
+    });
+    if (!creator) return false;
     const r = revokeKeyAudited(this.db, keyId, account, { by: p, src });
     return (await r.finally(() => this.resolver?.forget(keyId))) !== null;
+  }
+
+  /** Who made the key of a request (GET /v1/me). */
+  async creatorOf(p: Principal, keyId: string): Promise<CreatedBy> {
+    const account = accountFor(p, 'models.view');
+    return createdByOf((await creatorOfKey(this.db, account, keyId))?.email ?? null);
   }
 
   /** The account of a key (the operator's console). */

@@ -1,4 +1,4 @@
-// Passwords: argon2id (OWASP's minimum parameters: 19 MiB, 2 passes, 1 lane), one hash per account.
+// Passwords: argon2id (OWASP's minimum parameters: 19 MiB, 2 passes, 1 lane), one hash per person.
 // Sign-in answers the same whatever is wrong (unknown email, no password set, wrong password) and takes
 // the same time: an unknown email is checked against a dummy hash. Every hash and check goes through
 // PasswordWork, which runs a few at once per process.
@@ -10,13 +10,11 @@ import { transaction, type Db, type Tx } from '../db/pool.ts';
 import { NO_SOURCE, recordAudit, type AuditSource } from '../audit/record.ts';
 import { memberPrincipal } from '../domain/principal.ts';
 import { insertAccount } from '../db/accounts.ts';
-import {
-  insertPassword,
-  passwordOf,
-  passwordOfEmail,
-  upsertPassword,
-} from '../db/studio-passwords.ts';
-import { revokeSessionsOf } from '../db/studio-sessions.ts';
+import { passwordOf, passwordOfEmail, upsertPassword } from '../db/studio-passwords.ts';
+import { personByEmail } from '../db/people.ts';
+import { accountsOfPerson, ownerOf } from '../db/memberships.ts';
+import { revokeSessionsOfPerson } from '../db/studio-sessions.ts';
+import type { TokenOwner } from '../db/studio-tokens.ts';
 import { useToken, voidLinks, type Purpose } from './one-time-links.ts';
 import { newId } from '../domain/ids.ts';
 
@@ -123,43 +121,53 @@ export function passwordProblem(password: string): string | null {
 
 export const EMAIL = /^[^\s@<>"]{1,64}@[^\s@<>"]{1,190}\.[^\s@<>".]{1,63}$/;
 
-/** The account of this email and password, or null; always costs one argon2 verification. */
+/** Who signs in: the person, and the account their sign-in opens (null: a member of none). */
+export interface SignedIn {
+  personId: string;
+  accountId: string | null;
+}
+
+/** The person of this email and password, or null; always costs one argon2 verification. */
 export async function checkPassword(
   db: Db,
   work: PasswordWork,
   email: string,
   password: string,
-): Promise<string | null> {
+): Promise<SignedIn | null> {
   const r = await passwordOfEmail(db, email);
   const ok = await work.verify(r?.password_hash ?? (await DUMMY), password);
-  return r && ok ? r.id : null;
+  return r && ok ? { personId: r.id, accountId: r.account_id } : null;
 }
 
-/** A new password; every unused link of the account is voided with it. */
+/** A new password; every unused link of the person is voided with it. */
 export async function setPassword(
   db: Db,
   work: PasswordWork,
-  accountId: string,
+  personId: string,
   password: string,
   src: AuditSource = NO_SOURCE,
 ): Promise<void> {
   const h = await work.hash(password);
   await transaction(db, async (tx) => {
-    await upsertPassword(tx, accountId, h);
-    await voidLinks(tx, accountId);
-    await passwordChanged(tx, accountId, 'account', src);
+    await upsertPassword(tx, personId, h);
+    await voidLinks(tx, personId);
+    await passwordChanged(tx, personId, 'account', src);
   });
 }
 
-/** The `password.changed` event, by the member themselves (`via`: the page or the link used). */
-function passwordChanged(tx: Tx, accountId: string, via: string, src: AuditSource) {
-  return recordAudit(tx, {
-    account: accountId,
-    action: 'password.changed',
-    actor: memberPrincipal(accountId, accountId, 'owner'),
-    ...src,
-    details: { via },
-  });
+/**
+ * The `password.changed` event, by the person themselves (`via`: the page or the link used), in
+ * the log of every account they are a member of: a password opens all of them.
+ */
+async function passwordChanged(tx: Tx, personId: string, via: string, src: AuditSource) {
+  for (const a of await accountsOfPerson(tx, personId))
+    await recordAudit(tx, {
+      account: a.id,
+      action: 'password.changed',
+      actor: memberPrincipal(a.id, personId, a.role),
+      ...src,
+      details: { via },
+    });
 }
 
 /** One argon2 verification that checks nothing: answers that must not differ in time spend it too. */
@@ -168,34 +176,39 @@ export async function spendVerification(work: PasswordWork, password: string): P
   await work.verify(await DUMMY, password).catch(() => false);
 }
 
-/** Self sign-up: a new account with its password, or null when the email is taken. */
+/**
+ * Self sign-up: a new person with their password and an account they own (the accounts table's
+ * trigger makes the person its owner), or null when the email is taken, by an account or a person.
+ */
 export async function signUp(
   db: Db,
   work: PasswordWork,
   email: string,
   password: string,
-): Promise<string | null> {
+): Promise<SignedIn | null> {
   const h = await work.hash(password);
   return transaction(db, async (tx) => {
+    if (await personByEmail(tx, email)) return null;
     const account = await insertAccount(tx, newId('acct'), email, null);
     if (!account) return null;
-    await insertPassword(tx, account.id, h);
-    return account.id;
+    const personId = (await ownerOf(tx, account.id))!;
+    await upsertPassword(tx, personId, h);
+    return { personId, accountId: account.id };
   });
 }
 
 export async function currentPasswordOk(
   db: Db,
   work: PasswordWork,
-  accountId: string,
+  personId: string,
   password: string,
 ): Promise<boolean> {
-  return work.verify((await passwordOf(db, accountId)) ?? (await DUMMY), password);
+  return work.verify((await passwordOf(db, personId)) ?? (await DUMMY), password);
 }
 
 /**
- * Uses a one-time link to set the account's password: the password set, the link spent and every
- * session of the account ended, in one transaction. The account, or null when the link is not live.
+ * Uses a one-time link to set its person's password: the password set, the link spent and every
+ * session of the person ended, in one transaction. Whose link it was, or null when it is not live.
  */
 export async function setPasswordWithLink(
   db: Db,
@@ -204,16 +217,16 @@ export async function setPasswordWithLink(
   purpose: Purpose,
   password: string,
   src: AuditSource = NO_SOURCE,
-): Promise<string | null> {
+): Promise<TokenOwner | null> {
   const h = await work.hash(password);
   return transaction(db, async (tx) => {
-    const id = await useToken(tx, token, purpose);
-    if (id) {
-      await upsertPassword(tx, id, h);
-      await revokeSessionsOf(tx, id);
-      await voidLinks(tx, id); // every other link of the account
-      await passwordChanged(tx, id, purpose, src);
+    const owner = await useToken(tx, token, purpose);
+    if (owner) {
+      await upsertPassword(tx, owner.personId, h);
+      await revokeSessionsOfPerson(tx, owner.personId);
+      await voidLinks(tx, owner.personId); // every other link of the person
+      await passwordChanged(tx, owner.personId, purpose, src);
     }
-    return id;
+    return owner;
   });
 }

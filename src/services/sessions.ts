@@ -5,7 +5,8 @@
 // ends the oldest). An operator console session (no account) is bound to the admin token it was
 // opened with: a hash of the token is stored with it, and it opens the console only while the
 // server's token has the same hash. A live session carries who acts (domain/principal.ts), made
-// with its row: the operator for a console session, else the account's member.
+// with its row: the operator for a console session, else a person (migrations/030) acting in one
+// account with their role there, read with the session in the same statement.
 import crypto from 'node:crypto';
 import { transaction, type Db } from '../db/pool.ts';
 import { recordAudit, type AuditSource } from '../audit/record.ts';
@@ -14,10 +15,12 @@ import {
   liveSession,
   revokeSession,
   revokeSessionsBeyond,
-  revokeSessionsOf,
+  revokeSessionsOfPerson,
+  switchSession,
   touchSession,
   type SessionRow,
 } from '../db/studio-sessions.ts';
+import { setLastAccount } from '../db/people.ts';
 import { RefusedUntil } from '../admission/refused-until.ts';
 import { memberPrincipal, OPERATOR, type Principal } from '../domain/principal.ts';
 
@@ -29,21 +32,24 @@ const TOUCH_MS = 60 * 1000;
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
 export interface Session {
-  /** Who acts in this session: the operator (a console session) or the account's member. */
+  /** Who acts in this session: the operator (a console session) or a member of the account. */
   principal: Principal;
   accountId: string | null;
+  /** The signed-in person (null: the console). */
+  personId: string | null;
+  /** The person's email. */
   email: string | null;
+  /** The person's accounts ({ id, label }) for the switcher, when they have more than one. */
+  accounts: { id: string; label: string }[] | null;
   balanceCents: number;
   lastSeenAt: Date;
 }
 
-/**
- * Who acts in a session of `accountId` (null: the console's operator). People and memberships do
- * not exist yet: an account is its one person, who signed up with it, so the member is the
- * account's owner and the account's id names the person.
- */
-const principalOf = (accountId: string | null): Principal =>
-  accountId === null ? OPERATOR : memberPrincipal(accountId, accountId, 'owner');
+/** Who acts in a session: the console's operator, or the person as a member of the account. */
+const principalOf = (r: SessionRow): Principal =>
+  r.account_id === null || r.person_id === null || r.role === null
+    ? OPERATOR
+    : memberPrincipal(r.account_id, r.person_id, r.role);
 
 /** What a console session is bound to: a hash of the admin token (never the token's plain SHA-256). */
 export const consoleBinding = (adminToken: string) =>
@@ -65,34 +71,43 @@ export class Sessions {
   }
 
   /**
-   * A new session (null: the operator's console); the returned id goes in the cookie and nowhere
-   * else. `signIn`: it opens a sign-in (not the session a password change renews), audited as
-   * `session.signed_in` with the session, `via` saying how (password, sign-up, invite, reset).
+   * A new session of a person in an account (null: the operator's console); the returned id goes in
+   * the cookie and nowhere else. `signIn`: it opens a sign-in (not the session a password change
+   * renews), audited as `session.signed_in` in that account, `via` saying how (password, sign-up,
+   * invite, reset).
    */
-  async create(accountId: string | null, signIn?: AuditSource & { via: string }): Promise<string> {
+  async create(
+    who: { personId: string; accountId: string } | null,
+    signIn?: AuditSource & { via: string },
+  ): Promise<string> {
     const id = crypto.randomBytes(32).toString('base64url');
     await transaction(this.db, async (tx) => {
-      await insertSession(
-        tx,
-        sha(id),
-        accountId,
-        ABSOLUTE_MS / 1000,
-        accountId === null ? this.console : null,
-      );
+      await insertSession(tx, sha(id), who, ABSOLUTE_MS / 1000, who === null ? this.console : null);
       // The oldest live sessions beyond the bound end (sessions of the console count together).
-      await revokeSessionsBeyond(tx, accountId, this.perAccount);
-      if (accountId !== null && signIn) {
+      await revokeSessionsBeyond(tx, who?.accountId ?? null, this.perAccount);
+      if (who !== null && signIn) {
         const { via, ...src } = signIn;
         await recordAudit(tx, {
-          account: accountId,
+          account: who.accountId,
           action: 'session.signed_in',
-          actor: memberPrincipal(accountId, accountId, 'owner'),
+          // the actor is the person (actorOf names a member by person); the role plays no part
+          actor: memberPrincipal(who.accountId, who.personId, 'viewer'),
           ...src,
           details: { via },
         });
       }
     });
     return id;
+  }
+
+  /**
+   * Moves session `id` to another account of its person, which their next sign-in opens; false
+   * when they are not a member of it.
+   */
+  async switchTo(id: string, personId: string, accountId: string): Promise<boolean> {
+    if (!(await switchSession(this.db, sha(id), accountId))) return false;
+    await setLastAccount(this.db, personId, accountId);
+    return true;
   }
 
   /**
@@ -138,9 +153,11 @@ export class Sessions {
       return none;
     if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) await this.touch(idHash);
     const session = {
-      principal: principalOf(r.account_id),
+      principal: principalOf(r),
       accountId: r.account_id,
+      personId: r.person_id,
       email: r.email,
+      accounts: r.accounts?.map(([id, label]) => ({ id, label })) ?? null,
       balanceCents: r.balance_cents ?? 0,
       lastSeenAt: r.last_seen_at,
     };
@@ -168,8 +185,8 @@ export class Sessions {
     await revokeSession(this.db, sha(id));
   }
 
-  /** "Sign out everywhere", and what a password change or reset does. */
-  async revokeAll(accountId: string): Promise<void> {
-    await revokeSessionsOf(this.db, accountId);
+  /** "Sign out everywhere", and what a password change or reset does: every session of a person. */
+  async revokeAll(personId: string): Promise<void> {
+    await revokeSessionsOfPerson(this.db, personId);
   }
 }

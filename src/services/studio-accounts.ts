@@ -2,8 +2,11 @@
 // to the database here so that the studio never touches it (passwords.ts, one-time-links.ts,
 // invites.ts, admission/attempts.ts hold the rules).
 import { transaction, type Db } from '../db/pool.ts';
-import { recordAudit, type AuditSource } from '../audit/record.ts';
-import { accountByEmail, accountById, searchAccounts } from '../db/accounts.ts';
+import { recordAudit } from '../audit/record.ts';
+import { searchAccounts } from '../db/accounts.ts';
+import { accountsOfPerson } from '../db/memberships.ts';
+import { personById, personByEmail } from '../db/people.ts';
+import { accountToOpen } from '../db/studio-passwords.ts';
 import { inviteLink, resetLink } from './invites.ts';
 import { issueToken, linkFor, peekToken, type Purpose } from './one-time-links.ts';
 import {
@@ -16,6 +19,8 @@ import {
   PasswordsBusy,
   type PasswordWork,
 } from './passwords.ts';
+import { joinWithInvite, peekInvite } from './members-join.ts';
+import type { AuditSource } from '../audit/record.ts';
 import { attempt, RefusedScopes, succeeded, type Door } from '../admission/attempts.ts';
 import { authorize } from '../domain/authorize.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -59,30 +64,31 @@ export class StudioAccounts {
     return checkPassword(this.db, this.work, email, password);
   }
 
-  currentPasswordOk(accountId: string, password: string) {
-    return currentPasswordOk(this.db, this.work, accountId, password);
+  currentPasswordOk(personId: string, password: string) {
+    return currentPasswordOk(this.db, this.work, personId, password);
   }
 
-  setPassword(accountId: string, password: string, src?: AuditSource) {
-    return setPassword(this.db, this.work, accountId, password, src);
+  setPassword(personId: string, password: string, src?: AuditSource) {
+    return setPassword(this.db, this.work, personId, password, src);
   }
 
   /**
-   * A wrong password for an email that has an account: `session.sign_in_failed` in that account's
-   * log (an unknown email has no log to write to, and is not recorded).
+   * A wrong password for the email of a person: `session.sign_in_failed` in the log of each account
+   * they are a member of (an unknown email has no log to write to, and is not recorded).
    */
   async signInFailed(email: string, src: AuditSource): Promise<void> {
-    const a = await accountByEmail(this.db, email);
-    if (!a) return;
-    await transaction(this.db, (tx) =>
-      recordAudit(tx, {
-        account: a.id,
-        action: 'session.sign_in_failed',
-        actor: { type: 'member', id: a.id, email: a.email },
-        ...src,
-        details: { email },
-      }),
-    );
+    const person = await personByEmail(this.db, email);
+    if (!person) return;
+    await transaction(this.db, async (tx) => {
+      for (const a of await accountsOfPerson(tx, person.id))
+        await recordAudit(tx, {
+          account: a.id,
+          action: 'session.sign_in_failed',
+          actor: { type: 'member', id: person.id, email: person.email },
+          ...src,
+          details: { email },
+        });
+    });
   }
 
   signUp(email: string, password: string) {
@@ -94,14 +100,15 @@ export class StudioAccounts {
     return spendVerification(this.work, password);
   }
 
-  /** The account and email of a live, unused link (without using it); null when it is not live. */
+  /** The account and person's email of a live, unused link (without using it); null if not live. */
   async peekLink(
     token: string,
     purpose: Purpose,
   ): Promise<{ accountId: string; email: string | null } | null> {
-    const accountId = await peekToken(this.db, token, purpose);
-    if (!accountId) return null;
-    return { accountId, email: (await accountById(this.db, accountId))?.email ?? null };
+    const owner = await peekToken(this.db, token, purpose);
+    if (!owner) return null;
+    const email = (await personById(this.db, owner.personId))?.email ?? null;
+    return { accountId: owner.accountId, email };
   }
 
   /** Sets the password through a link (passwords.ts setPasswordWithLink); the account, or null. */
@@ -109,12 +116,26 @@ export class StudioAccounts {
     return setPasswordWithLink(this.db, this.work, token, purpose, password, src);
   }
 
-  /** A reset link for the account of `email`, with its address; null when no account has it. */
+  /**
+   * A reset link for the person of `email`, with their address; null when no person has it (or
+   * they are a member of no account: there is nothing to sign in to).
+   */
   async resetLinkFor(email: string): Promise<{ email: string; link: string } | null> {
-    const account = await accountByEmail(this.db, email);
-    if (!account) return null;
-    const token = await issueToken(this.db, account.id, 'reset');
-    return { email: account.email, link: linkFor(this.publicUrl, 'reset', token) };
+    const person = await personByEmail(this.db, email);
+    const accountId = person && (await accountToOpen(this.db, person.id));
+    if (!person || !accountId) return null;
+    const token = await issueToken(this.db, accountId, 'reset', undefined, person.id);
+    return { email: person.email, link: linkFor(this.publicUrl, 'reset', token) };
+  }
+
+  /** What a member invite's link invites to (members-join.ts); null when it is not live. */
+  peekInvite(token: string) {
+    return peekInvite(this.db, token);
+  }
+
+  /** Joins an account through a member invite's link (members-join.ts). */
+  joinWithInvite(token: string, password: string, src: AuditSource) {
+    return joinWithInvite(this.db, this.work, token, password, src);
   }
 
   /** The operator's invitation (invites.ts). */

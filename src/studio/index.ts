@@ -25,6 +25,7 @@ import { registerAdminConsole } from './routes/admin.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerCreditRoutes } from './routes/credit.ts';
+import { registerMemberRoutes } from './routes/members.ts';
 import { smtpMailer } from './mail.ts';
 import { modelCards } from './presenters.ts';
 
@@ -162,5 +163,6 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   registerWebhookRoutes(app, ctx);
   registerCreditRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
+  registerMemberRoutes(app, ctx);
   return notFoundPage(ctx);
 }

@@ -118,11 +118,11 @@ export function notFromThisSite(req: FastifyRequest): ApiError {
       );
 }
 
-/**
- * The signed-in account of a request that passed signedIn(): what the person's own password and
- * sessions are kept by, until people exist apart from accounts. Services take `req.principal`.
- */
+/** The account in use of a request that passed signedIn(). Services take `req.principal`. */
 export const accountOf = (req: FastifyRequest): string => req.studio!.accountId!;
+
+/** The signed-in person of a request that passed signedIn(): their password and sessions. */
+export const personOf = (req: FastifyRequest): string => req.studio!.personId!;
 
 /** Options of the session cookies: HttpOnly, SameSite=Lax, Secure under https, scoped to `path`. */
 export function sessionCookie(ctx: StudioCtx, path = '/') {

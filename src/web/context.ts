@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Catalog } from '../domain/catalog-load.ts';
 import type { Accounts } from '../services/accounts.ts';
 import type { ApiKeys, KeyRecord } from '../services/keys.ts';
+import type { Members } from '../services/members.ts';
 import type { KeyResolver } from '../services/key-resolver.ts';
 import type { RateLimits } from '../admission/rate-limits.ts';
 import type { Generations } from '../services/generations.ts';
@@ -30,6 +31,8 @@ export interface Ctx {
   accounts: Accounts;
   /** Creating and revoking API keys. */
   apiKeys: ApiKeys;
+  /** An account's members and invites (studio Members page, admin API). */
+  members: Members;
   limits: RateLimits;
   generations: Generations;
   storage: Storage;

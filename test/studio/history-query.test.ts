@@ -105,7 +105,8 @@ async function expectLikeApi(items: HistoryItem[]) {
 }
 
 /** A session's principal until memberships exist: the account's owner, named by the account. */
-const owner = (account: string) => memberPrincipal(account, account, 'owner');
+// the account's own person (migrations/030: `usr_` and the account's id)
+const owner = (account: string) => memberPrincipal(account, `usr_${account.slice(5)}`, 'owner');
 
 async function allPages(accountId: string, f: { status?: string; modelId?: string } = {}) {
   const out: HistoryItem[] = [];
@@ -232,7 +233,7 @@ describe('History read with its session, in one statement', () => {
     const sessions = new Sessions(dbh.db, { adminToken: 'a'.repeat(40), perAccount: 10 });
     const read = (cookie: string, q: Parameters<History['list']>[1]) =>
       sessions.findWith(cookie, 'account', (h, idle) => history.listOfSession(h, idle, q));
-    const id = await sessions.create('acct_a');
+    const id = await sessions.create({ personId: 'usr_a', accountId: 'acct_a' });
     const first = { limit: 20, cursor: null, status: null, modelId: null };
     const queries = [
       first,

@@ -498,6 +498,15 @@ export interface components {
                  * @enum {unknown}
                  */
                 mode: "live" | "test";
+                /** @description Who created the key: a member (by email) or the operator. */
+                createdBy: {
+                    /** @constant */
+                    type: "member";
+                    email: string;
+                } | {
+                    /** @constant */
+                    type: "operator";
+                };
             };
         };
         Quote: {
@@ -797,7 +806,7 @@ export interface components {
             status: components["schemas"]["GenerationStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "FORBIDDEN" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "FORBIDDEN" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "LAST_OWNER" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every error. `message` is one human sentence; `code` is from the closed list. */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -831,7 +840,7 @@ export interface components {
         } & components["schemas"]["Error"];
         Error409: {
             /** @enum {unknown} */
-            code?: "API_KEY_DAILY_CAP" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "IDEMPOTENCY_KEY_IN_USE" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT";
+            code?: "API_KEY_DAILY_CAP" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "IDEMPOTENCY_KEY_IN_USE" | "LAST_OWNER" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT";
         } & components["schemas"]["Error"];
         Error410: {
             /** @enum {unknown} */
@@ -1012,7 +1021,7 @@ export interface components {
                 "application/json": components["schemas"]["Error408"];
             };
         };
-        /** @description The request conflicts with the current state. Codes: `API_KEY_DAILY_CAP`, `GENERATION_NOT_CANCELLABLE`, `GENERATION_NOT_READY`, `GENERATION_NOT_REFUNDABLE`, `IDEMPOTENCY_KEY_IN_USE`, `UPLOAD_QUOTA_EXCEEDED`, `WEBHOOK_ENDPOINT_LIMIT`. */
+        /** @description The request conflicts with the current state. Codes: `API_KEY_DAILY_CAP`, `GENERATION_NOT_CANCELLABLE`, `GENERATION_NOT_READY`, `GENERATION_NOT_REFUNDABLE`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_OWNER`, `UPLOAD_QUOTA_EXCEEDED`, `WEBHOOK_ENDPOINT_LIMIT`. */
         Error409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

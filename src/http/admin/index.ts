@@ -14,6 +14,7 @@ import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
 import { VERSION } from '../../domain/version.ts';
 import { MAX_KEY_RATE_PER_MINUTE } from '../../domain/limits.ts';
 import { OPERATOR } from '../../domain/principal.ts';
+import { registerAdminMembers } from './members.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -118,6 +119,8 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     const key = await ctx.apiKeys.create(req.principal, id, opts, sourceOf(req));
     return reply.code(201).send(key);
   });
+
+  registerAdminMembers(app, ctx);
 
   app.delete<{ Params: { id: string } }>('/keys/:id', async (req) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');

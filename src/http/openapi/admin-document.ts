@@ -3,6 +3,7 @@
 import { VERSION } from '../../domain/version.ts';
 import { ERROR_STATUS } from '../../domain/errors.ts';
 import { auditPaths, auditSchemas } from './admin-audit.ts';
+import { memberPaths, memberSchemas } from './admin-members.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const str = { type: 'string' };
@@ -37,6 +38,7 @@ function op(
 }
 
 export function buildAdminOpenApiDocument(serverUrl: string) {
+  const helpers = { op, body, ref, obj };
   return {
     openapi: '3.1.0',
     info: {
@@ -149,6 +151,7 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
           { requestBody: body('LinkCreate') },
         ),
       },
+      ...memberPaths(helpers),
       '/reset-links': {
         post: op(
           'createResetLink',
@@ -251,6 +254,7 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
         }),
         ResetCreate: obj(['email'], { email: { ...str, maxLength: 254 } }),
         ...auditSchemas,
+        ...memberSchemas(helpers),
         Link: obj(['accountId', 'email', 'purpose', 'link', 'expiresAt'], {
           accountId: str,
           email: str,

@@ -90,6 +90,7 @@ export const resourceSchemas: Record<string, unknown> = {
         'spentTodayCents',
         'rateLimitPerMinute',
         'mode',
+        'createdBy',
       ],
       {
         id: str,
@@ -103,6 +104,13 @@ export const resourceSchemas: Record<string, unknown> = {
           enum: ['live', 'test'],
           description:
             'A test key (`rg_test_…`) renders for free, with results made by the service itself.',
+        },
+        createdBy: {
+          description: 'Who created the key: a member (by email) or the operator.',
+          oneOf: [
+            obj(['type', 'email'], { type: { const: 'member' }, email: str }),
+            obj(['type'], { type: { const: 'operator' } }),
+          ],
         },
       },
     ),

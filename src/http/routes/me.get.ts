@@ -4,9 +4,10 @@ import type { Ctx } from '../../web/context.ts';
 export function registerMe(app: FastifyInstance, ctx: Ctx) {
   app.get('/me', async (req) => {
     const key = req.apiKey;
-    const [account, usage] = await Promise.all([
+    const [account, usage, createdBy] = await Promise.all([
       ctx.accounts.get(key.principal),
       ctx.accounts.dayUsage(key.principal, ctx.config.dayTimeZone),
+      ctx.apiKeys.creatorOf(key.principal, key.id),
     ]);
     return {
       accountId: account.id,
@@ -21,6 +22,7 @@ export function registerMe(app: FastifyInstance, ctx: Ctx) {
         spentTodayCents: usage.spent,
         rateLimitPerMinute: key.rateLimitPerMinute,
         mode: key.mode,
+        createdBy,
       },
     };
   });

@@ -1,7 +1,14 @@
 // Accounts in the studio: sign up, sign in (throttled, same answer whatever is wrong), sign out (this
 // session or all), change password, and the one-time links (invite, reset; by mail where SMTP is set).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { signedIn, accountOf, SESSION_COOKIE, sessionCookie, type StudioCtx } from '../types.ts';
+import {
+  signedIn,
+  accountOf,
+  personOf,
+  SESSION_COOKIE,
+  sessionCookie,
+  type StudioCtx,
+} from '../types.ts';
 import { page } from '../view.ts';
 import { field, localPath } from '../form-body.ts';
 import crypto from 'node:crypto';
@@ -14,14 +21,25 @@ import { sourceOf } from '../../web/audit-source.ts';
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // Every door below shares one budget per address.
   const door = { preValidation: doorBudget(ctx.config.studioDoorRequestsPerMinute, ctx.pace) };
+  // A person opens the account they last used (services/passwords.ts); one who is a member of no
+  // account any more has nothing to open, and is told so. `via`: how they signed in (audited).
   const startSession = async (
     req: FastifyRequest,
     reply: FastifyReply,
-    accountId: string,
+    who: { personId: string; accountId: string | null },
     via: string,
     next = '/',
   ) => {
-    const id = await ctx.sessions.create(accountId, { ...sourceOf(req), via });
+    if (who.accountId === null)
+      return page(reply.code(403), 'error', req, {
+        title: 'No account',
+        message: 'You are not a member of any account here any more. Ask an owner to invite you.',
+      });
+    const signIn = { ...sourceOf(req), via };
+    const id = await ctx.sessions.create(
+      { personId: who.personId, accountId: who.accountId },
+      signIn,
+    );
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
     return reply.redirect(localPath(next), 303);
   };
@@ -69,11 +87,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
         error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.',
       });
     }
-    const accountId = await ctx.studioAccounts.givenBackIfBusy(
+    const person = await ctx.studioAccounts.givenBackIfBusy(
       [door],
       ctx.studioAccounts.checkPassword(email, password),
     );
-    if (!accountId) {
+    if (!person) {
       failed(req, email);
       return signinPage(req, reply.code(401), {
         email,
@@ -82,7 +100,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       });
     }
     await ctx.studioAccounts.succeeded(door);
-    return startSession(req, reply, accountId, 'password', next);
+    return startSession(req, reply, person, 'password', next);
   });
 
   app.get('/signup', door, async (req, reply) => {
@@ -188,7 +206,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.post('/signout-everywhere', { preHandler: signedIn(ctx) }, async (req, reply) => {
-    await ctx.sessions.revokeAll(accountOf(req));
+    await ctx.sessions.revokeAll(personOf(req));
     reply.clearCookie(SESSION_COOKIE, sessionCookie(ctx));
     return reply.redirect('/signin', 303);
   });
@@ -201,19 +219,16 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const again = (error: string) =>
       page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
     if (
-      !(await ctx.studioAccounts.currentPasswordOk(
-        accountOf(req),
-        field(req.body, 'current') ?? '',
-      ))
+      !(await ctx.studioAccounts.currentPasswordOk(personOf(req), field(req.body, 'current') ?? ''))
     )
       return again('The current password is wrong.');
     const password = field(req.body, 'password') ?? '';
     const problem = passwordProblem(password);
     if (problem) return again(problem);
-    await ctx.studioAccounts.setPassword(accountOf(req), password, sourceOf(req)); // voids links
+    await ctx.studioAccounts.setPassword(personOf(req), password, sourceOf(req)); // voids links
     // Every other session ends; this one is replaced by a new one.
-    await ctx.sessions.revokeAll(accountOf(req));
-    const id = await ctx.sessions.create(accountOf(req));
+    await ctx.sessions.revokeAll(personOf(req));
+    const id = await ctx.sessions.create({ personId: personOf(req), accountId: accountOf(req) });
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
     return page(reply, 'account', req, {
       title: 'Account',
@@ -254,20 +269,20 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
         });
       }
       // Sets the password, spends the link, ends every session and voids every other link, in one go.
-      const accountId = await ctx.studioAccounts.setPasswordWithLink(
+      const owner = await ctx.studioAccounts.setPasswordWithLink(
         req.params.token,
         purpose,
         password,
         sourceOf(req),
       );
-      if (!accountId)
+      if (!owner)
         return page(reply.code(410), 'set-password', req, {
           title,
           valid: false,
           min: MIN_PASSWORD,
           action: '',
         });
-      return startSession(req, reply, accountId, purpose);
+      return startSession(req, reply, owner, purpose);
     });
   }
 

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isId } from '../../domain/ids.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { can } from '../../domain/authorize.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { field } from '../form-body.ts';
@@ -25,7 +26,11 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
   ) =>
     page(reply, 'keys', req, {
       title: 'API keys',
-      keys: await ctx.apiKeys.list(req.principal, ctx.config.dayTimeZone),
+      // a developer may revoke only the keys they made (domain/authorize.ts)
+      keys: (await ctx.apiKeys.list(req.principal, ctx.config.dayTimeZone)).map((k) => ({
+        ...k,
+        mayRevoke: can(req.principal, 'keys.revoke', { createdBy: k.createdById }),
+      })),
       defaultRate: ctx.config.defaultRateLimitPerMinute,
       maxRate: ctx.config.maxRateLimitPerMinute,
       errors: {},

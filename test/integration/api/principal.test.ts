@@ -75,7 +75,9 @@ async function account(cents = 10_000): Promise<string> {
   return a.id;
 }
 
-const member = (account: string, role: Role) => memberPrincipal(account, account, role);
+// the account's own person (migrations/030: `usr_` and the account's id), in any role
+const member = (account: string, role: Role) =>
+  memberPrincipal(account, `usr_${account.slice(5)}`, role);
 
 async function refused(work: Promise<unknown>): Promise<string> {
   const e = await work.then(
@@ -107,16 +109,16 @@ describe('the edges make the principal', () => {
     }
   });
 
-  it("a session's is its account's owner (the account names the person); the console's the operator", async () => {
+  it("a session's is its person's, with their role in the account; the console's the operator", async () => {
     const acct = await account(0);
+    // migrations/030: every account has its email's person as owner, `usr_` and the account's id
+    const personId = `usr_${acct.slice(5)}`;
     const sessions = new Sessions(dbh.db, { adminToken: ADMIN, perAccount: 10 });
-    const signedIn = await sessions.find(await sessions.create(acct), 'account');
-    expect(signedIn!.principal).toEqual({
-      kind: 'member',
-      account: acct,
-      personId: acct,
-      role: 'owner',
-    });
+    const signedIn = await sessions.find(
+      await sessions.create({ personId, accountId: acct }),
+      'account',
+    );
+    expect(signedIn!.principal).toEqual({ kind: 'member', account: acct, personId, role: 'owner' });
     const console = await sessions.find(await sessions.create(null), 'admin');
     expect(console!.principal).toBe(OPERATOR);
   });
@@ -148,7 +150,8 @@ describe('the services refuse what the table refuses, and change nothing', () =>
     const acct = await account(0);
     const bounds = { maxRateLimitPerMinute: 6000, maxLiveKeys: 10 };
     const made = await keys.createOwn(member(acct, 'developer'), { name: 'dev' }, bounds);
-    expect(await refused(keys.revokeOwn(member(acct, 'developer'), made.id))).toMatch(
+    const otherDeveloper = memberPrincipal(acct, `usr_${'f'.repeat(32)}`, 'developer');
+    expect(await refused(keys.revokeOwn(otherDeveloper, made.id))).toMatch(
       /only for a key you created/,
     );
     const key = await resolver.authenticate(`Bearer ${made.key}`);

@@ -57,6 +57,13 @@ class ModelDetail(Model):
     """The model's inputs as a JSON Schema (2020-12)."""
 
 
+class CreatedBy(TypedDict):
+    """Who created a key: `{"type": "member", "email"}` or `{"type": "operator"}`."""
+
+    type: Literal["member", "operator"]
+    email: NotRequired[str]
+
+
 class MeKey(TypedDict):
     id: str
     name: str | None
@@ -66,6 +73,7 @@ class MeKey(TypedDict):
     spentTodayCents: int
     rateLimitPerMinute: int
     mode: Literal["live", "test"]
+    createdBy: CreatedBy
 
 
 class Me(TypedDict):
