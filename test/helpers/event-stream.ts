@@ -28,11 +28,14 @@ export function openEvents(
   key: string,
   id: string,
   headers: Record<string, string> = {},
+  /** Another address of the stream (the studio's, with a session cookie in `headers` and no key). */
+  path = `/v1/generations/${id}/events`,
 ): Promise<OpenStream> {
+  const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   return new Promise((resolve, reject) => {
     const req = http.get(
-      `${base}/v1/generations/${id}/events`,
-      { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', ...headers } },
+      `${base}${path}`,
+      { headers: { ...auth, accept: 'text/event-stream', ...headers } },
       (res) => {
         const s: OpenStream = {
           status: res.statusCode!,
@@ -69,7 +72,8 @@ export function openEvents(
         });
         res.on('end', () => {
           s.ended = true;
-          if (s.status !== 200) s.json = buf ? JSON.parse(buf) : undefined;
+          if (s.status !== 200 && /json/.test(String(res.headers['content-type'])))
+            s.json = buf ? JSON.parse(buf) : undefined;
         });
         res.on('error', () => (s.ended = true));
         res.on('close', () => (s.ended = true));

@@ -77,6 +77,7 @@ export async function followEvents(
   const out: Followed = {};
   let lastId: string | undefined;
   for (let breaks = 0; breaks < MAX_BREAKS && Date.now() < o.deadline;) {
+    o.signal?.throwIfAborted();
     const ac = new AbortController();
     const stop = () => ac.abort();
     o.signal?.addEventListener('abort', stop, { once: true });
@@ -119,6 +120,7 @@ export async function followEvents(
           return out.final !== undefined;
         },
       );
+      o.signal?.throwIfAborted();
       if (out.final) return out;
       breaks = progressed ? 1 : breaks + 1; // ended early (a restart): open it again
     } catch (e) {

@@ -10,6 +10,7 @@ import { fragment, page } from '../view.ts';
 import { apiSnippets } from '../snippets.ts';
 import { HISTORY_STATUSES } from '../../services/history.ts';
 import { plainError, timings } from '../presenters.ts';
+import { eventStreams, sendEventStream } from '../../web/event-stream.ts';
 
 type IdParams = { Params: { id: string } };
 const PAGE = 20;
@@ -85,6 +86,18 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
       plainError,
     }),
   );
+
+  // The render's live events, for the pages' EventSource (the API's stream, with the session's
+  // member as who reads): the script fetches the row again at each event.
+  const open = eventStreams(app);
+  app.get<IdParams>('/history/:id/events', pre, async (req, reply) => {
+    const stream = await ctx.generations.events(
+      req.principal,
+      req.params.id,
+      req.headers['last-event-id'],
+    );
+    await sendEventStream(req, reply, stream, { keepAliveMs: ctx.config.eventKeepAliveMs, open });
+  });
 
   app.get<IdParams>('/history/:id', pre, async (req, reply) => {
     const g: Record<string, unknown> = {

@@ -7,6 +7,7 @@ import { expect, it } from 'vitest';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { openEvents } from '../../helpers/event-stream.ts';
+import { StudioSession } from '../../studio/http-session.ts';
 
 // No worker: the tests change renders themselves, through the database, as a worker elsewhere
 // would. 2,000 streams a process: 200 an account.
@@ -168,5 +169,30 @@ it('holds at most a tenth of the streams per account (429), and gives every plac
   expect(again.status).toBe(200);
   await again.nth(1);
   again.close();
+  await streamsAre(0);
+});
+
+it("the studio's pages follow the same stream with the session, for the account's renders only", async () => {
+  const s = new StudioSession(f.svc.base);
+  const email = await s.signUp();
+  const { rows } = await f.dbh.db.query('SELECT id FROM accounts WHERE email = $1', [email]);
+  await f.api.admin('POST', `/accounts/${rows[0].id}/credits`, { amountCents: 1_000 });
+  const key = (await f.api.admin('POST', `/accounts/${rows[0].id}/keys`, {})).key as string;
+  const id = await create(key);
+  const history = await s.get('/history');
+  expect(history.text).toContain(`data-events="/history/${id}/events"`);
+  const cookie = { cookie: s.cookieHeader() };
+  const live = await openEvents(f.svc.base, '', id, cookie, `/history/${id}/events`);
+  expect(live.status).toBe(200);
+  expect(JSON.parse((await live.nth(1)).data)).toEqual(await get(key, id));
+  await finish(id);
+  expect(JSON.parse((await live.nth(2)).data).status).toBe('succeeded');
+  await waitFor('the stream to end', () => live.ended);
+  const other = await f.api.account(1_000);
+  const theirs = await create(other.key);
+  const refused = await openEvents(f.svc.base, '', theirs, cookie, `/history/${theirs}/events`);
+  expect(refused.status).toBe(404);
+  const anonymous = await openEvents(f.svc.base, '', id, {}, `/history/${id}/events`);
+  expect(anonymous.status).not.toBe(200);
   await streamsAre(0);
 });
