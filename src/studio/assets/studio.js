@@ -1,4 +1,4 @@
-/* global document, window, navigator, fetch, URLSearchParams, FormData, Event, setTimeout, clearTimeout */
+/* global document, window, navigator, fetch, URLSearchParams, FormData, Event, setTimeout, clearTimeout, setInterval, clearInterval */
 // Rendergate studio: progressive enhancement only. Every page works without this file; with it, the price
 // follows the form, image addresses get a preview, queued renders update in place, keys copy in a click.
 'use strict';
@@ -181,6 +181,12 @@
         setTimeout(() => update(final), final ? 500 : 0);
       }
     };
+    // A waiting render's place in the queue moves without an event of its own: its row is fetched
+    // again now and then while it waits to start.
+    const waiting = setInterval(() => {
+      if (!li.isConnected || es.readyState === window.EventSource.CLOSED) clearInterval(waiting);
+      else if (/position \d+ in queue/.test(li.textContent)) void update(false);
+    }, 5000);
     es.addEventListener('generation', (e) => {
       seen = true;
       let g = null;
