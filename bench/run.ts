@@ -28,6 +28,7 @@ import * as render from './render.ts';
 import * as growth from './growth.ts';
 import * as text from './text.ts';
 import * as wait from './wait.ts';
+import * as events from './events.ts';
 import * as webhooks from './webhooks.ts';
 import * as backends from './backends.ts';
 import * as studio from './studio.ts';
@@ -44,6 +45,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
   growth: growth.run,
   text: text.run,
   wait: wait.run,
+  events: events.run,
   webhooks: webhooks.run,
   backends: backends.run,
   studio: studio.run,

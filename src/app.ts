@@ -118,13 +118,19 @@ export async function startService(
   // `Prefer: wait` requests are woken by the cache's change notifications, which also carry the text
   // of chat renders of other processes (live-text.ts).
   const waiters = new Waiters(config.maxWaiters);
+  // Live event streams, bounded apart from held requests (a tenth of the most per account).
+  const streams = new Waiters(config.maxWaiters);
   // Chat renders stream their text to the /openai/v1 answers of this process, or through the relay.
   const liveText = new LiveText();
   if (cache)
     cache.onChange = (id) => {
-      if (id === null || !liveText.receive(id)) waiters.wake(id);
+      if (id === null || !liveText.receive(id)) {
+        waiters.wake(id);
+        streams.wake(id);
+      }
     };
   metrics.heldRequests = () => waiters.size;
+  metrics.eventStreams = () => streams.size;
   const ledger = new Ledger(db, config.dayTimeZone);
   const jobs = wakeDb ? new JobWake(wakeDb) : undefined;
   // Test keys' renders are made by the API process that creates them (a worker makes none).
@@ -153,6 +159,7 @@ export async function startService(
     jobs,
     uploads,
     waiters,
+    streams,
     testRenders,
   });
   const keys = new KeyResolver(db, config.keyPrefix);
@@ -261,6 +268,7 @@ export async function startService(
       onFinal: (id) => {
         generations.forget(id);
         waiters.wake(id);
+        streams.wake(id);
       },
     });
     janitor = new Janitor({ db, storage, log, ledger });

@@ -46,6 +46,8 @@ export interface Config {
   /** 0 = outputs are kept forever. */
   outputRetentionSeconds: number;
   maxWaiters: number;
+  /** Between the comment lines that keep a render's event stream open (docs/api.md "Live events"). */
+  eventKeepAliveMs: number;
   webhookRetrySeconds: number[];
   /** Seconds between health checks of each model server of the catalog (src/backends/health.ts). */
   backendHealthIntervalMs: number;
@@ -202,6 +204,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outputRetentionSeconds: duration('RENDERGATE_OUTPUT_RETENTION', '30d', true),
     // held `Prefer: wait` requests per process; more are answered at once, as without the header
     maxWaiters: int('RENDERGATE_MAX_WAITERS', 10_000, 0, 1_000_000),
+    // a comment line this often keeps proxies from closing an event stream that has nothing to say
+    eventKeepAliveMs: int('RENDERGATE_EVENT_KEEPALIVE_MS', 15_000, 10, 3_600_000),
     webhookRetrySeconds,
     backendHealthIntervalMs: int('RENDERGATE_BACKEND_HEALTH_SECONDS', 5, 1, 3600) * 1000,
     backendOutputLimitBytes: int(

@@ -23,6 +23,7 @@ import { registerAdmin } from './admin/index.ts';
 import { registerOps } from './ops.ts';
 import { registerOpenApi } from './openapi/routes.ts';
 import { registerOpenAi } from './openai/index.ts';
+import { registerMcp } from './mcp/index.ts';
 import { registerStripeWebhook } from './routes/webhooks-stripe.ts';
 import { nameRequestSpan, tracingOn } from '../tracing/trace.ts';
 
@@ -264,6 +265,7 @@ export function buildServer(
   registerOpenApi(app, ctx);
   app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
   app.register(async (openai) => registerOpenAi(openai, ctx), { prefix: '/openai/v1' });
+  app.register(async (mcp) => registerMcp(mcp, ctx), { prefix: '/mcp' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
   // Stripe's signed events, with a raw-body parser of their own (docs/billing.md).
   app.register(async (stripe) => registerStripeWebhook(stripe, ctx));

@@ -12,6 +12,7 @@ import { registerModels } from './routes/models.list.ts';
 import { registerModelDetail } from './routes/models.detail.ts';
 import { registerQuote } from './routes/quote.post.ts';
 import { registerGenerationRoutes } from './routes/generations.ts';
+import { registerGenerationEvents } from './routes/generation-events.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhook-endpoints.ts';
 import { registerUsage } from './routes/usage.get.ts';
@@ -97,6 +98,7 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   registerModelDetail(app, ctx);
   registerQuote(app, ctx);
   registerGenerationRoutes(app, ctx);
+  registerGenerationEvents(app, ctx);
   registerUploadRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);
   registerUsage(app, ctx);

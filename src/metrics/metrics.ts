@@ -57,6 +57,16 @@ export class Metrics {
       this.held.set(this.heldRequests());
     },
   });
+  /** Counts the open live event streams of this process (set by the composition root). */
+  eventStreams: () => number = () => 0;
+  private readonly streams = new client.Gauge({
+    name: 'rendergate_event_streams',
+    help: 'Live event streams of renders open in this process',
+    registers: [this.registry],
+    collect: () => {
+      this.streams.set(this.eventStreams());
+    },
+  });
   readonly running = new client.Gauge({
     name: 'rendergate_renders_running',
     help: 'Renders running (whole cluster)',

@@ -12,6 +12,7 @@ import { accountFor, authorize } from '../domain/authorize.ts';
 import { modeOf, type Principal } from '../domain/principal.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
+import { openEventStream } from './generation-events.ts';
 
 /** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
 const WAITING_FRESH_MS = 1_000;
@@ -23,6 +24,8 @@ export interface GenerationReadsOptions {
   cache?: GenerationCache;
   /** `Prefer: wait` requests. */
   waiters?: Waiters;
+  /** Live event streams (generation-events.ts), woken like `waiters`. */
+  streams?: Waiters;
 }
 
 export class GenerationReads {
@@ -32,7 +35,7 @@ export class GenerationReads {
    * The generation `id` of the principal's account and mode (test keys see test renders only), from
    * the cache when it has it.
    */
-  private async found(p: Principal, id: string): Promise<CachedGeneration> {
+  async found(p: Principal, id: string): Promise<CachedGeneration> {
     const accountId = accountFor(p, 'renders.view');
     const mode = modeOf(p);
     if (!isId('gen', id)) throw new ApiError('GENERATION_NOT_FOUND', 'No such generation.');
@@ -84,6 +87,20 @@ export class GenerationReads {
     // At the time limit the answer is the state then (unless the client has gone: nobody reads it).
     if (timedOut && !closed.aborted) return { json: await this.getJson(p, id), applied: true };
     return { json: g.json, applied: true };
+  }
+
+  /** A stream of the render's live events; 404 as getJson, 429 past the streams' bound. */
+  async events(p: Principal, id: string, lastEventId: string | string[] | undefined) {
+    if (!this.o.streams || !this.o.cache)
+      throw new ApiError('SERVICE_UNAVAILABLE', 'This process does not serve live events.', [], {
+        'retry-after': '1',
+      });
+    return openEventStream(
+      { streams: this.o.streams, read: (q, i) => this.found(q, i), retryAfterSeconds: 1 },
+      p,
+      id,
+      lastEventId,
+    );
   }
 
   /** Drops the cached copy of a generation known to have changed (before its notification arrives). */

@@ -14,6 +14,8 @@ export interface GenerationsOptions extends GenerationCreateOptions {
   cache?: GenerationCache;
   /** `Prefer: wait` requests. */
   waiters?: Waiters;
+  /** Live event streams. */
+  streams?: Waiters;
 }
 
 export class Generations {
@@ -23,6 +25,7 @@ export class Generations {
   readonly forget: GenerationReads['forget'];
   readonly cachedJson: GenerationReads['cachedJson'];
   readonly getJson: GenerationReads['getJson'];
+  readonly events: GenerationReads['events'];
   readonly content: GenerationReads['content'];
   readonly list: GenerationReads['list'];
   readonly cancel: GenerationRemoval['cancel'];
@@ -41,6 +44,7 @@ export class Generations {
     this.forget = reads.forget.bind(reads);
     this.cachedJson = reads.cachedJson.bind(reads);
     this.getJson = reads.getJson.bind(reads);
+    this.events = reads.events.bind(reads);
     this.content = reads.content.bind(reads);
     this.list = reads.list.bind(reads);
     this.cancel = removal.cancel.bind(removal);

@@ -210,6 +210,8 @@ export function checkedFetch(
       typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
     );
     if (!url.pathname.startsWith('/v1/')) return res;
+    // a live event stream is read as it comes (the test of its events checks them)
+    if (res.ok && /^text\/event-stream/.test(res.headers.get('content-type') ?? '')) return res;
     const bytes = new Uint8Array(await res.arrayBuffer());
     const text = /json/.test(res.headers.get('content-type') ?? '')
       ? new TextDecoder().decode(bytes)

@@ -2,6 +2,7 @@
 import { RendergateError } from './errors.js';
 import { paged, type PagedList } from './pages.js';
 import { afterLostAnswer, sleep, type Transport } from './transport.js';
+import { followEvents } from './events.js';
 import type { Deleted, Generation, GenerationStatus, InputsOf, ModelId, Page } from './types.js';
 
 export interface CreateOptions {
@@ -34,6 +35,9 @@ const prefer = (wait: number | undefined): Record<string, string> =>
   wait === undefined ? {} : { prefer: `wait=${Math.max(1, Math.min(60, Math.round(wait)))}` };
 
 export class Generations {
+  /** False once the server showed it has no live events: waits poll from then on. */
+  private events = true;
+
   constructor(private readonly t: Transport) {}
 
   /** Starts a render: priced, charged and queued in one step (202). Retries replay the same key, never charge twice. */
@@ -86,14 +90,25 @@ export class Generations {
   }
 
   /**
-   * Resolves once the generation is final (succeeded, failed or refunded), never before. Each read
-   * asks the server to hold it until the generation is final (Prefer: wait); a server that does not
+   * Resolves once the generation is final (succeeded, failed or refunded), never before. It
+   * follows the render's live events (events.ts); when they cannot be had, each read asks the
+   * server to hold it until the generation is final (Prefer: wait), and a server that does not
    * hold is polled with a growing interval.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Generation> {
     const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
     let interval = 250;
     let last: Generation | undefined;
+    if (this.events) {
+      const followed = await followEvents(this.t, id, {
+        signal: options.signal,
+        onProgress: options.onProgress,
+        deadline,
+      });
+      if (followed.final) return followed.final;
+      if (followed.unavailable) this.events = false;
+      last = followed.last;
+    }
     for (;;) {
       const left = deadline - Date.now();
       if (left <= 0) {

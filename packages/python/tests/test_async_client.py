@@ -98,7 +98,7 @@ def test_run_live_with_a_timeout_and_a_lost_answer(
             gid = e.value.generation_id
             await rg.generations.cancel(gid)
             assert (await rg.generations.wait(gid))["status"] == "refunded"
-            assert rg.generations._events is False  # no live events here: held reads instead
+            assert rg.generations._events is True  # followed with the live events, through the proxy
             assert [x["id"] async for x in rg.generations.list()] == [gid, g["id"]]
             assert (await rg.me())["balanceCents"] == 500 - g["costCents"]
 

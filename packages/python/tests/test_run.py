@@ -32,8 +32,8 @@ def test_run_a_text_model(server: Server, account: NewAccount) -> None:
         assert "1." in g["textOutput"]
         assert seen[0]["status"] == "queued" and seen[-1] == g
         assert rg.me()["balanceCents"] == 500 - g["costCents"]
-        # this server has no live events: run() followed the render with held reads
-        assert rg.generations._events is False
+        # run() followed the render with the server's live events
+        assert rg.generations._events is True
 
 
 def test_run_a_video_model_with_progress(

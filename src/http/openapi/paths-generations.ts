@@ -1,4 +1,5 @@
-// The operations of /v1/generations: create, list, read, cancel, delete and the file (docs/api.md).
+// The operations of /v1/generations: create, list, read, cancel, delete, the file and the live
+// events (docs/api.md).
 import { schema, json, header, param, RATE, op, ok, ID, LIST, IMAGE_BODY } from './operation.ts';
 
 export function generationPaths() {
@@ -88,6 +89,43 @@ export function generationPaths() {
           errors: [404, 409],
         },
         'post',
+      ),
+    },
+    '/v1/generations/{id}/events': {
+      get: op(
+        {
+          id: 'streamGenerationEvents',
+          tag: 'Generations',
+          summary: "A render's live events (server-sent events) until its final status.",
+          description:
+            'At once an `event: generation` with the generation as GET answers it, then one at ' +
+            'each change of its status, start or progress; each has an increasing `id`, and ' +
+            '`data` is the Generation JSON. The stream ends after the final status. ' +
+            '`Last-Event-ID` resumes: the current state comes first when anything was missed. ' +
+            'A comment line every 15 s keeps it open. Past its share of streams (a tenth of ' +
+            "the process's `RENDERGATE_MAX_WAITERS`) an account is answered 429.",
+          params: [
+            ID,
+            {
+              name: 'Last-Event-ID',
+              in: 'header',
+              schema: { type: 'string', pattern: '^\\d{1,15}$' },
+              description: 'The `id` of the last event received: the stream resumes after it.',
+            },
+          ],
+          ok: {
+            200: {
+              description: 'The event stream.',
+              headers: { 'X-Request-Id': header('X-Request-Id'), ...RATE },
+              content: {
+                // each event's data is a Generation (OpenAPI 3.1 cannot say so of a stream)
+                'text/event-stream': { schema: { type: 'string' } },
+              },
+            },
+          },
+          errors: [404],
+        },
+        'get',
       ),
     },
     '/v1/generations/{id}/content': {

@@ -1,4 +1,4 @@
-/* global document, window, navigator, fetch, URLSearchParams, FormData, Event, setTimeout, clearTimeout */
+/* global document, window, navigator, fetch, URLSearchParams, FormData, Event, setTimeout, clearTimeout, setInterval, clearInterval */
 // Rendergate studio: progressive enhancement only. Every page works without this file; with it, the price
 // follows the form, image addresses get a preview, queued renders update in place, keys copy in a click.
 'use strict';
@@ -113,42 +113,101 @@
     });
   }
 
-  // Queued renders: fetch their row until it is final, less often as it waits (every request counts
-  // against the account's per-minute limit), and after Retry-After when the limit is reached.
-  const follow = (li) => {
+  // Queued renders: their row is fetched again at each event of the render's live stream
+  // (EventSource, /history/{id}/events), and once more at its final state. Without a stream (an old
+  // browser, the account's streams all in use, a broken connection) the row is fetched until it is
+  // final, less often as it waits (every request counts against the account's per-minute limit), and
+  // after Retry-After when the limit is reached.
+  const refresh = async (li) => {
+    const res = await fetch(li.dataset.row, { credentials: 'same-origin' });
+    if (res.ok) {
+      const balance = document.querySelector('#balance strong');
+      const cents = Number(res.headers.get('x-balance-cents'));
+      if (balance && res.headers.has('x-balance-cents') && Number.isInteger(cents))
+        balance.textContent = '€' + (cents / 100).toFixed(2);
+      const html = (await res.text()).trim();
+      const tpl = document.createElement('template');
+      tpl.innerHTML = html;
+      const next = tpl.content.firstElementChild;
+      if (next && next.outerHTML !== li.outerHTML) {
+        const focused = li.contains(document.activeElement);
+        li.replaceWith(next);
+        if (focused) next.querySelector('a, button')?.focus();
+        wire(next);
+        return { res, li: next };
+      }
+    }
+    return { res, li };
+  };
+  const poll = (li) => {
     let delay = 1000;
     const tick = async () => {
       if (!li.isConnected) return;
       let wait = delay;
       delay = Math.min(delay * 1.5, 5000);
       try {
-        const res = await fetch(li.dataset.row, { credentials: 'same-origin' });
-        if (res.status === 429)
-          wait = Math.max(wait, 1000 * (Number(res.headers.get('retry-after')) || 5));
-        if (res.ok) {
-          const balance = document.querySelector('#balance strong');
-          const cents = Number(res.headers.get('x-balance-cents'));
-          if (balance && res.headers.has('x-balance-cents') && Number.isInteger(cents))
-            balance.textContent = '€' + (cents / 100).toFixed(2);
-          const html = (await res.text()).trim();
-          const tpl = document.createElement('template');
-          tpl.innerHTML = html;
-          const next = tpl.content.firstElementChild;
-          if (next && next.outerHTML !== li.outerHTML) {
-            const focused = li.contains(document.activeElement);
-            li.replaceWith(next);
-            if (focused) next.querySelector('a, button')?.focus();
-            li = next;
-            wire(next);
-          }
-          if (li.dataset.status !== 'queued') return;
-        }
+        const r = await refresh(li);
+        li = r.li;
+        if (r.res.status === 429)
+          wait = Math.max(wait, 1000 * (Number(r.res.headers.get('retry-after')) || 5));
+        if (r.res.ok && li.dataset.status !== 'queued') return;
       } catch {
         /* try again */
       }
       setTimeout(tick, wait);
     };
     setTimeout(tick, delay);
+  };
+  const follow = (li) => {
+    if (!window.EventSource || !li.dataset.events) return poll(li);
+    const es = new window.EventSource(li.dataset.events, { withCredentials: true });
+    let busy = false;
+    let again = false;
+    let seen = false;
+    const update = async (final) => {
+      if (busy) {
+        again = true;
+        return;
+      }
+      busy = true;
+      try {
+        li = (await refresh(li)).li;
+      } catch {
+        /* the next event, or the final one, fetches it again */
+      }
+      busy = false;
+      if (again || (final && li.dataset.status === 'queued')) {
+        again = false;
+        setTimeout(() => update(final), final ? 500 : 0);
+      }
+    };
+    // A waiting render's place in the queue moves without an event of its own: its row is fetched
+    // again now and then while it waits to start.
+    const waiting = setInterval(() => {
+      if (!li.isConnected || es.readyState === window.EventSource.CLOSED) clearInterval(waiting);
+      else if (/position \d+ in queue/.test(li.textContent)) void update(false);
+    }, 5000);
+    es.addEventListener('generation', (e) => {
+      seen = true;
+      let g = null;
+      try {
+        g = JSON.parse(e.data);
+      } catch {
+        /* not ours: the row says */
+      }
+      const final = g !== null && g.status !== 'queued';
+      // the server ends the stream after the final state: the browser must not reconnect
+      if (final) es.close();
+      if (!li.isConnected) return es.close();
+      void update(final);
+    });
+    es.addEventListener('error', () => {
+      // refused (429, a page instead of a stream) or the connection lost before any event: poll
+      if (es.readyState === window.EventSource.CLOSED || !seen) {
+        es.close();
+        poll(li);
+      }
+    });
   };
   const wire = (root) => {
     for (const form of $$('form[data-confirm]', root)) {

@@ -13,6 +13,7 @@ import { plainError, timings } from '../presenters.ts';
 import { progressView } from '../progress.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { renderTitle, shownInputs } from '../render-page.ts';
+import { eventStreams, sendEventStream } from '../../web/event-stream.ts';
 
 type IdParams = { Params: { id: string } };
 const PAGE = 20;
@@ -123,6 +124,18 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
       });
     },
   );
+
+  // The render's live events, for the pages' EventSource (the API's stream, with the session's
+  // member as who reads): the script fetches the row again at each event.
+  const open = eventStreams(app);
+  app.get<IdParams>('/history/:id/events', pre, async (req, reply) => {
+    const stream = await ctx.generations.events(
+      req.principal,
+      req.params.id,
+      req.headers['last-event-id'],
+    );
+    await sendEventStream(req, reply, stream, { keepAliveMs: ctx.config.eventKeepAliveMs, open });
+  });
 
   app.get<IdParams>('/history/:id', pre, async (req, reply) => {
     const g: Record<string, unknown> = {

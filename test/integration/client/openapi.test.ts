@@ -54,6 +54,7 @@ describe('GET /v1/openapi.json', () => {
         'GET /v1/generations',
         'GET /v1/generations/{id}',
         'GET /v1/generations/{id}/content',
+        'GET /v1/generations/{id}/events',
         'GET /v1/me',
         'GET /v1/models',
         'GET /v1/models/detail',

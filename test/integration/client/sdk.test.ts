@@ -133,10 +133,17 @@ describe('Rendergate client', () => {
     void waiting.finally(() => {
       settled = true;
     });
-    // the server holds the SDK's request (Prefer: wait): the wait is under way and must not have ended
-    await waitFor('the wait held by the server', async () => (await heldRequests()) > 0, {
-      intervalMs: 50,
-    });
+    // the server holds the SDK's event stream (or a Prefer: wait request): the wait is under way
+    // and must not have ended
+    const streams = async () =>
+      Number(
+        /^rendergate_event_streams (\d+)$/m.exec((await f.api.call('GET', '/metrics')).text)![1],
+      );
+    await waitFor(
+      'the wait held by the server',
+      async () => (await heldRequests()) + (await streams()) > 0,
+      { intervalMs: 50 },
+    );
     expect(settled).toBe(false);
     f.img.release(held);
     const final = await waiting;
