@@ -160,7 +160,7 @@ export async function startService(
     adminToken,
     metrics,
     uploads,
-    webhooks: new WebhookEndpoints(db),
+    webhooks: new WebhookEndpoints(db, config.allowPrivateUrls),
     accounts: new Accounts(db),
     usage: new Usage(db, config.dayTimeZone),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),
