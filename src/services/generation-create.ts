@@ -110,13 +110,17 @@ export class GenerationCreate {
 
   /**
    * A render started by `p` (a key, or a member in the studio). `opts.messages`: a chat request's
-   * conversation (/openai/v1), stored with the render; idempotency covers it.
+   * conversation (/openai/v1), stored with the render, and `opts.responseFormat` its output format
+   * for a chat server (migrations/034); idempotency covers both.
    */
   async create(
     p: Principal,
     body: unknown,
     idempotencyKey: string,
-    { messages }: { messages?: ChatMessage[] } = {},
+    {
+      messages,
+      responseFormat,
+    }: { messages?: ChatMessage[]; responseFormat?: Record<string, unknown> } = {},
   ): Promise<Created> {
     const accountId = accountFor(p, 'renders.create');
     const key: Payer =
@@ -129,7 +133,11 @@ export class GenerationCreate {
     await this.checkUploads(p, model, inputs);
     const requestHash = crypto
       .createHash('sha256')
-      .update(canonical(messages ? { body, messages } : body))
+      .update(
+        canonical(
+          messages ? { body, messages, ...(responseFormat ? { responseFormat } : {}) } : body,
+        ),
+      )
       .digest();
     const def = model.def;
     const id = newId('gen');
@@ -165,8 +173,13 @@ export class GenerationCreate {
                 : {}),
             },
             messages,
+            responseFormat,
           )
-        : this.o.ledger.charge({ ...item, traceParent: currentTraceParent() }, messages),
+        : this.o.ledger.charge(
+            { ...item, traceParent: currentTraceParent() },
+            messages,
+            responseFormat,
+          ),
     );
     switch (made.outcome) {
       case 'refused':

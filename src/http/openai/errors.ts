@@ -27,8 +27,9 @@ export function openAiErrorBody(
   code: string,
   message: string,
   param: string | null = null,
+  type = errorType(status),
 ) {
-  return { error: { message, type: errorType(status), param, code } };
+  return { error: { message, type, param, code } };
 }
 
 export function sendOpenAiError(

@@ -8,6 +8,7 @@ import { keyAndRateLimit } from '../v1.ts';
 import { sendOpenAiError } from './errors.ts';
 import { registerOpenAiModels } from './models.ts';
 import { registerChatCompletions } from './chat.ts';
+import { registerResponses } from './responses.ts';
 import type { AllowedMethods } from '../allowed-methods.ts';
 
 export async function registerOpenAi(app: FastifyInstance, ctx: Ctx, allowed: AllowedMethods) {
@@ -17,6 +18,7 @@ export async function registerOpenAi(app: FastifyInstance, ctx: Ctx, allowed: Al
   app.addHook('onRequest', keyAndRateLimit(ctx));
   registerOpenAiModels(app, ctx);
   registerChatCompletions(app, ctx);
+  registerResponses(app, ctx);
   app.setNotFoundHandler((req, reply) => {
     const known = allowed.answer(req, reply);
     if (known === true) return reply;
