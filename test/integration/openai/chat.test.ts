@@ -289,5 +289,6 @@ it("a driver: openai model gets the conversation as it is, and its tokens reach 
   expect(chat.requests.at(-1)!.body.messages).toEqual(messages);
   const g = await generation(id);
   expect(g.textOutput).toBe(chat.pieces.join(''));
-  expect(g.inputs).toEqual({ text: 'More.', max_items: 5 });
+  // The whole conversation is what its text field holds: bounded and priced whole.
+  expect(g.inputs).toEqual({ text: messages.map((m) => m.content).join('\n'), max_items: 5 });
 });
