@@ -1,8 +1,10 @@
 // /openai/v1 overhead: one chat completion of a `driver: openai` model through `POST
-// /openai/v1/chat/completions` (non-streaming), against the same render through `POST /v1/generations`
-// with `Prefer: wait=60`, and against the fake chat backend called directly (a streamed answer read to
-// `data: [DONE]`, as the driver reads it). Medians of several, the three interleaved. Target: the
-// /openai/v1 completion ≤ 1.05× the backend alone + 5 ms. The fake speaks the OpenAI chat protocol
+// /openai/v1/chat/completions` (non-streaming), the same through `POST /openai/v1/responses`, against
+// the same render through `POST /v1/generations` with `Prefer: wait=60`, and against the fake chat
+// backend called directly (a streamed answer read to `data: [DONE]`, as the driver reads it). Each
+// front's call is a durable charge (the ledger's create, committed) and a render. Medians of several,
+// the four interleaved. Target: each front adds < 4.3 ms (p50) over the backend alone (the earlier
+// target, ≤ 1.05× + 5 ms, is kept in `extra`). The fake speaks the OpenAI chat protocol
 // (test/fakes/openai.ts) in this process, on loopback; the service runs in a child process.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,6 +19,8 @@ import { median, round } from './lib/stats.ts';
 const PIECES = 20;
 const PIECE_MS = 10;
 const TEXT = 'A fox crosses a frozen river.';
+/** What a front (chat completions, responses) may add to the backend alone, at the median. */
+const ADDED_MS = 4.3;
 
 async function direct(chat: ChatFake): Promise<number> {
   const t0 = performance.now();
@@ -78,6 +82,17 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         throw new Error(`openai -> ${r.status} ${r.text}`);
       return performance.now() - t0;
     };
+    const viaResponses = async () => {
+      const t0 = performance.now();
+      const r = await call(svc.base, 'POST', '/openai/v1/responses', {
+        key,
+        headers: { 'idempotency-key': nextIdempotencyKey() },
+        body: { model: 'bench/llm', input: TEXT },
+      });
+      if (r.status !== 200 || r.json.output_text !== chat.pieces.join(''))
+        throw new Error(`responses -> ${r.status} ${r.text}`);
+      return performance.now() - t0;
+    };
     const viaV1 = async () => {
       const t0 = performance.now();
       const r = await call(svc.base, 'POST', '/v1/generations', {
@@ -92,24 +107,44 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     for (let i = 0; i < 3; i++) {
       await direct(chat);
       await viaOpenAi();
+      await viaResponses();
       await viaV1();
     } // warm-up
     const runs = ctx.quick ? 5 : 15;
     const d: number[] = [];
     const o: number[] = [];
     const v: number[] = [];
+    const rs: number[] = [];
     const order = [
       () => direct(chat).then((ms) => d.push(ms)),
       () => viaOpenAi().then((ms) => o.push(ms)),
+      () => viaResponses().then((ms) => rs.push(ms)),
       () => viaV1().then((ms) => v.push(ms)),
     ];
-    for (let i = 0; i < runs; i++) for (let k = 0; k < 3; k++) await order[(i + k) % 3]();
-    const [md, mo, mv] = [median(d)!, median(o)!, median(v)!];
+    for (let i = 0; i < runs; i++) for (let k = 0; k < 4; k++) await order[(i + k) % 4]();
+    const [md, mo, mv, mr] = [median(d)!, median(o)!, median(v)!, median(rs)!];
     const limit = md * 1.05 + 5;
     ctx.log(
-      `  openai: /openai/v1 ${mo.toFixed(1)} ms, /v1 Prefer: wait ${mv.toFixed(1)} ms, backend alone ${md.toFixed(1)} ms (limit ${limit.toFixed(1)} ms)`,
+      `  openai: chat ${mo.toFixed(1)} ms (+${(mo - md).toFixed(1)}), responses ${mr.toFixed(1)} ms (+${(mr - md).toFixed(1)}), /v1 Prefer: wait ${mv.toFixed(1)} ms, backend alone ${md.toFixed(1)} ms (fronts must add < ${ADDED_MS} ms)`,
     );
     return [
+      {
+        scenario: 'openai',
+        variant: 'response via /openai/v1/responses',
+        concurrency: 1,
+        rps: null,
+        p50: round(mr, 1),
+        p99: null,
+        baseline: { name: 'backend alone', ms: round(md, 1) },
+        ratio: round(mr / md, 3),
+        target: `<+${ADDED_MS}ms p50`,
+        pass: mr - md < ADDED_MS,
+        extra: {
+          addedMs: round(mr - md, 1),
+          minMs: round(Math.min(...rs), 1),
+          responsesMs: rs.map((x) => round(x, 1)),
+        },
+      },
       {
         scenario: 'openai',
         variant: 'chat completion via /openai/v1',
@@ -119,8 +154,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         p99: null,
         baseline: { name: 'backend alone', ms: round(md, 1) },
         ratio: round(mo / md, 3),
-        target: '≤1.05×+5ms',
-        pass: mo <= limit,
+        target: `<+${ADDED_MS}ms p50`,
+        pass: mo - md < ADDED_MS,
         // The fastest of each: on a loaded machine the medians carry the other processes' scheduling.
         extra: {
           minMs: {
@@ -133,6 +168,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
           directMs: d.map((x) => round(x, 1)),
           pieces: PIECES,
           pieceMs: PIECE_MS,
+          addedMs: round(mo - md, 1),
+          earlierTarget: { limitMs: round(limit, 1), pass: mo <= limit },
         },
       },
       {

@@ -174,7 +174,7 @@ export async function startService(
     adminToken,
     metrics,
     uploads,
-    webhooks: new WebhookEndpoints(db),
+    webhooks: new WebhookEndpoints(db, config.allowPrivateUrls),
     auditLog: new AuditLog(db),
     accounts: new Accounts(db),
     usage: new Usage(db, config.dayTimeZone),

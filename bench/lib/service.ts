@@ -64,6 +64,8 @@ export interface Answer {
   completedAt: string | null;
   /** an OpenAI chat completion's (/openai/v1) */
   choices: { message: { content: string } }[];
+  /** an OpenAI response's (/openai/v1/responses) */
+  output_text: string;
 }
 
 export interface Reply {

@@ -33,6 +33,8 @@ export interface RenderContext {
    * is instead of the catalog's messages. Unset for renders made otherwise.
    */
   messages?: ChatMessage[];
+  /** A chat request's output format (`response_format` other than text), for a chat server. */
+  responseFormat?: Record<string, unknown>;
   /** Called with each piece of a text output as the backend streams it (a chat stream passes them on). */
   textPiece?: (piece: string) => void;
 }

@@ -6,8 +6,11 @@ import type { StoredMessage } from './generation-messages.ts';
 
 // A chat request's conversation (migrations/016), claimed with its render: the render needs it before
 // it can start, and a read of its own would be one more round trip between the claim and the backend.
+// Its output format (migrations/034) beside it.
 const MESSAGES = (id: string) =>
-  `(SELECT m.messages FROM generation_messages m WHERE m.generation_id = ${id}) AS messages`;
+  `(SELECT m.messages FROM generation_messages m WHERE m.generation_id = ${id}) AS messages,
+  (SELECT m.response_format FROM generation_messages m WHERE m.generation_id = ${id})
+    AS response_format`;
 
 // The lease a claim takes; `owner` and `seconds` are the statement's parameters for them.
 const lease = (owner: string, seconds: string) => `attempts = attempts + 1, lease_owner = ${owner},
@@ -88,11 +91,12 @@ WITH RECURSIVE pairs AS (
   RETURNING c.rank, g.id, g.account_id, g.model_id, g.inputs, g.attempts, g.trace_parent,
     extract(epoch FROM now() - g.run_after)::float8 AS waited, ${MESSAGES('g.id')}
 )
-SELECT id, account_id, model_id, inputs, attempts, waited, trace_parent, messages, false AS limited, rank,
+SELECT id, account_id, model_id, inputs, attempts, waited, trace_parent, messages, response_format,
+  false AS limited, rank,
   (SELECT coalesce(sum(n), 0)::int FROM running r WHERE r.account_id = claimed.account_id) AS account_running
 FROM claimed
 UNION ALL
-SELECT id, NULL, model_id, NULL, NULL, NULL, NULL, NULL, true, rank, NULL FROM ranked
+SELECT id, NULL, model_id, NULL, NULL, NULL, NULL, NULL, NULL, true, rank, NULL FROM ranked
 WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed) < ${wanted}
 ORDER BY limited, rank`;
 }
@@ -182,6 +186,8 @@ export interface ClaimRow {
   trace_parent?: string | null;
   /** A chat request's conversation (db/generation-messages.ts); null when it was not made from one. */
   messages?: StoredMessage[] | null;
+  /** Its output format for a chat server (migrations/034); null for text. */
+  response_format?: Record<string, unknown> | null;
 }
 
 export interface BatchRow extends ClaimRow {

@@ -24,6 +24,7 @@ import { registerOps } from './ops.ts';
 import { registerOpenApi } from './openapi/routes.ts';
 import { registerOpenAi } from './openai/index.ts';
 import { registerMcp } from './mcp/index.ts';
+import { AllowedMethods } from './allowed-methods.ts';
 import { registerStripeWebhook } from './routes/webhooks-stripe.ts';
 import { nameRequestSpan, tracingOn } from '../tracing/trace.ts';
 
@@ -244,10 +245,16 @@ export function buildServer(
     done();
   });
   app.setErrorHandler((err, req, reply) => sendError(req, reply, err));
+  // Every route of every scope, for 405 and OPTIONS (allowed-methods.ts): watched before any is added.
+  const allowed = new AllowedMethods();
+  allowed.watch(app);
   // Unknown addresses: the API's JSON under its prefixes, else the siblings' page (the studio's 404)
   // for browsers.
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
+    const known = allowed.answer(req, reply);
+    if (known === true) return reply;
+    if (known) return sendError(req, reply, known);
     // A page for what a browser navigates to (GET or HEAD asking for HTML); API clients and odd
     // methods keep the one JSON error body.
     const wantsPage =
@@ -263,8 +270,8 @@ export function buildServer(
 
   registerOps(app, ctx);
   registerOpenApi(app, ctx);
-  app.register(async (v1) => registerV1(v1, ctx), { prefix: '/v1' });
-  app.register(async (openai) => registerOpenAi(openai, ctx), { prefix: '/openai/v1' });
+  app.register(async (v1) => registerV1(v1, ctx, allowed), { prefix: '/v1' });
+  app.register(async (openai) => registerOpenAi(openai, ctx, allowed), { prefix: '/openai/v1' });
   app.register(async (mcp) => registerMcp(mcp, ctx), { prefix: '/mcp' });
   app.register(async (admin) => registerAdmin(admin, ctx), { prefix: '/admin/v1' });
   // Stripe's signed events, with a raw-body parser of their own (docs/billing.md).

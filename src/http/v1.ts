@@ -16,6 +16,7 @@ import { registerGenerationEvents } from './routes/generation-events.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhook-endpoints.ts';
 import { registerUsage } from './routes/usage.get.ts';
+import type { AllowedMethods } from './allowed-methods.ts';
 
 /** The RateLimit headers of an answer to a keyed request (docs/api.md "Rate limits"). */
 export const rateLimitPolicy = (d: LimitDecision) => `"default";q=${d.limit};w=60`;
@@ -89,7 +90,7 @@ export function keyAndRateLimit(ctx: Ctx): onRequestHookHandler {
   };
 }
 
-export async function registerV1(app: FastifyInstance, ctx: Ctx) {
+export async function registerV1(app: FastifyInstance, ctx: Ctx, allowed: AllowedMethods) {
   app.decorateRequest('apiKey', null as never);
   app.decorateRequest('principal', null as never);
   app.addHook('onRequest', keyAndRateLimit(ctx));
@@ -104,12 +105,15 @@ export async function registerV1(app: FastifyInstance, ctx: Ctx) {
   registerUsage(app, ctx);
   // An unknown route under /v1 is answered after the same authentication and rate limit as a known one
   // (the onRequest hook above runs for this scope's not-found handler too): no probing of routes without
-  // a key, and every such request counted.
-  app.setNotFoundHandler((req, reply) =>
-    sendError(
+  // a key, and every such request counted. A known path with another method is 405 (or OPTIONS 204).
+  app.setNotFoundHandler((req, reply) => {
+    const known = allowed.answer(req, reply);
+    if (known === true) return reply;
+    return sendError(
       req,
       reply,
-      new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`),
-    ),
-  );
+      known ??
+        new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`),
+    );
+  });
 }

@@ -123,13 +123,18 @@ export class CreateBatcher {
    * One create whose chat messages (migrations/016) are written in the same statement, so that they
    * exist as soon as the render can be claimed: one round trip, as a batch of one.
    */
-  async submitWithMessages(item: CreateItem, messages: unknown[]): Promise<CreateOutcome> {
+  async submitWithMessages(
+    item: CreateItem,
+    messages: unknown[],
+    responseFormat?: object,
+  ): Promise<CreateOutcome> {
     const rows = await createGenerationWithMessages<CreateOutcome>(
       this.db,
       JSON.stringify([row(item, 0)]),
       this.timeZone,
       [item.modelId],
       JSON.stringify(messages),
+      responseFormat ? JSON.stringify(responseFormat) : null,
     );
     return rows[0];
   }

@@ -38,23 +38,28 @@ export async function createGenerations<T extends object>(
 // statement's end, when the generation exists).
 const CREATE_WITH_MESSAGES = `
 WITH c AS (${CREATE_BATCH}),
-  m AS (INSERT INTO generation_messages (generation_id, messages)
-        SELECT generation_id, $4::jsonb FROM c WHERE outcome IN ('created', 'created_final')
+  m AS (INSERT INTO generation_messages (generation_id, messages, response_format)
+        SELECT generation_id, $4::jsonb, $5::jsonb FROM c
+        WHERE outcome IN ('created', 'created_final')
         ON CONFLICT DO NOTHING)
 SELECT * FROM c`;
 
-/** createGenerations() of one item, with its chat messages (a JSON array) stored beside it. */
+/**
+ * createGenerations() of one item, with its chat messages (a JSON array) and output format (a JSON
+ * object or null, migrations/034) stored beside it.
+ */
 export async function createGenerationWithMessages<T extends object>(
   q: Queryable,
   itemsJson: string,
   timeZone: string,
   modelIds: string[],
   messagesJson: string,
+  responseFormatJson: string | null = null,
 ): Promise<T[]> {
   const { rows } = await q.query<T & Row>({
     name: 'gen-create-chat',
     text: CREATE_WITH_MESSAGES,
-    values: [itemsJson, timeZone, modelIds, messagesJson],
+    values: [itemsJson, timeZone, modelIds, messagesJson, responseFormatJson],
   });
   return rows;
 }

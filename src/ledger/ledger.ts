@@ -44,19 +44,30 @@ export class Ledger {
 
   /**
    * Charge: the create of a live render, batched with the creates arriving meanwhile; one with a
-   * chat request's messages (/openai/v1) goes alone, its messages written in the same statement.
+   * chat request's messages (/openai/v1) goes alone, its messages (and output format) written in
+   * the same statement.
    */
-  charge(item: ChargeItem, messages?: unknown[]): Promise<CreateOutcome> {
-    return this.submit({ ...item, ledgerId: newId('led'), mode: 'live' }, messages);
+  charge(item: ChargeItem, messages?: unknown[], responseFormat?: object): Promise<CreateOutcome> {
+    return this.submit({ ...item, ledgerId: newId('led'), mode: 'live' }, messages, responseFormat);
   }
 
   /** Test record: the create of a test key's render, counted against its key's day, no money. */
-  recordTest(item: TestItem, messages?: unknown[]): Promise<CreateOutcome> {
-    return this.submit({ ...item, ledgerId: newId('led'), mode: 'test' }, messages);
+  recordTest(
+    item: TestItem,
+    messages?: unknown[],
+    responseFormat?: object,
+  ): Promise<CreateOutcome> {
+    return this.submit({ ...item, ledgerId: newId('led'), mode: 'test' }, messages, responseFormat);
   }
 
-  private submit(item: CreateItem, messages?: unknown[]): Promise<CreateOutcome> {
-    return messages ? this.batcher.submitWithMessages(item, messages) : this.batcher.submit(item);
+  private submit(
+    item: CreateItem,
+    messages?: unknown[],
+    responseFormat?: object,
+  ): Promise<CreateOutcome> {
+    return messages
+      ? this.batcher.submitWithMessages(item, messages, responseFormat)
+      : this.batcher.submit(item);
   }
 
   /**

@@ -98,3 +98,22 @@ export const publicAddressPolicy: AddressPolicy = (address) => {
 
 /** Lifts the address check entirely (RENDERGATE_ALLOW_PRIVATE_URLS=1). */
 export const anyAddressPolicy: AddressPolicy = () => ({ allowed: true });
+
+/**
+ * Why a URL that names its host as a literal IP address can never be reached, when the default policy
+ * refuses that address; undefined for a host name (checked when it is resolved, at fetch or
+ * delivery) or an allowed address. Lets a webhook URL or an image URL be refused when it is given,
+ * before anything is stored or charged.
+ */
+export function literalAddressRefusal(url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname; // the WHATWG parser normalises 127.1 and 0x7f.1 to dotted quads
+  } catch {
+    return undefined;
+  }
+  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(bare) && !ipaddr.IPv6.isValid(bare)) return undefined;
+  const v = publicAddressPolicy(bare);
+  return v.allowed ? undefined : `names ${v.reason}, which is never reached`;
+}

@@ -116,6 +116,7 @@ export async function runAttempt(
           readUpload: d.readUpload?.(job.id) ?? (async () => null),
           ...(job.backend_url ? { backendUrl: job.backend_url } : {}),
           ...(messages ? { messages } : {}),
+          ...(messages && job.response_format ? { responseFormat: job.response_format } : {}),
           // A chat request's render may be streamed by another process: its pieces may be relayed.
           ...(live
             ? { textPiece: (p: string) => live.publish(job.id, key, p, messages !== null) }

@@ -6,10 +6,12 @@
 import crypto from 'node:crypto';
 import type { Catalog, CompiledModel } from '../domain/catalog-load.ts';
 import { chatModels, parseChatRequest, type ChatRequest } from '../domain/chat.ts';
+import { parseResponsesRequest } from '../domain/responses.ts';
 import type { LiveText } from '../queue/live-text.ts';
 import { StreamedText } from '../queue/streamed-text.ts';
 import type { Generations } from './generations.ts';
 import type { Principal } from '../domain/principal.ts';
+import { countTokens, warm, type TokenCounts } from './chat-usage.ts';
 
 /**
  * The longest a chat answer waits for its render (docs/api.md "OpenAI-compatible endpoints": answered
@@ -23,6 +25,8 @@ export interface ChatStarted {
   /** Unix seconds of the generation's creation. */
   created: number;
   replayed: boolean;
+  /** What the render was charged (0 for a test key's). */
+  costCents: number;
 }
 
 /** The generation as the public API shows it, as far as a chat answer needs it. */
@@ -38,7 +42,10 @@ export class ChatCompletions {
     private catalog: Catalog,
     private generations: Generations,
     private live?: LiveText,
-  ) {}
+  ) {
+    // The token counter's table loads in the background, before the first answer needs it.
+    if (this.models().length > 0) void warm();
+  }
 
   /** The models offered: the catalog's text models. */
   models(): CompiledModel[] {
@@ -54,13 +61,30 @@ export class ChatCompletions {
     body: unknown,
     idempotencyKey: string | undefined,
   ): Promise<ChatStarted> {
-    const request = parseChatRequest(this.catalog, body);
+    return this.startRequest(p, parseChatRequest(this.catalog, body), idempotencyKey);
+  }
+
+  /** The same for a Responses API request (POST /openai/v1/responses). */
+  async startResponse(
+    p: Principal,
+    body: unknown,
+    idempotencyKey: string | undefined,
+  ): Promise<ChatStarted> {
+    return this.startRequest(p, parseResponsesRequest(this.catalog, body), idempotencyKey);
+  }
+
+  /** Creates the render of a request already read (chat completions' or the Responses API's). */
+  async startRequest(
+    p: Principal,
+    request: ChatRequest,
+    idempotencyKey: string | undefined,
+  ): Promise<ChatStarted> {
     const messages = request.model.chatServer ? request.messages : undefined;
     const created = await this.generations.create(
       p,
       request.render,
       idempotencyKey ?? `chat-${crypto.randomUUID()}`,
-      messages ? { messages } : {},
+      messages ? { messages, responseFormat: request.responseFormat } : {},
     );
     const id = created.body.id as string;
     return {
@@ -68,7 +92,20 @@ export class ChatCompletions {
       id,
       created: Math.floor(Date.parse(created.body.createdAt as string) / 1000),
       replayed: created.replayed,
+      costCents: created.body.costCents as number,
     };
+  }
+
+  /**
+   * The tokens of a request and its answer, counted in o200k_base: what reached the model (the
+   * whole conversation for a chat server, else the text its input field got) and the answer.
+   */
+  tokens(s: ChatStarted, answer: string): Promise<TokenCounts> {
+    const { request } = s;
+    const sent = request.model.chatServer
+      ? request.messages
+      : [{ role: 'user', content: Object.values(request.render.inputs)[0] ?? '' }];
+    return countTokens(sent, answer);
   }
 
   /**

@@ -5,12 +5,14 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import { markStartedBy } from '../db/generations-history.ts';
 import { replayRow } from '../db/generations.ts';
-import type { Catalog } from '../domain/catalog-load.ts';
-import { ApiError } from '../domain/errors.ts';
+import type { Catalog, CompiledModel } from '../domain/catalog-load.ts';
+import { ApiError, invalidInput, type FieldProblem } from '../domain/errors.ts';
 import { parseRenderRequest } from '../domain/inputs.ts';
 import { priceOf } from '../domain/pricing.ts';
 import { newId } from '../domain/ids.ts';
 import { objectBody } from '../domain/body.ts';
+import type { ResolvedInputs } from '../domain/catalog.ts';
+import { literalAddressRefusal } from '../net/address-guard.ts';
 import type { ChatMessage } from '../domain/chat.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
@@ -85,19 +87,41 @@ export class GenerationCreate {
     if (named && named.size > 0) await this.o.uploads!.checkInputs(p, named);
   }
 
+  /**
+   * An image URL that names a private address literally can never be fetched: 400 naming its field
+   * now, rather than a charge and its refund (a host name is checked when the render resolves it, and
+   * this account's upload addresses are read from storage, never fetched).
+   */
+  checkAddresses(model: CompiledModel, inputs: ResolvedInputs) {
+    if (this.o.config.allowPrivateUrls) return;
+    const uploads = `${this.o.config.publicUrl}/v1/uploads/`;
+    const problems: FieldProblem[] = [];
+    for (const f of model.def.fields) {
+      const v = inputs[f.name];
+      if (f.type !== 'url' || typeof v !== 'string' || v.startsWith(uploads)) continue;
+      const why = literalAddressRefusal(v);
+      if (why) problems.push({ field: `inputs.${f.name}`, message: why });
+    }
+    if (problems.length > 0) throw invalidInput(problems);
+  }
+
   private location(id: string) {
     return `${this.o.config.publicUrl}/v1/generations/${id}`;
   }
 
   /**
    * A render started by `p` (a key, or a member in the studio). `opts.messages`: a chat request's
-   * conversation (/openai/v1), stored with the render; idempotency covers it.
+   * conversation (/openai/v1), stored with the render, and `opts.responseFormat` its output format
+   * for a chat server (migrations/034); idempotency covers both.
    */
   async create(
     p: Principal,
     body: unknown,
     idempotencyKey: string,
-    { messages }: { messages?: ChatMessage[] } = {},
+    {
+      messages,
+      responseFormat,
+    }: { messages?: ChatMessage[]; responseFormat?: Record<string, unknown> } = {},
   ): Promise<Created> {
     const accountId = accountFor(p, 'renders.create');
     const key: Payer =
@@ -105,11 +129,16 @@ export class GenerationCreate {
         ? { accountId, id: p.keyId, dailyCapCents: p.dailyCapCents, mode: p.mode }
         : { accountId, id: null, dailyCapCents: null };
     const { model, inputs } = parseRenderRequest(this.o.catalog, objectBody(body));
+    this.checkAddresses(model, inputs);
     const cost = priceOf(model, inputs);
     await this.checkUploads(p, model, inputs);
     const requestHash = crypto
       .createHash('sha256')
-      .update(canonical(messages ? { body, messages } : body))
+      .update(
+        canonical(
+          messages ? { body, messages, ...(responseFormat ? { responseFormat } : {}) } : body,
+        ),
+      )
       .digest();
     const def = model.def;
     const id = newId('gen');
@@ -145,8 +174,13 @@ export class GenerationCreate {
                 : {}),
             },
             messages,
+            responseFormat,
           )
-        : this.o.ledger.charge({ ...item, traceParent: currentTraceParent() }, messages),
+        : this.o.ledger.charge(
+            { ...item, traceParent: currentTraceParent() },
+            messages,
+            responseFormat,
+          ),
     );
     switch (made.outcome) {
       case 'refused':

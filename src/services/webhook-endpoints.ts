@@ -24,6 +24,7 @@ import { resendDelivery } from '../db/webhook-deliveries-resend.ts';
 import { accountFor } from '../domain/authorize.ts';
 import type { Principal } from '../domain/principal.ts';
 import { NO_SOURCE, recordAudit, type AuditSource } from '../audit/record.ts';
+import { literalAddressRefusal } from '../net/address-guard.ts';
 
 export const EVENT_TYPES = [
   'generation.started',
@@ -70,7 +71,10 @@ function view(r: EndpointRow, withSecret: boolean): EndpointView {
 }
 
 /** `{ url, events? }`, every bad field named. */
-function parseEndpoint(body: unknown): { url: string; events: string[] } {
+function parseEndpoint(
+  body: unknown,
+  allowPrivateUrls: boolean,
+): { url: string; events: string[] } {
   const b = objectBody(body);
   const problems: FieldProblem[] = [];
   for (const k of Object.keys(b))
@@ -79,7 +83,10 @@ function parseEndpoint(body: unknown): { url: string; events: string[] } {
   if (b.url === undefined || b.url === null)
     problems.push({ field: 'url', message: 'is required' });
   else {
-    const why = checkUrl(b.url);
+    // A literal private address fails at every delivery: refused now (a host name is checked when
+    // it is resolved, at each delivery, as before).
+    const why =
+      checkUrl(b.url) ?? (allowPrivateUrls ? undefined : literalAddressRefusal(b.url as string));
     if (why) problems.push({ field: 'url', message: why });
   }
   let events: string[] = [...EVENT_TYPES];
@@ -103,7 +110,11 @@ function parseEndpoint(body: unknown): { url: string; events: string[] } {
 }
 
 export class WebhookEndpoints {
-  constructor(private db: Db) {}
+  /** `allowPrivateUrls`: RENDERGATE_ALLOW_PRIVATE_URLS, which lets deliveries reach any address. */
+  constructor(
+    private db: Db,
+    private allowPrivateUrls = false,
+  ) {}
 
   /**
    * An endpoint of a key's own mode (the API), or of the mode a member chose in the studio (live
@@ -117,7 +128,7 @@ export class WebhookEndpoints {
   ) {
     const accountId = accountFor(p, 'webhooks.manage');
     const mode: EndpointMode = p.kind === 'key' ? p.mode : chosen;
-    const { url, events } = parseEndpoint(body);
+    const { url, events } = parseEndpoint(body, this.allowPrivateUrls);
     // Standard Webhooks secrets: whsec_ and the base64 of 24 random bytes.
     const secret = `whsec_${crypto.randomBytes(24).toString('base64')}`;
     // Concurrent creates of one account count one at a time (a lock of its own, not the balance row's).

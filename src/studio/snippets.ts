@@ -26,7 +26,8 @@ export function apiSnippets(publicUrl: string, modelId: string, inputs: Record<s
   -H "Content-Type: application/json" \\
   -H "Idempotency-Key: $(uuidgen)" \\
   -d '${body.replace(/'/g, `'\\''`)}'`;
-  const javascript = `// npm install @rendergate/client; the key is read from RENDERGATE_API_KEY
+  const javascript = `// @rendergate/client is not on npm: npm pack in packages/client of Rendergate,
+// then npm install ./rendergate-client-0.1.0.tgz. The key is read from RENDERGATE_API_KEY
 import { Rendergate } from '@rendergate/client';
 
 const rg = new Rendergate({ baseUrl: '${publicUrl}' });

@@ -40,6 +40,17 @@ export async function sendContent(
     .header('etag', c.etag)
     .header('accept-ranges', 'bytes')
     .header('cache-control', 'private, max-age=0, must-revalidate');
+  // RFC 9110 13.1.1: If-Match compares strongly (a weak tag never matches) and is evaluated first;
+  // `*` matches any current file. A download that names a version it no longer is refuses.
+  const im = req.headers['if-match'];
+  if (
+    typeof im === 'string' &&
+    !im
+      .split(',')
+      .some((t) => t.trim() === '*' || (!t.trim().startsWith('W/') && t.trim() === c.etag))
+  ) {
+    throw new ApiError('PRECONDITION_FAILED', 'If-Match names no current ETag of this file.');
+  }
   // RFC 9110 13.1.2: If-None-Match compares weakly, so `W/"x"` matches the stored `"x"`.
   const inm = req.headers['if-none-match'];
   const opaque = weakTag(c.etag);

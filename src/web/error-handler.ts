@@ -85,7 +85,7 @@ export function toApiError(e: unknown): ApiError {
  * The RFC 6750 challenge of a 401: the realm, and `error="invalid_token"` when a credential was sent
  * (none when it was missing, as section 3.1 says).
  */
-function bearerChallenge(req: FastifyRequest, code: string): string {
+export function bearerChallenge(req: FastifyRequest, code: string): string {
   const realm = code === 'ADMIN_TOKEN_INVALID' ? 'rendergate-admin' : 'rendergate';
   if (!req.headers.authorization) return `Bearer realm="${realm}"`;
   const why =

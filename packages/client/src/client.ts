@@ -75,7 +75,9 @@ export class Rendergate {
     delete(id: string): Promise<Deleted>;
     deliveries(id: string): PagedList<WebhookDelivery>;
   };
-  readonly #t: Transport;
+  // A TypeScript `private`, not `#t`: a declaration with `#private` fails TS18028 under tsc's
+  // default target (ES5) in the projects that import it.
+  private readonly t: Transport;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? env('RENDERGATE_API_KEY');
@@ -85,7 +87,7 @@ export class Rendergate {
         code: 'API_KEY_MISSING',
         message: 'Give apiKey or set RENDERGATE_API_KEY.',
       });
-    const t = (this.#t = new Transport({
+    const t = (this.t = new Transport({
       apiKey,
       baseUrl: options.baseUrl ?? env('RENDERGATE_BASE_URL') ?? 'http://localhost:8080',
       fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
@@ -172,7 +174,7 @@ export class Rendergate {
 
   /** The account and the key in use. */
   me(): Promise<Me> {
-    return this.#t.json<Me>({ method: 'GET', path: '/v1/me', idempotent: true });
+    return this.t.json<Me>({ method: 'GET', path: '/v1/me', idempotent: true });
   }
 
   /**
@@ -180,7 +182,7 @@ export class Rendergate {
    * default the last 30), grouped by the dimensions given (none: one row of totals).
    */
   usage(options: { from?: string; to?: string; groupBy?: UsageGroup[] } = {}): Promise<Usage> {
-    return this.#t.json<Usage>({
+    return this.t.json<Usage>({
       method: 'GET',
       path: '/v1/usage',
       query: {
@@ -194,7 +196,7 @@ export class Rendergate {
 
   /** The price of a render (nothing is charged). */
   quote<M extends ModelId>(modelId: M, inputs: InputsOf<M>): Promise<Quote> {
-    return this.#t.json<Quote>({
+    return this.t.json<Quote>({
       method: 'POST',
       path: '/v1/quote',
       json: { modelId, inputs },

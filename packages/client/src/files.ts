@@ -1,3 +1,4 @@
+/// <reference lib="es2022" preserve="true" />
 // Node-only helpers (the rest of the SDK needs only fetch): read an image to upload, save a download.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';

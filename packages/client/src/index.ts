@@ -1,3 +1,6 @@
+/// <reference lib="es2022" preserve="true" />
+// The directive above is kept in the declarations: a project compiled with tsc's defaults (lib ES5)
+// gets the library types (AsyncIterable, WeakSet) these declarations use.
 // @rendergate/client: a typed client for the Rendergate API.
 export { Rendergate, type ClientOptions, type RunOptions } from './client.js';
 export { RendergateError, type ClientErrorCode } from './errors.js';

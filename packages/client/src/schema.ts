@@ -7,7 +7,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document (no key needed). */
+        /** This document (no key needed; any origin may read it). */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -338,6 +338,26 @@ export interface paths {
         get: operations["openaiGetModel"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A render of a text model through the Responses API, priced and charged like POST /v1/generations, answered when final (within 60 s).
+         * @description An `Idempotency-Key` is honoured (one is made when absent): send one per request and keep it across retries to be charged once.
+         */
+        post: operations["openaiCreateResponse"];
         delete?: never;
         options?: never;
         head?: never;
@@ -826,7 +846,7 @@ export interface components {
             status: components["schemas"]["GenerationStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "FORBIDDEN" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "LAST_OWNER" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "FORBIDDEN" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "LAST_OWNER" | "METHOD_NOT_ALLOWED" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every error. `message` is one human sentence; `code` is from the closed list. */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -854,6 +874,10 @@ export interface components {
             /** @enum {unknown} */
             code?: "ACCOUNT_NOT_FOUND" | "CONTENT_NOT_FOUND" | "GENERATION_NOT_FOUND" | "KEY_NOT_FOUND" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "UPLOAD_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         } & components["schemas"]["Error"];
+        Error405: {
+            /** @enum {unknown} */
+            code?: "METHOD_NOT_ALLOWED";
+        } & components["schemas"]["Error"];
         Error408: {
             /** @enum {unknown} */
             code?: "REQUEST_TIMEOUT";
@@ -865,6 +889,10 @@ export interface components {
         Error410: {
             /** @enum {unknown} */
             code?: "CONTENT_EXPIRED";
+        } & components["schemas"]["Error"];
+        Error412: {
+            /** @enum {unknown} */
+            code?: "PRECONDITION_FAILED";
         } & components["schemas"]["Error"];
         Error413: {
             /** @enum {unknown} */
@@ -935,7 +963,7 @@ export interface components {
                 text: string;
             }[] | null;
         };
-        /** @description OpenAI's chat request. The last user message's text becomes the model's `openai.input` field; a `driver: openai` model gets the messages as they are. Other OpenAI parameters are accepted and not used; `n` > 1, tools and images are refused (400 naming the parameter). */
+        /** @description OpenAI's chat request. The last user message's text becomes the model's `openai.input` field; a `driver: openai` model gets the messages as they are, after the catalog's system messages, and every message's text counts against that field's limits and in its price. Parameters that would change the answer and that the model cannot honour are refused (400 naming the parameter): `n` > 1, tools, images, `logprobs`, audio `modalities`, `response_format` other than `text` (a `driver: openai` model takes `json_object` and `json_schema`, passed to its server). Other OpenAI parameters are accepted and not used. */
         ChatCompletionRequest: {
             /** @example rendergate/shot-list */
             model: string;
@@ -944,12 +972,29 @@ export interface components {
             max_tokens?: number | null;
             /** @constant */
             n?: 1;
+            response_format?: Record<string, never> | null;
+            stream_options?: {
+                include_usage?: boolean;
+            } | null;
+        };
+        /** @description The render behind the answer and what it was charged. */
+        RendergateUsage: {
+            generationId: string;
+            costCents: number;
+        };
+        /** @description Tokens: the backend's own counts where it reports them, otherwise counted with OpenAI's `o200k_base` encoding. */
+        ChatUsage: {
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+            rendergate: components["schemas"]["RendergateUsage"];
         };
         ChatCompletion: {
             /** @description The generation's id (`/v1/generations/{id}`). */
             id: string;
             /** @constant */
             object: "chat.completion";
+            usage: components["schemas"]["ChatUsage"];
             created: number;
             model: string;
             choices: {
@@ -966,6 +1011,51 @@ export interface components {
                     refusal?: null;
                 };
             }[];
+        };
+        /** @description OpenAI's Responses request: `input` a string or a list of messages, `instructions` a system message in front. Refused (400 naming the parameter): tools, `previous_response_id` and stored conversations, log-probabilities, `text.format` other than `text` (a `driver: openai` model takes JSON formats, passed to its server). Other parameters are accepted and not used. */
+        ResponseRequest: {
+            /** @example rendergate/shot-list */
+            model: string;
+            input: string | components["schemas"]["ChatMessage"][];
+            instructions?: string | null;
+            stream?: boolean | null;
+            text?: Record<string, never> | null;
+        };
+        /** @description Tokens: the backend's own counts where it reports them, otherwise counted with OpenAI's `o200k_base` encoding. */
+        ResponseUsage: {
+            input_tokens: number;
+            input_tokens_details?: Record<string, never>;
+            output_tokens: number;
+            output_tokens_details?: Record<string, never>;
+            total_tokens: number;
+            rendergate: components["schemas"]["RendergateUsage"];
+        };
+        Response: {
+            /** @description The generation's id (`/v1/generations/{id}`). */
+            id: string;
+            /** @constant */
+            object: "response";
+            created_at: number;
+            /** @constant */
+            status: "completed";
+            model: string;
+            /** @description The generation's `textOutput`. */
+            output_text?: string;
+            output: {
+                id: string;
+                /** @constant */
+                type: "message";
+                /** @constant */
+                role: "assistant";
+                /** @constant */
+                status: "completed";
+                content: {
+                    /** @constant */
+                    type: "output_text";
+                    text: string;
+                }[];
+            }[];
+            usage: components["schemas"]["ResponseUsage"];
         };
     };
     responses: {
@@ -1029,6 +1119,20 @@ export interface components {
                 "application/json": components["schemas"]["Error404"];
             };
         };
+        /** @description The path does not serve this method; `Allow` lists the methods it does. Codes: `METHOD_NOT_ALLOWED`. */
+        Error405: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @example GET, HEAD */
+                Allow: string;
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error405"];
+            };
+        };
         /** @description The request did not arrive within the request timeout. Codes: `REQUEST_TIMEOUT`. */
         Error408: {
             headers: {
@@ -1063,6 +1167,18 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error410"];
+            };
+        };
+        /** @description `If-Match` names no current ETag of the file. Codes: `PRECONDITION_FAILED`. */
+        Error412: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error412"];
             };
         };
         /** @description The body is over the limit. Codes: `PAYLOAD_TOO_LARGE`. */
@@ -1177,12 +1293,14 @@ export interface components {
                 "application/json": components["schemas"]["Error507"];
             };
         };
-        /** @description The request is malformed or names a parameter the model cannot take (`param`). */
+        /** @description The request is malformed or names a parameter the model cannot take (`param`); or the render failed or was refunded while the request waited (`type` `server_error`, `code` the generation's error code such as `MODEL_FAILED`; its charge was returned). 400 because no OpenAI client library retries it at its default settings, and the same request would make a new render. */
         OpenAIError400: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                /** @description On a failed render: OpenAI's SDKs do not retry it. */
+                "X-Should-Retry"?: "false";
                 [name: string]: unknown;
             };
             content: {
@@ -1193,6 +1311,8 @@ export interface components {
         OpenAIError401: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /** @description RFC 6750: `Bearer realm="rendergate"`. */
+                "WWW-Authenticate": string;
                 [name: string]: unknown;
             };
             content: {
@@ -1229,6 +1349,17 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OpenAIError"];
+            };
+        };
+        /** @description The path does not serve this method; `Allow` lists those it does. */
+        OpenAIError405: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Allow: string;
                 [name: string]: unknown;
             };
             content: {
@@ -1320,20 +1451,6 @@ export interface components {
                 "application/json": components["schemas"]["OpenAIError"];
             };
         };
-        /** @description The render failed or was refunded while the request waited: `code` is the generation's error code (e.g. `MODEL_FAILED`); its charge was returned. */
-        OpenAIError502: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                /** @description OpenAI's SDKs do not retry it: the render is final, and the same request answers the same. */
-                "X-Should-Retry": "false";
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["OpenAIError"];
-            };
-        };
         /** @description The database is unreachable. */
         OpenAIError503: {
             headers: {
@@ -1388,6 +1505,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": "*";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1781,6 +1899,7 @@ export interface operations {
             header?: {
                 /** @example bytes=0-1023 */
                 Range?: string;
+                "If-Match"?: string;
                 "If-None-Match"?: string;
                 "If-Range"?: string;
             };
@@ -1838,6 +1957,7 @@ export interface operations {
             408: components["responses"]["Error408"];
             409: components["responses"]["Error409"];
             410: components["responses"]["Error410"];
+            412: components["responses"]["Error412"];
             416: components["responses"]["Error416"];
             429: components["responses"]["Error429"];
             431: components["responses"]["Error431"];
@@ -2322,6 +2442,50 @@ export interface operations {
             503: components["responses"]["OpenAIError503"];
         };
     };
+    openaiCreateResponse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description As on POST /v1/generations; optional here. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResponseRequest"];
+            };
+        };
+        responses: {
+            /** @description The response (or, with `stream: true`, its events). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Response"];
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["OpenAIError400"];
+            401: components["responses"]["OpenAIError401"];
+            402: components["responses"]["OpenAIError402"];
+            403: components["responses"]["OpenAIError403"];
+            404: components["responses"]["OpenAIError404"];
+            408: components["responses"]["OpenAIError408"];
+            409: components["responses"]["OpenAIError409"];
+            413: components["responses"]["OpenAIError413"];
+            415: components["responses"]["OpenAIError415"];
+            422: components["responses"]["OpenAIError422"];
+            429: components["responses"]["OpenAIError429"];
+            500: components["responses"]["OpenAIError500"];
+            503: components["responses"]["OpenAIError503"];
+        };
+    };
     openaiCreateChatCompletion: {
         parameters: {
             query?: never;
@@ -2363,7 +2527,6 @@ export interface operations {
             422: components["responses"]["OpenAIError422"];
             429: components["responses"]["OpenAIError429"];
             500: components["responses"]["OpenAIError500"];
-            502: components["responses"]["OpenAIError502"];
             503: components["responses"]["OpenAIError503"];
         };
     };

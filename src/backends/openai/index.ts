@@ -41,14 +41,20 @@ export function createOpenAiBackend(
   const redact = (t: string) => deps.secrets.redact(t);
   const cel = model.backendCel;
 
-  // A chat request's own conversation (/openai/v1) goes as it is; otherwise the catalog's messages.
-  function body(inputs: ResolvedInputs, chat: RenderContext['messages']): Record<string, unknown> {
+  // A chat request's own conversation (/openai/v1) goes as it is, after the catalog's system
+  // messages (the operator's instructions stay in front of the client's); otherwise the catalog's
+  // messages. A chat request's output format (`response_format`: JSON mode, a JSON schema) goes too.
+  function body(inputs: ResolvedInputs, ctx: RenderContext): Record<string, unknown> {
     const params = cel.params?.evaluate(inputs) ?? {};
-    const contents = chat ? {} : cel.messages!.evaluate(inputs);
-    const messages =
-      chat ??
-      b.messages.map((m, i) => ({ role: m.role, content: textOf(contents[String(i)] ?? '') }));
-    return { ...params, model: b.model, messages, stream: true };
+    const contents = cel.messages!.evaluate(inputs);
+    const catalog = b.messages.map((m, i) => ({
+      role: m.role,
+      content: textOf(contents[String(i)] ?? ''),
+    }));
+    const chat = ctx.messages;
+    const messages = chat ? [...catalog.filter((m) => m.role === 'system'), ...chat] : catalog;
+    const format = ctx.responseFormat ? { response_format: ctx.responseFormat } : {};
+    return { ...params, ...format, model: b.model, messages, stream: true };
   }
 
   async function readStream(
@@ -139,7 +145,7 @@ export function createOpenAiBackend(
     async run(inputs, ctx): Promise<RenderOutput> {
       const base = serverOf(b.urls, ctx);
       const until = Date.now() + ctx.timeLimitSeconds * 1000;
-      const payload = body(inputs, ctx.messages);
+      const payload = body(inputs, ctx);
       const maxTokens = typeof payload.max_tokens === 'number' ? payload.max_tokens : null;
       const o: CallOptions = {
         signal: ctx.signal,

@@ -10,7 +10,6 @@ import { objectBody } from '../../domain/body.ts';
 import type { Ctx } from '../../web/context.ts';
 import { sourceOf } from '../../web/audit-source.ts';
 import { EMAIL, Fields, MAX_CENTS } from './fields.ts';
-import { buildAdminOpenApiDocument } from '../openapi/admin-document.ts';
 import { VERSION } from '../../domain/version.ts';
 import { MAX_KEY_RATE_PER_MINUTE } from '../../domain/limits.ts';
 import { OPERATOR } from '../../domain/principal.ts';
@@ -44,11 +43,6 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
     f.done();
     return reply.code(201).send(await ctx.accounts.create(req.principal, email!, name ?? null));
   });
-
-  const doc = JSON.stringify(buildAdminOpenApiDocument(ctx.config.publicUrl));
-  app.get('/openapi.json', (_req, reply) =>
-    reply.type('application/json; charset=utf-8').send(doc),
-  );
 
   // Newest first; `email` finds one account by its exact email, `query` by part of one (or an id).
   app.get('/accounts', async (req) => {

@@ -4,7 +4,7 @@
 // AuthenticationError, 404 NotFoundError, 429 RateLimitError …) and `error` for its fields.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_STATUS } from '../../domain/errors.ts';
-import { toApiError } from '../../web/error-handler.ts';
+import { bearerChallenge, toApiError } from '../../web/error-handler.ts';
 
 /** OpenAI's `type` for a status. */
 export function errorType(status: number): string {
@@ -27,8 +27,9 @@ export function openAiErrorBody(
   code: string,
   message: string,
   param: string | null = null,
+  type = errorType(status),
 ) {
-  return { error: { message, type: errorType(status), param, code } };
+  return { error: { message, type, param, code } };
 }
 
 export function sendOpenAiError(
@@ -40,6 +41,8 @@ export function sendOpenAiError(
   if (err.code === 'INTERNAL_ERROR') req.log.error({ err: e }, 'unhandled error');
   else if (err.code === 'SERVICE_UNAVAILABLE') req.log.warn({ err: e }, 'dependency unavailable');
   if (err.headers) reply.headers(err.headers);
+  // RFC 6750 3: a 401 names its scheme, as the v1 API's does (OpenAI's own 401 omits it).
+  if (err.status === 401) reply.header('www-authenticate', bearerChallenge(req, err.code));
   const status = ERROR_STATUS[err.code];
   return reply
     .code(status)

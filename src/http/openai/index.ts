@@ -8,19 +8,25 @@ import { keyAndRateLimit } from '../v1.ts';
 import { sendOpenAiError } from './errors.ts';
 import { registerOpenAiModels } from './models.ts';
 import { registerChatCompletions } from './chat.ts';
+import { registerResponses } from './responses.ts';
+import type { AllowedMethods } from '../allowed-methods.ts';
 
-export async function registerOpenAi(app: FastifyInstance, ctx: Ctx) {
+export async function registerOpenAi(app: FastifyInstance, ctx: Ctx, allowed: AllowedMethods) {
   app.decorateRequest('apiKey', null as never);
   app.decorateRequest('principal', null as never);
   app.setErrorHandler((err, req, reply) => sendOpenAiError(req, reply, err));
   app.addHook('onRequest', keyAndRateLimit(ctx));
   registerOpenAiModels(app, ctx);
   registerChatCompletions(app, ctx);
-  app.setNotFoundHandler((req, reply) =>
-    sendOpenAiError(
+  registerResponses(app, ctx);
+  app.setNotFoundHandler((req, reply) => {
+    const known = allowed.answer(req, reply);
+    if (known === true) return reply;
+    return sendOpenAiError(
       req,
       reply,
-      new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`),
-    ),
-  );
+      known ??
+        new ApiError('NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0].slice(0, 200)}.`),
+    );
+  });
 }

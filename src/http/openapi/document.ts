@@ -7,6 +7,7 @@ import { errorComponents } from './errors.ts';
 import { paths } from './paths.ts';
 import { EVENT_TYPES, resourceSchemas } from './schemas.ts';
 import { openAiErrorResponses, openAiPaths, openAiSchemas } from './openai.ts';
+import { responsesSchemas } from './openai-responses.ts';
 
 // RFC 7240 `Prefer`: comma-separated preferences, each `token [= word] *( ; [token [= word]] )`.
 const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
@@ -101,6 +102,7 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
         ...inputs,
         ...errors.schemas,
         ...openAiSchemas,
+        ...responsesSchemas,
       },
       responses: { ...errors.responses, ...openAiErrorResponses },
       parameters: {

@@ -15,9 +15,11 @@ const STATUS_TEXT: Record<number, string> = {
     'The caller is known, but its role or mode may not do this (a test key on a live thing); ' +
     'the message names what is missing.',
   404: 'Nothing of that kind with that id for this account.',
+  405: 'The path does not serve this method; `Allow` lists the methods it does.',
   408: 'The request did not arrive within the request timeout.',
   409: 'The request conflicts with the current state.',
   410: 'The file was removed after its expiresAt.',
+  412: '`If-Match` names no current ETag of the file.',
   413: 'The body is over the limit.',
   415: 'The body has a Content-Type this operation does not take.',
   416: 'The Range is wholly outside the file.',
@@ -120,6 +122,8 @@ export function errorComponents() {
         description: '`bytes */<size>`',
         schema: { type: 'string', pattern: '^bytes \\*/\\d+$' },
       };
+    if (status === 405)
+      headers.Allow = { required: true, schema: { type: 'string' }, example: 'GET, HEAD' };
     if (status === 401) {
       headers['WWW-Authenticate'] = {
         required: true,

@@ -1,32 +1,40 @@
 // The /openai/v1 operations of the OpenAPI document (tag OpenAI): OpenAI's chat API over the catalog's
 // text models, with OpenAI's error body. Shapes after OpenAI's API reference as its SDK (`openai` on
 // npm) reads them; only the fields this service sends are described.
-const schema = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-const RATE = {
-  RateLimit: { $ref: '#/components/headers/RateLimit' },
-  'RateLimit-Policy': { $ref: '#/components/headers/RateLimit-Policy' },
-};
-
-const errorResponse = (description: string, headers: Record<string, unknown> = {}) => ({
-  description,
-  headers: { ...REQUEST_ID, ...headers },
-  content: { 'application/json': { schema: schema('OpenAIError') } },
-});
+import { responsesPath } from './openai-responses.ts';
+import { errorResponse, errors, RATE, REQUEST_ID, schema } from './openai-common.ts';
 
 /** `components.responses` of the OpenAI-shaped errors, one per status. */
 export const openAiErrorResponses = {
   OpenAIError400: errorResponse(
-    'The request is malformed or names a parameter the model cannot take (`param`).',
-    RATE,
+    "The request is malformed or names a parameter the model cannot take (`param`); or the render failed or was refunded while the request waited (`type` `server_error`, `code` the generation's error code such as `MODEL_FAILED`; its charge was returned). 400 because no OpenAI client library retries it at its default settings, and the same request would make a new render.",
+    {
+      ...RATE,
+      'X-Should-Retry': {
+        schema: { type: 'string', const: 'false' },
+        description: "On a failed render: OpenAI's SDKs do not retry it.",
+      },
+    },
   ),
-  OpenAIError401: errorResponse('No valid API key.'),
+  OpenAIError401: errorResponse('No valid API key.', {
+    'WWW-Authenticate': {
+      required: true,
+      schema: { type: 'string', pattern: '^Bearer realm=' },
+      description: 'RFC 6750: `Bearer realm="rendergate"`.',
+    },
+  }),
   OpenAIError402: errorResponse('The balance is below the price (`INSUFFICIENT_BALANCE`).', RATE),
   OpenAIError403: errorResponse(
     'The key may not do this (`FORBIDDEN`); the message names what is missing.',
     RATE,
   ),
   OpenAIError404: errorResponse('No such model (`MODEL_NOT_FOUND`) or route.', RATE),
+  OpenAIError405: errorResponse(
+    'The path does not serve this method; `Allow` lists those it does.',
+    {
+      Allow: { required: true, schema: { type: 'string' } },
+    },
+  ),
   OpenAIError408: errorResponse(
     'The render was not final within 60 s (send the same Idempotency-Key again to keep waiting).',
     RATE,
@@ -40,27 +48,10 @@ export const openAiErrorResponses = {
     'Retry-After': { $ref: '#/components/headers/Retry-After' },
   }),
   OpenAIError500: errorResponse('A bug (`INTERNAL_ERROR`).', RATE),
-  OpenAIError502: errorResponse(
-    "The render failed or was refunded while the request waited: `code` is the generation's error code (e.g. `MODEL_FAILED`); its charge was returned.",
-    {
-      ...RATE,
-      'X-Should-Retry': {
-        required: true,
-        schema: { type: 'string', const: 'false' },
-        description:
-          "OpenAI's SDKs do not retry it: the render is final, and the same request answers the same.",
-      },
-    },
-  ),
   OpenAIError503: errorResponse('The database is unreachable.', {
     'Retry-After': { $ref: '#/components/headers/Retry-After' },
   }),
 };
-
-const errors = (statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((s) => [String(s), { $ref: `#/components/responses/OpenAIError${s}` }]),
-  );
 
 const TEXT_PART = {
   type: 'object',
@@ -118,21 +109,45 @@ export const openAiSchemas = {
     type: 'object',
     required: ['model', 'messages'],
     description:
-      "OpenAI's chat request. The last user message's text becomes the model's `openai.input` field; a `driver: openai` model gets the messages as they are. Other OpenAI parameters are accepted and not used; `n` > 1, tools and images are refused (400 naming the parameter).",
+      "OpenAI's chat request. The last user message's text becomes the model's `openai.input` field; a `driver: openai` model gets the messages as they are, after the catalog's system messages, and every message's text counts against that field's limits and in its price. Parameters that would change the answer and that the model cannot honour are refused (400 naming the parameter): `n` > 1, tools, images, `logprobs`, audio `modalities`, `response_format` other than `text` (a `driver: openai` model takes `json_object` and `json_schema`, passed to its server). Other OpenAI parameters are accepted and not used.",
     properties: {
       model: { type: 'string', examples: ['rendergate/shot-list'] },
       messages: { type: 'array', minItems: 1, items: schema('ChatMessage') },
       stream: { type: ['boolean', 'null'] },
       max_tokens: { type: ['integer', 'null'] },
       n: { type: ['integer', 'null'], const: 1 },
+      response_format: { type: ['object', 'null'] },
+      stream_options: {
+        type: ['object', 'null'],
+        properties: { include_usage: { type: 'boolean' } },
+      },
+    },
+  },
+  RendergateUsage: {
+    type: 'object',
+    required: ['generationId', 'costCents'],
+    description: 'The render behind the answer and what it was charged.',
+    properties: { generationId: { type: 'string' }, costCents: { type: 'integer' } },
+  },
+  ChatUsage: {
+    type: 'object',
+    required: ['prompt_tokens', 'completion_tokens', 'total_tokens', 'rendergate'],
+    description:
+      "Tokens: the backend's own counts where it reports them, otherwise counted with OpenAI's `o200k_base` encoding.",
+    properties: {
+      prompt_tokens: { type: 'integer' },
+      completion_tokens: { type: 'integer' },
+      total_tokens: { type: 'integer' },
+      rendergate: schema('RendergateUsage'),
     },
   },
   ChatCompletion: {
     type: 'object',
-    required: ['id', 'object', 'created', 'model', 'choices'],
+    required: ['id', 'object', 'created', 'model', 'choices', 'usage'],
     properties: {
       id: { type: 'string', description: "The generation's id (`/v1/generations/{id}`)." },
       object: { const: 'chat.completion' },
+      usage: schema('ChatUsage'),
       created: { type: 'integer' },
       model: { type: 'string' },
       choices: {
@@ -209,6 +224,7 @@ export function openAiPaths() {
         },
       },
     },
+    ...responsesPath(),
     '/openai/v1/chat/completions': {
       post: {
         operationId: 'openaiCreateChatCompletion',
@@ -238,7 +254,7 @@ export function openAiPaths() {
               'text/event-stream': CHAT_STREAM,
             },
           },
-          ...errors([400, 401, 402, 403, 404, 408, 409, 413, 415, 422, 429, 500, 502, 503]),
+          ...errors([400, 401, 402, 403, 404, 408, 409, 413, 415, 422, 429, 500, 503]),
         },
       },
     },

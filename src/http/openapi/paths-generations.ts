@@ -137,6 +137,7 @@ export function generationPaths() {
           params: [
             ID,
             { name: 'Range', in: 'header', schema: { type: 'string' }, example: 'bytes=0-1023' },
+            { name: 'If-Match', in: 'header', schema: { type: 'string' } },
             { name: 'If-None-Match', in: 'header', schema: { type: 'string' } },
             { name: 'If-Range', in: 'header', schema: { type: 'string' } },
           ],
@@ -167,7 +168,7 @@ export function generationPaths() {
               },
             },
           },
-          errors: [404, 409, 410, 416],
+          errors: [404, 409, 410, 412, 416],
         },
         'get',
       ),

@@ -9,11 +9,14 @@ export function modelPaths() {
           id: 'getOpenApi',
           tag: 'Reference',
           public: true,
-          summary: 'This document (no key needed).',
+          summary: 'This document (no key needed; any origin may read it).',
           ok: {
             200: {
               description: 'The OpenAPI 3.1 document.',
-              headers: { 'X-Request-Id': header('X-Request-Id') },
+              headers: {
+                'X-Request-Id': header('X-Request-Id'),
+                'Access-Control-Allow-Origin': { required: true, schema: { const: '*' } },
+              },
               content: { 'application/json': { schema: { type: 'object' } } },
             },
           },

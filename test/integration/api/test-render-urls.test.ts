@@ -50,18 +50,31 @@ async function both(a: Awaited<ReturnType<typeof account>>, modelId: string, inp
 }
 
 describe('a test render refuses exactly the input addresses a live render refuses', () => {
-  const refused: [string, string][] = [
+  // A private address named literally is refused at create, the same 400 for both keys (nothing is
+  // charged); a host name is resolved and checked by the render, in both modes.
+  const literal: [string, string][] = [
     ['loopback', 'http://127.0.0.1:9/a.png'],
-    ['the image server on loopback', ''],
     ['private (10/8)', 'http://10.1.2.3/a.png'],
     ['private (192.168/16)', 'http://192.168.0.10/a.png'],
     ['link-local (cloud metadata)', 'http://169.254.169.254/latest/meta-data/'],
     ['IPv6 loopback', 'http://[::1]:9/a.png'],
     ['IPv4-mapped IPv6 loopback', 'http://[::ffff:127.0.0.1]:9/a.png'],
+  ];
+  it.each(literal)('%s: the same 400 at create for both keys', async (_, url) => {
+    const a = await account();
+    const [live, test] = await Promise.all(
+      [a.key, a.test].map((k) => create(k, I2V, { prompt: 'a harbour', image: url })),
+    );
+    expect([live.status, live.json.details[0].field]).toEqual([400, 'inputs.image']);
+    expect([test.status, test.json.details]).toEqual([400, live.json.details]);
+  });
+
+  const refused: [string, string][] = [
+    ['the image server by a host name on loopback', ''],
     ['a host name that resolves to loopback', 'http://localhost:9/a.png'],
   ];
   it.each(refused)('%s: failed, returned, the same code and message', async (_, given) => {
-    const url = given || f.img.url('/a.png');
+    const url = given || f.img.url('/a.png').replace('127.0.0.1', 'localhost');
     const a = await account();
     const { live, test } = await both(a, I2V, { prompt: 'a harbour', image: url });
     expect(outcome(test)).toEqual(outcome(live));
@@ -80,7 +93,7 @@ describe('a test render refuses exactly the input addresses a live render refuse
       // a global address: allowed, so the live render starts to fetch it (the refusal of the other
       // image, found before any connection is made, ends that fetch)
       image: 'http://8.8.8.8:9/start.png',
-      last_image: 'http://10.0.0.1/end.png',
+      last_image: 'http://localhost:9/end.png',
       duration: 1,
       resolution: '540p',
       bgm: false,
@@ -88,7 +101,7 @@ describe('a test render refuses exactly the input addresses a live render refuse
     const { live, test } = await both(a, SE, inputs);
     expect(outcome(test)).toEqual(outcome(live));
     expect(live.error.message).toBe(
-      'http://10.0.0.1/end.png resolves to a private address, which renders may not fetch.',
+      'http://localhost:9/end.png resolves to a loopback address, which renders may not fetch.',
     );
   });
 

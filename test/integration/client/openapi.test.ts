@@ -73,6 +73,7 @@ describe('GET /v1/openapi.json', () => {
         'GET /openai/v1/models',
         'GET /openai/v1/models/{vendor}/{name}',
         'POST /openai/v1/chat/completions',
+        'POST /openai/v1/responses',
         'POST /webhooks/stripe',
       ].sort(),
     );

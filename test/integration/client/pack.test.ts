@@ -98,6 +98,27 @@ describe('the packed package', () => {
     expect(files.filter((p) => p.startsWith('package/src/') || p.endsWith('.test.ts'))).toEqual([]);
   });
 
+  it("type-checks under tsc's defaults: `tsc --strict` with no tsconfig, no @types/node", async () => {
+    // TypeScript's defaults (target and lib ES5, CommonJS, node10 resolution): `#private` in a
+    // declaration would fail TS18028, and the `./files` subpath resolves only through typesVersions.
+    fs.writeFileSync(
+      path.join(app(), 'check.ts'),
+      [
+        "import { Rendergate, RendergateError } from '@rendergate/client';",
+        "import { readImageFile } from '@rendergate/client/files';",
+        "const rg = new Rendergate({ apiKey: 'rg_live_x' });",
+        'export const used = [rg, RendergateError, readImageFile];',
+      ].join('\n'),
+    );
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+    for (const extra of [[], ['--module', 'nodenext']]) {
+      const r = await run(process.execPath, [tsc, '--strict', '--noEmit', ...extra, 'check.ts'], {
+        cwd: app(),
+      }).catch((e: { stdout: string }) => ({ stdout: e.stdout, failed: true }));
+      expect(r.stdout, extra.join(' ')).toBe('');
+    }
+  });
+
   it('works from plain JavaScript in an empty project', async () => {
     const { key } = await f.api.account(300);
     fs.writeFileSync(

@@ -194,7 +194,7 @@ it("errors are the SDK's typed errors with OpenAI's body: 401, 402, 404, 400 nam
   expect((await f.api.call('GET', '/v1/me', { key: broke.key })).json.balanceCents).toBe(0);
 });
 
-it("a render the model server fails is 502 with OpenAI's body and the generation's code, refunded, not retried by the SDK", async () => {
+it("a render the model server fails is 400 with OpenAI's body and the generation's code, refunded, not retried by the SDK", async () => {
   const { key, accountId } = await f.api.account(500);
   const before = chat.requests.length;
   chat.script.push({ kind: 'error-event' }); // the server's own error event: MODEL_FAILED, final
@@ -211,8 +211,9 @@ it("a render the model server fails is 502 with OpenAI's body and the generation
       },
       (err: unknown) => err as InstanceType<typeof OpenAI.APIError>,
     );
-  expect(e).toBeInstanceOf(OpenAI.InternalServerError);
-  expect([e.status, e.code, e.type, e.param]).toEqual([502, 'MODEL_FAILED', 'server_error', null]);
+  // 400: the one status no OpenAI client retries (src/http/openai/answer.ts); `type` says whose fault.
+  expect(e).toBeInstanceOf(OpenAI.BadRequestError);
+  expect([e.status, e.code, e.type, e.param]).toEqual([400, 'MODEL_FAILED', 'server_error', null]);
   expect(e.headers?.get('x-should-retry')).toBe('false');
   expect(e.message).toMatch(/failed \(MODEL_FAILED\)/);
   expect(chat.requests.length - before).toBe(1);
@@ -288,5 +289,6 @@ it("a driver: openai model gets the conversation as it is, and its tokens reach 
   expect(chat.requests.at(-1)!.body.messages).toEqual(messages);
   const g = await generation(id);
   expect(g.textOutput).toBe(chat.pieces.join(''));
-  expect(g.inputs).toEqual({ text: 'More.', max_items: 5 });
+  // The whole conversation is what its text field holds: bounded and priced whole.
+  expect(g.inputs).toEqual({ text: messages.map((m) => m.content).join('\n'), max_items: 5 });
 });
