@@ -162,9 +162,16 @@ describe('numbered migrations', () => {
     '019_test_renders_final.sql',
   ]);
 
+  // A rolling upgrade's bridge: triggers that keep what the previous release writes meaningful to
+  // this one (030: a new account's owner, a password or session written by account). Their
+  // functions are made with their triggers, in the migration's transaction, so no write of the
+  // previous release passes before they exist (function files are applied after the migrations);
+  // they never change, and go with the bridge once no release before it runs.
+  const BRIDGES = new Set(['030_teams.sql']);
+
   it('define no function any more: a body lives in src/<folder>/sql/<name>.sql', () => {
     const defining = migrationFiles()
-      .filter((m) => !HISTORIC.has(m))
+      .filter((m) => !HISTORIC.has(m) && !BRIDGES.has(m))
       .filter((m) =>
         /\bCREATE\s+(OR\s+REPLACE\s+)?FUNCTION\b/i.test(
           fs.readFileSync(path.join(MIGRATIONS, m), 'utf8').replace(/--[^\n]*/g, ''),

@@ -25,12 +25,15 @@ async function account(): Promise<string> {
   return id;
 }
 
+/** The account's person, its owner (migrations/030 names them after the account). */
+const owner = (acct: string) => `usr_${acct.slice('acct_'.length)}`;
+
 const record = (acct: string, i: number) =>
   transaction(db, (tx) =>
     recordAudit(tx, {
       account: acct,
       action: 'key.created',
-      actor: memberPrincipal(acct, acct, 'owner'),
+      actor: memberPrincipal(acct, owner(acct), 'owner'),
       target: { type: 'api_key', id: `key_${i}` },
       ip: '198.51.100.7',
       userAgent: 'test',
@@ -45,7 +48,7 @@ describe('recordAudit', () => {
     expect(e).toMatchObject({
       id: expect.stringMatching(/^aud_[0-9a-f]{32}$/),
       action: 'key.created',
-      actor: { type: 'member', id: acct, email: `${acct}@example.com` },
+      actor: { type: 'member', id: owner(acct), email: `${acct}@example.com` },
       target: { type: 'api_key', id: 'key_0' },
       ip: '198.51.100.7',
       userAgent: 'test',

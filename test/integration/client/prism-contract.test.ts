@@ -161,6 +161,13 @@ it("every operation, through Prism's validating proxy, matches the document", as
   expect(made.json.status).toBe('succeeded');
   await call('GET', '/v1/generations?limit=5', { key, op: 'listGenerations' });
   await call('GET', `/v1/generations/${made.json.id}`, { key, op: 'getGeneration' });
+  // the render's live events: a text render ends soon, and its stream with it
+  const events = await call('GET', `/v1/generations/${made.json.id}/events`, {
+    key,
+    headers: { accept: 'text/event-stream' },
+    op: 'streamGenerationEvents',
+  });
+  expect(events.text).toContain('event: generation');
   expect(
     (await call('POST', `/v1/generations/${made.json.id}/cancel`, { key, op: 'cancelGeneration' }))
       .status,
@@ -284,6 +291,18 @@ it("every operation, through Prism's validating proxy, matches the document", as
   expect(
     (await call('GET', '/openai/v1/models', { op: 'openaiListModels', invalid: true })).status,
   ).toBe(401);
+  const asked = { model: 'rendergate/shot-list', input: 'Two shots of a harbour.' };
+  expect(
+    (await call('POST', '/openai/v1/responses', { key, json: asked, op: 'openaiCreateResponse' }))
+      .json.object,
+  ).toBe('response');
+  const told = await call('POST', '/openai/v1/responses', {
+    key,
+    json: { ...asked, stream: true },
+    headers: idem(),
+    op: 'openaiCreateResponse',
+  });
+  expect(told.text).toContain('event: response.completed');
 
   // Stripe's own endpoint: this service has no Stripe configured, so it is the document's 404 (the
   // signed paths are driven by test/integration/billing/topups.test.ts).
