@@ -200,7 +200,7 @@ describe('the studio people choose', () => {
         .filter({ has: page.getByRole('link', { name: 'Start and end frame to video' }) })
         .locator('.source')
         .textContent(),
-    ).toBe('From Studio');
+    ).toBe(`From ${email}`);
     const failRow = page.getByRole('listitem').filter({ hasText: 'gone' });
     expect(await failRow.locator('p.error').textContent()).toMatch(
       /^An input could not be found at its address: .+ Its cost, €0\.30, was refunded\.$/,
