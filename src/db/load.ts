@@ -14,11 +14,12 @@ export async function loadDatabase(url: string, dir: string, dump: DatabaseDump)
   try {
     await client.query('BEGIN');
     await client.query('SET LOCAL statement_timeout = 0');
+    const names = dump.tables.map((t) => `public.${quoteIdent(t.name)}`);
     // Rows the migrations seeded (server_settings' facts) give way to the backup's own.
-    if (dump.tables.length > 0)
-      await client.query(
-        `TRUNCATE ${dump.tables.map((t) => `public.${quoteIdent(t.name)}`).join(', ')}`,
-      );
+    if (names.length > 0) await client.query(`TRUNCATE ${names.join(', ')}`);
+    // The backup's rows are loaded as they were: no trigger of ours runs on them (a new account's
+    // trigger would add its owner, whom the backup already holds). Back on before the commit.
+    for (const n of names) await client.query(`ALTER TABLE ${n} DISABLE TRIGGER USER`);
     for (const t of dump.tables) {
       const columns = t.columns.map(quoteIdent).join(', ');
       const copy = client.query(
@@ -28,6 +29,7 @@ export async function loadDatabase(url: string, dir: string, dump: DatabaseDump)
       if (copy.rowCount !== t.rows)
         throw new Error(`table ${t.name}: loaded ${copy.rowCount} rows, the backup has ${t.rows}`);
     }
+    for (const n of names) await client.query(`ALTER TABLE ${n} ENABLE TRIGGER USER`);
     for (const s of dump.sequences) {
       if (s.value !== null)
         await client.query('SELECT setval($1, $2, true)', [

@@ -37,7 +37,11 @@ it('takes a burst at once, lets four wait their turn, refuses the rest with 429'
   const all = await Promise.all(Array.from({ length: UPLOAD_BURST + 7 }, () => upload(a.key)));
   const made = all.filter((r) => r.status === 201);
   const refused = all.filter((r) => r.status === 429);
-  expect([made.length, refused.length]).toEqual([UPLOAD_BURST + 4, 3]);
+  // The burst and four waiting; a turn is 200 ms, so while 27 uploads are read and decoded on a busy
+  // machine one more may come due and go too (seen in CI's load), never more than that.
+  expect(made.length + refused.length).toBe(UPLOAD_BURST + 7);
+  expect(made.length).toBeGreaterThanOrEqual(UPLOAD_BURST + 4);
+  expect(made.length).toBeLessThanOrEqual(UPLOAD_BURST + 5);
   for (const r of refused) {
     expect(r.json.code).toBe('RATE_LIMITED');
     expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
