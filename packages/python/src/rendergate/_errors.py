@@ -58,7 +58,7 @@ class RendergateError(Exception):
 
 
 class InvalidRequestError(RendergateError):
-    """400, 413, 415, 416, 422, 431: what was sent is wrong; ``details`` names each bad field."""
+    """400, 405, 413, 415, 416, 422, 431: what was sent is wrong; ``details`` names each bad field."""
 
 
 class InvalidArgumentError(InvalidRequestError, ValueError):
@@ -136,6 +136,7 @@ _BY_STATUS: dict[int, type[RendergateError]] = {
     402: InsufficientBalanceError,
     403: PermissionDeniedError,
     404: NotFoundError,
+    405: InvalidRequestError,
     409: ConflictError,
     410: GoneError,
     412: ConflictError,
