@@ -11,11 +11,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { launchBrowser } from '../helpers/browser.ts';
 import { webhookReceiver } from '../helpers/webhook-receiver.ts';
-import { accountIdOf, signUp } from './helpers.ts';
+import { accountIdOf, checkPage, signUp } from './helpers.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { privatePostgres } from '../helpers/db.ts';
 import { startTestService } from '../helpers/service.ts';
@@ -62,23 +61,6 @@ async function sized(
     void d.accept();
   });
   return { context, page };
-}
-
-/** The page's checks: no sideways scroll, no serious or critical axe violation. */
-async function checkPage(page: Page, label: string) {
-  const [scroll, width] = await page.evaluate(() => [
-    document.documentElement.scrollWidth,
-    window.innerWidth,
-  ]);
-  expect(scroll, `${label} is wider than the viewport`).toBeLessThanOrEqual(width);
-  const axe = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .analyze();
-  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(
-    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    label,
-  ).toEqual([]);
 }
 
 const shot = async (page: Page, name: string) => {

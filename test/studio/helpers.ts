@@ -1,6 +1,7 @@
 // Steps of the studio's browser tests, done as a person would: by role and label.
 import { expect } from 'vitest';
 import type { Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
 
 export const PASSWORD = 'correct horse battery';
 
@@ -35,4 +36,21 @@ export async function accountIdOf(
   ]);
   expect(rows).toHaveLength(1);
   return rows[0].id;
+}
+
+/** The page's checks: no sideways scroll, no serious or critical axe violation. */
+export async function checkPage(page: Page, label: string) {
+  const [scroll, width] = await page.evaluate(() => [
+    document.documentElement.scrollWidth,
+    window.innerWidth,
+  ]);
+  expect(scroll, `${label} is wider than the viewport`).toBeLessThanOrEqual(width);
+  const axe = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
+    .analyze();
+  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(
+    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    label,
+  ).toEqual([]);
 }

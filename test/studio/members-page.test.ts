@@ -3,10 +3,9 @@
 // changes a role with the page's own controls; at 360 and 1280 px each page fits and passes axe.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
 import { serviceFixture } from '../helpers/fixture.ts';
 import { launchBrowser } from '../helpers/browser.ts';
-import { PASSWORD, signUp, uniqueEmail } from './helpers.ts';
+import { checkPage, PASSWORD, signUp, uniqueEmail } from './helpers.ts';
 import { StudioSession } from './http-session.ts';
 
 const f = serviceFixture();
@@ -17,22 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-async function checkPage(page: Page, label: string) {
-  const [scroll, width] = await page.evaluate(() => [
-    document.documentElement.scrollWidth,
-    window.innerWidth,
-  ]);
-  expect(scroll, `${label} is wider than the viewport`).toBeLessThanOrEqual(width);
-  const axe = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .analyze();
-  const bad = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(
-    bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-    label,
-  ).toEqual([]);
-}
 
 /** On a phone the header's menu is folded: open it, as a person would. */
 async function openMenu(page: Page) {
