@@ -11,7 +11,7 @@ import { createBackends } from './backends/registry.ts';
 import type { ModelBackend } from './backends/types.ts';
 import { ApiKeys } from './services/keys.ts';
 import { Members } from './services/members.ts';
-import { smtpMailer } from './studio/mail.ts';
+import { smtpMailer } from './services/mail.ts';
 import { KeyResolver } from './services/key-resolver.ts';
 import { Accounts } from './services/accounts.ts';
 import { Usage } from './services/usage.ts';

@@ -49,6 +49,16 @@ export async function memberOf(
   return (rows[0] as MemberRow | undefined) ?? null;
 }
 
+/** The emails of an account's owners and billing members, who are told about its money. */
+export async function billingContacts(q: Queryable, accountId: string): Promise<string[]> {
+  const { rows } = await q.query<{ email: string }>(
+    `SELECT p.email FROM memberships m JOIN people p ON p.id = m.person_id
+      WHERE m.account_id = $1 AND m.role IN ('owner', 'billing') ORDER BY p.email`,
+    [accountId],
+  );
+  return rows.map((r) => r.email);
+}
+
 export async function countOwners(q: Queryable, accountId: string): Promise<number> {
   const { rows } = await q.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM memberships WHERE account_id = $1 AND role = 'owner'",

@@ -26,7 +26,7 @@ import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerCreditRoutes } from './routes/credit.ts';
 import { registerMemberRoutes } from './routes/members.ts';
-import { smtpMailer } from './mail.ts';
+import { smtpMailer } from '../services/mail.ts';
 import { modelCards } from './presenters.ts';
 
 /** The origins allowed to post to the studio: the public URL's, and the one the request itself was sent to. */

@@ -8,7 +8,7 @@ import type { Ctx } from '../web/context.ts';
 import type { Session, Sessions } from '../services/sessions.ts';
 import type { StudioAccounts } from '../services/studio-accounts.ts';
 import type { History } from '../services/history.ts';
-import type { Mailer } from './mail.ts';
+import type { Mailer } from '../services/mail.ts';
 import type { ModelCard } from './presenters.ts';
 
 /** The services only the studio uses, built by the composition root. */
