@@ -104,11 +104,12 @@ export function buildServer(
   // One sweep a second over the requests whose body is still arriving (as Node checks its own timeouts),
   // rather than a timer and listeners per request.
   const arriving = new Map<http.IncomingMessage, number>();
+  const accessLog = new AccessLog(access);
   const app = Fastify({
     // The request serializer logs method, url and addresses, never headers: keys stay out of logs;
     // a one-time link's token is cut from the url (access-log.ts).
     loggerInstance: withRequestSerializer(log) as unknown as FastifyBaseLogger,
-    logController: new AccessLog(access),
+    logController: accessLog,
     // A request's own logger is made when it first writes a line (most never do).
     childLoggerFactory: requestLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
@@ -211,6 +212,17 @@ export function buildServer(
       arriving.set(req.raw, deadlineOf(reply));
     // A body the fast answers read (a quote they left to Fastify) is parsed from their bytes.
     done(null, fast?.payload(req.raw) ?? payload);
+  });
+  // A reply its route took over (web/hijack.ts: event streams, MCP) that its client left skips
+  // onResponse: it is logged and counted when its socket closes, with its whole duration.
+  app.decorate('hijackedEnd', (req: FastifyRequest, reply: FastifyReply) => {
+    accessLog.requestCompleted(null, req, reply);
+    ctx.metrics.observeRequest(
+      req.routeOptions.url ?? 'unmatched',
+      req.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
   });
   app.addHook('onResponse', (req, reply, done) => {
     // Answered before its body arrived (401, 409, 413, 429…): a small body is read and dropped by Node

@@ -6,6 +6,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EventStream } from '../services/generation-events.ts';
+import { hijack } from './hijack.ts';
 
 export const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';
 
@@ -26,7 +27,7 @@ export async function sendEventStream(
   o: { keepAliveMs: number; open: Set<() => void> },
 ): Promise<void> {
   const res = reply.raw;
-  reply.hijack();
+  hijack(req, reply);
   res.writeHead(200, {
     ...(reply.getHeaders() as OutgoingHttpHeaders),
     'content-type': EVENT_STREAM_TYPE,

@@ -6,8 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
+import { freshDatabase } from '../helpers/db.ts';
+import { openEvents } from '../helpers/event-stream.ts';
 import { ADMIN } from '../helpers/service.ts';
 import { spawnService } from '../helpers/spawned.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-logs-'));
@@ -53,6 +56,78 @@ it('every request answered before SIGTERM has its access line in the output', as
     expect(lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM')).toBe(true);
   } finally {
     if (svc.proc.exitCode === null) svc.proc.kill('SIGKILL');
+  }
+}, 120_000);
+
+it('a stream its route took over (live events, MCP) has its access line when it ends', async () => {
+  const dbh = await freshDatabase();
+  const svc = await spawnService({
+    DATABASE_URL: dbh.url,
+    RENDERGATE_ADMIN_TOKEN: ADMIN,
+    LOG_LEVEL: 'info',
+  });
+  try {
+    const call = async (p: string, init: RequestInit & { key?: string }) => {
+      const r = await fetch(`${svc.base}${p}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${init.key ?? ADMIN}`,
+          'content-type': 'application/json',
+          ...(init.headers as Record<string, string>),
+        },
+      });
+      expect(r.status, await r.clone().text()).toBeLessThan(300);
+      return r;
+    };
+    const account = (await (
+      await call('/admin/v1/accounts', {
+        method: 'POST',
+        body: JSON.stringify({ email: 'streams@example.test' }),
+      })
+    ).json()) as { id: string };
+    await call(`/admin/v1/accounts/${account.id}/credits`, {
+      method: 'POST',
+      body: JSON.stringify({ amountCents: 1_000 }),
+    });
+    const { key } = (await (
+      await call(`/admin/v1/accounts/${account.id}/keys`, { method: 'POST', body: '{}' })
+    ).json()) as { key: string };
+    const created = (await (
+      await call('/v1/generations', {
+        method: 'POST',
+        key,
+        headers: { 'idempotency-key': 'logs-events-1' },
+        body: JSON.stringify({
+          modelId: 'rendergate/shot-list',
+          inputs: { text: 'A gull lands.' },
+        }),
+      })
+    ).json()) as { id: string };
+    const events = await openEvents(svc.base, key, created.id, { 'x-request-id': 'sse-1' });
+    expect(events.status).toBe(200);
+    await waitFor('the stream to end', () => events.ended, { timeoutMs: 30_000 });
+    await call('/mcp', {
+      method: 'POST',
+      key,
+      headers: { accept: 'application/json, text/event-stream', 'x-request-id': 'mcp-1' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    svc.proc.kill('SIGTERM');
+    expect(await svc.exited).toBe(0);
+    const done = svc
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.msg === 'request completed');
+    const line = (id: string) => done.find((l) => l.reqId === id);
+    expect(line('sse-1')).toMatchObject({ res: { statusCode: 200 } });
+    expect(line('sse-1').req.url).toBe(`/v1/generations/${created.id}/events`);
+    expect(line('mcp-1')).toMatchObject({ res: { statusCode: 200 } });
+    expect(typeof line('mcp-1').responseTime).toBe('number');
+  } finally {
+    if (svc.proc.exitCode === null) svc.proc.kill('SIGKILL');
+    await dbh.drop();
   }
 }, 120_000);
 

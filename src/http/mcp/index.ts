@@ -16,6 +16,7 @@ import { ApiError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { VERSION } from '../../domain/version.ts';
 import type { Ctx } from '../../web/context.ts';
+import { hijack } from '../../web/hijack.ts';
 import { keyAndRateLimit } from '../v1.ts';
 import { mcpTools, type Tool } from './tools.ts';
 
@@ -87,7 +88,7 @@ export async function registerMcp(app: FastifyInstance, ctx: Ctx) {
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
-    reply.hijack();
+    hijack(req, reply);
     for (const [k, v] of Object.entries(reply.getHeaders() as OutgoingHttpHeaders))
       if (v !== undefined) res.setHeader(k, v);
     res.once('close', () => {

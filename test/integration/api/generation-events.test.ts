@@ -196,3 +196,40 @@ it("the studio's pages follow the same stream with the session, for the account'
   expect(anonymous.status).not.toBe(200);
   await streamsAre(0);
 });
+
+it('a stream is one request in the metrics, ended or left by its client, with its duration', async () => {
+  const route = 'route="/v1/generations/:id/events"';
+  const served = async () => {
+    const text = await (await fetch(`${f.svc.base}/metrics`)).text();
+    const sum = (series: string) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith(series) && l.includes(route))
+        .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    // the counter has the status; the histogram has route and method only
+    return {
+      count: sum(
+        'rendergate_http_requests_total{route="/v1/generations/:id/events",method="GET",status="200"}',
+      ),
+      seconds: sum('rendergate_http_request_duration_seconds_sum'),
+    };
+  };
+  const a = await f.api.account(10_000);
+  for (const end of ['finished', 'left'] as const) {
+    const before = await served();
+    const id = await create(a.key);
+    const s = await openEvents(f.svc.base, a.key, id);
+    await s.nth(1);
+    // open for a while: the stream's time counts, not only its first answer
+    await new Promise((r) => setTimeout(r, 300));
+    if (end === 'finished') {
+      await finish(id);
+      await waitFor('the stream to end', () => s.ended);
+    } else s.close();
+    await waitFor(`the ${end} stream counted`, async () => {
+      const now = await served();
+      return now.count === before.count + 1 && now.seconds - before.seconds >= 0.3;
+    });
+  }
+  await streamsAre(0);
+});
