@@ -5,7 +5,13 @@ import type { RenderFailureCode } from '../domain/render-failures.ts';
 
 export type RenderOutput =
   | { kind: 'file'; path: string; contentType: string } // a finished file on local disk; the caller moves it to storage
-  | { kind: 'text'; text: string };
+  | { kind: 'text'; text: string; tokens?: ReportedTokens };
+
+/** The token counts a chat server reported for its answer (OpenAI's `usage`). */
+export interface ReportedTokens {
+  input: number;
+  output: number;
+}
 
 export interface RenderContext {
   signal: AbortSignal;

@@ -40,12 +40,13 @@ export async function succeedWithText(
   id: string,
   lease: Lease,
   text: string,
+  tokens?: { input: number; output: number },
 ): Promise<boolean> {
   const r = await q.query(
-    `UPDATE generations SET status = 'succeeded', text_output = $4, completed_at = now(), lease_owner = NULL,
-       lease_until = NULL
+    `UPDATE generations SET status = 'succeeded', text_output = $4, input_tokens = $5,
+       output_tokens = $6, completed_at = now(), lease_owner = NULL, lease_until = NULL
      WHERE ${leaseGuard('$1', '$2', '$3')}`,
-    [id, lease.owner, lease.attempt, text],
+    [id, lease.owner, lease.attempt, text, tokens?.input ?? null, tokens?.output ?? null],
   );
   return r.rowCount === 1;
 }

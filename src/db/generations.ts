@@ -117,6 +117,20 @@ export async function forgetContent(q: Queryable, id: string, key: string): Prom
 }
 
 /** The account of a generation (deleted or not), or null. */
+/** The token counts the backend reported for a text render; null when it reported none. */
+export async function reportedTokens(
+  q: Queryable,
+  id: string,
+): Promise<{ input: number; output: number } | null> {
+  const { rows } = await q.query<{ input: number | null; output: number | null }>({
+    name: 'reported-tokens',
+    text: 'SELECT input_tokens AS input, output_tokens AS output FROM generations WHERE id = $1',
+    values: [id],
+  });
+  const r = rows[0];
+  return r && r.input !== null && r.output !== null ? { input: r.input, output: r.output } : null;
+}
+
 export async function accountOfGeneration(q: Queryable, id: string): Promise<string | null> {
   const { rows } = await q.query<{ account_id: string }>(
     'SELECT account_id FROM generations WHERE id = $1',

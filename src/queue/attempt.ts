@@ -130,7 +130,7 @@ export async function runAttempt(
     if (await traced(job, 'generation.store', () => d.outcome.succeed(job, out))) {
       d.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
       d.onFinal?.(job.id);
-      if (out.kind === 'text') live?.succeeded(job.id, out.text);
+      if (out.kind === 'text') live?.succeeded(job.id, out.text, out.tokens);
     }
     log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
   } catch (e) {

@@ -15,6 +15,8 @@
 // replayed, and a notification can be lost while a LISTEN connection reconnects: the reader
 // (streamed-text.ts) sees the gap by the offset, follows that attempt no further, and ends with what
 // the stored text adds. Nothing is kept once the render ends (its final text is in the generation).
+import type { ReportedTokens } from '../backends/types.ts';
+
 export interface Piece {
   /** The attempt that wrote it (`<generation id>-<attempt number>`). */
   attempt: string;
@@ -25,8 +27,8 @@ export interface Piece {
 
 export interface TextListener {
   piece?: (piece: Piece) => void;
-  /** The render succeeded with this text, and is recorded so. */
-  done?: (text: string) => void;
+  /** The render succeeded with this text (and the counts its backend reported), recorded so. */
+  done?: (text: string, tokens?: ReportedTokens) => void;
 }
 
 /** Where pieces go that no answer of this process follows (live-text-relay.ts). */
@@ -95,9 +97,9 @@ export class LiveText {
   }
 
   /** `attempt` was recorded as the generation's success, with `text`. */
-  succeeded(id: string, text: string): void {
+  succeeded(id: string, text: string, tokens?: ReportedTokens): void {
     const e = this.byId.get(id);
-    if (e) for (const l of e.listeners) l.done?.(text);
+    if (e) for (const l of e.listeners) l.done?.(text, tokens);
   }
 
   /** The attempt is over (whatever its outcome): its pieces are no longer kept. */

@@ -42,7 +42,7 @@ export class AttemptOutcome {
       // Drivers stop reading past the limit; this also holds for renderers that made the text here.
       const limit = this.o.textOutputLimitBytes ?? 1024 * 1024;
       if (out.text.length > limit || Buffer.byteLength(out.text) > limit) throw textTooLarge(limit);
-      const recorded = await succeedWithText(this.o.db, job.id, job.lease, out.text);
+      const recorded = await succeedWithText(this.o.db, job.id, job.lease, out.text, out.tokens);
       if (!recorded) {
         const why = 'render finished after it was cancelled; output dropped';
         this.o.log.info({ generationId: job.id }, why);

@@ -35,6 +35,8 @@ export interface FinalGeneration {
   status: 'queued' | 'succeeded' | 'failed' | 'refunded';
   textOutput?: string;
   error?: { code: string; message: string };
+  /** The counts its backend reported, when this process's worker rendered it and said so. */
+  tokens?: TokenCounts;
 }
 
 export class ChatCompletions {
@@ -97,11 +99,16 @@ export class ChatCompletions {
   }
 
   /**
-   * The tokens of a request and its answer, counted in o200k_base: what reached the model (the
-   * whole conversation for a chat server, else the text its input field got) and the answer.
+   * The tokens of a request and its answer `g`: the counts its backend reported (a chat server's
+   * `usage`), else counted in o200k_base: what reached the model (the whole conversation for a chat
+   * server, else the text its input field got) and the answer.
    */
-  tokens(s: ChatStarted, answer: string): Promise<TokenCounts> {
+  async tokens(s: ChatStarted, g: FinalGeneration): Promise<TokenCounts> {
     const { request } = s;
+    const reported =
+      g.tokens ?? (request.model.chatServer ? await this.generations.reportedTokens(s.id) : null);
+    if (reported) return reported;
+    const answer = g.textOutput ?? '';
     const sent = request.model.chatServer
       ? request.messages
       : [{ role: 'user', content: Object.values(request.render.inputs)[0] ?? '' }];
@@ -119,9 +126,9 @@ export class ChatCompletions {
     const rendered = new Promise<FinalGeneration>((resolve) => {
       if (this.live) {
         unsubscribe = this.live.subscribe(id, {
-          done: (text) => {
+          done: (text, tokens) => {
             this.generations.forget(id); // so that a poll right after this answer sees it succeeded
-            resolve({ id, status: 'succeeded', textOutput: text });
+            resolve({ id, status: 'succeeded', textOutput: text, tokens });
           },
         });
       }

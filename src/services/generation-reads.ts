@@ -2,7 +2,7 @@
 // and the account's list.
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
-import { listGenerations, liveGeneration } from '../db/generations.ts';
+import { listGenerations, liveGeneration, reportedTokens } from '../db/generations.ts';
 import { ApiError } from '../domain/errors.ts';
 import { isId } from '../domain/ids.ts';
 import { generationView, type GenerationRow } from './generation-view.ts';
@@ -104,6 +104,14 @@ export class GenerationReads {
   }
 
   /** Drops the cached copy of a generation known to have changed (before its notification arrives). */
+  /**
+   * The token counts the backend reported for a text render already read through `p` (a chat
+   * answer's own render), or null.
+   */
+  reportedTokens(id: string): Promise<{ input: number; output: number } | null> {
+    return reportedTokens(this.o.db, id);
+  }
+
   forget(id: string): void {
     this.o.cache?.invalidate(id);
   }

@@ -23,6 +23,7 @@ export class Generations {
   readonly create: GenerationCreate['create'];
   readonly waitJson: GenerationReads['waitJson'];
   readonly forget: GenerationReads['forget'];
+  readonly reportedTokens: GenerationReads['reportedTokens'];
   readonly cachedJson: GenerationReads['cachedJson'];
   readonly getJson: GenerationReads['getJson'];
   readonly events: GenerationReads['events'];
@@ -42,6 +43,7 @@ export class Generations {
     this.create = made.create.bind(made);
     this.waitJson = reads.waitJson.bind(reads);
     this.forget = reads.forget.bind(reads);
+    this.reportedTokens = reads.reportedTokens.bind(reads);
     this.cachedJson = reads.cachedJson.bind(reads);
     this.getJson = reads.getJson.bind(reads);
     this.events = reads.events.bind(reads);

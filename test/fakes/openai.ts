@@ -1,7 +1,11 @@
 // A fake OpenAI-compatible chat server, after the OpenAI API reference for `POST /v1/chat/completions`
 // (streaming: server-sent events `data: {"choices":[{"index":0,"delta":{"content":"…"}}]}` ending with
 // `data: [DONE]`) as vLLM (`vllm/entrypoints/openai/serving_chat.py`) and llama.cpp's server implement
-// it, with `GET /v1/models` listing the served model and `Authorization: Bearer` checked.
+// it, with `GET /v1/models` listing the served model and `Authorization: Bearer` checked. With
+// `usage` set it reports its token counts as those servers do: `usage` on a JSON answer, and when the
+// request asks with `stream_options: { include_usage: true }`, one last chunk with `choices: []` and
+// `usage` before `[DONE]` (OpenAI's API reference, "stream_options"); unset, it is a server that
+// reports none (an older one).
 import type http from 'node:http';
 import { listen, readBody, send, sleep } from './http-util.ts';
 
@@ -32,6 +36,8 @@ export interface ChatFake {
   hold: Promise<void> | null;
   /** Date.now() when each stream sent its first piece and when it ended (`data: [DONE]` written). */
   streams: { firstPieceAt: number; endedAt?: number }[];
+  /** The counts this server reports (OpenAI's `usage`), or none. */
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
   close: () => Promise<void>;
 }
 
@@ -74,6 +80,7 @@ export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake
             finish_reason: 'stop',
           },
         ],
+        ...(fake.usage ? { usage: fake.usage } : {}),
       });
     let closed = false;
     res.on('close', () => {
@@ -104,6 +111,8 @@ export async function chatFake(opts: { apiKey?: string } = {}): Promise<ChatFake
     res.write(
       `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
     );
+    if (fake.usage && body?.stream_options?.include_usage === true)
+      res.write(`data: ${JSON.stringify({ choices: [], usage: fake.usage })}\n\n`);
     res.end('data: [DONE]\n\n');
     timing.endedAt = Date.now();
   }

@@ -3,10 +3,19 @@
 // [{delta: {content}}]}` … `data: [DONE]`). Streaming is what lets a render report progress (tokens
 // so far against `max_tokens`) and stop the server's work when it is cancelled: closing the stream
 // aborts the request in vLLM and llama.cpp. `messages[].content` and `params` are CEL over the inputs.
+// `stream_options.include_usage` asks for the server's own token counts, in one last chunk with
+// `choices: []` and `usage` before `[DONE]` (OpenAI's chat API reference; vLLM, llama.cpp and Ollama
+// send it too; a server that does not know the option leaves it out): /openai/v1's answers give
+// them where the server sent them (`usage` of a JSON answer too).
 import { createParser } from 'eventsource-parser';
 import type { CompiledModel } from '../../domain/catalog-load.ts';
 import type { ResolvedInputs } from '../../domain/catalog.ts';
-import { RenderError, type RenderContext, type RenderOutput } from '../types.ts';
+import {
+  RenderError,
+  type RenderContext,
+  type RenderOutput,
+  type ReportedTokens,
+} from '../types.ts';
 import {
   call,
   errorFor,
@@ -27,6 +36,15 @@ import {
   type RemoteBackend,
 } from '../shared/driver.ts';
 import type { OpenAiBinding } from './catalog.ts';
+
+/** OpenAI's `usage` as counts, when it is one: two whole numbers a PostgreSQL integer holds. */
+export function usageOf(usage: unknown): ReportedTokens | undefined {
+  if (typeof usage !== 'object' || usage === null) return undefined;
+  const { prompt_tokens: input, completion_tokens: output } = usage as Record<string, unknown>;
+  const count = (n: unknown): n is number =>
+    typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 && n <= 2_147_483_647;
+  return count(input) && count(output) ? { input, output } : undefined;
+}
 
 export function createOpenAiBackend(
   model: CompiledModel,
@@ -54,7 +72,14 @@ export function createOpenAiBackend(
     const chat = ctx.messages;
     const messages = chat ? [...catalog.filter((m) => m.role === 'system'), ...chat] : catalog;
     const format = ctx.responseFormat ? { response_format: ctx.responseFormat } : {};
-    return { ...params, ...format, model: b.model, messages, stream: true };
+    return {
+      ...params,
+      ...format,
+      model: b.model,
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    };
   }
 
   async function readStream(
@@ -63,8 +88,9 @@ export function createOpenAiBackend(
     o: CallOptions,
     maxTokens: number | null,
     until: number,
-  ): Promise<string> {
+  ): Promise<RenderOutput> {
     let text = '';
+    let tokens: ReportedTokens | undefined;
     let done = false;
     let failure: RenderError | null = null;
     let pieces = 0;
@@ -85,6 +111,7 @@ export function createOpenAiBackend(
         let chunk: {
           choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[];
           error?: { message?: unknown };
+          usage?: unknown;
         };
         try {
           chunk = JSON.parse(ev.data) as typeof chunk;
@@ -100,6 +127,8 @@ export function createOpenAiBackend(
           );
           return;
         }
+        // the last chunk's; vLLM's continuous usage puts the counts so far on every chunk
+        tokens = usageOf(chunk.usage) ?? tokens;
         const piece = chunk.choices?.[0]?.delta?.content;
         if (typeof piece === 'string' && piece !== '') {
           text += piece;
@@ -138,7 +167,7 @@ export function createOpenAiBackend(
     // Set by the parser's callback or the read loop above.
     if (failure) throw failure;
     if (!done) throw malformed('chat completion', 'the stream ended before [DONE]');
-    return text;
+    return { kind: 'text', text, ...(tokens ? { tokens } : {}) };
   }
 
   return {
@@ -170,15 +199,17 @@ export function createOpenAiBackend(
         if (!(res.headers.get('content-type') ?? '').includes('text/event-stream')) {
           const j = (await readJson(res, o, textAnswerLimit(deps.textLimitBytes))) as {
             choices?: { message?: { content?: unknown } }[];
+            usage?: unknown;
           };
           const content = j?.choices?.[0]?.message?.content;
           if (typeof content !== 'string')
             throw malformed('chat completion', 'no choices[0].message.content');
           const out = textOutput(content, deps.textLimitBytes);
           ctx.textPiece?.(content);
-          return out;
+          const tokens = usageOf(j.usage);
+          return tokens ? { ...out, tokens } : out;
         }
-        return { kind: 'text', text: await readStream(res, ctx, o, maxTokens, until) };
+        return await readStream(res, ctx, o, maxTokens, until);
       });
     },
 

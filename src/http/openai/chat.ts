@@ -27,7 +27,7 @@ async function completion(ctx: Ctx, s: ChatStarted, g: FinalGeneration) {
         finish_reason: 'stop',
       },
     ],
-    usage: chatUsage(await ctx.chat.tokens(s, text), s.id, s.costCents),
+    usage: chatUsage(await ctx.chat.tokens(s, g), s.id, s.costCents),
   };
 }
 
@@ -95,7 +95,7 @@ function stream(ctx: Ctx, reply: FastifyReply, s: ChatStarted, p: Principal, clo
     if (rest) chunk({ content: rest });
     chunk({}, 'stop');
     if (s.request.includeUsage) {
-      const usage = chatUsage(await ctx.chat.tokens(s, text), s.id, s.costCents);
+      const usage = chatUsage(await ctx.chat.tokens(s, g), s.id, s.costCents);
       event({ ...base, choices: [], usage });
     }
   };

@@ -60,8 +60,8 @@ function response(
   };
 }
 
-const usageOf = async (ctx: Ctx, s: ChatStarted, text: string) =>
-  responsesUsage(await ctx.chat.tokens(s, text), s.id, s.costCents);
+const usageOf = async (ctx: Ctx, s: ChatStarted, g: FinalGeneration) =>
+  responsesUsage(await ctx.chat.tokens(s, g), s.id, s.costCents);
 
 export function registerResponses(app: FastifyInstance, ctx: Ctx) {
   app.post('/responses', async (req, reply) => {
@@ -72,7 +72,7 @@ export function registerResponses(app: FastifyInstance, ctx: Ctx) {
     const g = await ctx.chat.final(req.principal, started.id, closed);
     if (g.status !== 'succeeded') return sendFailure(reply, g);
     const text = g.textOutput ?? '';
-    const body = response(started, 'completed', text, await usageOf(ctx, started, text));
+    const body = response(started, 'completed', text, await usageOf(ctx, started, g));
     return reply.type('application/json; charset=utf-8').send(body);
   });
 }
@@ -110,7 +110,7 @@ function stream(ctx: Ctx, reply: FastifyReply, s: ChatStarted, p: Principal, clo
     const part = { type: 'output_text', text, annotations: [], logprobs: [] };
     event('response.content_part.done', { ...at, part });
     event('response.output_item.done', { output_index: 0, item: message(s, text, 'completed') });
-    const usage = await usageOf(ctx, s, text);
+    const usage = await usageOf(ctx, s, g);
     event('response.completed', { response: response(s, 'completed', text, usage) });
   };
   void ctx.chat

@@ -292,3 +292,47 @@ it("a driver: openai model gets the conversation as it is, and its tokens reach 
   // The whole conversation is what its text field holds: bounded and priced whole.
   expect(g.inputs).toEqual({ text: messages.map((m) => m.content).join('\n'), max_items: 5 });
 });
+
+it("usage is the chat server's own counts where it reports them, stored with the render", async () => {
+  const messages = [{ role: 'user' as const, content: 'A fox on the ice.' }];
+  // a server that reports none: counted here (o200k_base), whatever it was asked
+  chat.usage = undefined;
+  const counted = await sdk().chat.completions.create({ model: 'acme/qwen', messages });
+  expect(chat.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true });
+  expect(counted.usage!.prompt_tokens).toBeGreaterThan(0);
+  expect(counted.usage!.prompt_tokens).not.toBe(1234);
+  chat.usage = { prompt_tokens: 1234, completion_tokens: 56, total_tokens: 1290 };
+  try {
+    const headers = { 'Idempotency-Key': `usage-${crypto.randomUUID()}` };
+    const c = await sdk().chat.completions.create({ model: 'acme/qwen', messages }, { headers });
+    expect(c.usage).toMatchObject({
+      prompt_tokens: 1234,
+      completion_tokens: 56,
+      total_tokens: 1290,
+    });
+    // a replay answers from the stored render, its counts read back from the database
+    const again = await sdk().chat.completions.create(
+      { model: 'acme/qwen', messages },
+      { headers },
+    );
+    expect(again.id).toBe(c.id);
+    expect(again.usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56 });
+    const stream = await sdk().chat.completions.create({
+      model: 'acme/qwen',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: OpenAI.CompletionUsage | undefined | null;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    expect(usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56 });
+    const r = await sdk().responses.create({ model: 'acme/qwen', input: 'A fox on the ice.' });
+    expect(r.usage).toMatchObject({ input_tokens: 1234, output_tokens: 56, total_tokens: 1290 });
+    // a server that answers JSON reports them in its body
+    chat.script.push({ kind: 'json' });
+    const json = await sdk().chat.completions.create({ model: 'acme/qwen', messages });
+    expect(json.usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56 });
+  } finally {
+    chat.usage = undefined;
+  }
+});

@@ -60,6 +60,7 @@ it('answers with the streamed text; messages and params from CEL; the key sent a
   expect(req.body).toEqual({
     model: 'qwen2.5-7b-instruct',
     stream: true,
+    stream_options: { include_usage: true },
     max_tokens: 240,
     temperature: 0.2,
     messages: [
