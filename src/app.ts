@@ -46,6 +46,7 @@ import { LiveText } from './queue/live-text.ts';
 import { LiveTextRelay } from './queue/live-text-relay.ts';
 import { TestRenders } from './queue/test-render.ts';
 import { createTopups } from './services/topups.ts';
+import { Receipts } from './services/receipts.ts';
 import { Billing } from './services/billing.ts';
 import { RefusalPace } from './admission/refusal-pace.ts';
 import { BodyBudget } from './admission/body-budget.ts';
@@ -187,6 +188,7 @@ export async function startService(
     backendHealth: role === 'api' ? undefined : backends.health,
     topups: createTopups({ db, config, waiters, log, mailer }),
     billing: new Billing(db),
+    receipts: new Receipts(db, config.billing),
     pace: new RefusalPace({ burst: config.refusalPaceBurst, delayMs: config.refusalPaceMs }),
     // four bodies at the limit at once, then the account's bytes a second
     bodies: new BodyBudget(db, config.bodyBytesPerSecond, 4 * config.bodyLimitBytes),
