@@ -198,7 +198,12 @@ export async function startService(
   const passwords = new PasswordWork(config.passwordChecksAtOnce);
   const studio = {
     sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
-    studioAccounts: new StudioAccounts(db, config.publicUrl, passwords),
+    studioAccounts: new StudioAccounts(
+      db,
+      config.publicUrl,
+      passwords,
+      config.billing.signupCreditCents,
+    ),
     history: new History(db, config.publicUrl),
     apiSections: openApiSections(catalog, config.publicUrl),
   };

@@ -6,6 +6,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { cell } from '../csv.ts';
+import { zeroHelp } from '../zero-help.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
@@ -43,6 +44,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
       return page(reply, 'usage', req, {
         title: 'Usage',
         receipts,
+        zero: zeroHelp(ctx),
         ledger: ledger.data,
         nextCursor: ledger.nextCursor,
         from,
