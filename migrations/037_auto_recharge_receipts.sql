@@ -26,7 +26,8 @@ CREATE INDEX accounts_recharge ON accounts (id) WHERE recharge_below_cents IS NO
 
 -- One row per recharge: its id is the PaymentIntent's Idempotency-Key, so a call retried after a
 -- crash makes no second payment. At most one in flight per account (the partial unique index);
--- `day` (RENDERGATE_DAY_TIMEZONE) bounds how many a day, counted under the auto_recharge row's lock.
+-- `day` (RENDERGATE_DAY_TIMEZONE) bounds how many a day, counted under the auto_recharge row's
+-- lock.
 -- A recharge is credited once: the move to `succeeded` with its credit entry, guarded.
 CREATE TABLE auto_recharges (
   id              text PRIMARY KEY,
@@ -35,7 +36,8 @@ CREATE TABLE auto_recharges (
   customer_id     text NOT NULL,
   payment_method  text NOT NULL,
   day             date NOT NULL,
-  status          text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'succeeded', 'failed')),
+  status          text NOT NULL DEFAULT 'pending'
+                  CHECK (status IN ('pending', 'succeeded', 'failed')),
   payment_intent  text UNIQUE,
   credit_entry_id text UNIQUE,
   failure         text,
@@ -43,7 +45,8 @@ CREATE TABLE auto_recharges (
   created_at      timestamptz NOT NULL DEFAULT now(),
   CHECK ((status = 'succeeded') = (credit_entry_id IS NOT NULL))
 );
-CREATE UNIQUE INDEX auto_recharges_in_flight ON auto_recharges (account_id) WHERE status = 'pending';
+CREATE UNIQUE INDEX auto_recharges_in_flight ON auto_recharges (account_id)
+  WHERE status = 'pending';
 CREATE INDEX auto_recharges_day ON auto_recharges (account_id, day);
 
 -- Receipts: every credit (series R) and every reversal of a payment (series CN, credit notes) gets
@@ -79,11 +82,11 @@ INSERT INTO receipts (number, series, year, seq, account_id, entry_id, amount_ce
 SELECT n.series || '-' || n.year || '-' || lpad(n.seq::text, 6, '0'), n.series, n.year, n.seq,
        n.account_id, n.id, n.amount_cents, n.reason, n.created_at
 FROM (
-  SELECT l.*, s.series, extract(year FROM l.created_at AT TIME ZONE 'UTC')::int AS year,
-         row_number() OVER (PARTITION BY s.series, extract(year FROM l.created_at AT TIME ZONE 'UTC')
-                            ORDER BY l.created_at, l.id)::int AS seq
+  SELECT l.*, s.series, s.year,
+         row_number() OVER (PARTITION BY s.series, s.year ORDER BY l.created_at, l.id)::int AS seq
   FROM ledger_entries l
-  CROSS JOIN LATERAL (SELECT CASE l.kind WHEN 'credit' THEN 'R' ELSE 'CN' END AS series) s
+  CROSS JOIN LATERAL (SELECT CASE l.kind WHEN 'credit' THEN 'R' ELSE 'CN' END AS series,
+                             extract(year FROM l.created_at AT TIME ZONE 'UTC')::int AS year) s
   WHERE l.kind = 'credit'
      OR (l.kind = 'reversal' AND coalesce(l.reason, '') NOT LIKE 'Shortfall made good from %')
 ) n;

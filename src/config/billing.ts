@@ -1,5 +1,6 @@
 // The operator's billing variables (docs/billing.md): who issues the receipts, how many
-// auto-recharges an account may make a day, what an account at €0 is told, and the sign-up credit.
+// auto-recharges an account may make a day, what an account at €0 is told, the sign-up
+// credit.
 import { envReader } from './env-reader.ts';
 
 export interface BillingConfig {

@@ -280,7 +280,8 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
         .map((c) => `<option value="${c}">${c}</option>`)
         .join('');
       const html = `<!doctype html><title>Save a card</title><h1>Save a card</h1>
-<form method="post" action="/c/pay/${s.id}"><label>Card <select name="card">${options}</select></label>
+<form method="post" action="/c/pay/${s.id}">
+<label>Card <select name="card">${options}</select></label>
 <button type="submit">Save card</button></form>`;
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
       return;

@@ -70,7 +70,8 @@ describe('an account at €0', () => {
       expect(e.map((x) => x.reason)).toEqual(['Sign-up credit']);
       expect(await q('SELECT 1 FROM receipts WHERE entry_id = $1', [e[0].id])).toHaveLength(1);
       const audit = await q(
-        "SELECT details->>'via' AS via FROM audit_events WHERE account_id = $1 AND action = 'credit.added'",
+        `SELECT details->>'via' AS via FROM audit_events
+          WHERE account_id = $1 AND action = 'credit.added'`,
         [a.id],
       );
       expect(audit).toEqual([{ via: 'signup' }]);

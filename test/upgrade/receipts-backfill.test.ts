@@ -7,7 +7,7 @@ import { createPool } from '../../src/db/pool.ts';
 import { emptyDatabase } from '../helpers/db.ts';
 
 describe('migration 037', () => {
-  it('numbers the earlier credits and reversals in order, and the next credit after them', async () => {
+  it('numbers the earlier credits and reversals in order, then the next credit', async () => {
     const empty = await emptyDatabase();
     const db = createPool(empty.url, 2, { long: true });
     try {

@@ -98,13 +98,15 @@ describe('auto-recharge', () => {
     // Its event arrives too and changes nothing.
     await waitFor('the succeeded event', async () => {
       const rows = await q(
-        "SELECT outcome FROM stripe_events WHERE type = 'payment_intent.succeeded' AND session_id = $1",
+        `SELECT outcome FROM stripe_events
+          WHERE type = 'payment_intent.succeeded' AND session_id = $1`,
         [r.id],
       );
       return rows.length > 0 && rows;
     });
     const credits = await q(
-      "SELECT reason FROM ledger_entries WHERE account_id = $1 AND kind = 'credit' AND reason LIKE 'Stripe auto%'",
+      `SELECT reason FROM ledger_entries
+        WHERE account_id = $1 AND kind = 'credit' AND reason LIKE 'Stripe auto%'`,
       [accountId],
     );
     expect(credits).toEqual([{ reason: `Stripe auto-recharge ${r.payment_intent}` }]);
@@ -116,7 +118,8 @@ describe('auto-recharge', () => {
     expect(receipt.number).toMatch(/^R-\d{4}-\d{6}$/);
     expect(receipt.receipt_url).toMatch(/^https:\/\/pay\.stripe\.com\/receipts\//);
     const audit = await q(
-      "SELECT action FROM audit_events WHERE account_id = $1 AND action LIKE 'auto_recharge.%' ORDER BY seq",
+      `SELECT action FROM audit_events
+        WHERE account_id = $1 AND action LIKE 'auto_recharge.%' ORDER BY seq`,
       [accountId],
     );
     expect(audit.map((a) => a.action)).toEqual([
@@ -147,14 +150,15 @@ describe('auto-recharge', () => {
     }
     await waitFor('settled', async () => (await moneyOf(h, accountId)).balance === 3001);
     const outcomes = await q(
-      `SELECT outcome FROM stripe_events WHERE account_id = $1 AND type = 'payment_intent.succeeded'`,
+      `SELECT outcome FROM stripe_events
+        WHERE account_id = $1 AND type = 'payment_intent.succeeded'`,
       [accountId],
     );
     expect(outcomes).toEqual([{ outcome: 'credited' }]);
     expect((await rechargesOf(h, accountId)).length).toBe(1);
   });
 
-  it('makes one in flight and at most N a day under concurrent triggers from three runners', async () => {
+  it('makes one in flight and at most N a day under concurrent triggers of several runners', async () => {
     const ar = autoRechargeOf(h, PER_DAY);
     const { accountId, owner, key } = await payer(h, 2000);
     await saveCard(h, ar, owner);
@@ -255,7 +259,8 @@ describe('auto-recharge', () => {
         { timeoutMs: 8000 },
       );
       const audit = await q(
-        "SELECT details FROM audit_events WHERE account_id = $1 AND action = 'auto_recharge.failed'",
+        `SELECT details FROM audit_events
+          WHERE account_id = $1 AND action = 'auto_recharge.failed'`,
         [accountId],
       );
       expect(audit.length).toBe(1);
