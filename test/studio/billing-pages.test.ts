@@ -54,7 +54,7 @@ describe('billing pages at 360 px', () => {
       await expect(page.getByLabel('Mode').inputValue()).resolves.toBe('test');
       await page.goto('/usage');
       await page.getByRole('heading', { name: 'No credit yet: €0.00' }).waitFor();
-      await page.getByRole('link', { name: 'Add credit' }).first().waitFor();
+      await page.getByRole('link', { name: 'buy credit by card' }).waitFor();
       await checkPage(page, 'Usage at €0');
 
       await page.goto('/credit');
