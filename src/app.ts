@@ -46,6 +46,7 @@ import { LiveText } from './queue/live-text.ts';
 import { LiveTextRelay } from './queue/live-text-relay.ts';
 import { TestRenders } from './queue/test-render.ts';
 import { createTopups } from './services/topups.ts';
+import { Receipts } from './services/receipts.ts';
 import { Billing } from './services/billing.ts';
 import { RefusalPace } from './admission/refusal-pace.ts';
 import { BodyBudget } from './admission/body-budget.ts';
@@ -163,6 +164,8 @@ export async function startService(
     testRenders,
   });
   const keys = new KeyResolver(db, config.keyPrefix);
+  // invitations and money notices go out by mail where SMTP is set up
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
   const ctx = {
     chat: new ChatCompletions(catalog, generations, liveText),
     config,
@@ -180,16 +183,12 @@ export async function startService(
     usage: new Usage(db, config.dayTimeZone),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),
     // invitations go out by the studio's mail where SMTP is set up
-    members: new Members(
-      db,
-      config.publicUrl,
-      config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null,
-      keys,
-    ),
+    members: new Members(db, config.publicUrl, mailer, keys),
     ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,
-    topups: createTopups({ db, config, waiters, log }),
+    topups: createTopups({ db, config, waiters, log, mailer }),
     billing: new Billing(db),
+    receipts: new Receipts(db, config.billing),
     pace: new RefusalPace({ burst: config.refusalPaceBurst, delayMs: config.refusalPaceMs }),
     // four bodies at the limit at once, then the account's bytes a second
     bodies: new BodyBudget(db, config.bodyBytesPerSecond, 4 * config.bodyLimitBytes),
@@ -199,7 +198,12 @@ export async function startService(
   const passwords = new PasswordWork(config.passwordChecksAtOnce);
   const studio = {
     sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
-    studioAccounts: new StudioAccounts(db, config.publicUrl, passwords),
+    studioAccounts: new StudioAccounts(
+      db,
+      config.publicUrl,
+      passwords,
+      config.billing.signupCreditCents,
+    ),
     history: new History(db, config.publicUrl),
     apiSections: openApiSections(catalog, config.publicUrl),
   };
@@ -236,6 +240,8 @@ export async function startService(
   let stopRelay = () => {};
   let dispatcher: WebhookDispatcher | null = null;
   let webhookDb: Db | null = null;
+  // Auto-recharge's runner, in every worker (services/auto-recharge-run.ts).
+  const recharges = role === 'api' ? null : (ctx.topups?.recharges(infra.url) ?? null);
   if (role !== 'api') {
     claimDb = createPool(infra.url, 3, { asyncCommit: true });
     const relay = new LiveTextRelay({ db: claimDb });
@@ -291,6 +297,7 @@ export async function startService(
     await worker.start();
     await dispatcher.start();
     janitor.start();
+    await recharges?.start();
   }
   // The address to open, in the line itself: a first start's reader looks for it there.
   const open = role === 'worker' ? '' : `: open ${config.publicUrl}/ in a browser`;
@@ -313,6 +320,7 @@ export async function startService(
       await passwords.close();
       await testRenders?.close();
       await worker?.stop(graceMs);
+      await recharges?.stop();
       stopRelay(); // the last pieces, before the claim pool closes
       await dispatcher?.stop();
       await webhookDb?.end().catch(() => undefined);

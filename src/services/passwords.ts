@@ -8,7 +8,8 @@ import { Piscina } from 'piscina';
 import { ApiError } from '../domain/errors.ts';
 import { transaction, type Db, type Tx } from '../db/pool.ts';
 import { NO_SOURCE, recordAudit, type AuditSource } from '../audit/record.ts';
-import { memberPrincipal } from '../domain/principal.ts';
+import { memberPrincipal, SYSTEM } from '../domain/principal.ts';
+import { creditIn } from '../ledger/ledger.ts';
 import { insertAccount } from '../db/accounts.ts';
 import { passwordOf, passwordOfEmail, upsertPassword } from '../db/studio-passwords.ts';
 import { personByEmail } from '../db/people.ts';
@@ -185,6 +186,7 @@ export async function signUp(
   work: PasswordWork,
   email: string,
   password: string,
+  signupCreditCents = 0,
 ): Promise<SignedIn | null> {
   const h = await work.hash(password);
   return transaction(db, async (tx) => {
@@ -193,7 +195,21 @@ export async function signUp(
     if (!account) return null;
     const personId = (await ownerOf(tx, account.id))!;
     await upsertPassword(tx, personId, h);
+    // The operator's sign-up credit (RENDERGATE_SIGNUP_CREDIT_CENTS), in the account's own
+    // transaction: only a sign-up the per-address bound let through is made, and credited.
+    if (signupCreditCents > 0) await signupCredit(tx, account.id, signupCreditCents);
     return { personId, accountId: account.id };
+  });
+}
+
+async function signupCredit(tx: Tx, accountId: string, amountCents: number) {
+  const c = await creditIn(tx, { accountId, amountCents, reason: 'Sign-up credit' });
+  await recordAudit(tx, {
+    account: accountId,
+    action: 'credit.added',
+    actor: SYSTEM,
+    target: { type: 'ledger_entry', id: c.entryId },
+    details: { amountCents, via: 'signup' },
   });
 }
 

@@ -33,7 +33,24 @@ export interface SessionIn {
   paymentIntent: string | null;
   /** When Stripe created it (Unix seconds). */
   created: number | null;
+  /** A setup session's SetupIntent and the customer it saves a card for. */
+  setupIntent: string | null;
+  customer: string | null;
 }
+/** A PaymentIntent of an auto-recharge (its metadata names our recharge row). */
+export interface PaymentIntentIn {
+  id: string;
+  amount: number;
+  currency: string | null;
+  status: string;
+  rechargeRef: string | null;
+  accountRef: string | null;
+  failure: string | null;
+}
+export const PAYMENT_INTENT_TYPES = [
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+] as const;
 export interface ChargeIn {
   id: string;
   paymentIntent: string | null;
@@ -56,6 +73,7 @@ export type StripeEventIn = Envelope &
     | { kind: 'session'; session: SessionIn }
     | { kind: 'charge'; charge: ChargeIn }
     | { kind: 'dispute'; dispute: DisputeIn }
+    | { kind: 'payment_intent'; paymentIntent: PaymentIntentIn }
     | { kind: 'other' }
   );
 
@@ -113,6 +131,25 @@ function session(o: Obj): SessionIn {
     checkoutRef: tokenOrNull(metadata.rendergate_checkout, f('metadata.rendergate_checkout')),
     paymentIntent: ref(o.payment_intent, f('payment_intent')),
     created: wholeOrNull(o.created, f('created')),
+    setupIntent: ref(o.setup_intent, f('setup_intent')),
+    customer: ref(o.customer, f('customer')),
+  };
+}
+
+function paymentIntent(o: Obj): PaymentIntentIn {
+  const f = (k: string) => `data.object.${k}`;
+  const metadata = o.metadata == null ? {} : obj(o.metadata, f('metadata'));
+  const error =
+    o.last_payment_error == null ? null : obj(o.last_payment_error, f('last_payment_error'));
+  const message = error && typeof error.message === 'string' ? error.message.slice(0, 300) : null;
+  return {
+    id: token(o.id, f('id')),
+    amount: whole(o.amount, f('amount')),
+    currency: tokenOrNull(o.currency, f('currency')),
+    status: token(o.status, f('status')),
+    rechargeRef: tokenOrNull(metadata.rendergate_recharge, f('metadata.rendergate_recharge')),
+    accountRef: tokenOrNull(metadata.rendergate_account, f('metadata.rendergate_account')),
+    failure: message,
   };
 }
 
@@ -145,5 +182,7 @@ export function parseStripeEvent(body: unknown): StripeEventIn {
     };
     return { ...env, kind: 'dispute', dispute };
   }
+  if ((PAYMENT_INTENT_TYPES as readonly string[]).includes(env.type))
+    return { ...env, kind: 'payment_intent', paymentIntent: paymentIntent(o) };
   return { ...env, kind: 'other' };
 }

@@ -6,6 +6,8 @@
 // a failed asynchronous payment is remembered;
 // - refunds and disputes (stripe-settle.ts): kept as facts of their payment, and the payment's
 // top-up, once credited, brought to what they say: a `reversal`, or a won dispute's `credit`;
+// - a setup session's completion saves its card (stripe-setup.ts), and payment_intent.* events
+//   settle an auto-recharge as its call's answer would (auto-recharge-outcomes.ts);
 // - anything else is recorded as ignored. Stripe does not promise order and delivers an event
 //   again until it gets a 2xx: every event is applied so that any order, any repetition and any
 //   concurrency give the same ledger.
@@ -17,6 +19,10 @@ import { recordStripeEvent, type StripeOutcome } from '../db/stripe-events.ts';
 import { parseStripeEvent, type StripeEventIn } from './stripe-event-shape.ts';
 import { onDispute, onRefund, type Handled } from './stripe-settle.ts';
 import { onSession } from './stripe-checkout.ts';
+import { cardOfSetup, onSetupSession, type SetupCard } from './stripe-setup.ts';
+import { rechargeFailed, rechargeSucceeded } from './auto-recharge-outcomes.ts';
+import { mailRechargeOff } from './auto-recharge-run.ts';
+import type { Mailer } from './mail.ts';
 
 export class StripeEvents {
   constructor(
@@ -28,6 +34,8 @@ export class StripeEvents {
       /** The amounts offered (a session the previous release made is credited only at one). */
       offered: number[];
       log: Logger;
+      /** Where the notice of auto-recharge turned off goes (null: no mail). */
+      mailer?: Mailer | null;
     },
   ) {}
 
@@ -37,8 +45,14 @@ export class StripeEvents {
    */
   async receive(raw: Buffer, signature: string | undefined): Promise<StripeOutcome> {
     const event = parseStripeEvent(this.verified(raw, signature));
-    return transaction(this.o.db, async (tx) => {
-      const h = await this.handle(tx, event);
+    const s = event.kind === 'session' ? event.session : null;
+    const card =
+      s?.mode === 'setup' && s.setupIntent && event.type === 'checkout.session.completed'
+        ? await cardOfSetup(this.o.stripe, s.setupIntent)
+        : null;
+    let turnedOff: { accountId: string; why: string } | null = null;
+    const outcome = await transaction(this.o.db, async (tx) => {
+      const h = await this.handle(tx, event, card, (off) => (turnedOff = off));
       await recordStripeEvent(tx, {
         eventId: event.id,
         type: event.type,
@@ -52,6 +66,10 @@ export class StripeEvents {
         );
       return h.outcome;
     });
+    const off = turnedOff as { accountId: string; why: string } | null;
+    if (off)
+      await mailRechargeOff(this.o.db, this.o.mailer ?? null, off.accountId, off.why, this.o.log);
+    return outcome;
   }
 
   /** The body as JSON, once the library found its signature right. */
@@ -73,22 +91,59 @@ export class StripeEvents {
     }
   }
 
-  private handle(tx: Tx, e: StripeEventIn): Promise<Handled> {
+  private async handle(
+    tx: Tx,
+    e: StripeEventIn,
+    card: SetupCard | null,
+    onOff: (off: { accountId: string; why: string }) => void,
+  ): Promise<Handled> {
     switch (e.kind) {
       case 'session':
+        if (e.session.mode === 'setup') {
+          if (e.type !== 'checkout.session.completed') return nothing();
+          return onSetupSession(tx, e.session, card);
+        }
         return onSession(tx, e.type, e.session, this.o.offered);
+      case 'payment_intent': {
+        const pi = e.paymentIntent;
+        if (!pi.rechargeRef) return nothing();
+        if (e.type === 'payment_intent.succeeded')
+          return rechargeSucceeded(tx, {
+            rechargeId: pi.rechargeRef,
+            paymentIntent: pi.id,
+            amountCents: pi.amount,
+            currency: pi.currency,
+            receiptUrl: null,
+          });
+        const why = `Stripe: the payment failed${pi.failure ? `: ${pi.failure}` : ''}`;
+        const off = await rechargeFailed(tx, {
+          rechargeId: pi.rechargeRef,
+          paymentIntent: pi.id,
+          why,
+        });
+        if (off) onOff({ accountId: off.accountId, why });
+        return {
+          outcome: off ? 'refused' : 'duplicate',
+          detail: off ? `auto-recharge turned off: ${why}` : 'seen before, or settled',
+          accountId: off?.accountId ?? null,
+          sessionId: pi.rechargeRef,
+          amountCents: pi.amount,
+        };
+      }
       case 'charge':
         return onRefund(tx, e.charge);
       case 'dispute':
         return onDispute(tx, e.type, e.dispute);
       case 'other':
-        return Promise.resolve({
-          outcome: 'ignored',
-          detail: null,
-          accountId: null,
-          sessionId: null,
-          amountCents: null,
-        });
+        return nothing();
     }
   }
 }
+
+const nothing = (): Handled => ({
+  outcome: 'ignored',
+  detail: null,
+  accountId: null,
+  sessionId: null,
+  amountCents: null,
+});

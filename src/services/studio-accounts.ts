@@ -34,6 +34,8 @@ export class StudioAccounts {
     private publicUrl: string,
     /** Argon2's hashes and checks, a few at once (passwords.ts). */
     private work: PasswordWork,
+    /** The operator's credit for each self sign-up (RENDERGATE_SIGNUP_CREDIT_CENTS). */
+    private signupCreditCents = 0,
   ) {}
 
   /** Counts an attempt at a door before it is checked, or refuses it (admission/attempts.ts). */
@@ -92,7 +94,7 @@ export class StudioAccounts {
   }
 
   signUp(email: string, password: string) {
-    return signUp(this.db, this.work, email, password);
+    return signUp(this.db, this.work, email, password, this.signupCreditCents);
   }
 
   /** One check that checks nothing, for answers that must take a check's time (passwords.ts). */

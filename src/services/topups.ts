@@ -12,6 +12,9 @@ import { topupOf, type TopupRow } from '../db/topups.ts';
 import type { Waiters } from '../admission/waiters.ts';
 import { StripeEvents } from './stripe-events.ts';
 import { CheckoutSessions } from './checkout-sessions.ts';
+import { AutoRecharge } from './auto-recharge.ts';
+import { RechargeRunner } from './auto-recharge-run.ts';
+import type { Mailer } from './mail.ts';
 import { accountFor } from '../domain/authorize.ts';
 import type { Principal } from '../domain/principal.ts';
 
@@ -23,11 +26,22 @@ export class Topups {
   /** The origin Checkout pages are served from: the Add credit page's form may post (and redirect) there. */
   readonly checkoutOrigin: string;
   readonly events: StripeEvents;
+  /** Save a card, and the recharges it pays (docs/billing.md "Auto-recharge"). */
+  readonly autoRecharge: AutoRecharge;
   private stripe: Stripe;
   private sessions: CheckoutSessions;
 
   constructor(
-    private o: { db: Db; stripe: StripeConfig; publicUrl: string; waiters: Waiters; log: Logger },
+    private o: {
+      db: Db;
+      stripe: StripeConfig;
+      publicUrl: string;
+      waiters: Waiters;
+      log: Logger;
+      mailer: Mailer | null;
+      perDay: number;
+      timeZone: string;
+    },
   ) {
     this.amounts = o.stripe.topupAmounts;
     this.checkoutOrigin = o.stripe.checkoutOrigin;
@@ -46,8 +60,38 @@ export class Topups {
       toleranceSeconds: SIGNATURE_TOLERANCE_SECONDS,
       offered: this.amounts,
       log: o.log,
+      mailer: o.mailer,
     });
     this.sessions = new CheckoutSessions({ db: o.db, stripe: this.stripe, log: o.log });
+    this.autoRecharge = new AutoRecharge({
+      db: o.db,
+      stripe: this.stripe,
+      sessions: this.sessions,
+      offered: this.amounts,
+      perDay: o.perDay,
+      publicUrl: o.publicUrl,
+    });
+  }
+
+  /** The recharges' runner a worker starts (auto-recharge-run.ts). */
+  recharges(databaseUrl: string, pollMs?: number): RechargeRunner {
+    return new RechargeRunner({
+      db: this.o.db,
+      databaseUrl,
+      // Its own client: a call left unanswered is retried by the runner after its lease, under
+      // the same Idempotency-Key, rather than held by the library's retries.
+      stripe: new Stripe(this.o.stripe.secretKey, {
+        ...(this.o.stripe.api ?? {}),
+        maxNetworkRetries: 0,
+        timeout: 20_000,
+        telemetry: false,
+      }),
+      perDay: this.o.perDay,
+      timeZone: this.o.timeZone,
+      mailer: this.o.mailer,
+      log: this.o.log,
+      pollMs,
+    });
   }
 
   /**
@@ -121,6 +165,7 @@ export function createTopups(o: {
   config: Config;
   waiters: Waiters;
   log: Logger;
+  mailer: Mailer | null;
 }): Topups | null {
   if (!o.config.stripe) return null;
   return new Topups({
@@ -129,5 +174,8 @@ export function createTopups(o: {
     publicUrl: o.config.publicUrl,
     waiters: o.waiters,
     log: o.log,
+    mailer: o.mailer,
+    perDay: o.config.billing.autoRechargePerDay,
+    timeZone: o.config.dayTimeZone,
   });
 }

@@ -18,6 +18,7 @@ import type { BackendHealth } from '../backends/health.ts';
 import type { ChatCompletions } from '../services/chat.ts';
 import type { Topups } from '../services/topups.ts';
 import type { Billing } from '../services/billing.ts';
+import type { Receipts } from '../services/receipts.ts';
 import type { RefusalPace } from '../admission/refusal-pace.ts';
 import type { BodyBudget } from '../admission/body-budget.ts';
 import type { Usage } from '../services/usage.ts';
@@ -52,6 +53,8 @@ export interface Ctx {
   topups: Topups | null;
   /** The console's view of billing: shortfalls and Stripe events. */
   billing: Billing;
+  /** Receipts and credit notes, listed and as PDFs. */
+  receipts: Receipts;
   /** Refusals that keep coming, answered late (admission/refusal-pace.ts). */
   pace: RefusalPace;
   /** The bytes of request bodies each account sends (admission/body-budget.ts). */

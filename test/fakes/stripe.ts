@@ -16,6 +16,7 @@
 import crypto from 'node:crypto';
 import Stripe from 'stripe';
 import { listen, send } from './http-util.ts';
+import { offSession, type OffSession } from './stripe-offsession.ts';
 
 export interface StripeFake {
   base: string;
@@ -40,6 +41,8 @@ export interface StripeFake {
   charge(session: any, refunded: number): any;
   /** A dispute of the session's payment; the same `id` across events is the same dispute. */
   dispute(session: any, amount: number, o?: { id?: string; status?: string }): any;
+  /** Customers, saved cards and off-session PaymentIntents (stripe-offsession.ts). */
+  offSession: OffSession;
   close: () => Promise<void>;
 }
 
@@ -79,6 +82,8 @@ function checkCreate(p: any): { message: string; param: string } | null {
     return { message: 'Missing or invalid mode.', param: 'mode' };
   if (!p.success_url)
     return { message: 'Missing required param: success_url.', param: 'success_url' };
+  if (p.mode === 'setup' && (!p.currency || !p.customer))
+    return { message: 'A setup session here needs currency and customer.', param: 'currency' };
   if (p.mode === 'payment' && !(Array.isArray(p.line_items) && p.line_items.length > 0)) {
     return { message: 'line_items is required in payment mode.', param: 'line_items' };
   }
@@ -177,6 +182,11 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
     status: o.status ?? 'needs_response',
   });
 
+  const extra = offSession({
+    event: (t, o) => fake.event(t, o),
+    deliver: (payload) => fake.deliver(payload),
+  });
+  fake.offSession = extra.state;
   const idempotent = new Map<string, any>();
   const { base, close } = await listen(
     (req, res) =>
@@ -186,7 +196,7 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
         for await (const c of req) chunks.push(c as Buffer);
         const text = Buffer.concat(chunks).toString('utf8');
         const pay = /^\/c\/pay\/(cs_test_[0-9a-f]+)$/.exec(url.pathname);
-        if (pay) return hostedPage(req.method ?? 'GET', pay[1], res);
+        if (pay) return hostedPage(req.method ?? 'GET', pay[1], res, text);
         const params = parseStripeForm(text);
         fake.requests.push({ method: req.method ?? '', path: url.pathname, params });
         if (req.headers.authorization !== `Bearer ${fake.secretKey}`) {
@@ -214,7 +224,7 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
             payment_status: 'unpaid',
             amount_subtotal: total,
             amount_total: total,
-            currency: items[0]?.price_data?.currency ?? null,
+            currency: items[0]?.price_data?.currency ?? params.currency ?? null,
             client_reference_id: params.client_reference_id ?? null,
             metadata: params.metadata ?? {},
             success_url: params.success_url,
@@ -222,7 +232,8 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
             url: `${base}/c/pay/${id}`,
             livemode: false,
             payment_intent: null,
-            customer: null,
+            customer: params.customer ?? null,
+            setup_intent: null,
             created: Math.floor(Date.now() / 1000),
             expires_at: Math.floor(Date.now() / 1000) + 86_400,
           };
@@ -230,18 +241,20 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
           if (typeof key === 'string') idempotent.set(key, session);
           return send(res, 200, session);
         }
+        if (await extra.handle(req, res, url.pathname, params, url.searchParams)) return;
         return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${url.pathname}).`);
       })().catch((e) => {
         if (!res.headersSent) send(res, 500, { error: { type: 'api_error', message: String(e) } });
       }),
   );
 
-  function hostedPage(method: string, id: string, res: any) {
+  function hostedPage(method: string, id: string, res: any, body: string) {
     const s = fake.sessions.get(id);
     if (!s) {
       res.writeHead(404).end('no such session');
       return;
     }
+    if (s.mode === 'setup') return setupPage(method, s, res, body);
     if (method === 'GET') {
       const html = `<!doctype html><title>Checkout</title><h1>Pay €${(s.amount_total / 100).toFixed(2)}</h1>
 <form method="post" action="/c/pay/${id}"><button type="submit">Pay</button></form>`;
@@ -257,6 +270,31 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
           .deliver(JSON.stringify(fake.event('checkout.session.completed', paid)))
           .catch(() => undefined),
       300,
+    );
+  }
+
+  /** A setup session's page: pick a test card, **Save card**; then its completed event. */
+  function setupPage(method: string, s: any, res: any, body: string) {
+    if (method === 'GET') {
+      const options = ['pm_card_visa', 'pm_card_chargeDeclined', 'pm_card_authenticationRequired']
+        .map((c) => `<option value="${c}">${c}</option>`)
+        .join('');
+      const html = `<!doctype html><title>Save a card</title><h1>Save a card</h1>
+<form method="post" action="/c/pay/${s.id}">
+<label>Card <select name="card">${options}</select></label>
+<button type="submit">Save card</button></form>`;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
+      return;
+    }
+    const card = new URLSearchParams(body).get('card') ?? 'pm_card_visa';
+    const done = fake.offSession.completeSetup(s, card);
+    res.writeHead(303, { location: s.success_url.replace('{CHECKOUT_SESSION_ID}', s.id) }).end();
+    setTimeout(
+      () =>
+        void fake
+          .deliver(JSON.stringify(fake.event('checkout.session.completed', done)))
+          .catch(() => undefined),
+      100,
     );
   }
 

@@ -10,6 +10,7 @@ import {
   type StudioCtx,
 } from '../types.ts';
 import { page } from '../view.ts';
+import { zeroHelp } from '../zero-help.ts';
 import { field, localPath } from '../form-body.ts';
 import crypto from 'node:crypto';
 import { EMAIL, MIN_PASSWORD, passwordProblem } from '../../services/passwords.ts';
@@ -63,7 +64,12 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       .catch((e: unknown) => req.log.warn({ err: e }, 'failed sign-in not audited'));
 
   app.get('/', { preHandler: signedIn(ctx) }, async (req, reply) =>
-    page(reply, 'catalog', req, { title: 'Models', models: ctx.catalog.models, cards: ctx.cards }),
+    page(reply, 'catalog', req, {
+      title: 'Models',
+      models: ctx.catalog.models,
+      cards: ctx.cards,
+      zero: zeroHelp(ctx),
+    }),
   );
 
   app.get<{ Querystring: { next?: string } }>('/signin', door, async (req, reply) => {

@@ -9,6 +9,7 @@ import type { Topups } from '../../services/topups.ts';
 import { SESSION_COOKIE, signedIn, type StudioCtx } from '../types.ts';
 import { page, SECURITY_HEADERS } from '../view.ts';
 import { field } from '../form-body.ts';
+import { autoRechargeData, registerAutoRechargeRoutes } from './auto-recharge.ts';
 
 /** How long the success page waits for Stripe's event before saying it has not arrived yet. */
 const SUCCESS_WAIT_SECONDS = 20;
@@ -35,14 +36,33 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
     t: Topups,
     extra: Record<string, unknown> = {},
   ) =>
-    page(reply.header('content-security-policy', checkoutPolicy(t.checkoutOrigin)), 'credit', req, {
-      title: 'Add credit',
-      amounts: t.amounts,
-      ...extra,
-    });
+    autoRechargeData(req, t).then((auto) =>
+      page(
+        reply.header('content-security-policy', checkoutPolicy(t.checkoutOrigin)),
+        'credit',
+        req,
+        { title: 'Add credit', amounts: t.amounts, ...auto, ...extra },
+      ),
+    );
 
-  app.get<{ Querystring: { cancelled?: string } }>('/credit', pre, async (req, reply) =>
-    creditPage(req, reply, topups, { cancelled: req.query.cancelled === '1' }),
+  app.get<{ Querystring: { cancelled?: string; card?: string; saved?: string } }>(
+    '/credit',
+    pre,
+    async (req, reply) =>
+      creditPage(req, reply, topups, {
+        cancelled: req.query.cancelled === '1',
+        notice:
+          req.query.card === 'saving'
+            ? 'Card saved at Stripe: it shows here as soon as Stripe confirms it.'
+            : req.query.card === 'removed'
+              ? 'Card removed; auto-recharge is off.'
+              : req.query.saved === '1'
+                ? 'Auto-recharge settings saved.'
+                : null,
+      }),
+  );
+  registerAutoRechargeRoutes(app, ctx, topups, (req, reply, extra) =>
+    creditPage(req, reply, topups, extra),
   );
 
   app.post('/credit', pre, async (req, reply) => {

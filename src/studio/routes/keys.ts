@@ -34,7 +34,8 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: StudioCtx) {
       defaultRate: ctx.config.defaultRateLimitPerMinute,
       maxRate: ctx.config.maxRateLimitPerMinute,
       errors: {},
-      values: {},
+      // "Try every model free" (zero-help.eta) links here with ?mode=test
+      values: (req.query as { mode?: string }).mode === 'test' ? { mode: 'test' } : {},
       ...extra,
     });
 

@@ -12,6 +12,7 @@ import { signedIn, type StudioCtx } from '../types.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { euros, page } from '../view.ts';
 import { field } from '../form-body.ts';
+import { zeroHelp } from '../zero-help.ts';
 import { fieldErrors, formFields, formInputs, formValues } from '../model-form.ts';
 import { registerExampleRoutes } from './examples.ts';
 
@@ -70,6 +71,7 @@ export function registerRenderRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const price = incomplete ? null : (await quote(req.principal, model, values)).costCents;
     return page(reply, 'model', req, {
       title: model.def.name,
+      zero: zeroHelp(ctx),
       model: model.def,
       card: ctx.cards.get(model.id),
       fields: formFields(model.def, o.values ?? null, o.errors ?? {}),

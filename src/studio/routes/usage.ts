@@ -6,6 +6,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { cell } from '../csv.ts';
+import { zeroHelp } from '../zero-help.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
@@ -39,8 +40,11 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
         throw e;
       }
       const s = await ctx.accounts.spend(req.principal, fromD, toD);
+      const receipts = await ctx.receipts.list(req.principal);
       return page(reply, 'usage', req, {
         title: 'Usage',
+        receipts,
+        zero: zeroHelp(ctx),
         ledger: ledger.data,
         nextCursor: ledger.nextCursor,
         from,
@@ -49,6 +53,17 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
       });
     },
   );
+
+  // A receipt or credit note as a PDF (services/receipt-pdf.ts); another account's is a 404.
+  app.get<{ Params: { number: string } }>('/usage/receipts/:number', pre, async (req, reply) => {
+    const number = req.params.number.replace(/\.pdf$/, '');
+    const r = await ctx.receipts.pdf(req.principal, number);
+    return reply
+      .header('content-type', 'application/pdf')
+      .header('content-disposition', `attachment; filename="${r.number}.pdf"`)
+      .header('cache-control', 'private, no-store')
+      .send(r.pdf);
+  });
 
   // The whole ledger, streamed page by page (keyset paging, so a long history never sits in memory).
   app.get('/usage/ledger.csv', pre, async (req, reply) => {

@@ -1,0 +1,69 @@
+// Receipts and credit notes (migrations/037): numbered by the trigger of sql/number_receipt.sql
+// in the transaction of each credit and reversal, so the ledger owns them; read here for the
+// studio's list and the PDF.
+import type { Queryable, Tx } from '../db/pool.ts';
+
+export interface ReceiptRow {
+  number: string;
+  series: 'R' | 'CN';
+  accountId: string;
+  entryId: string;
+  amountCents: number;
+  reason: string | null;
+  receiptUrl: string | null;
+  createdAt: Date;
+}
+
+interface DbRow {
+  number: string;
+  series: 'R' | 'CN';
+  account_id: string;
+  entry_id: string;
+  amount_cents: number;
+  reason: string | null;
+  receipt_url: string | null;
+  created_at: Date;
+}
+
+const view = (r: DbRow): ReceiptRow => ({
+  number: r.number,
+  series: r.series,
+  accountId: r.account_id,
+  entryId: r.entry_id,
+  amountCents: r.amount_cents,
+  reason: r.reason,
+  receiptUrl: r.receipt_url,
+  createdAt: r.created_at,
+});
+
+/** The account's receipts and credit notes, newest first. */
+export async function receiptsOf(
+  q: Queryable,
+  accountId: string,
+  limit = 100,
+): Promise<ReceiptRow[]> {
+  const { rows } = await q.query<DbRow>(
+    `SELECT * FROM receipts WHERE account_id = $1
+      ORDER BY created_at DESC, series, seq DESC LIMIT $2`,
+    [accountId, limit],
+  );
+  return rows.map(view);
+}
+
+/** One receipt of the account; null when there is none of that number there. */
+export async function receiptOf(
+  q: Queryable,
+  accountId: string,
+  number: string,
+): Promise<ReceiptRow | null> {
+  const { rows } = await q.query<DbRow>(
+    'SELECT * FROM receipts WHERE account_id = $1 AND number = $2',
+    [accountId, number],
+  );
+  return rows[0] ? view(rows[0]) : null;
+}
+
+/** Stripe's own receipt page of the payment behind a credit, linked from ours. */
+export async function linkStripeReceipt(tx: Tx, entryId: string, url: string): Promise<void> {
+  await tx.query('UPDATE receipts SET receipt_url = $2 WHERE entry_id = $1', [entryId, url]);
+}
