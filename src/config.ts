@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { envReader } from './config/env-reader.ts';
 import { stripeConfig, type StripeConfig } from './config/stripe.ts';
+import { oidcConfig, type OidcConfig } from './config/oidc.ts';
 
 export type StorageConfig =
   { driver: 'file'; root: string } | { driver: 's3'; bucket: string; prefix: string };
@@ -85,6 +86,8 @@ export interface Config {
   textOutputLimitBytes: number;
   /** Stripe Checkout top-ups (docs/billing.md); null without both secrets. */
   stripe: StripeConfig | null;
+  /** Single sign-on through an OpenID Provider (docs/operations.md); null when not set up. */
+  oidc: OidcConfig | null;
 }
 
 export class ConfigError extends Error {
@@ -249,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       64 * 1024 * 1024,
     ),
     stripe: stripeConfig(env, problems),
+    oidc: oidcConfig(env, problems),
   };
   if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open'))
     problems.push(
