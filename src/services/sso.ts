@@ -108,7 +108,7 @@ export class Sso {
       throw new SsoFailure('state');
     const request = await useOidcRequest(this.db, sha(state), sha(browser));
     if (!request) throw new SsoFailure('state');
-    let claims: oidc.IDToken | undefined;
+    let claims: Record<string, unknown> | undefined;
     try {
       const config = await this.configuration();
       const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
@@ -117,7 +117,12 @@ export class Sso {
         expectedNonce: request.nonce,
         idTokenExpected: true,
       });
-      claims = tokens.claims();
+      const idToken = tokens.claims()!;
+      claims = idToken;
+      // Many providers keep the scope's claims out of the ID token: then they are the
+      // UserInfo's, for the same subject (the library checks `sub`).
+      if (idToken.email === undefined)
+        claims = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
     } catch (e) {
       throw ssoFailureOf(e);
     }

@@ -1,9 +1,12 @@
 // Single sign-on's two routes (docs/security.md "Single sign-on"): Sign in with <name> starts the
-// flow (a POST from the sign-in page, so another site cannot start one in a visitor's name), and
-// the provider sends the browser back to the callback. Any failure is the sign-in page saying why.
+// flow, and the provider sends the browser back to the callback. Any failure is the sign-in page
+// saying why. The start is a link, not a form: browsers apply the page's `form-action 'self'` to
+// a form's redirect too, and the provider is another origin. Another site starting one for a
+// visitor gains nothing: the callback is bound to the browser that started it, and signs in only
+// whoever the provider signs in there.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StudioCtx } from '../types.ts';
-import { field, localPath } from '../form-body.ts';
+import { localPath } from '../form-body.ts';
 import { doorBudget } from '../door-budget.ts';
 import { sourceOf } from '../../web/audit-source.ts';
 import { signinPage, startSession } from '../sign-in-pages.ts';
@@ -30,9 +33,9 @@ export function registerOidcRoutes(app: FastifyInstance, ctx: StudioCtx) {
     return signinPage(ctx, req, reply.code(e.status), { error: e.message });
   };
 
-  app.post('/auth/oidc/start', door, async (req, reply) => {
+  app.get<{ Querystring: { next?: string } }>('/auth/oidc/start', door, async (req, reply) => {
     try {
-      const { url, browser } = await sso.start(localPath(field(req.body, 'next')));
+      const { url, browser } = await sso.start(localPath(req.query.next));
       reply.setCookie(BROWSER_COOKIE, browser, cookie);
       return reply.redirect(url, 303);
     } catch (e) {

@@ -1,0 +1,219 @@
+// Single sign-on against a real OpenID Provider (test/helpers/oidc-provider.ts, the certified
+// oidc-provider package): a full sign-in in a browser, and over HTTP each way it can fail, each a
+// sign-in page saying why with nothing half-written: a forged or replayed callback, one from
+// another browser, an expired code, an unverified email, an ID token for another audience, the
+// provider down. The first sign-in makes the person and is audited.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { freshDatabase } from '../helpers/db.ts';
+import { startTestService, type TestService } from '../helpers/service.ts';
+import { startProvider, type TestProvider } from '../helpers/oidc-provider.ts';
+import { launchBrowser, freshPage } from '../helpers/browser.ts';
+import { waitFor } from '../helpers/wait.ts';
+import { StudioSession } from './http-session.ts';
+import { freePort } from '../helpers/service.ts';
+import { uniqueEmail } from './helpers.ts';
+
+let dbh: Awaited<ReturnType<typeof freshDatabase>>;
+let svc: TestService;
+let op: TestProvider;
+beforeAll(async () => {
+  dbh = await freshDatabase();
+  op = await startProvider();
+  svc = await startTestService(dbh.url, {
+    role: 'api',
+    env: {
+      RENDERGATE_OIDC_ISSUER: op.issuer,
+      RENDERGATE_OIDC_CLIENT_ID: op.clientId,
+      RENDERGATE_OIDC_CLIENT_SECRET: op.clientSecret,
+      RENDERGATE_OIDC_NAME: 'Company SSO',
+    },
+  });
+  op.serve([`${svc.base}/auth/oidc/callback`]);
+});
+afterAll(async () => {
+  await svc?.stop();
+  await op?.close();
+  await dbh?.drop();
+});
+
+/** The provider's cookies, apart from the studio's (another origin). */
+class Jar {
+  private c = new Map<string, string>();
+  header = () => [...this.c].map(([k, v]) => `${k}=${v}`).join('; ');
+  absorb(res: Response) {
+    for (const h of res.headers.getSetCookie()) {
+      const [pair] = h.split(';');
+      const eq = pair.indexOf('=');
+      this.c.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+  }
+}
+
+/** Starts a sign-in in `s` and follows the provider to the callback URL it sends back. */
+async function toCallback(s: StudioSession): Promise<string> {
+  expect((await s.get('/signin?next=/keys')).text).toContain(
+    'href="/auth/oidc/start?next=%2Fkeys"',
+  );
+  const started = await s.get('/auth/oidc/start?next=/keys');
+  expect(started.status).toBe(303);
+  let url = started.headers.get('location')!;
+  expect(url.startsWith(op.issuer)).toBe(true);
+  expect(new URL(url).searchParams.get('code_challenge_method')).toBe('S256');
+  const jar = new Jar();
+  for (let i = 0; i < 10 && !url.startsWith(svc.base); i++) {
+    const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+    jar.absorb(res);
+    const loc = res.headers.get('location');
+    if (!loc)
+      throw new Error(`provider answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    url = new URL(loc, url).href;
+  }
+  expect(url.startsWith(`${svc.base}/auth/oidc/callback?`)).toBe(true);
+  return url.slice(svc.base.length);
+}
+
+const asUser = (email: string, verified = true) => {
+  op.user = { sub: `sub-${email}`, email, email_verified: verified };
+};
+const sessions = async () =>
+  Number((await dbh.db.query('SELECT count(*) FROM studio_sessions')).rows[0].count);
+const people = async (email: string) =>
+  (await dbh.db.query('SELECT id FROM people WHERE lower(email) = lower($1)', [email])).rowCount;
+
+describe('single sign-on', () => {
+  it('signs a new person in, making their account, audited as a first sign-in', async () => {
+    const email = uniqueEmail();
+    asUser(email);
+    const s = new StudioSession(svc.base);
+    const cb = await toCallback(s);
+    const done = await s.get(cb);
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('/keys');
+    expect((await s.get('/keys')).status).toBe(200);
+    const { rows } = await dbh.db.query(
+      `SELECT e.action, e.details FROM audit_events e JOIN accounts a ON a.id = e.account_id
+        WHERE lower(a.email) = lower($1)`,
+      [email],
+    );
+    expect(rows).toEqual([
+      { action: 'session.signed_in', details: { via: 'sso', firstSignIn: true } },
+    ]);
+    // the callback replayed (same state): refused, no second session
+    const before = await sessions();
+    const replay = await s.get(cb);
+    expect(replay.status).toBe(400);
+    expect(replay.text).toContain('did not start here, took too long, or was finished already');
+    expect(await sessions()).toBe(before);
+    // a known person signs in again, not made twice
+    const t = new StudioSession(svc.base);
+    expect((await t.get(await toCallback(t))).status).toBe(303);
+    expect(await people(email)).toBe(1);
+  });
+
+  it('refuses a forged state, and a callback from another browser', async () => {
+    asUser(uniqueEmail());
+    const s = new StudioSession(svc.base);
+    const cb = await toCallback(s);
+    const forged = cb.replace(/state=[^&]+/, 'state=forged-state-value');
+    const r = await s.get(forged);
+    expect(r.status).toBe(400);
+    expect(r.text).toContain('did not start here');
+    // the real callback, carried to another browser (no binding cookie): refused too
+    const other = new StudioSession(svc.base);
+    const o = await other.get(cb);
+    expect(o.status).toBe(400);
+    expect(other.cookies.has('rg_session')).toBe(false);
+  });
+
+  it('refuses an expired code', async () => {
+    const email = uniqueEmail();
+    asUser(email);
+    op.codeTtlS = 1;
+    try {
+      const s = new StudioSession(svc.base);
+      const cb = await toCallback(s);
+      const issued = Date.now();
+      await waitFor('the code expired', () => Date.now() - issued > 2100);
+      const r = await s.get(cb);
+      expect(r.status).toBe(400);
+      expect(r.text).toContain('refused the sign-in code');
+      expect(await people(email)).toBe(0);
+    } finally {
+      op.codeTtlS = 60;
+    }
+  });
+
+  it('refuses an unverified email, making no one', async () => {
+    const email = uniqueEmail();
+    asUser(email, false);
+    const s = new StudioSession(svc.base);
+    const r = await s.get(await toCallback(s));
+    expect(r.status).toBe(403);
+    expect(r.text).toContain('has not verified your email address');
+    expect(await people(email)).toBe(0);
+  });
+
+  it('refuses an ID token for another audience', async () => {
+    const email = uniqueEmail();
+    asUser(email);
+    op.forgeAudience = 'another-client';
+    try {
+      const s = new StudioSession(svc.base);
+      const r = await s.get(await toCallback(s));
+      expect(r.status).toBe(400);
+      expect(r.text).toContain('did not check out');
+      expect(await people(email)).toBe(0);
+    } finally {
+      op.forgeAudience = null;
+    }
+  });
+
+  it('says so when the provider is down', async () => {
+    const deadIssuer = `http://127.0.0.1:${await freePort()}`;
+    const other = await startTestService(dbh.url, {
+      role: 'api',
+      env: {
+        RENDERGATE_OIDC_ISSUER: deadIssuer,
+        RENDERGATE_OIDC_CLIENT_ID: 'x',
+        RENDERGATE_OIDC_CLIENT_SECRET: 'y',
+      },
+    });
+    try {
+      const s = new StudioSession(other.base);
+      const page = await s.get('/signin');
+      expect(page.text).toContain('Sign in with SSO');
+      const r = await s.get('/auth/oidc/start');
+      expect(r.status).toBe(503);
+      expect(r.text).toContain('could not be reached');
+    } finally {
+      await other.stop();
+    }
+  });
+
+  describe('in a browser', () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await launchBrowser();
+    });
+    afterAll(async () => {
+      await browser?.close();
+    });
+
+    it('signs in through the provider to the studio', async () => {
+      const email = uniqueEmail();
+      asUser(email);
+      const { context, page } = await freshPage(browser, svc.base);
+      try {
+        await page.goto('/signin');
+        await page.getByRole('link', { name: 'Sign in with Company SSO' }).click();
+        await page.getByText('Balance').waitFor();
+        expect(new URL(page.url()).pathname).toBe('/');
+        await page.goto('/account');
+        await page.getByText(email).waitFor();
+      } finally {
+        await context.close();
+      }
+    });
+  });
+});
