@@ -1,4 +1,4 @@
--- Sign-in a company trusts (docs/security.md "Signing in"): a TOTP second factor per person with
+-- Sign-in a company trusts (docs/studio.md "Signing in"): a TOTP second factor per person with
 -- single-use recovery codes, an account's requirement of it, the pending steps of a sign-in (the
 -- code after a right password; an OpenID Connect request until its callback) and the one-time
 -- sign-in link mailed past the per-email ceiling.

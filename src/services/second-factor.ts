@@ -111,7 +111,10 @@ export class SecondFactor {
         personId,
         codes.map((c) => recoveryHash(c)!),
       );
-      await auditEverywhere(tx, personId, 'two_factor.enabled', src, { method: 'totp' });
+      await auditEverywhere(tx, personId, 'two_factor.enabled', src, {
+        scope: 'person',
+        method: 'totp',
+      });
       return true;
     });
     return done ? codes : null;
@@ -123,7 +126,10 @@ export class SecondFactor {
       const used = await useCode(tx, personId, code);
       if (!used) return false;
       await disableFactor(tx, personId);
-      await auditEverywhere(tx, personId, 'two_factor.disabled', src, { with: used });
+      await auditEverywhere(tx, personId, 'two_factor.disabled', src, {
+        scope: 'person',
+        with: used,
+      });
       return true;
     });
   }
@@ -135,11 +141,13 @@ export class SecondFactor {
       if (await setTwoFactorRequired(tx, accountId, required))
         await recordAudit(tx, {
           account: accountId,
-          action: 'two_factor.requirement_changed',
+          // the contract's list is closed: the account's requirement is the same two actions,
+          // told apart from a person's own by their target (the account) and `scope`
+          action: required ? 'two_factor.enabled' : 'two_factor.disabled',
           actor: p,
           ...src,
           target: { type: 'account', id: accountId },
-          details: { required },
+          details: { scope: 'account', required },
         });
     });
   }

@@ -1,4 +1,4 @@
-// The steps of a password sign-in after the password (docs/security.md "Signing in"): the code
+// The steps of a password sign-in after the password (docs/studio.md "Signing in"): the code
 // of a person with a second factor, and the one-time link mailed past the per-email ceiling of
 // wrong passwords. A right password opens a challenge (its id in a cookie, the table keeping its
 // SHA-256); the challenge and the code are used together, once, in one transaction, so a code

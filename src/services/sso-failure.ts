@@ -1,4 +1,4 @@
-// Why a single sign-on failed, in words for the sign-in page (docs/security.md "Single sign-on"):
+// Why a single sign-on failed, in words for the sign-in page (docs/studio.md "Single sign-on"):
 // each of openid-client's failures mapped to one of a few reasons a person can act on. The
 // provider's own words are never shown (they may echo what a forged callback carried).
 import * as oidc from 'openid-client';

@@ -1,4 +1,4 @@
-// Single sign-on through an OpenID Provider (docs/security.md "Single sign-on"), by openid-client
+// Single sign-on through an OpenID Provider (docs/studio.md "Single sign-on"), by openid-client
 // (a certified relying party): authorization code flow with PKCE, `state` and `nonce`, the
 // provider's metadata from discovery, the ID token checked by the library (signature, issuer,
 // audience, expiry, nonce). The request under way is a row keyed by its state's hash and bound to

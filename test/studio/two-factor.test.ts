@@ -1,4 +1,4 @@
-// The TOTP second factor and the owner who cannot be locked out (docs/security.md "Signing in"):
+// The TOTP second factor and the owner who cannot be locked out (docs/studio.md "Signing in"):
 // turning it on and off, each code once (across parallel requests), a clock 90 s off refused,
 // recovery codes however typed, wrong codes counted, an account's requirement, and the right
 // password past the per-email ceiling going on to a code or a mailed link. Against the real
@@ -190,8 +190,11 @@ describe('two-factor', () => {
     s.csrf = /name="_csrf" value="([^"]+)"/.exec(started.text)![1];
     await s.post('/account/two-factor/confirm', { code: codeAt(key, Date.now()) });
     expect((await s.get('/keys')).status).toBe(200);
-    const log = (await actions(accountId)).map((e) => e.action);
-    expect(log).toContain('two_factor.requirement_changed');
+    const log = await actions(accountId);
+    expect(log.find((e) => e.details.scope === 'account')).toEqual({
+      action: 'two_factor.enabled',
+      details: { scope: 'account', required: true },
+    });
   });
 });
 

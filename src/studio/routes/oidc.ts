@@ -1,4 +1,4 @@
-// Single sign-on's two routes (docs/security.md "Single sign-on"): Sign in with <name> starts the
+// Single sign-on's two routes (docs/studio.md "Single sign-on"): Sign in with <name> starts the
 // flow, and the provider sends the browser back to the callback. Any failure is the sign-in page
 // saying why. The start is a link, not a form: browsers apply the page's `form-action 'self'` to
 // a form's redirect too, and the provider is another origin. Another site starting one for a

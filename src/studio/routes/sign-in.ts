@@ -1,4 +1,4 @@
-// Signing in with a password (docs/security.md "Signing in"): throttled, the same answer whatever
+// Signing in with a password (docs/studio.md "Signing in"): throttled, the same answer whatever
 // is wrong; then, for a person with a second factor, their code (wrong codes count like wrong
 // passwords); past the per-email ceiling of wrong passwords, a right password never opens a
 // session at once: it goes on to the code, or, without a second factor, to a one-time sign-in
