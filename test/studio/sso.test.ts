@@ -2,7 +2,8 @@
 // oidc-provider package): a full sign-in in a browser, and over HTTP each way it can fail, each a
 // sign-in page saying why with nothing half-written: a forged or replayed callback, one from
 // another browser, an expired code, an unverified email, an ID token for another audience, the
-// provider down. The first sign-in makes the person and is audited.
+// provider down. The first sign-in makes the person (or, with sign-up closed, joins their invites)
+// and is audited.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { freshDatabase } from '../helpers/db.ts';
@@ -11,7 +12,7 @@ import { startProvider, type TestProvider } from '../helpers/oidc-provider.ts';
 import { launchBrowser, freshPage } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { StudioSession } from './http-session.ts';
-import { freePort } from '../helpers/service.ts';
+import { ADMIN, freePort } from '../helpers/service.ts';
 import { uniqueEmail } from './helpers.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -189,6 +190,87 @@ describe('single sign-on', () => {
     } finally {
       await other.stop();
     }
+  });
+
+  describe('with sign-up closed', () => {
+    let closedOp: TestProvider;
+    let closed: TestService;
+    beforeAll(async () => {
+      closedOp = await startProvider();
+      closed = await startTestService(dbh.url, {
+        role: 'api',
+        env: {
+          RENDERGATE_SIGNUP: 'closed',
+          RENDERGATE_OIDC_ISSUER: closedOp.issuer,
+          RENDERGATE_OIDC_CLIENT_ID: closedOp.clientId,
+          RENDERGATE_OIDC_CLIENT_SECRET: closedOp.clientSecret,
+        },
+      });
+      closedOp.serve([`${closed.base}/auth/oidc/callback`]);
+    });
+    afterAll(async () => {
+      await closed?.stop();
+      await closedOp?.close();
+    });
+    const admin = async (method: string, path: string, body: unknown) => {
+      const r = await fetch(`${closed.base}/admin/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    const signInAs = async (email: string) => {
+      closedOp.user = { sub: `sub-${email}`, email, email_verified: true };
+      const s = new StudioSession(closed.base);
+      const cb = await (async () => {
+        const saved = { op, svc };
+        [op, svc] = [closedOp, closed];
+        try {
+          return await toCallback(s);
+        } finally {
+          ({ op, svc } = saved);
+        }
+      })();
+      return { s, r: await s.get(cb) };
+    };
+
+    it('refuses an email nobody invited, making no one', async () => {
+      const email = uniqueEmail();
+      const { r } = await signInAs(email);
+      expect(r.status).toBe(403);
+      expect(r.text).toContain('sign-up is closed');
+      expect(await people(email)).toBe(0);
+    });
+
+    it('joins the accounts that invited the email, with their role', async () => {
+      const owner = uniqueEmail();
+      const made = await admin('POST', '/accounts', { email: owner });
+      expect(made.status).toBe(201);
+      const accountId = made.body.id as string;
+      const email = uniqueEmail();
+      const invited = await admin('POST', `/accounts/${accountId}/members`, {
+        email,
+        role: 'developer',
+      });
+      expect(invited.body.status).toBe('invited');
+      const { s, r } = await signInAs(email);
+      expect(r.status).toBe(303);
+      expect((await s.get('/keys')).status).toBe(200);
+      const { rows } = await dbh.db.query(
+        `SELECT m.role FROM memberships m JOIN people p ON p.id = m.person_id
+          WHERE lower(p.email) = lower($1)`,
+        [email],
+      );
+      expect(rows).toEqual([{ role: 'developer' }]);
+      const log = await dbh.db.query(
+        'SELECT action, details FROM audit_events WHERE account_id = $1 ORDER BY seq',
+        [accountId],
+      );
+      expect(log.rows.map((e: { action: string }) => e.action)).toEqual(
+        expect.arrayContaining(['member.joined', 'session.signed_in']),
+      );
+    });
   });
 
   describe('in a browser', () => {
