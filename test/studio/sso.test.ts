@@ -13,7 +13,7 @@ import { launchBrowser, freshPage } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { StudioSession } from './http-session.ts';
 import { ADMIN, freePort } from '../helpers/service.ts';
-import { uniqueEmail } from './helpers.ts';
+import { checkPage, uniqueEmail } from './helpers.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 let svc: TestService;
@@ -293,6 +293,13 @@ describe('single sign-on', () => {
         expect(new URL(page.url()).pathname).toBe('/');
         await page.goto('/account');
         await page.getByText(email).waitFor();
+        // the two-factor enrolment as a person sees it: the QR code drawn, the key as text
+        await page.getByRole('button', { name: 'Turn on two-factor' }).click();
+        const qr = page.getByRole('img', { name: 'QR code of your two-factor key' });
+        await qr.waitFor();
+        expect(await qr.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBeGreaterThan(100);
+        expect(await page.getByLabel('Key').inputValue()).toMatch(/^[A-Z2-7]{4}( [A-Z2-7]{4})+$/);
+        await checkPage(page, 'two-factor enrolment');
       } finally {
         await context.close();
       }
