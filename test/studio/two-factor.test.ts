@@ -10,6 +10,7 @@ import { startMailingService, type Mail } from './mailbox.ts';
 import { StudioSession } from './http-session.ts';
 import { accountIdOf, PASSWORD } from './helpers.ts';
 import { codeAt } from '../../src/services/totp.ts';
+import { pruneSignInFlows } from '../../src/db/sign-in-flows.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -213,6 +214,39 @@ describe('two-factor', () => {
       action: 'two_factor.enabled',
       details: { scope: 'account', required: true },
     });
+  });
+});
+
+describe('the janitor', () => {
+  it('removes challenges and OIDC requests a day past their end, and only those', async () => {
+    const person = 'usr_janitor';
+    await dbh.db.query(
+      `INSERT INTO people (id, email) VALUES ($1, 'janitor@example.test') ON CONFLICT DO NOTHING`,
+      [person],
+    );
+    for (const [hash, ago] of [
+      ['old', '2 days'],
+      ['new', '1 hour'],
+    ]) {
+      await dbh.db.query(
+        `INSERT INTO sign_in_challenges (id_hash, person_id, via, expires_at)
+         VALUES ($1, $2, 'password', now() - $3::interval)`,
+        [Buffer.from(`c-${hash}`), person, ago],
+      );
+      await dbh.db.query(
+        `INSERT INTO oidc_requests (state_hash, browser_hash, nonce, code_verifier, expires_at)
+         VALUES ($1, $1, 'n', 'v', now() - $2::interval)`,
+        [Buffer.from(`o-${hash}`), ago],
+      );
+    }
+    await pruneSignInFlows(dbh.db);
+    const left = await dbh.db.query(
+      `SELECT convert_from(id_hash, 'UTF8') AS k FROM sign_in_challenges WHERE id_hash IN ($1, $2)
+       UNION ALL SELECT convert_from(state_hash, 'UTF8') FROM oidc_requests
+        WHERE state_hash IN ($3, $4) ORDER BY 1`,
+      ['c-old', 'c-new', 'o-old', 'o-new'].map((k) => Buffer.from(k)),
+    );
+    expect(left.rows.map((r: { k: string }) => r.k)).toEqual(['c-new', 'o-new']);
   });
 });
 
