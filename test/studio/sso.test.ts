@@ -12,6 +12,7 @@ import { startProvider, type TestProvider } from '../helpers/oidc-provider.ts';
 import { launchBrowser, freshPage } from '../helpers/browser.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { StudioSession } from './http-session.ts';
+import { toCallback as followToCallback } from './oidc-flow.ts';
 import { ADMIN, freePort } from '../helpers/service.ts';
 import { checkPage, uniqueEmail } from './helpers.ts';
 
@@ -38,41 +39,7 @@ afterAll(async () => {
   await dbh?.drop();
 });
 
-/** The provider's cookies, apart from the studio's (another origin). */
-class Jar {
-  private c = new Map<string, string>();
-  header = () => [...this.c].map(([k, v]) => `${k}=${v}`).join('; ');
-  absorb(res: Response) {
-    for (const h of res.headers.getSetCookie()) {
-      const [pair] = h.split(';');
-      const eq = pair.indexOf('=');
-      this.c.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-  }
-}
-
-/** Starts a sign-in in `s` and follows the provider to the callback URL it sends back. */
-async function toCallback(s: StudioSession): Promise<string> {
-  expect((await s.get('/signin?next=/keys')).text).toContain(
-    'href="/auth/oidc/start?next=%2Fkeys"',
-  );
-  const started = await s.get('/auth/oidc/start?next=/keys');
-  expect(started.status).toBe(303);
-  let url = started.headers.get('location')!;
-  expect(url.startsWith(op.issuer)).toBe(true);
-  expect(new URL(url).searchParams.get('code_challenge_method')).toBe('S256');
-  const jar = new Jar();
-  for (let i = 0; i < 10 && !url.startsWith(svc.base); i++) {
-    const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
-    jar.absorb(res);
-    const loc = res.headers.get('location');
-    if (!loc)
-      throw new Error(`provider answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-    url = new URL(loc, url).href;
-  }
-  expect(url.startsWith(`${svc.base}/auth/oidc/callback?`)).toBe(true);
-  return url.slice(svc.base.length);
-}
+const toCallback = (s: StudioSession) => followToCallback(s, op.issuer, svc.base);
 
 const asUser = (email: string, verified = true) => {
   op.user = { sub: `sub-${email}`, email, email_verified: verified };
@@ -223,15 +190,7 @@ describe('single sign-on', () => {
     const signInAs = async (email: string) => {
       closedOp.user = { sub: `sub-${email}`, email, email_verified: true };
       const s = new StudioSession(closed.base);
-      const cb = await (async () => {
-        const saved = { op, svc };
-        [op, svc] = [closedOp, closed];
-        try {
-          return await toCallback(s);
-        } finally {
-          ({ op, svc } = saved);
-        }
-      })();
+      const cb = await followToCallback(s, closedOp.issuer, closed.base);
       return { s, r: await s.get(cb) };
     };
 
