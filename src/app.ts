@@ -19,6 +19,9 @@ import { Ledger } from './ledger/ledger.ts';
 import { OpsProbe } from './services/ops.ts';
 import { Sessions } from './services/sessions.ts';
 import { StudioAccounts } from './services/studio-accounts.ts';
+import { SecondFactor } from './services/second-factor.ts';
+import { SignInSteps } from './services/sign-in-steps.ts';
+import { Sso } from './services/sso.ts';
 import { PasswordWork } from './services/passwords.ts';
 import { registerStudio } from './studio/index.ts';
 import { History } from './services/history.ts';
@@ -205,6 +208,9 @@ export async function startService(
       config.billing.signupCreditCents,
     ),
     history: new History(db, config.publicUrl),
+    secondFactor: new SecondFactor(db),
+    signInSteps: new SignInSteps(db, config.publicUrl),
+    sso: config.oidc ? new Sso(db, config.oidc, config.publicUrl, config.signupOpen) : null,
     apiSections: openApiSections(catalog, config.publicUrl),
   };
   let studioNotFound: Awaited<ReturnType<typeof registerStudio>> | undefined;

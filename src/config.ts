@@ -5,6 +5,7 @@ import path from 'node:path';
 import { envReader } from './config/env-reader.ts';
 import { stripeConfig, type StripeConfig } from './config/stripe.ts';
 import { billingConfig, type BillingConfig } from './config/billing.ts';
+import { oidcConfig, type OidcConfig } from './config/oidc.ts';
 
 export type StorageConfig =
   { driver: 'file'; root: string } | { driver: 's3'; bucket: string; prefix: string };
@@ -88,6 +89,8 @@ export interface Config {
   stripe: StripeConfig | null;
   /** Receipts' issuer, auto-recharge's daily bound, help at €0, the sign-up credit. */
   billing: BillingConfig;
+  /** Single sign-on through an OpenID Provider (docs/operations.md); null when not set up. */
+  oidc: OidcConfig | null;
 }
 
 export class ConfigError extends Error {
@@ -253,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     stripe: stripeConfig(env, problems),
     billing: billingConfig(env, problems),
+    oidc: oidcConfig(env, problems),
   };
   if (!['open', 'closed'].includes(env.RENDERGATE_SIGNUP || 'open'))
     problems.push(

@@ -2,7 +2,11 @@
 // (db/studio-attempts.ts), so parallel attempts count one each:
 // - wrong passwords: 10 per email and address, 100 per email from all addresses, and 100 per
 //   address whatever the email, in any 15 minutes; a correct password is given back, so only wrong
-//   ones count and a person signing in from an address that is not throttled still signs in;
+//   ones count; past the per-email ceiling, an address within its own limits still has its
+//   password checked (signInAttempt): a right one goes on to a second factor or a mailed link, so
+//   nobody can lock an owner out by guessing at their email;
+// - wrong second-factor codes: counted like wrong passwords (the address, the address and email),
+//   and 100 per person from all addresses;
 // - password-reset requests: 10 per email, 50 per address, in any 15 minutes;
 // - operator console sign-ins: 10 wrong tokens per address in any 15 minutes, never for everyone;
 // - sign-ups: RENDERGATE_SIGNUPS_PER_HOUR per address in any hour.
@@ -26,8 +30,11 @@ export const CONSOLE_SIGNINS_PER_ADDRESS = 10;
 
 const norm = (email: string) => email.trim().toLowerCase().slice(0, 254);
 
+export const WRONG_CODES_PER_PERSON = 100;
+
 export type Door =
-  | { kind: 'signin' | 'reset'; ip: string; email: string }
+  | { kind: 'signin' | 'signin-address' | 'reset'; ip: string; email: string }
+  | { kind: 'code'; ip: string; email: string; personId: string }
   | { kind: 'console'; ip: string }
   | { kind: 'signup'; ip: string; perHour: number };
 
@@ -41,6 +48,13 @@ export function limitsOf(door: Door): AttemptLimit[] {
         q(`signin-ip:${d.ip}`, WRONG_PASSWORDS.perAddress),
         q(`signin-pair:${d.ip}|${norm(d.email)}`, WRONG_PASSWORDS.perEmailAndAddress),
         q(`signin-email:${norm(d.email)}`, WRONG_PASSWORDS.perEmail),
+      ];
+    case 'signin-address':
+      return limitsOf({ kind: 'signin', ip: door.ip, email: d.email }).slice(0, 2);
+    case 'code':
+      return [
+        ...limitsOf({ kind: 'signin', ip: door.ip, email: d.email }).slice(0, 2),
+        q(`code-person:${d.personId}`, WRONG_CODES_PER_PERSON),
       ];
     case 'reset':
       return [
@@ -106,4 +120,28 @@ export async function succeeded(db: Db, d: Door, refused?: RefusedScopes): Promi
   const limits = limitsOf(d);
   refused?.clear(limits);
   await giveBackAttempt(db, limits);
+}
+
+/** A sign-in attempt let in: `ceiling` when the email's own scope is full (the address's is not). */
+export type SignInTaken =
+  { ok: true; ceiling: boolean; counted: Door } | Extract<Taken, { ok: false }>;
+
+/**
+ * Counts a password sign-in at its three scopes; when only the email's is full, counts it at the
+ * address's two and lets it in with `ceiling`, for a right password to go on to a second factor
+ * or a mailed link (never to a session at once). `counted`: the door to give back if it is right.
+ */
+export async function signInAttempt(
+  db: Db,
+  ip: string,
+  email: string,
+  refused?: RefusedScopes,
+): Promise<SignInTaken> {
+  const door: Door = { kind: 'signin', ip, email };
+  const taken = await attempt(db, door, refused);
+  if (taken.ok) return { ok: true, ceiling: false, counted: door };
+  if (!taken.scope.startsWith('signin-email:')) return taken;
+  const byAddress: Door = { kind: 'signin-address', ip, email };
+  const t = await attempt(db, byAddress, refused);
+  return t.ok ? { ok: true, ceiling: true, counted: byAddress } : t;
 }

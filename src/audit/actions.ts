@@ -1,7 +1,7 @@
 // The audit log's actions (docs/api.md "Audit log"): one closed list, so an event of an action the
 // contract does not name cannot be written, and the studio's filter offers exactly these. Some have
-// no writer yet (two_factor.*, budget.*, alert.*, auto_recharge.*: later issues); they are listed
-// so that those issues only add the call.
+// no writer yet (budget.*, alert.*, auto_recharge.*: later issues); they are listed so that those
+// issues only add the call.
 export const AUDIT_ACTIONS = [
   'member.invited',
   'member.joined',

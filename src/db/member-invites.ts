@@ -73,3 +73,18 @@ export async function useInvite(q: Queryable, hash: Buffer): Promise<InviteRow |
   );
   return (rows[0] as InviteRow | undefined) ?? null;
 }
+
+/**
+ * Uses every live invite of an email at once (a person made by single sign-on joins what they
+ * were invited to); the invites used.
+ */
+export async function useInvitesOfEmail(q: Queryable, email: string): Promise<InviteRow[]> {
+  const { rows } = await q.query(
+    `UPDATE member_invites SET used_at = now()
+      WHERE lower(email) = lower($1) AND used_at IS NULL AND voided_at IS NULL
+        AND expires_at > now()
+     RETURNING account_id, email, role, created_at, expires_at`,
+    [email],
+  );
+  return rows as InviteRow[];
+}

@@ -63,12 +63,14 @@ export interface SessionRow {
   role: Role | null;
   /** The person's accounts, [id, name or email] each, when they are in more than one. */
   accounts: [string, string][] | null;
+  /** The account requires a second factor and the person has none (migrations/035). */
+  needs_factor: boolean | null;
 }
 
 /** The columns of LIVE_SESSION, for a statement that selects them again from it. */
 export const SESSION_COLUMNS =
   's.account_id, s.person_id, s.last_seen_at, s.admin_token_hash, s.email, s.balance_cents, ' +
-  's.role, s.accounts';
+  's.role, s.accounts, s.needs_factor';
 
 /**
  * The statement of liveSession(), $1 the id's hash and $2 the idle limit in seconds: also the first step
@@ -78,6 +80,7 @@ export const SESSION_COLUMNS =
  */
 export const LIVE_SESSION = `SELECT s.account_id, s.person_id, s.last_seen_at, s.admin_token_hash,
     p.email, a.balance_cents, m.role,
+    (a.two_factor_required AND p.totp_secret IS NULL) AS needs_factor,
     CASE WHEN EXISTS (SELECT 1 FROM memberships o
                        WHERE o.person_id = s.person_id AND o.account_id <> s.account_id)
       THEN (SELECT json_agg(json_build_array(x.id, COALESCE(x.name, x.email)) ORDER BY x.id)

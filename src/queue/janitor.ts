@@ -21,6 +21,7 @@ import { pruneWindows } from '../db/rate-windows.ts';
 import { prunePaces } from '../db/admission-paces.ts';
 import { pruneEndedSessions } from '../db/studio-sessions.ts';
 import { pruneEndedTokens } from '../db/studio-tokens.ts';
+import { pruneSignInFlows } from '../db/sign-in-flows.ts';
 import { pruneAttempts } from '../db/studio-attempts.ts';
 import type { Storage } from '../storage/storage.ts';
 import { isSharedTestOutput } from './test-stored.ts';
@@ -127,6 +128,7 @@ export class Janitor {
       // counts whose windows no longer count (the longest window is an hour: sign-ups).
       await pruneEndedSessions(this.db);
       await pruneEndedTokens(this.db);
+      await pruneSignInFlows(this.db); // codes awaited and OIDC requests, a day past their end
       await pruneAttempts(this.db, 3600);
       // Finished webhook deliveries are kept 30 days for the deliveries list, then pruned.
       await pruneDeliveries(this.db);

@@ -1,4 +1,4 @@
-// One-time links: an invitation to set a first password, or a password reset. The link carries 32 random
+// One-time links: an invitation to set a first password, a password reset, or a sign-in. The link carries 32 random
 // bytes; the table keeps their SHA-256. Using one marks it used in the same guarded statement that
 // checks it, so a link works once, even when clicked twice at the same moment. Links void each other:
 // issuing one voids the account's earlier unused links; using one, or changing the password, voids all
@@ -14,8 +14,13 @@ import {
   type TokenOwner,
 } from '../db/studio-tokens.ts';
 
-export type Purpose = 'invite' | 'reset';
-export const TOKEN_TTL_S: Record<Purpose, number> = { invite: 7 * 24 * 3600, reset: 3600 };
+/** `signin`: the link mailed past the per-email ceiling of wrong passwords (migrations/035). */
+export type Purpose = 'invite' | 'reset' | 'signin';
+export const TOKEN_TTL_S: Record<Purpose, number> = {
+  invite: 7 * 24 * 3600,
+  reset: 3600,
+  signin: 15 * 60,
+};
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -58,5 +63,5 @@ export async function useToken(
 }
 
 export function linkFor(publicUrl: string, purpose: Purpose, token: string): string {
-  return `${publicUrl}/${purpose === 'invite' ? 'invite' : 'reset'}/${token}`;
+  return `${publicUrl}/${purpose === 'signin' ? 'signin-link' : purpose}/${token}`;
 }

@@ -43,6 +43,8 @@ export interface Session {
   accounts: { id: string; label: string }[] | null;
   balanceCents: number;
   lastSeenAt: Date;
+  /** The account requires a second factor the person has not turned on: only that page opens. */
+  needsFactor: boolean;
 }
 
 /** Who acts in a session: the console's operator, or the person as a member of the account. */
@@ -74,11 +76,12 @@ export class Sessions {
    * A new session of a person in an account (null: the operator's console); the returned id goes in
    * the cookie and nowhere else. `signIn`: it opens a sign-in (not the session a password change
    * renews), audited as `session.signed_in` in that account, `via` saying how (password, sign-up,
-   * invite, reset).
+   * invite, reset, sso, link, with a second factor `+totp` or `+recovery_code`) and `details`
+   * anything more (an SSO sign-in that made the person says so).
    */
   async create(
     who: { personId: string; accountId: string } | null,
-    signIn?: AuditSource & { via: string },
+    signIn?: AuditSource & { via: string; details?: Record<string, unknown> },
   ): Promise<string> {
     const id = crypto.randomBytes(32).toString('base64url');
     await transaction(this.db, async (tx) => {
@@ -86,14 +89,14 @@ export class Sessions {
       // The oldest live sessions beyond the bound end (sessions of the console count together).
       await revokeSessionsBeyond(tx, who?.accountId ?? null, this.perAccount);
       if (who !== null && signIn) {
-        const { via, ...src } = signIn;
+        const { via, details, ...src } = signIn;
         await recordAudit(tx, {
           account: who.accountId,
           action: 'session.signed_in',
           // the actor is the person (actorOf names a member by person); the role plays no part
           actor: memberPrincipal(who.accountId, who.personId, 'viewer'),
           ...src,
-          details: { via },
+          details: { ...details, via },
         });
       }
     });
@@ -160,6 +163,7 @@ export class Sessions {
       accounts: r.accounts?.map(([id, label]) => ({ id, label })) ?? null,
       balanceCents: r.balance_cents ?? 0,
       lastSeenAt: r.last_seen_at,
+      needsFactor: r.needs_factor === true,
     };
     return { session, value };
   }

@@ -21,7 +21,13 @@ import {
 } from './passwords.ts';
 import { joinWithInvite, peekInvite } from './members-join.ts';
 import type { AuditSource } from '../audit/record.ts';
-import { attempt, RefusedScopes, succeeded, type Door } from '../admission/attempts.ts';
+import {
+  attempt,
+  RefusedScopes,
+  signInAttempt,
+  succeeded,
+  type Door,
+} from '../admission/attempts.ts';
 import { authorize } from '../domain/authorize.ts';
 import type { Principal } from '../domain/principal.ts';
 
@@ -41,6 +47,11 @@ export class StudioAccounts {
   /** Counts an attempt at a door before it is checked, or refuses it (admission/attempts.ts). */
   attempt(door: Door) {
     return attempt(this.db, door, this.refused);
+  }
+
+  /** A password sign-in's attempt, let in past the email's ceiling (admission/attempts.ts). */
+  signInAttempt(ip: string, email: string) {
+    return signInAttempt(this.db, ip, email, this.refused);
   }
 
   /** The attempt was right (password, token): it does not count. */
@@ -75,10 +86,15 @@ export class StudioAccounts {
   }
 
   /**
-   * A wrong password for the email of a person: `session.sign_in_failed` in the log of each account
-   * they are a member of (an unknown email has no log to write to, and is not recorded).
+   * A wrong password (or second-factor code) for the email of a person: `session.sign_in_failed`
+   * in the log of each account they are a member of (an unknown email has no log to write to, and
+   * is not recorded).
    */
-  async signInFailed(email: string, src: AuditSource): Promise<void> {
+  async signInFailed(
+    email: string,
+    src: AuditSource,
+    reason: 'password' | 'code' = 'password',
+  ): Promise<void> {
     const person = await personByEmail(this.db, email);
     if (!person) return;
     await transaction(this.db, async (tx) => {
@@ -88,7 +104,7 @@ export class StudioAccounts {
           action: 'session.sign_in_failed',
           actor: { type: 'member', id: person.id, email: person.email },
           ...src,
-          details: { email },
+          details: { email, reason },
         });
     });
   }

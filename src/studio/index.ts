@@ -14,6 +14,9 @@ import { notFromThisSite, SESSION_COOKIE, type StudioCtx, type StudioServices } 
 import { registerAssets } from './assets.ts';
 import { page, SECURITY_HEADERS } from './view.ts';
 import { registerAuthRoutes } from './routes/auth.ts';
+import { registerSignInRoutes } from './routes/sign-in.ts';
+import { registerTwoFactorRoutes } from './routes/two-factor.ts';
+import { registerOidcRoutes } from './routes/oidc.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { registerHistoryRoutes } from './routes/history.ts';
 import { registerPosterRoutes } from './routes/poster.ts';
@@ -152,6 +155,9 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
 
   registerAssets(app);
   registerAuthRoutes(app, ctx);
+  registerSignInRoutes(app, ctx);
+  registerTwoFactorRoutes(app, ctx);
+  registerOidcRoutes(app, ctx);
   registerRenderRoutes(app, ctx);
   registerHistoryRoutes(app, ctx);
   registerPosterRoutes(app, ctx);

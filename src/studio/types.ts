@@ -9,6 +9,9 @@ import type { Session, Sessions } from '../services/sessions.ts';
 import type { StudioAccounts } from '../services/studio-accounts.ts';
 import type { History } from '../services/history.ts';
 import type { Mailer } from '../services/mail.ts';
+import type { SecondFactor } from '../services/second-factor.ts';
+import type { SignInSteps } from '../services/sign-in-steps.ts';
+import type { Sso } from '../services/sso.ts';
 import type { ModelCard } from './presenters.ts';
 
 /** The services only the studio uses, built by the composition root. */
@@ -16,6 +19,10 @@ export interface StudioServices {
   sessions: Sessions;
   studioAccounts: StudioAccounts;
   history: History;
+  /** A person's second factor; the steps of a sign-in after the password; single sign-on. */
+  secondFactor: SecondFactor;
+  signInSteps: SignInSteps;
+  sso: Sso | null;
   /** The API reference's sections (its OpenAPI tags), for the links atop /docs. */
   apiSections: string[];
 }
@@ -78,6 +85,9 @@ const paceScope = (req: FastifyRequest) =>
     .update(req.cookies[SESSION_COOKIE] ?? '')
     .digest('base64url')}`;
 
+/** What a member who must turn on two-factor may still open: their Account page, sign-out. */
+const FACTOR_FREE = /^\/(account(\/|\?|$)|signout-everywhere$)/;
+
 /**
  * The rest of signedIn() once `req.studio` is read (a page that reads its session along with its own
  * data does so itself): the redirect to sign in when there is no session (returned, for the caller to
@@ -91,6 +101,15 @@ export async function admitted(ctx: StudioCtx, req: FastifyRequest, reply: Fasti
   }
   // Who acts on this page, made with the session (services/sessions.ts), for the services.
   req.principal = req.studio.principal;
+  // An account that requires a second factor opens only the Account page (to turn it on) to a
+  // member without one.
+  if (req.studio.needsFactor && !FACTOR_FREE.test(req.url)) {
+    if (req.method === 'GET') return reply.redirect('/account?two-factor=required', 303);
+    throw new ApiError(
+      'FORBIDDEN',
+      'This account requires two-factor sign-in: turn it on on the Account page first.',
+    );
+  }
   const limit = ctx.config.defaultRateLimitPerMinute;
   const d = await ctx.limits.consume(req.studio.accountId!, limit);
   if (!d.allowed) {

@@ -61,22 +61,28 @@ describe('wrong passwords', () => {
     await owner.get('/signin');
     for (let i = 0; i < 12; i++)
       expect((await owner.post('/signin', { email, password: PASSWORD })).status).toBe(303);
-    // 11 addresses, 10 wrong passwords each, in parallel: 100 are checked in all, the rest refused.
-    const answers = await Promise.all(
-      Array.from({ length: 11 }, async (_, i) => {
-        const s = from(`127.0.1.${i + 1}`);
-        await s.get('/signin');
-        return Promise.all(
-          Array.from({ length: 10 }, () =>
-            s.post('/signin', { email, password: 'wrong wrong wrong' }),
-          ),
-        );
-      }),
-    );
-    const statuses = answers.flat().map((a) => a.status);
-    expect(statuses.filter((s) => s === 401)).toHaveLength(100);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
-    // Now the email is throttled from a fresh address too (the contract's ceiling per email).
+    // 10 addresses, 10 wrong passwords each, in parallel: all 100 are checked.
+    const wrongFrom = (prefix: string, n: number) =>
+      Promise.all(
+        Array.from({ length: n }, async (_, i) => {
+          const s = from(`${prefix}${i + 1}`);
+          await s.get('/signin');
+          return Promise.all(
+            Array.from({ length: 10 }, () =>
+              s.post('/signin', { email, password: 'wrong wrong wrong' }),
+            ),
+          );
+        }),
+      );
+    const answers = await wrongFrom('127.0.1.', 10);
+    expect(answers.flat().map((a) => a.status)).toEqual(Array(100).fill(401));
+    // The email's ceiling is met: an 11th address's wrong passwords are refused (its own counts
+    // still hold them: past the ceiling a password is checked only within the address's limits).
+    const more = await wrongFrom('127.0.1.1', 1);
+    expect(more.flat().map((a) => a.status)).toEqual(Array(10).fill(429));
+    // A right password from a fresh address is not signed in at once either: it would go on to
+    // the second factor or a mailed sign-in link (test/studio/two-factor.test.ts); this node has
+    // neither, so it is refused.
     const late = from('127.0.2.1');
     await late.get('/signin');
     expect((await late.post('/signin', { email, password: PASSWORD })).status).toBe(429);

@@ -150,6 +150,14 @@ const ROWS: Row[] = [
     after: resetTarget,
   },
   {
+    // `false`, as it stands: an allowed call changes nothing the next role would meet
+    does: 'require two-factor',
+    method: 'POST',
+    path: () => '/account/two-factor/require',
+    form: () => ({ required: 'false' }),
+    may: ['owner'],
+  },
+  {
     does: 'remove a member',
     method: 'POST',
     path: () => `/members/${ids.target}/remove`,

@@ -1,5 +1,5 @@
-// Accounts in the studio: sign up, sign in (throttled, same answer whatever is wrong), sign out (this
-// session or all), change password, and the one-time links (invite, reset; by mail where SMTP is set).
+// Accounts in the studio: sign up, sign out (this session or all), change password, and the
+// one-time links (invite, reset; by mail where SMTP is set). Signing in is routes/sign-in.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   signedIn,
@@ -11,50 +11,26 @@ import {
 } from '../types.ts';
 import { page } from '../view.ts';
 import { zeroHelp } from '../zero-help.ts';
-import { field, localPath } from '../form-body.ts';
+import { field } from '../form-body.ts';
 import crypto from 'node:crypto';
 import { EMAIL, MIN_PASSWORD, passwordProblem } from '../../services/passwords.ts';
 import type { Purpose } from '../../services/one-time-links.ts';
 import { doorRefusalPause } from '../../admission/door-budget.ts';
 import { doorBudget } from '../door-budget.ts';
 import { sourceOf } from '../../web/audit-source.ts';
+import { startSession as openSession } from '../sign-in-pages.ts';
+import { accountPage } from './two-factor.ts';
 
 export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   // Every door below shares one budget per address.
   const door = { preValidation: doorBudget(ctx.config.studioDoorRequestsPerMinute, ctx.pace) };
-  // A person opens the account they last used (services/passwords.ts); one who is a member of no
-  // account any more has nothing to open, and is told so. `via`: how they signed in (audited).
-  const startSession = async (
+  const startSession = (
     req: FastifyRequest,
     reply: FastifyReply,
     who: { personId: string; accountId: string | null },
     via: string,
     next = '/',
-  ) => {
-    if (who.accountId === null)
-      return page(reply.code(403), 'error', req, {
-        title: 'No account',
-        message: 'You are not a member of any account here any more. Ask an owner to invite you.',
-      });
-    const signIn = { ...sourceOf(req), via };
-    const id = await ctx.sessions.create(
-      { personId: who.personId, accountId: who.accountId },
-      signIn,
-    );
-    reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
-    return reply.redirect(localPath(next), 303);
-  };
-  const signinPage = (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    extra: Record<string, unknown> = {},
-  ) =>
-    page(reply, 'signin', req, {
-      title: 'Sign in',
-      signupOpen: ctx.config.signupOpen,
-      canReset: ctx.mailer !== null,
-      ...extra,
-    });
+  ) => openSession(ctx, req, reply, who, via, next);
 
   // A wrong password for a known email is audited; not awaited, so that the answer's time does not
   // tell a known email from an unknown one.
@@ -71,43 +47,6 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
       zero: zeroHelp(ctx),
     }),
   );
-
-  app.get<{ Querystring: { next?: string } }>('/signin', door, async (req, reply) => {
-    if (await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account'))
-      return reply.redirect(localPath(req.query.next), 303);
-    return signinPage(req, reply, { next: localPath(req.query.next) });
-  });
-
-  app.post('/signin', door, async (req, reply) => {
-    const email = (field(req.body, 'email') ?? '').trim().slice(0, 254);
-    const password = field(req.body, 'password') ?? '';
-    const next = localPath(field(req.body, 'next'));
-    // Counted before the password is checked, so parallel tries count one each; a right one is given back.
-    const door = { kind: 'signin' as const, ip: req.ip, email };
-    const taken = await ctx.studioAccounts.attempt(door);
-    if (!taken.ok) {
-      await doorRefusalPause(ctx.pace, req.ip);
-      return signinPage(req, reply.code(429).header('retry-after', String(taken.retryAfterS)), {
-        email,
-        next,
-        error: 'Too many sign-in attempts. Wait a quarter of an hour and try again.',
-      });
-    }
-    const person = await ctx.studioAccounts.givenBackIfBusy(
-      [door],
-      ctx.studioAccounts.checkPassword(email, password),
-    );
-    if (!person) {
-      failed(req, email);
-      return signinPage(req, reply.code(401), {
-        email,
-        next,
-        error: 'The email or the password is wrong.',
-      });
-    }
-    await ctx.studioAccounts.succeeded(door);
-    return startSession(req, reply, person, 'password', next);
-  });
 
   app.get('/signup', door, async (req, reply) => {
     if (!ctx.config.signupOpen)
@@ -218,12 +157,11 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
   });
 
   app.get('/account', { preHandler: signedIn(ctx) }, async (req, reply) =>
-    page(reply, 'account', req, { title: 'Account', min: MIN_PASSWORD }),
+    accountPage(ctx, req, reply),
   );
 
   app.post('/account/password', { preHandler: signedIn(ctx) }, async (req, reply) => {
-    const again = (error: string) =>
-      page(reply.code(400), 'account', req, { title: 'Account', min: MIN_PASSWORD, error });
+    const again = (error: string) => accountPage(ctx, req, reply.code(400), { error });
     if (
       !(await ctx.studioAccounts.currentPasswordOk(personOf(req), field(req.body, 'current') ?? ''))
     )
@@ -236,15 +174,13 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: StudioCtx) {
     await ctx.sessions.revokeAll(personOf(req));
     const id = await ctx.sessions.create({ personId: personOf(req), accountId: accountOf(req) });
     reply.setCookie(SESSION_COOKIE, id, sessionCookie(ctx));
-    return page(reply, 'account', req, {
-      title: 'Account',
-      min: MIN_PASSWORD,
+    return accountPage(ctx, req, reply, {
       notice: 'Your password has been changed. Other sessions were signed out.',
     });
   });
 
   // One-time links: the form (GET does not use the link, so a mail scanner fetching it spends nothing)…
-  for (const purpose of ['invite', 'reset'] as Purpose[]) {
+  for (const purpose of ['invite', 'reset'] as Exclude<Purpose, 'signin'>[]) {
     const title = purpose === 'invite' ? 'Set your password' : 'Choose a new password';
     // The link is a secret: no access-log line carries it (info lines are off for these routes).
     const quiet = { ...door, logLevel: 'warn' as const };
