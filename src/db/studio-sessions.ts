@@ -58,6 +58,8 @@ export interface SessionRow {
   /** The person's email. */
   email: string | null;
   balance_cents: number | null;
+  /** The account's name (null: it has none). */
+  account_name: string | null;
   admin_token_hash: Buffer | null;
   /** The person's role in the account. */
   role: Role | null;
@@ -68,7 +70,7 @@ export interface SessionRow {
 /** The columns of LIVE_SESSION, for a statement that selects them again from it. */
 export const SESSION_COLUMNS =
   's.account_id, s.person_id, s.last_seen_at, s.admin_token_hash, s.email, s.balance_cents, ' +
-  's.role, s.accounts';
+  's.role, s.accounts, s.account_name';
 
 /**
  * The statement of liveSession(), $1 the id's hash and $2 the idle limit in seconds: also the first step
@@ -77,7 +79,7 @@ export const SESSION_COLUMNS =
  * other accounts for the switcher, read only when they have more than one: no query of its own.
  */
 export const LIVE_SESSION = `SELECT s.account_id, s.person_id, s.last_seen_at, s.admin_token_hash,
-    p.email, a.balance_cents, m.role,
+    p.email, a.balance_cents, a.name AS account_name, m.role,
     CASE WHEN EXISTS (SELECT 1 FROM memberships o
                        WHERE o.person_id = s.person_id AND o.account_id <> s.account_id)
       THEN (SELECT json_agg(json_build_array(x.id, COALESCE(x.name, x.email)) ORDER BY x.id)
