@@ -185,6 +185,7 @@ export async function startService(
       config.publicUrl,
       config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null,
       keys,
+      log,
     ),
     ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,
