@@ -21,6 +21,11 @@ const MIGRATIONS_DIR = path.resolve(
   '../../migrations',
 );
 const LOCK_ID = 0x52474d47; // "RGMG"
+const DEADLOCK_TRIES = 5;
+
+/** The SQLSTATE of an error or of the error it wraps. */
+const causeCode = (e: unknown): string | undefined =>
+  (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
 
 /** The migrations this release has, in the order they apply. */
 export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
@@ -61,18 +66,24 @@ export async function migrate(
       if (done.has(file)) continue;
       const sql = fs.readFileSync(path.join(dir, file), 'utf8');
       const withIt = companions(file);
-      await client.query('BEGIN');
-      try {
-        await client.query(sql).catch((e: Error) => {
-          throw new Error(`migration ${file} failed: ${e.message}`);
-        });
-        // the functions (and triggers) it needs commit with it: no moment has one without the other
-        for (const f of withIt) await applyFunctionText(client, f);
-        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK');
-        throw e;
+      for (let attempt = 1; ; attempt++) {
+        await client.query('BEGIN');
+        try {
+          await client.query(sql).catch((e: Error) => {
+            throw new Error(`migration ${file} failed: ${e.message}`, { cause: e });
+          });
+          // the functions (and triggers) it needs commit with it: no moment has one without the other
+          for (const f of withIt) await applyFunctionText(client, f);
+          await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+          await client.query('COMMIT');
+          break;
+        } catch (e) {
+          await client.query('ROLLBACK');
+          // A migration locking two tables can meet a running transaction that holds them the other
+          // way round; PostgreSQL breaks the deadlock by failing one. Nothing of it committed: again.
+          if (attempt < DEADLOCK_TRIES && causeCode(e) === '40P01') continue;
+          throw e;
+        }
       }
       applied.push(file, ...withIt.map((f) => f.name));
     }

@@ -75,7 +75,7 @@ export async function applyFunctionText(client: Tx, f: FunctionFile): Promise<vo
   try {
     await client.query(text);
   } catch (e) {
-    throw new Error(`function file ${f.name} failed: ${(e as Error).message}`);
+    throw new Error(`function file ${f.name} failed: ${(e as Error).message}`, { cause: e });
   }
   await client.query(
     `INSERT INTO schema_functions (name, sha256) VALUES ($1, $2)
