@@ -6,6 +6,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { cell } from '../csv.ts';
+import { chartFor } from '../usage-chart-data.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
@@ -39,7 +40,9 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
         throw e;
       }
       const s = await ctx.accounts.spend(req.principal, fromD, toD);
-      return page(reply, 'usage', req, {
+      const chart = await chartFor(ctx, req.principal, from, to);
+      return page(reply.code(chart.chartError ? 400 : 200), 'usage', req, {
+        ...chart,
         title: 'Usage',
         ledger: ledger.data,
         nextCursor: ledger.nextCursor,

@@ -1,0 +1,144 @@
+// The Usage page's chart (docs/studio.md "Usage"): spend per day over the chosen range, stacked by
+// model, drawn here as SVG shapes (no chart script: the page is whole as it arrives), with the same
+// numbers as a table beside it. This module computes the geometry; the template
+// (views/usage-chart.eta) writes it out, escaping every name. Beyond MAX_SERIES models the smallest
+// are one "Other models" series, so that colours stay few enough to tell apart.
+import type { UsageEntry } from '../services/usage.ts';
+
+export const MAX_SERIES = 8;
+// Colours with at least 3:1 against the page's white (WCAG 1.4.11), the last one for "Other".
+const COLOURS = [
+  '#1f5fa8',
+  '#c4461b',
+  '#2e7d32',
+  '#7b3fa0',
+  '#a3620a',
+  '#00838f',
+  '#ad1457',
+  '#5f6368',
+];
+
+// The drawing's own units (viewBox); the page scales it to its width, down to a 360 px screen.
+const W = 720;
+const H = 260;
+const LEFT = 72;
+const RIGHT = 8;
+const TOP = 10;
+const BOTTOM = 30;
+const PLOT_W = W - LEFT - RIGHT;
+const PLOT_H = H - TOP - BOTTOM;
+
+export interface Series {
+  label: string;
+  colour: string;
+  totalCents: number;
+  /** The SVG path of its bars: one rectangle per day it spent on. */
+  d: string;
+  /** The models of "Other models"; empty for a single model. */
+  models: string[];
+}
+
+export interface UsageChart {
+  from: string;
+  to: string;
+  width: number;
+  height: number;
+  series: Series[];
+  totalCents: number;
+  /** The y axis: each tick's height in the drawing and its amount. */
+  ticks: { y: number; cents: number }[];
+  /** Dates under the x axis (first, middle, last). */
+  dates: { x: number; day: string; anchor: 'start' | 'middle' | 'end' }[];
+  /** The table: one row per day with spend, a cell per series, and the day's total. */
+  rows: { day: string; cells: number[]; totalCents: number }[];
+  /** The day that spent most, for the accessible name. */
+  peak: { day: string; cents: number } | null;
+  plot: { left: number; top: number; width: number; height: number };
+}
+
+const DAY_MS = 86_400_000;
+const dayList = (from: string, to: string): string[] => {
+  const days: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS)
+    days.push(new Date(t).toISOString().slice(0, 10));
+  return days;
+};
+
+/** The smallest of 1, 2, 2.5, 5 × 10^k cents at or above `cents` (the axis' top). */
+export function niceCeil(cents: number): number {
+  if (cents <= 0) return 100;
+  const step = 10 ** Math.floor(Math.log10(cents));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * step >= cents) return m * step;
+  return 10 * step;
+}
+
+const n1 = (v: number) => Math.round(v * 10) / 10;
+
+/** The chart of `rows` (grouped by day and model) over the days from `from` to `to`. */
+export function usageChart(rows: UsageEntry[], from: string, to: string): UsageChart {
+  const days = dayList(from, to);
+  const index = new Map(days.map((d, i) => [d, i]));
+  // models by what they spent, largest first; past MAX_SERIES - 1 the rest are "Other models"
+  const byModel = new Map<string, number>();
+  for (const r of rows) byModel.set(r.modelId!, (byModel.get(r.modelId!) ?? 0) + r.spentCents);
+  const models = [...byModel].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const own = models.length > MAX_SERIES ? models.slice(0, MAX_SERIES - 1) : models;
+  const rest = models.slice(own.length).map(([m]) => m);
+  const seriesOf = new Map(own.map(([m], i) => [m, i]));
+  const count = own.length + (rest.length ? 1 : 0);
+  // cents[series][day]
+  const cents = Array.from({ length: count }, () => new Array<number>(days.length).fill(0));
+  for (const r of rows) {
+    const d = index.get(r.day!);
+    if (d === undefined) continue;
+    cents[seriesOf.get(r.modelId!) ?? count - 1][d] += r.spentCents;
+  }
+  const dayTotals = days.map((_, d) => cents.reduce((s, c) => s + Math.max(0, c[d]), 0));
+  const peakCents = Math.max(0, ...dayTotals);
+  const top = niceCeil(peakCents);
+  const y = (c: number) => TOP + PLOT_H - (c / top) * PLOT_H;
+  const slot = PLOT_W / days.length;
+  const bar = days.length <= 62 ? slot * 0.8 : slot; // gaps only where bars are wide enough
+  const base = new Array<number>(days.length).fill(0);
+  const series: Series[] = cents.map((c, s) => {
+    let d = '';
+    c.forEach((v, i) => {
+      if (v <= 0) return;
+      const x = n1(LEFT + i * slot + (slot - bar) / 2);
+      d += `M${x} ${n1(y(base[i] + v))}h${n1(bar)}V${n1(y(base[i]))}h${-n1(bar)}Z`;
+      base[i] += v;
+    });
+    const isRest = s === own.length;
+    return {
+      label: isRest ? 'Other models' : own[s][0],
+      colour: isRest ? COLOURS[COLOURS.length - 1] : COLOURS[s % (COLOURS.length - 1)],
+      totalCents: c.reduce((a, b) => a + b, 0),
+      d,
+      models: isRest ? rest : [],
+    };
+  });
+  const peakDay = dayTotals.indexOf(peakCents);
+  const mid = Math.floor((days.length - 1) / 2);
+  const at = (i: number) => n1(LEFT + i * slot + slot / 2);
+  return {
+    from,
+    to,
+    width: W,
+    height: H,
+    series,
+    totalCents: series.reduce((a, s) => a + s.totalCents, 0),
+    ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => ({ y: n1(y(top * f)), cents: top * f })),
+    dates: [
+      { x: LEFT, day: days[0], anchor: 'start' as const },
+      ...(days.length > 2 ? [{ x: at(mid), day: days[mid], anchor: 'middle' as const }] : []),
+      ...(days.length > 1
+        ? [{ x: W - RIGHT, day: days[days.length - 1], anchor: 'end' as const }]
+        : []),
+    ],
+    rows: days
+      .map((day, i) => ({ day, cells: cents.map((c) => c[i]), totalCents: dayTotals[i] }))
+      .filter((r) => r.cells.some((v) => v !== 0)),
+    peak: peakCents > 0 ? { day: days[peakDay], cents: peakCents } : null,
+    plot: { left: LEFT, top: TOP, width: PLOT_W, height: PLOT_H },
+  };
+}
