@@ -42,10 +42,11 @@ describe('the Usage chart', () => {
       const account = await accountIdOf(f.dbh.db, email);
       await seed(account, ['2026-03-02', '2026-03-04', '2026-03-05'], 10);
       await page.goto('/usage');
-      await page.getByLabel('From').fill('2026-03-01');
-      await page.getByLabel('To').fill('2026-03-07');
+      // exact: the chart's name, once drawn, is a label too
+      await page.getByLabel('From', { exact: true }).fill('2026-03-01');
+      await page.getByLabel('To', { exact: true }).fill('2026-03-07');
       await page.getByRole('button', { name: 'Show' }).click();
-      const chart = page.getByRole('img', { name: /^Spend per day from 2026-03-01 to 2026-03-07/ });
+      const chart = page.getByRole('img', { name: /^Spend per day, 2026-03-01 to 2026-03-07,/ });
       await chart.waitFor();
       // 3 days × (10 + … + 100) cents = €16.50, less the 5 cents refunded
       expect(await chart.getAttribute('aria-labelledby')).toBe('usage-chart-title');
@@ -84,7 +85,7 @@ describe('the Usage chart', () => {
       await expect
         .poll(() => page.getByRole('alert').textContent())
         .toContain('is 431 days; at most 366');
-      expect(await page.getByLabel('From').inputValue()).toBe('2025-01-01');
+      expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2025-01-01');
       await checkPage(page, 'Usage refusing a range at 360 px');
       // a range without spend says so, without an empty chart
       await page.goto('/usage?from=2026-01-01&to=2026-01-31');
