@@ -19,12 +19,13 @@ const COLOURS = [
 ];
 
 // The drawing's own units (viewBox); the page scales it to its width, down to a 360 px screen.
-const W = 720;
-const H = 260;
-const LEFT = 72;
-const RIGHT = 8;
-const TOP = 10;
-const BOTTOM = 30;
+// Fine enough that every coordinate is a whole number: a year's 7,000 bars write no decimals.
+const W = 1440;
+const H = 520;
+const LEFT = 144;
+const RIGHT = 16;
+const TOP = 20;
+const BOTTOM = 60;
 const PLOT_W = W - LEFT - RIGHT;
 const PLOT_H = H - TOP - BOTTOM;
 
@@ -72,8 +73,6 @@ export function niceCeil(cents: number): number {
   return 10 * step;
 }
 
-const n1 = (v: number) => Math.round(v * 10) / 10;
-
 /** The chart of `rows` (grouped by day and model) over the days from `from` to `to`. */
 export function usageChart(rows: UsageEntry[], from: string, to: string): UsageChart {
   const days = dayList(from, to);
@@ -96,18 +95,33 @@ export function usageChart(rows: UsageEntry[], from: string, to: string): UsageC
   const dayTotals = days.map((_, d) => cents.reduce((s, c) => s + Math.max(0, c[d]), 0));
   const peakCents = Math.max(0, ...dayTotals);
   const top = niceCeil(peakCents);
-  const y = (c: number) => TOP + PLOT_H - (c / top) * PLOT_H;
+  const y = (c: number) => Math.round(TOP + PLOT_H - (c / top) * PLOT_H);
   const slot = PLOT_W / days.length;
-  const bar = days.length <= 62 ? slot * 0.8 : slot; // gaps only where bars are wide enough
+  // each day's bar from its slot's rounded edges (no gap, no overlap), inset where bars are wide
+  const inset = days.length <= 62 ? Math.round(slot * 0.1) : 0;
+  const edge = days.map((_, i) => Math.round(LEFT + i * slot));
+  edge.push(LEFT + PLOT_W);
   const base = new Array<number>(days.length).fill(0);
   const series: Series[] = cents.map((c, s) => {
     let d = '';
-    c.forEach((v, i) => {
-      if (v <= 0) return;
-      const x = n1(LEFT + i * slot + (slot - bar) / 2);
-      d += `M${x} ${n1(y(base[i] + v))}h${n1(bar)}V${n1(y(base[i]))}h${-n1(bar)}Z`;
+    for (let i = 0; i < c.length; i++) {
+      const v = c[i];
+      if (v <= 0) continue;
+      const w = edge[i + 1] - edge[i] - 2 * inset;
+      d +=
+        'M' +
+        (edge[i] + inset) +
+        ' ' +
+        y(base[i] + v) +
+        'h' +
+        w +
+        'V' +
+        y(base[i]) +
+        'h' +
+        -w +
+        'Z';
       base[i] += v;
-    });
+    }
     const isRest = s === own.length;
     return {
       label: isRest ? 'Other models' : own[s][0],
@@ -119,7 +133,7 @@ export function usageChart(rows: UsageEntry[], from: string, to: string): UsageC
   });
   const peakDay = dayTotals.indexOf(peakCents);
   const mid = Math.floor((days.length - 1) / 2);
-  const at = (i: number) => n1(LEFT + i * slot + slot / 2);
+  const at = (i: number) => Math.round(LEFT + i * slot + slot / 2);
   return {
     from,
     to,
@@ -127,7 +141,7 @@ export function usageChart(rows: UsageEntry[], from: string, to: string): UsageC
     height: H,
     series,
     totalCents: series.reduce((a, s) => a + s.totalCents, 0),
-    ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => ({ y: n1(y(top * f)), cents: top * f })),
+    ticks: [0, 0.25, 0.5, 0.75, 1].map((f) => ({ y: y(top * f), cents: top * f })),
     dates: [
       { x: LEFT, day: days[0], anchor: 'start' as const },
       ...(days.length > 2 ? [{ x: at(mid), day: days[mid], anchor: 'middle' as const }] : []),

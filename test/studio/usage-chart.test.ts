@@ -119,7 +119,7 @@ describe('the chart geometry', () => {
     expect(c.dates.map((d) => d.day)).toEqual(['2025-01-01', '2025-07-02', '2025-12-31']);
     // the last day's bars end at the plot's right edge
     const right = c.plot.left + c.plot.width;
-    const last = Math.round((right - c.plot.width / 365) * 10) / 10;
-    for (const s of c.series) expect(s.d).toContain(`M${last} `);
+    const last = Math.round(right - c.plot.width / 365);
+    for (const s of c.series) expect(s.d).toMatch(new RegExp(`M${last} \\d+h${right - last}V`));
   });
 });
