@@ -1,5 +1,5 @@
 // What the Usage page's chart is drawn from: the account's spend per day and model over the range
-// (services/usage.ts, the report GET /v1/usage answers), or the range's problem (more than 366 days,
+// (services/usage.ts, the range checked as GET /v1/usage checks it), or the range's problem (more than 366 days,
 // from after to) as a sentence for the page, answered 400.
 import { ApiError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -13,8 +13,8 @@ export async function chartFor(
   to: string,
 ): Promise<{ chart: UsageChart | null; chartError: string | null }> {
   try {
-    const report = await ctx.usage.report(p, { from, to, groupBy: 'day,model' });
-    return { chart: usageChart(report.data, report.from, report.to), chartError: null };
+    const spend = await ctx.usage.dailyByModel(p, { from, to });
+    return { chart: usageChart(spend.models, spend.from, spend.to), chartError: null };
   } catch (e) {
     const problem = e instanceof ApiError && e.code === 'INVALID_INPUT' ? e.details?.[0] : null;
     if (!problem) throw e;

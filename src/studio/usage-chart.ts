@@ -3,7 +3,12 @@
 // numbers as a table beside it. This module computes the geometry; the template
 // (views/usage-chart.eta) writes it out, escaping every name. Beyond MAX_SERIES models the smallest
 // are one "Other models" series, so that colours stay few enough to tell apart.
-import type { UsageEntry } from '../services/usage.ts';
+/** A model's spend: `spent[i]` on the day `days[i]` days after the range's first. */
+export interface ModelDays {
+  model: string;
+  days: number[];
+  spent: number[];
+}
 
 export const MAX_SERIES = 8;
 // Colours with at least 3:1 against the page's white (WCAG 1.4.11), the last one for "Other".
@@ -73,25 +78,23 @@ export function niceCeil(cents: number): number {
   return 10 * step;
 }
 
-/** The chart of `rows` (grouped by day and model) over the days from `from` to `to`. */
-export function usageChart(rows: UsageEntry[], from: string, to: string): UsageChart {
+/** The chart of `models`' spend over the days from `from` to `to`. */
+export function usageChart(models: ModelDays[], from: string, to: string): UsageChart {
   const days = dayList(from, to);
-  const index = new Map(days.map((d, i) => [d, i]));
   // models by what they spent, largest first; past MAX_SERIES - 1 the rest are "Other models"
-  const byModel = new Map<string, number>();
-  for (const r of rows) byModel.set(r.modelId!, (byModel.get(r.modelId!) ?? 0) + r.spentCents);
-  const models = [...byModel].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const own = models.length > MAX_SERIES ? models.slice(0, MAX_SERIES - 1) : models;
-  const rest = models.slice(own.length).map(([m]) => m);
-  const seriesOf = new Map(own.map(([m], i) => [m, i]));
+  const totals = models
+    .map((m) => ({ m, total: m.spent.reduce((a, b) => a + b, 0) }))
+    .sort((a, b) => b.total - a.total || (a.m.model < b.m.model ? -1 : 1));
+  const own = totals.length > MAX_SERIES ? totals.slice(0, MAX_SERIES - 1) : totals;
+  const rest = totals.slice(own.length);
   const count = own.length + (rest.length ? 1 : 0);
   // cents[series][day]
   const cents = Array.from({ length: count }, () => new Array<number>(days.length).fill(0));
-  for (const r of rows) {
-    const d = index.get(r.day!);
-    if (d === undefined) continue;
-    cents[seriesOf.get(r.modelId!) ?? count - 1][d] += r.spentCents;
-  }
+  totals.forEach(({ m }, rank) => {
+    const row = cents[Math.min(rank, count - 1)];
+    for (let i = 0; i < m.days.length; i++)
+      if (m.days[i] >= 0 && m.days[i] < days.length) row[m.days[i]] += m.spent[i];
+  });
   const dayTotals = days.map((_, d) => cents.reduce((s, c) => s + Math.max(0, c[d]), 0));
   const peakCents = Math.max(0, ...dayTotals);
   const top = niceCeil(peakCents);
@@ -124,11 +127,11 @@ export function usageChart(rows: UsageEntry[], from: string, to: string): UsageC
     }
     const isRest = s === own.length;
     return {
-      label: isRest ? 'Other models' : own[s][0],
+      label: isRest ? 'Other models' : own[s].m.model,
       colour: isRest ? COLOURS[COLOURS.length - 1] : COLOURS[s % (COLOURS.length - 1)],
       totalCents: c.reduce((a, b) => a + b, 0),
       d,
-      models: isRest ? rest : [],
+      models: isRest ? rest.map((r) => r.m.model).sort() : [],
     };
   });
   const peakDay = dayTotals.indexOf(peakCents);

@@ -104,9 +104,8 @@ describe('the chart geometry', () => {
     ]);
     const c = usageChart(
       [
-        { day: '2025-01-01', modelId: 'a', renders: 1, spentCents: 300 },
-        { day: '2025-12-31', modelId: 'a', renders: 1, spentCents: 100 },
-        { day: '2025-12-31', modelId: 'b', renders: 1, spentCents: 100 },
+        { model: 'a', days: [0, 364], spent: [300, 100] },
+        { model: 'b', days: [364], spent: [100] },
       ],
       '2025-01-01',
       '2025-12-31',
