@@ -32,6 +32,7 @@ import * as events from './events.ts';
 import * as webhooks from './webhooks.ts';
 import * as backends from './backends.ts';
 import * as studio from './studio.ts';
+import * as usage from './usage.ts';
 import * as openai from './openai.ts';
 import * as soak from './soak.ts';
 import * as testKeys from './test-keys.ts';
@@ -49,6 +50,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
   webhooks: webhooks.run,
   backends: backends.run,
   studio: studio.run,
+  usage: usage.run,
   openai: openai.run,
   soak: soak.run,
   'test-keys': testKeys.run,

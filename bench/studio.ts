@@ -14,7 +14,7 @@ import {
 } from './lib/service.ts';
 
 /** Signs up through the studio's own form and returns the session cookie. */
-async function signUp(base: string): Promise<string> {
+export async function signUp(base: string): Promise<string> {
   const form = await fetch(`${base}/signup`);
   const csrfCookie = form.headers
     .getSetCookie()
@@ -114,7 +114,7 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
 }
 
 /** The account behind a session (the admin API has no lookup by email): a key made in the studio names it on /v1/me. */
-async function accountOfCookie(base: string, cookie: string): Promise<string> {
+export async function accountOfCookie(base: string, cookie: string): Promise<string> {
   const page = await fetch(`${base}/keys`, { headers: { cookie } });
   const token = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1];
   const made = await fetch(`${base}/keys`, {

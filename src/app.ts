@@ -186,7 +186,7 @@ export async function startService(
     usage: new Usage(db, config.dayTimeZone),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),
     // invitations go out by the studio's mail where SMTP is set up
-    members: new Members(db, config.publicUrl, mailer, keys),
+    members: new Members(db, config.publicUrl, mailer, keys, log),
     ops: new OpsProbe(db),
     backendHealth: role === 'api' ? undefined : backends.health,
     topups: createTopups({ db, config, waiters, log, mailer }),

@@ -134,3 +134,21 @@ export async function pageAccounts(
   );
   return rows as AccountRow[];
 }
+
+/**
+ * Sets the account's name (null: none, the email shows instead); the name it had, or undefined when
+ * there is no such account. The row stays locked until the caller's transaction ends, so two renames
+ * of one account record the names in the order they took effect.
+ */
+export async function renameAccount(
+  q: Queryable,
+  id: string,
+  name: string | null,
+): Promise<{ before: string | null } | undefined> {
+  const { rows } = await q.query<{ before: string | null }>(
+    `UPDATE accounts a SET name = $2 FROM (SELECT name FROM accounts WHERE id = $1 FOR UPDATE) old
+      WHERE a.id = $1 RETURNING old.name AS before`,
+    [id, name],
+  );
+  return rows[0];
+}

@@ -1,18 +1,31 @@
 // Numbered, forward-only SQL migrations, applied at start under an advisory lock so that processes
 // starting at the same moment apply each one exactly once. They change the schema; the current body
 // of each SQL function is a file of its own (sql-functions.ts), applied after them under the same
-// lock.
+// lock, and a file that names a migration (`-- applied with:`) also inside that migration's
+// transaction.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './pool.ts';
-import { applyFunctionFiles, functionFiles, type FunctionFile } from './sql-functions.ts';
+import {
+  appliedWith,
+  applyFunctionFiles,
+  applyFunctionText,
+  ensureFunctionRecord,
+  functionFiles,
+  type FunctionFile,
+} from './sql-functions.ts';
 
 const MIGRATIONS_DIR = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../../migrations',
 );
 const LOCK_ID = 0x52474d47; // "RGMG"
+const DEADLOCK_TRIES = 5;
+
+/** The SQLSTATE of an error or of the error it wraps. */
+const causeCode = (e: unknown): string | undefined =>
+  (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
 
 /** The migrations this release has, in the order they apply. */
 export function migrationFiles(dir = MIGRATIONS_DIR): string[] {
@@ -47,19 +60,32 @@ export async function migrate(
         (r) => r.name,
       ),
     );
+    await ensureFunctionRecord(client);
+    const companions = (file: string) => functions.filter((f) => appliedWith(f) === file);
     for (const file of files) {
       if (done.has(file)) continue;
       const sql = fs.readFileSync(path.join(dir, file), 'utf8');
-      await client.query('BEGIN');
-      try {
-        await client.query(sql);
-        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${file} failed: ${(e as Error).message}`);
+      const withIt = companions(file);
+      for (let attempt = 1; ; attempt++) {
+        await client.query('BEGIN');
+        try {
+          await client.query(sql).catch((e: Error) => {
+            throw new Error(`migration ${file} failed: ${e.message}`, { cause: e });
+          });
+          // the functions (and triggers) it needs commit with it: no moment has one without the other
+          for (const f of withIt) await applyFunctionText(client, f);
+          await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+          await client.query('COMMIT');
+          break;
+        } catch (e) {
+          await client.query('ROLLBACK');
+          // A migration locking two tables can meet a running transaction that holds them the other
+          // way round; PostgreSQL breaks the deadlock by failing one. Nothing of it committed: again.
+          if (attempt < DEADLOCK_TRIES && causeCode(e) === '40P01') continue;
+          throw e;
+        }
       }
-      applied.push(file);
+      applied.push(file, ...withIt.map((f) => f.name));
     }
     const complete = all.every((f) => done.has(f) || applied.includes(f));
     if (complete)

@@ -14,6 +14,15 @@
 // A file's function keeps the signature and the result the previous release calls it with (or is a
 // new name): CREATE OR REPLACE cannot change a result type, and the previous release calls it
 // meanwhile.
+//
+// A trigger's function is such a file too, carrying its `CREATE OR REPLACE TRIGGER` statements, so
+// function and trigger always change together, in one transaction. A migration that needs the
+// function at once (a rolling upgrade's bridge: the previous release's writes must meet the trigger
+// from the moment the migration commits) is named by the file's line `-- applied with: NNN_x.sql`:
+// the migrator applies the file inside that migration's own transaction, right after its SQL, and
+// records its hash there, so no commit ever has the migration without the trigger. Later the file is
+// applied as any other (its text is new, or migrations ran since). Its text must hold against that
+// migration's schema: PL/pgSQL resolves names only when the function runs, a SQL function at once.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,6 +52,38 @@ export function functionFiles(root = SRC_DIR): FunctionFile[] {
 
 export const sha256 = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
 
+/** The migration a file is applied with (its `-- applied with: NNN_x.sql` line), or null. */
+export function appliedWith(f: FunctionFile): string | null {
+  const m = /^--\s*applied with:\s*(\d+_\S+\.sql)\s*$/m.exec(fs.readFileSync(f.path, 'utf8'));
+  return m ? m[1] : null;
+}
+
+/** The migrator's record of the texts applied; made before any migration, which may apply files. */
+export async function ensureFunctionRecord(client: Tx): Promise<void> {
+  // Bookkeeping of the migrator, as schema_migrations is: not part of a backup (db/dump.ts).
+  await client.query(`CREATE TABLE IF NOT EXISTS schema_functions (
+    name text NOT NULL, sha256 text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT clock_timestamp(), PRIMARY KEY (name, sha256))`);
+}
+
+/**
+ * Runs file `f` and records its text's hash, inside the caller's transaction (its own, or that of
+ * the migration it is applied with).
+ */
+export async function applyFunctionText(client: Tx, f: FunctionFile): Promise<void> {
+  const text = fs.readFileSync(f.path, 'utf8');
+  try {
+    await client.query(text);
+  } catch (e) {
+    throw new Error(`function file ${f.name} failed: ${(e as Error).message}`, { cause: e });
+  }
+  await client.query(
+    `INSERT INTO schema_functions (name, sha256) VALUES ($1, $2)
+     ON CONFLICT (name, sha256) DO UPDATE SET applied_at = clock_timestamp()`,
+    [f.name, sha256(text)],
+  );
+}
+
 /**
  * Applies the function files that need it (the rules above) on `client`, which holds the migration
  * lock; `schemaChanged`: numbered migrations ran in this call. Returns the names applied.
@@ -52,10 +93,7 @@ export async function applyFunctionFiles(
   files: FunctionFile[],
   schemaChanged: boolean,
 ): Promise<string[]> {
-  // Bookkeeping of the migrator, as schema_migrations is: not part of a backup (db/dump.ts).
-  await client.query(`CREATE TABLE IF NOT EXISTS schema_functions (
-    name text NOT NULL, sha256 text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT clock_timestamp(), PRIMARY KEY (name, sha256))`);
+  await ensureFunctionRecord(client);
   const { rows } = await client.query<{ name: string; sha256: string }>(
     'SELECT name, sha256 FROM schema_functions ORDER BY applied_at',
   );
@@ -63,22 +101,16 @@ export async function applyFunctionFiles(
   const seen = new Set(rows.map((r) => `${r.name} ${r.sha256}`));
   const applied: string[] = [];
   for (const f of files) {
-    const text = fs.readFileSync(f.path, 'utf8');
-    const hash = sha256(text);
+    const hash = sha256(fs.readFileSync(f.path, 'utf8'));
     const current = latest.get(f.name) === hash;
     if (current ? !schemaChanged : seen.has(`${f.name} ${hash}`)) continue;
     await client.query('BEGIN');
     try {
-      await client.query(text);
-      await client.query(
-        `INSERT INTO schema_functions (name, sha256) VALUES ($1, $2)
-         ON CONFLICT (name, sha256) DO UPDATE SET applied_at = clock_timestamp()`,
-        [f.name, hash],
-      );
+      await applyFunctionText(client, f);
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK');
-      throw new Error(`function file ${f.name} failed: ${(e as Error).message}`);
+      throw e;
     }
     applied.push(f.name);
   }

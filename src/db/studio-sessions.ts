@@ -58,6 +58,8 @@ export interface SessionRow {
   /** The person's email. */
   email: string | null;
   balance_cents: number | null;
+  /** The account's name (null: it has none). */
+  account_name: string | null;
   admin_token_hash: Buffer | null;
   /** The person's role in the account. */
   role: Role | null;
@@ -70,19 +72,20 @@ export interface SessionRow {
 /** The columns of LIVE_SESSION, for a statement that selects them again from it. */
 export const SESSION_COLUMNS =
   's.account_id, s.person_id, s.last_seen_at, s.admin_token_hash, s.email, s.balance_cents, ' +
-  's.role, s.accounts, s.needs_factor';
+  's.role, s.accounts, s.needs_factor, s.account_name';
 
 /**
  * The statement of liveSession(), $1 the id's hash and $2 the idle limit in seconds: also the first step
  * of a page's statement that reads the session and the page in one round trip (db/generations-history.ts).
  * The person's role comes with it (a member no more has no live session in that account), and their
- * other accounts for the switcher, read only when they have more than one: no query of its own.
+ * accounts for the switcher, read only when they have more than one: the person's row, read for the
+ * email, says how many (account_count, kept by a trigger: migrations/038), so a person in one account
+ * costs no further read.
  */
 export const LIVE_SESSION = `SELECT s.account_id, s.person_id, s.last_seen_at, s.admin_token_hash,
-    p.email, a.balance_cents, m.role,
+    p.email, a.balance_cents, a.name AS account_name, m.role,
     (a.two_factor_required AND p.totp_secret IS NULL) AS needs_factor,
-    CASE WHEN EXISTS (SELECT 1 FROM memberships o
-                       WHERE o.person_id = s.person_id AND o.account_id <> s.account_id)
+    CASE WHEN p.account_count > 1
       THEN (SELECT json_agg(json_build_array(x.id, COALESCE(x.name, x.email)) ORDER BY x.id)
               FROM memberships y JOIN accounts x ON x.id = y.account_id
              WHERE y.person_id = s.person_id) END AS accounts

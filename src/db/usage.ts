@@ -66,3 +66,35 @@ export async function usageRows(
   });
   return rows;
 }
+
+export interface DailyModelRow {
+  model: string;
+  /** Days with renders of the model, as days after `from` (0 is `from`), ascending. */
+  days: number[];
+  /** What the model's renders created on each of those days spent. */
+  spent: number[];
+}
+
+/**
+ * Spend per model and day from `from` to `to` (dates in `timeZone`), one row per model with an array
+ * per day: the Usage chart's year of 20 models is 20 rows to parse, not 7,320.
+ */
+export async function dailySpendByModel(
+  q: Queryable,
+  p: { accountId: string; mode: 'live' | 'test'; from: string; to: string; timeZone: string },
+): Promise<DailyModelRow[]> {
+  const { rows } = await q.query<DailyModelRow>({
+    name: 'usage-daily-by-model',
+    text: `SELECT model, array_agg(d ORDER BY d) AS days, array_agg(s ORDER BY d) AS spent
+      FROM (SELECT g.model_id AS model, (g.created_at AT TIME ZONE $5)::date - $3::date AS d,
+                   sum(g.cost_cents - g.refunded_cents)::float8 AS s
+              FROM generations g
+             WHERE g.account_id = $1 AND g.mode = $2
+               AND g.created_at >= ($3::date::timestamp AT TIME ZONE $5)
+               AND g.created_at < (($4::date + 1)::timestamp AT TIME ZONE $5)
+             GROUP BY 1, 2) x
+     GROUP BY model ORDER BY model`,
+    values: [p.accountId, p.mode, p.from, p.to, p.timeZone],
+  });
+  return rows;
+}

@@ -18,6 +18,7 @@ import type { AuditSource } from '../audit/record.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import { inviteLink, resetLink } from './invites.ts';
 import { accountFor, authorize } from '../domain/authorize.ts';
+import { renameOwnAccount } from './account-name.ts';
 import type { KeyPrincipal, Principal } from '../domain/principal.ts';
 
 export { MAX_BALANCE_CENTS } from '../ledger/ledger.ts';
@@ -143,6 +144,11 @@ export class Accounts {
   ) {
     authorize(p, 'accounts.administer');
     return addCredit(this.db, id, amountCents, reason, { by: p, src });
+  }
+
+  /** Renames the principal's account (an owner's; audited as `account.renamed`): its new name. */
+  async rename(p: Principal, name: string, src: AuditSource): Promise<string | null> {
+    return renameOwnAccount(this.db, p, name, src);
   }
 
   /** The principal's account's ledger, or for the operator the one named. */

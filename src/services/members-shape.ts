@@ -33,6 +33,11 @@ export interface Invited {
   /** The one-time link (the operator's answers and tests; the person gets it by mail). */
   link: string | null;
   expiresAt: string | null;
+  /**
+   * Whether the link went out by mail: false when no mail server is set up or it refused the mail
+   * (the invite stands either way; the inviter then passes the link on).
+   */
+  mailed: boolean;
 }
 
 /** Something done to a member, for the audit log and the caller (keys revoked with a removal). */

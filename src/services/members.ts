@@ -49,6 +49,8 @@ export class Members {
     private mail: InviteMail | null,
     /** Forgets revoked keys in this process at once (key-resolver.ts). */
     private keys: { forget(keyId: string): void } | null = null,
+    /** Where a mail that could not be sent is reported to the operator. */
+    private log: { warn(o: object, msg: string): void } | null = null,
   ) {}
 
   /** The account's members and pending invites. */
@@ -108,6 +110,7 @@ export class Members {
           role,
           link: null,
           expiresAt: null,
+          mailed: false,
         } as const;
       }
       const token = crypto.randomBytes(32).toString('base64url');
@@ -129,10 +132,23 @@ export class Members {
         role,
         link,
         expiresAt: expires.toISOString(),
+        mailed: false,
       } as const;
     });
-    if (out.link && this.mail) await this.sendInvite(a, out.email, out.role, out.link);
-    return out;
+    // After the commit: the invite stands whatever the mail server does. One that is down or refuses
+    // the mail must not turn a done invite into an error page that hides its link: the answer says
+    // it was not mailed, and carries the link for the inviter to pass on.
+    if (!out.link || !this.mail) return out;
+    try {
+      await this.sendInvite(a, out.email, out.role, out.link);
+      return { ...out, mailed: true };
+    } catch (e) {
+      this.log?.warn(
+        { err: e, account: a },
+        'invite mail not sent; the inviter was shown the link',
+      );
+      return out;
+    }
   }
 
   private async sendInvite(accountId: string, email: string, role: Role, link: string) {

@@ -41,6 +41,8 @@ export interface Session {
   email: string | null;
   /** The person's accounts ({ id, label }) for the switcher, when they have more than one. */
   accounts: { id: string; label: string }[] | null;
+  /** The account's name, null when it has none (it then goes by its email). */
+  accountName: string | null;
   balanceCents: number;
   lastSeenAt: Date;
   /** The account requires a second factor the person has not turned on: only that page opens. */
@@ -161,6 +163,7 @@ export class Sessions {
       personId: r.person_id,
       email: r.email,
       accounts: r.accounts?.map(([id, label]) => ({ id, label })) ?? null,
+      accountName: r.account_name,
       balanceCents: r.balance_cents ?? 0,
       lastSeenAt: r.last_seen_at,
       needsFactor: r.needs_factor === true,

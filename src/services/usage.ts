@@ -2,7 +2,7 @@
 // grouped by day, model, key and member, in the key's mode (a test key sees its account's test usage).
 import type { Db } from '../db/pool.ts';
 import { accountById } from '../db/accounts.ts';
-import { usageRows, type UsageColumn } from '../db/usage.ts';
+import { dailySpendByModel, usageRows, type DailyModelRow, type UsageColumn } from '../db/usage.ts';
 import { parseUsageQuery, todayIn, type UsageGroup } from '../domain/usage-query.ts';
 import { accountFor } from '../domain/authorize.ts';
 import { modeOf, type Principal } from '../domain/principal.ts';
@@ -71,5 +71,26 @@ export class Usage {
       return { ...groups, renders: r.renders, spentCents: r.spent };
     });
     return { from: query.from, to: query.to, data };
+  }
+
+  /**
+   * Spend per model and day over the range (the studio's Usage chart): the report's day-and-model
+   * grouping as one row per model with an array per day.
+   */
+  async dailyByModel(
+    p: Principal,
+    raw: { from?: string; to?: string },
+    now = new Date(),
+  ): Promise<{ from: string; to: string; models: DailyModelRow[] }> {
+    const accountId = accountFor(p, 'usage.view');
+    const { from, to } = parseUsageQuery(raw, todayIn(this.timeZone, now));
+    const models = await dailySpendByModel(this.db, {
+      accountId,
+      mode: modeOf(p),
+      from,
+      to,
+      timeZone: this.timeZone,
+    });
+    return { from, to, models };
   }
 }

@@ -29,6 +29,7 @@ import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { registerCreditRoutes } from './routes/credit.ts';
 import { registerMemberRoutes } from './routes/members.ts';
+import { registerAccountNameRoutes } from './routes/account-name.ts';
 import { smtpMailer } from '../services/mail.ts';
 import { modelCards } from './presenters.ts';
 
@@ -170,5 +171,6 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   registerCreditRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
   registerMemberRoutes(app, ctx);
+  registerAccountNameRoutes(app, ctx);
   return notFoundPage(ctx);
 }

@@ -65,6 +65,8 @@ export function page(
     session: req.studio,
     // the Audit log is in the menu only for those who may open it
     canAudit: req.studio ? can(req.studio.principal, 'audit.view') : false,
+    // the Account page's name form is offered only to those who may rename (an owner)
+    canRename: req.studio ? can(req.studio.principal, 'account.rename') : false,
     euros,
     when,
     layout,

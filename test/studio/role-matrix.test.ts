@@ -158,6 +158,16 @@ const ROWS: Row[] = [
     may: ['owner'],
   },
   {
+    does: 'rename the account',
+    method: 'POST',
+    path: () => '/account/name',
+    form: () => ({ name: 'Matrix' }),
+    may: ['owner'],
+    after: async () => {
+      await q('UPDATE accounts SET name = NULL WHERE id = $1', [account]);
+    },
+  },
+  {
     does: 'remove a member',
     method: 'POST',
     path: () => `/members/${ids.target}/remove`,

@@ -8,8 +8,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, migrationFiles } from '../../src/db/migrate.ts';
 import { createPool, type Db } from '../../src/db/pool.ts';
-import { functionFiles, type FunctionFile } from '../../src/db/sql-functions.ts';
+import { appliedWith, functionFiles, type FunctionFile } from '../../src/db/sql-functions.ts';
 import { emptyDatabase, freshDatabase } from '../helpers/db.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const MIGRATIONS = path.resolve(import.meta.dirname, '../../migrations');
 const previous = JSON.parse(
@@ -65,8 +66,11 @@ describe('the function files of this release', () => {
       expect(before).toHaveLength(1);
       expect(before[0]).not.toBe(bodyOf(create.path));
       const applied = await migrate(db);
+      // each migration, followed by the files applied with it; then every file, as migrations ran
       expect(applied).toEqual([
-        ...migrationFiles().filter((m) => !theirs.has(m)),
+        ...migrationFiles()
+          .filter((m) => !theirs.has(m))
+          .flatMap((m) => [m, ...files.filter((f) => appliedWith(f) === m).map((f) => f.name)]),
         ...files.map((f) => f.name),
       ]);
       for (const f of files)
@@ -149,6 +153,106 @@ describe('the migrator, with a function file and migrations of its own', () => {
   });
 });
 
+describe('a trigger file applied with the migration that needs it', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rg-fn-bridge-'));
+  const migrations = path.join(dir, 'migrations');
+  const mark: FunctionFile = { name: 'x/sql/mark.sql', path: path.join(dir, 'mark.sql') };
+  // A bridge as 030's: the previous release keeps inserting items; from the bridge on, every item
+  // must be marked by the trigger the file carries.
+  const markText = (tag: string) => `-- the bridge's trigger
+-- applied with: 002_bridge.sql
+CREATE OR REPLACE FUNCTION rg_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN NEW.mark := '${tag}'; RETURN NEW; END $$;
+CREATE OR REPLACE TRIGGER rg_items_mark BEFORE INSERT ON rg_items
+  FOR EACH ROW EXECUTE FUNCTION rg_mark();
+`;
+  let empty: Awaited<ReturnType<typeof emptyDatabase>>;
+  let db: Db;
+  const run = () => migrate(db, migrations, undefined, [mark]);
+
+  beforeAll(async () => {
+    fs.mkdirSync(migrations);
+    fs.writeFileSync(
+      path.join(migrations, '001_items.sql'),
+      'CREATE TABLE rg_items (id serial PRIMARY KEY, mark text);',
+    );
+    fs.writeFileSync(mark.path, markText('v1'));
+    fs.writeFileSync(
+      path.join(migrations, '002_bridge.sql'),
+      'CREATE TABLE rg_bridge_done (at timestamptz);',
+    );
+    empty = await emptyDatabase();
+    db = createPool(empty.url, 4, { long: true });
+    expect(await migrate(db, migrations, new Set(['001_items.sql']), [mark])).toEqual([
+      '001_items.sql',
+    ]);
+  });
+  afterAll(async () => {
+    await db.end();
+    await empty.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('names its migration', () => {
+    expect(appliedWith(mark)).toBe('002_bridge.sql');
+  });
+
+  it('commits with the migration: while the trigger waits, nothing of the migration is seen', async () => {
+    // A writer of the previous release holds the items' table (SHARE, as a long COPY would): the
+    // trigger's creation must wait for it, after the migration's own SQL has run.
+    const writer = await db.connect();
+    await writer.query('BEGIN');
+    await writer.query('LOCK TABLE rg_items IN SHARE MODE');
+    const migrating = run();
+    try {
+      await waitFor('the migrator to wait for the trigger', async () => {
+        const { rows } = await db.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%rg_mark%'`,
+        );
+        return rows.length === 1;
+      });
+      // nothing of 002 is committed yet: no moment has the migration without the trigger
+      const seen = await db.query(
+        `SELECT (SELECT count(*) FROM schema_migrations WHERE name = '002_bridge.sql')::int AS n,
+                to_regclass('rg_bridge_done') IS NOT NULL AS made`,
+      );
+      expect(seen.rows[0]).toEqual({ n: 0, made: false });
+    } finally {
+      await writer.query('COMMIT');
+      writer.release();
+    }
+    // with the migration, then again after the migrations as every file (a later one may replace it)
+    expect(await migrating).toEqual(['002_bridge.sql', 'x/sql/mark.sql', 'x/sql/mark.sql']);
+    await db.query('INSERT INTO rg_items DEFAULT VALUES');
+    const { rows } = await db.query('SELECT mark FROM rg_items');
+    expect(rows).toEqual([{ mark: 'v1' }]);
+    expect(await run()).toEqual([]); // recorded: not applied again
+  });
+
+  it('rolls back with the migration when it fails, naming the file', async () => {
+    fs.writeFileSync(path.join(migrations, '003_more.sql'), 'CREATE TABLE rg_more (x int);');
+    const broken: FunctionFile = { name: 'x/sql/broken.sql', path: path.join(dir, 'broken.sql') };
+    fs.writeFileSync(broken.path, '-- applied with: 003_more.sql\nCREATE OR REPLACE TRIGGER;');
+    await expect(migrate(db, migrations, undefined, [mark, broken])).rejects.toThrow(
+      /function file x\/sql\/broken.sql failed/,
+    );
+    const left = await db.query(
+      `SELECT (SELECT count(*) FROM schema_migrations WHERE name = '003_more.sql')::int AS n,
+              to_regclass('rg_more') IS NOT NULL AS made`,
+    );
+    expect(left.rows[0]).toEqual({ n: 0, made: false });
+    fs.rmSync(path.join(migrations, '003_more.sql'));
+  });
+
+  it('changes function and trigger together later, as any file', async () => {
+    fs.writeFileSync(mark.path, markText('v2'));
+    expect(await run()).toEqual(['x/sql/mark.sql']);
+    await db.query('INSERT INTO rg_items DEFAULT VALUES');
+    const { rows } = await db.query('SELECT mark FROM rg_items ORDER BY id');
+    expect(rows.map((r) => r.mark)).toEqual(['v1', 'v2']);
+  });
+});
+
 describe('numbered migrations', () => {
   // Those that ran before function bodies became files keep their historic copies.
   const HISTORIC = new Set([
@@ -160,18 +264,14 @@ describe('numbered migrations', () => {
     '014_test_keys_topups.sql',
     '018_trace_parent.sql',
     '019_test_renders_final.sql',
+    // shipped with its bridge triggers' first copies before a file could carry a trigger; the
+    // files applied with it (db/sql/*: `-- applied with: 030_teams.sql`) replace them
+    '030_teams.sql',
   ]);
-
-  // A rolling upgrade's bridge: triggers that keep what the previous release writes meaningful to
-  // this one (030: a new account's owner, a password or session written by account). Their
-  // functions are made with their triggers, in the migration's transaction, so no write of the
-  // previous release passes before they exist (function files are applied after the migrations);
-  // they never change, and go with the bridge once no release before it runs.
-  const BRIDGES = new Set(['030_teams.sql']);
 
   it('define no function any more: a body lives in src/<folder>/sql/<name>.sql', () => {
     const defining = migrationFiles()
-      .filter((m) => !HISTORIC.has(m) && !BRIDGES.has(m))
+      .filter((m) => !HISTORIC.has(m))
       .filter((m) =>
         /\bCREATE\s+(OR\s+REPLACE\s+)?FUNCTION\b/i.test(
           fs.readFileSync(path.join(MIGRATIONS, m), 'utf8').replace(/--[^\n]*/g, ''),

@@ -81,13 +81,18 @@ export function memberSchemas({ ref, obj }: Helpers) {
     MemberList: obj(['data'], { data: { type: 'array', items: ref('Member') } }),
     MemberCreate: obj(['email', 'role'], { email: { ...str, maxLength: 254 }, role }),
     MemberUpdate: obj(['role'], { role }),
-    MemberAdded: obj(['status', 'userId', 'email', 'role', 'link', 'expiresAt'], {
+    MemberAdded: obj(['status', 'userId', 'email', 'role', 'link', 'expiresAt', 'mailed'], {
       status: { enum: ['added', 'invited'] },
       userId: { type: ['string', 'null'], description: 'null for an invited person.' },
       email: str,
       role,
       link: { type: ['string', 'null'], description: 'The invite link (null when added).' },
       expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      mailed: {
+        type: 'boolean',
+        description:
+          'Whether the link went out by mail (false: no mail server set up, or it refused the mail).',
+      },
     }),
     MemberRemoved: obj(['userId', 'removed', 'revokedKeys'], {
       userId: str,

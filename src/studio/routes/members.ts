@@ -60,11 +60,17 @@ export function registerMemberRoutes(app: FastifyInstance, ctx: StudioCtx) {
         { email: values.email, role: values.role },
         { src: src(req) },
       );
+      // not mailed (no mail server, or it failed): the inviter passes the link on themselves
+      const notice = done.mailed
+        ? `Invited ${done.email} as ${done.role}. The link is on its way by mail.`
+        : ctx.mailer
+          ? `Invited ${done.email} as ${done.role}, but the mail could not be sent: ` +
+            'send them the link below yourself.'
+          : `Invited ${done.email} as ${done.role}. Send them the link.`;
       return membersPage(req, reply.code(201), {
-        notice:
-          `Invited ${done.email} as ${done.role}.` + (ctx.mailer ? '' : ' Send them the link.'),
-        // without mail, the inviter passes the link on themselves
-        link: ctx.mailer ? null : done.link,
+        notice,
+        mailFailed: !!ctx.mailer && !done.mailed,
+        link: done.mailed ? null : done.link,
       });
     } catch (e) {
       const d = e instanceof ApiError && e.code === 'INVALID_INPUT' ? e.details?.[0] : undefined;

@@ -7,6 +7,7 @@ import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { cell } from '../csv.ts';
 import { zeroHelp } from '../zero-help.ts';
+import { chartFor } from '../usage-chart-data.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
@@ -41,7 +42,9 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
       }
       const s = await ctx.accounts.spend(req.principal, fromD, toD);
       const receipts = await ctx.receipts.list(req.principal);
-      return page(reply, 'usage', req, {
+      const chart = await chartFor(ctx, req.principal, from, to);
+      return page(reply.code(chart.chartError ? 400 : 200), 'usage', req, {
+        ...chart,
         title: 'Usage',
         receipts,
         zero: zeroHelp(ctx),
