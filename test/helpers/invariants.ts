@@ -52,6 +52,21 @@ const CHECKS: Record<string, string> = {
   'day usage within the cap': `
     SELECT u.key_id FROM key_day_usage u JOIN api_keys k ON k.id = u.key_id
     WHERE k.daily_cap_cents IS NOT NULL AND u.spent_cents > k.daily_cap_cents`,
+  // Every budget's usage row holds what its subject spent in its period, by the charge's rule
+  // (src/ledger/sql/create_generations.sql): charges less refunds, never past its limit.
+  'budget usage = net spend of its period': `
+    SELECT u.* FROM budget_usage u CROSS JOIN LATERAL (
+      SELECT coalesce(sum(g.cost_cents - g.refunded_cents), 0) AS spent FROM generations g
+        LEFT JOIN api_keys k ON k.id = g.key_id
+      WHERE g.account_id = u.account_id AND g.usage_day IS NOT NULL
+        AND rendergate_budget_start(u.period, g.usage_day) = u.period_start
+        AND CASE u.scope WHEN 'key' THEN g.key_id = u.subject_id
+          WHEN 'account' THEN g.mode = 'live'
+          ELSE g.mode = 'live' AND coalesce(g.started_by, k.created_by) = u.subject_id END) s
+    WHERE u.spent_cents <> s.spent`,
+  'budget usage within its limit': `
+    SELECT u.* FROM budget_usage u JOIN budgets b USING (account_id, scope, subject_id, period)
+    WHERE u.spent_cents > b.limit_cents`,
 };
 
 export async function checkInvariants(db: Queryable): Promise<void> {
