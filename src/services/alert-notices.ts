@@ -24,7 +24,7 @@ export function noticeOf(a: ClaimedAlert): { subject: string; text: string } {
   const d = a.data;
   if (a.kind === 'account.balance_low')
     return {
-      subject: `Rendergate: balance below ${euros(d.thresholdCents)}`,
+      subject: 'Rendergate: the balance is below its alert',
       text:
         `The balance of account ${a.account_id} is ${euros(d.balanceCents)}, below the ` +
         `low-balance alert of ${euros(d.thresholdCents)}. Add credit to keep renders running.`,
