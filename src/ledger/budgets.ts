@@ -98,20 +98,53 @@ export async function removeBudgetIn(
   return rows[0] ? Number(rows[0].limit_cents) : null;
 }
 
+/** A budget of the account's, with whose it is. */
+export interface AccountBudget extends BudgetView {
+  scope: BudgetScope;
+  subjectId: string;
+}
+
 /** The subject's budgets in period order, each with its spend in its current period. */
 export async function budgetsOf(
   q: Queryable,
   s: BudgetSubject,
   timeZone: string,
 ): Promise<BudgetView[]> {
+  return (await budgetRows(q, s.accountId, s, timeZone)).map(
+    ({ period, limitCents, spentCents, resetsAt }) => ({
+      period,
+      limitCents,
+      spentCents,
+      resetsAt,
+    }),
+  );
+}
+
+/** Every budget of the account (its own, its members', its keys'), by scope and whose. */
+export function accountBudgets(
+  q: Queryable,
+  accountId: string,
+  timeZone: string,
+): Promise<AccountBudget[]> {
+  return budgetRows(q, accountId, null, timeZone);
+}
+
+async function budgetRows(
+  q: Queryable,
+  accountId: string,
+  s: BudgetSubject | null,
+  timeZone: string,
+): Promise<AccountBudget[]> {
   const { rows } = await q.query<{
+    scope: BudgetScope;
+    subject_id: string;
     period: Period;
     limit_cents: string;
     spent_cents: string;
     resets_at: Date | null;
   }>({
     name: 'budgets-of',
-    text: `SELECT b.period, b.limit_cents, coalesce(u.spent_cents, 0) AS spent_cents,
+    text: `SELECT b.scope, b.subject_id, b.period, b.limit_cents, coalesce(u.spent_cents, 0) AS spent_cents,
         (CASE b.period WHEN 'day' THEN p.start + 1 WHEN 'week' THEN p.start + 7
           WHEN 'month' THEN (p.start + interval '1 month')::date END)::timestamp
           AT TIME ZONE $4 AS resets_at
@@ -120,11 +153,14 @@ export async function budgetsOf(
         (now() AT TIME ZONE $4)::date) AS start) p
       LEFT JOIN budget_usage u ON u.account_id = b.account_id AND u.scope = b.scope
         AND u.subject_id = b.subject_id AND u.period = b.period AND u.period_start = p.start
-      WHERE b.account_id = $1 AND b.scope = $2 AND b.subject_id = $3
-      ORDER BY array_position(ARRAY['day', 'week', 'month', 'total'], b.period)`,
-    values: [s.accountId, s.scope, s.subjectId, timeZone],
+      WHERE b.account_id = $1 AND ($2::text IS NULL OR (b.scope = $2 AND b.subject_id = $3))
+      ORDER BY array_position(ARRAY['account', 'member', 'key'], b.scope), b.subject_id,
+        array_position(ARRAY['day', 'week', 'month', 'total'], b.period)`,
+    values: [accountId, s?.scope ?? null, s?.subjectId ?? null, timeZone],
   });
   return rows.map((r) => ({
+    scope: r.scope,
+    subjectId: r.subject_id,
     period: r.period,
     limitCents: Number(r.limit_cents),
     spentCents: Number(r.spent_cents),

@@ -11,6 +11,7 @@ import { accountFor, authorize, type Action } from '../domain/authorize.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { KeyPrincipal, Principal } from '../domain/principal.ts';
 import {
+  accountBudgets,
   budgetsOf,
   removeBudgetIn,
   setBudgetIn,
@@ -123,6 +124,11 @@ export class Budgets {
       ...src,
       details: { scope: s.scope, ...details },
     });
+  }
+
+  /** Every budget of the principal's account (the studio's Budgets). */
+  async ofAccount(p: Principal) {
+    return accountBudgets(this.db, accountFor(p, 'usage.view'), this.timeZone);
   }
 
   /** GET /v1/me's budgets: the key's account's and the key's own. */

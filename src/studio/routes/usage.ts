@@ -6,6 +6,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { cell } from '../csv.ts';
+import { budgetsPanel } from './budgets.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
@@ -39,6 +40,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
         throw e;
       }
       const s = await ctx.accounts.spend(req.principal, fromD, toD);
+      const budgets = await budgetsPanel(ctx, req.principal);
       return page(reply, 'usage', req, {
         title: 'Usage',
         ledger: ledger.data,
@@ -46,6 +48,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
         from,
         to,
         ...s,
+        budgets,
       });
     },
   );
