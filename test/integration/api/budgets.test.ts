@@ -4,6 +4,8 @@
 // BUDGET_EXCEEDED, one detail per budget exceeded); bad input is a 400 that writes nothing.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { serviceFixture } from '../../helpers/fixture.ts';
 import { ADMIN, client, startTestService } from '../../helpers/service.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
@@ -227,5 +229,32 @@ describe('bad input writes nothing', () => {
     const ok = await patch({ lowBalanceCents: 500 });
     expect([ok.status, ok.json.lowBalanceCents]).toEqual([200, 500]);
     expect((await patch({ lowBalanceCents: null })).json.lowBalanceCents).toBeNull();
+  });
+});
+
+describe('every path that charges', () => {
+  it('/openai/v1 and MCP are refused by a budget as /v1 is', async () => {
+    const a = await f.api.account(10_000);
+    await f.api.admin('PUT', `/accounts/${a.accountId}/budgets/day`, { limitCents: 0 });
+    const chat = await f.api.call('POST', '/openai/v1/chat/completions', {
+      key: a.key,
+      body: { model: TEXT.modelId, messages: [{ role: 'user', content: TEXT.inputs.text }] },
+    });
+    expect([chat.status, chat.json.error.code]).toEqual([409, 'BUDGET_EXCEEDED']);
+    const transport = new StreamableHTTPClientTransport(new URL(`${f.svc.base}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${a.key}` } },
+    });
+    const mcp = new Client({ name: 'rendergate-test', version: '1.0.0' });
+    await mcp.connect(transport);
+    const r = (await mcp.callTool({
+      name: 'create_generation',
+      arguments: { modelId: TEXT.modelId, inputs: TEXT.inputs },
+    })) as any;
+    expect([r.isError, r.structuredContent.code]).toEqual([true, 'BUDGET_EXCEEDED']);
+    await mcp.close();
+    const { rows } = await f.dbh.db.query('SELECT 1 FROM generations WHERE account_id = $1', [
+      a.accountId,
+    ]);
+    expect(rows).toEqual([]);
   });
 });
