@@ -40,8 +40,9 @@ const CHECKS: Record<string, string> = {
     FULL JOIN (SELECT key_id, usage_day, sum(cost_cents - refunded_cents) AS spent FROM generations WHERE key_id IS NOT NULL GROUP BY key_id, usage_day) g
       ON g.key_id = u.key_id AND g.usage_day = u.day
     WHERE coalesce(u.spent_cents, 0) <> coalesce(g.spent, 0)`,
-  // Studio renders have no key: they count against no day and never have a usage day.
-  'a render without a key has no usage day': `SELECT id FROM generations WHERE key_id IS NULL AND usage_day IS NOT NULL`,
+  // A key's render has the day its key's cap counted it on. Since budgets (migrations/036) a studio
+  // render has its charge's day too, the one its budgets count it on; it has no key's day.
+  "a key's render has its usage day": `SELECT id FROM generations WHERE key_id IS NOT NULL AND usage_day IS NULL`,
   // Not money, but kept the same way: each account's upload count (migrations/022) is its uploads not
   // marked deleted, and never above what is stored.
   "an account's upload count is its uploads not marked deleted": `
