@@ -800,15 +800,25 @@ export interface components {
             /** @enum {unknown} */
             percent: 80 | 100;
         };
+        /** @description An account's alert, sent as the POST body and signed as every event is. */
+        AlertEvent: {
+            /** @enum {unknown} */
+            type: "account.balance_low" | "budget.threshold_reached";
+            /** Format: date-time */
+            timestamp: string;
+            /** @description false for a test key's budget. */
+            livemode: boolean;
+            data: components["schemas"]["BalanceLowEvent"] | components["schemas"]["BudgetThresholdEvent"];
+        };
         /** @description Sent as the POST body, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). */
         WebhookEvent: {
-            type: components["schemas"]["EventType"];
+            /** @enum {unknown} */
+            type: "generation.started" | "generation.succeeded" | "generation.failed" | "generation.refunded";
             /** Format: date-time */
             timestamp: string;
             /** @description false for the renders of test keys. */
             livemode: boolean;
-            /** @description A generation.* event: the Generation. account.balance_low and budget.threshold_reached: the alert's fields. */
-            data: components["schemas"]["Generation"] | components["schemas"]["BalanceLowEvent"] | components["schemas"]["BudgetThresholdEvent"];
+            data: components["schemas"]["Generation"];
         };
         /** Inputs of rendergate/start-end-to-video */
         "Inputs.rendergate.start-end-to-video": {
@@ -2728,7 +2738,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["AlertEvent"];
             };
         };
         responses: {
@@ -2754,7 +2764,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEvent"];
+                "application/json": components["schemas"]["AlertEvent"];
             };
         };
         responses: {

@@ -78,7 +78,13 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
       })),
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+        content: {
+          'application/json': {
+            schema: {
+              $ref: `#/components/schemas/${type.startsWith('generation.') ? 'WebhookEvent' : 'AlertEvent'}`,
+            },
+          },
+        },
       },
       responses: {
         '2XX': {

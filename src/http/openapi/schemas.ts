@@ -323,18 +323,23 @@ export const resourceSchemas: Record<string, unknown> = {
     spentCents: int,
     percent: { enum: [80, 100] },
   }),
+  AlertEvent: obj(
+    ['type', 'timestamp', 'livemode', 'data'],
+    {
+      type: { enum: ['account.balance_low', 'budget.threshold_reached'] },
+      timestamp: time,
+      livemode: { type: 'boolean', description: "false for a test key's budget." },
+      data: { oneOf: [ref('BalanceLowEvent'), ref('BudgetThresholdEvent')] },
+    },
+    "An account's alert, sent as the POST body and signed as every event is.",
+  ),
   WebhookEvent: obj(
     ['type', 'timestamp', 'livemode', 'data'],
     {
-      type: ref('EventType'),
+      type: { enum: EVENT_TYPES.filter((t) => t.startsWith('generation.')) },
       timestamp: time,
       livemode: { type: 'boolean', description: 'false for the renders of test keys.' },
-      data: {
-        description:
-          'A generation.* event: the Generation. account.balance_low and ' +
-          "budget.threshold_reached: the alert's fields.",
-        oneOf: [ref('Generation'), ref('BalanceLowEvent'), ref('BudgetThresholdEvent')],
-      },
+      data: ref('Generation'),
     },
     'Sent as the POST body, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`).',
   ),
