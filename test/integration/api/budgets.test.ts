@@ -4,6 +4,8 @@
 // BUDGET_EXCEEDED, one detail per budget exceeded); bad input is a 400 that writes nothing.
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { serviceFixture } from '../../helpers/fixture.ts';
@@ -256,5 +258,29 @@ describe('every path that charges', () => {
       a.accountId,
     ]);
     expect(rows).toEqual([]);
+  });
+});
+
+describe('the admin document', () => {
+  it('describes the budget and alert answers as they are', async () => {
+    const doc = await f.api.admin('GET', '/openapi.json');
+    const ajv = new Ajv2020({ strict: false });
+    (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
+    ajv.addSchema(doc, 'admin');
+    const check = (schema: string, value: unknown) => {
+      const ok = ajv.validate({ $ref: `admin#/components/schemas/${schema}` }, value);
+      expect(ok, `${schema}: ${JSON.stringify(ajv.errors)}`).toBe(true);
+    };
+    const a = await f.api.account(1_000);
+    check(
+      'BudgetList',
+      await f.api.admin('PUT', `/keys/${a.keyId}/budgets/total`, { limitCents: 9 }),
+    );
+    check('BudgetList', await f.api.admin('GET', `/keys/${a.keyId}/budgets`));
+    check('BudgetList', await f.api.admin('DELETE', `/keys/${a.keyId}/budgets/total`));
+    check(
+      'Account',
+      await f.api.admin('PATCH', `/accounts/${a.accountId}`, { lowBalanceCents: 5 }),
+    );
   });
 });
