@@ -9,12 +9,13 @@
 //   part   raises refunded_cents, guarded so that the refunds never pass the price (the CHECK of
 //          migrations/027 holds it too); the render stays succeeded.
 // A test render was never charged: its refund takes back only its key's day and budgets (its test
-// record), under its account's lock all the same.
+// record), under a share of its account's lock.
 import type { Tx } from '../db/pool.ts';
 import { leaseGuard, type Lease } from '../db/lease.ts';
 import { newId } from '../domain/ids.ts';
 import type { RenderFailureCode } from '../domain/render-failures.ts';
-import { lockAccount, returnToBalance } from './balance.ts';
+import { shareAccount } from '../db/accounts.ts';
+import { returnToBalance } from './balance.ts';
 import { insertEntry } from './entries.ts';
 import { takeBackFromBudgets, takeBackFromDay } from './spend.ts';
 
@@ -106,8 +107,11 @@ async function giveBack(tx: Tx, id: string, g: Refunded, reason: string | null):
   const cents = Number(g.returned_cents);
   const live = g.mode !== 'test';
   if (cents > 0) {
+    // A test render's refund moves no money: it shares the account's lock (as a DELETE of it
+    // already does, and its foreign key check would), which still waits for a budget being set
+    // (FOR UPDATE) and so never gives back to a budget whose usage is being counted from history.
     if (live) await returnToBalance(tx, g.account_id, cents);
-    else await lockAccount(tx, g.account_id);
+    else await shareAccount(tx, g.account_id);
     if (g.key_id && g.usage_day) await takeBackFromDay(tx, g.key_id, g.usage_day, cents);
     await takeBackFromBudgets(
       tx,
