@@ -23,6 +23,7 @@ import { table, type Result } from './lib/report.ts';
 import * as poll from './poll.ts';
 import * as quote from './quote.ts';
 import * as create from './create.ts';
+import * as budgets from './budgets.ts';
 import * as dispatch from './dispatch.ts';
 import * as render from './render.ts';
 import * as growth from './growth.ts';
@@ -41,6 +42,7 @@ const SCENARIOS: Record<string, (ctx: BenchContext) => Promise<Result[]>> = {
   poll: poll.run,
   quote: quote.run,
   create: create.run,
+  budgets: budgets.run,
   dispatch: dispatch.run,
   render: render.run,
   growth: growth.run,

@@ -14,6 +14,7 @@ import { Members } from './services/members.ts';
 import { smtpMailer } from './services/mail.ts';
 import { KeyResolver } from './services/key-resolver.ts';
 import { Accounts } from './services/accounts.ts';
+import { Budgets } from './services/budgets.ts';
 import { Usage } from './services/usage.ts';
 import { Ledger } from './ledger/ledger.ts';
 import { OpsProbe } from './services/ops.ts';
@@ -43,6 +44,7 @@ import { AuditLog } from './services/audit-log.ts';
 import { snapshotView } from './services/generation-view.ts';
 import { uploadReader } from './queue/upload-reader.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { AlertNotices } from './services/alert-notices.ts';
 import { recordPublicUrl } from './services/server-info.ts';
 import { ChatCompletions } from './services/chat.ts';
 import { LiveText } from './queue/live-text.ts';
@@ -183,6 +185,7 @@ export async function startService(
     webhooks: new WebhookEndpoints(db, config.allowPrivateUrls),
     auditLog: new AuditLog(db),
     accounts: new Accounts(db),
+    budgets: new Budgets(db, config.dayTimeZone),
     usage: new Usage(db, config.dayTimeZone),
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),
     // invitations go out by the studio's mail where SMTP is set up
@@ -245,6 +248,7 @@ export async function startService(
   let claimDb: Db | null = null;
   let stopRelay = () => {};
   let dispatcher: WebhookDispatcher | null = null;
+  let alerts: AlertNotices | null = null;
   let webhookDb: Db | null = null;
   // Auto-recharge's runner, in every worker (services/auto-recharge-run.ts).
   const recharges = role === 'api' ? null : (ctx.topups?.recharges(infra.url) ?? null);
@@ -302,6 +306,9 @@ export async function startService(
     await backends.health.start(); // the first probes decide which servers the first claims may use
     await worker.start();
     await dispatcher.start();
+    // mailed where SMTP is set up; audited either way
+    alerts = new AlertNotices(db, mailer, log);
+    alerts.start();
     janitor.start();
     await recharges?.start();
   }
@@ -329,6 +336,7 @@ export async function startService(
       await recharges?.stop();
       stopRelay(); // the last pieces, before the claim pool closes
       await dispatcher?.stop();
+      await alerts?.stop();
       await webhookDb?.end().catch(() => undefined);
       await backends.health.stop();
       await backends.cogReceiver?.close();

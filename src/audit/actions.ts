@@ -1,7 +1,7 @@
 // The audit log's actions (docs/api.md "Audit log"): one closed list, so an event of an action the
-// contract does not name cannot be written, and the studio's filter offers exactly these. Some have
-// no writer yet (budget.*, alert.*, auto_recharge.*: later issues); they are listed so that those
-// issues only add the call.
+// contract does not name cannot be written, and the studio's filter offers exactly these. Each has
+// a writer in the change it records. The two alerts (`account.balance_low`,
+// `budget.threshold_reached`) are the budgets issue's, beside the contract's list.
 export const AUDIT_ACTIONS = [
   'member.invited',
   'member.joined',
@@ -25,6 +25,9 @@ export const AUDIT_ACTIONS = [
   'two_factor.enabled',
   'two_factor.disabled',
   'account.renamed',
+  // the alerts themselves (docs/billing.md "Alerts"), written by the worker as the system
+  'account.balance_low',
+  'budget.threshold_reached',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -9,6 +9,7 @@ export interface AccountRow {
   balance_cents: number;
   created_at: Date;
   shortfall_cents?: number;
+  low_balance_cents?: number | null;
 }
 
 /** A new account, or null when the email is taken. */

@@ -269,8 +269,3 @@ export async function medianRenderSeconds(
   const s = rows[0]?.seconds;
   return typeof s === 'number' && Number.isFinite(s) ? s : null;
 }
-
-/** Records the member who started a studio render (History says who: docs/studio.md). */
-export async function markStartedBy(q: Queryable, id: string, personId: string): Promise<void> {
-  await q.query('UPDATE generations SET started_by = $2 WHERE id = $1', [id, personId]);
-}

@@ -7,6 +7,8 @@ import type { Tx } from '../db/pool.ts';
 export interface LockedAccount {
   balance: number;
   shortfall: number;
+  /** The low-balance alert's threshold (null: none). */
+  lowBalance: number | null;
 }
 
 /**
@@ -14,11 +16,19 @@ export interface LockedAccount {
  * create batch and refund takes it before a key's day row. Null when there is no such account.
  */
 export async function lockAccount(tx: Tx, accountId: string): Promise<LockedAccount | null> {
-  const { rows } = await tx.query<{ balance_cents: number; shortfall_cents: number }>(
-    'SELECT balance_cents, shortfall_cents FROM accounts WHERE id = $1 FOR UPDATE',
+  const { rows } = await tx.query<{
+    balance_cents: number;
+    shortfall_cents: number;
+    low_balance_cents: number | null;
+  }>(
+    `SELECT balance_cents, shortfall_cents, low_balance_cents FROM accounts WHERE id = $1
+     FOR UPDATE`,
     [accountId],
   );
-  return rows[0] ? { balance: rows[0].balance_cents, shortfall: rows[0].shortfall_cents } : null;
+  const r = rows[0];
+  return r
+    ? { balance: r.balance_cents, shortfall: r.shortfall_cents, lowBalance: r.low_balance_cents }
+    : null;
 }
 
 /** Returns `cents` to the balance: a refund gives back what its charge took from it. */

@@ -23,6 +23,11 @@ export interface CreateItem {
   cost: number;
   deadlineSeconds: number;
   dailyCapCents: number | null;
+  /**
+   * The studio member who starts it (a person's id): counted in their budget and named as who
+   * started it; a key's create leaves it out (its creator's budget counts it).
+   */
+  personId?: string | null;
   /** A test key's create: its test record; `short`: refused as for a short balance. */
   mode?: 'live' | 'test';
   short?: boolean;
@@ -62,6 +67,7 @@ const row = (x: CreateItem, i: number) => ({
   cap: x.dailyCapCents,
   mode: x.mode ?? 'live',
   short: x.short ?? false,
+  ...(x.personId ? { person_id: x.personId } : {}),
   ...(x.traceParent ? { trace_parent: x.traceParent } : {}),
   ...(x.testResult ? resultFields(x.testResult) : {}),
 });

@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.ts';
 import type { Tx } from '../db/pool.ts';
 import { lockAccount, setBalance, takeFromBalance } from './balance.ts';
 import { insertEntry } from './entries.ts';
+import { alertIfLow } from './alerts.ts';
 
 /** The largest balance: 2^53 - 1, the largest integer a JSON client reads exactly. */
 export const MAX_BALANCE_CENTS = Number.MAX_SAFE_INTEGER;
@@ -81,6 +82,7 @@ export async function reverseIn(
   const taken = Math.min(a.balance, o.amountCents);
   const short = o.amountCents - taken;
   await takeFromBalance(tx, o.accountId, taken, short);
+  await alertIfLow(tx, o.accountId, a.balance, a.balance - taken, a.lowBalance);
   let entryId: string | null = null;
   if (taken > 0) {
     entryId = newId('led');

@@ -1,8 +1,9 @@
-// The ledger: the only writer of balances, ledger entries and spend counters (each key's day now,
-// budgets next). Every movement of money is one named operation here, its balance change and its
+// The ledger: the only writer of balances, ledger entries and spend counters (each key's day and
+// the budgets' periods: budgets.ts, spend.ts). Every movement of money is one named operation here, its balance change and its
 // entry in one transaction, and the CHECKs on accounts make a negative balance impossible:
-//   charge       a live create: price, balance, day cap and idempotency in the batched SQL function
-//                (sql/create_generations.sql through create-batch.ts), with a 'charge' entry;
+//   charge       a live create: price, balance, day cap, budgets and idempotency in the batched SQL
+//                function (sql/create_generations.sql through create-batch.ts), with a 'charge'
+//                entry, and any alert it crosses (alerts.ts) in the same transaction;
 //   test record  a test key's create: the same call, counted against the key's day only, no money;
 //   refund       a render's price given back, whole or in part (refund.ts); a test render's takes
 //                back only its day;

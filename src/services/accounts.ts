@@ -40,6 +40,8 @@ export interface AccountView {
   createdAt: string;
   /** Owed after a reversal found too little (docs/billing.md); present only when above 0. */
   shortfallCents?: number;
+  /** The low-balance alert's threshold (docs/billing.md "Alerts"); null: none. */
+  lowBalanceCents: number | null;
 }
 
 const view = (r: AccountRow): AccountView => ({
@@ -49,6 +51,7 @@ const view = (r: AccountRow): AccountView => ({
   balanceCents: r.balance_cents,
   createdAt: r.created_at.toISOString(),
   ...(r.shortfall_cents ? { shortfallCents: r.shortfall_cents } : {}),
+  lowBalanceCents: r.low_balance_cents ?? null,
 });
 
 export async function createAccount(

@@ -3,7 +3,6 @@
 import crypto from 'node:crypto';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
-import { markStartedBy } from '../db/generations-history.ts';
 import { replayRow } from '../db/generations.ts';
 import type { Catalog, CompiledModel } from '../domain/catalog-load.ts';
 import { ApiError, invalidInput, type FieldProblem } from '../domain/errors.ts';
@@ -22,7 +21,7 @@ import { generationView, type GenerationRow } from './generation-view.ts';
 import type { Uploads } from './uploads.ts';
 import type { KeyMode, KeyRecord } from './keys.ts';
 import type { Ledger } from '../ledger/ledger.ts';
-import { refusal } from './refusal.ts';
+import { budgetsOver, refusal } from './refusal.ts';
 import { accountFor } from '../domain/authorize.ts';
 import type { Principal } from '../domain/principal.ts';
 
@@ -159,6 +158,7 @@ export class GenerationCreate {
       inputs,
       cost,
       dailyCapCents: key.dailyCapCents,
+      personId: p.kind === 'member' ? p.personId : null,
       deadlineSeconds: test ? TEST_DEADLINE_SECONDS : def.timeLimitSeconds * def.maxAttempts + 3600,
     };
     // The traceparent is read inside the create's span: the worker's spans are its children.
@@ -188,6 +188,7 @@ export class GenerationCreate {
           key,
           cost,
           short: test && asks(inputs, INSUFFICIENT_MARK),
+          budgets: budgetsOver(made.inputs),
         });
       case 'in_use':
         throw new ApiError(
@@ -221,9 +222,6 @@ export class GenerationCreate {
           this.o.jobs?.send('created');
           this.o.metrics?.chargedCents.inc(cost);
         }
-        // History says who started a studio render (one write, off the charge's transaction: it
-        // names, it moves nothing)
-        if (p.kind === 'member') await markStartedBy(this.o.db, id, p.personId);
         return {
           body: this.queuedView({
             id,

@@ -31,6 +31,8 @@ export const EVENT_TYPES = [
   'generation.succeeded',
   'generation.failed',
   'generation.refunded',
+  'account.balance_low',
+  'budget.threshold_reached',
 ] as const;
 /**
  * Endpoints an account may have of each mode: counted per mode, so test endpoints (a CI's test key)

@@ -24,6 +24,7 @@ import { registerDocsRoutes } from './routes/docs.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
 import { registerKeyRoutes } from './routes/keys.ts';
 import { registerUsageRoutes } from './routes/usage.ts';
+import { registerBudgetRoutes } from './routes/budgets.ts';
 import { registerAdminConsole } from './routes/admin.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
@@ -165,6 +166,7 @@ export async function registerStudio(app: FastifyInstance, base: Ctx, services: 
   registerDocsRoutes(app, ctx);
   registerKeyRoutes(app, ctx);
   registerUsageRoutes(app, ctx);
+  registerBudgetRoutes(app, ctx);
   registerAdminConsole(app, ctx);
   registerUploadRoutes(app, ctx);
   registerWebhookRoutes(app, ctx);

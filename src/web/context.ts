@@ -22,6 +22,7 @@ import type { Receipts } from '../services/receipts.ts';
 import type { RefusalPace } from '../admission/refusal-pace.ts';
 import type { BodyBudget } from '../admission/body-budget.ts';
 import type { Usage } from '../services/usage.ts';
+import type { Budgets } from '../services/budgets.ts';
 import type { Principal } from '../domain/principal.ts';
 
 export interface Ctx {
@@ -34,6 +35,8 @@ export interface Ctx {
   apiKeys: ApiKeys;
   /** An account's members and invites (studio Members page, admin API). */
   members: Members;
+  /** Budgets of accounts, members and keys, and the low-balance alert. */
+  budgets: Budgets;
   limits: RateLimits;
   generations: Generations;
   storage: Storage;

@@ -174,7 +174,11 @@ export class WebhookDispatcher {
       type: d.type,
       timestamp: d.created_at.toISOString(),
       livemode: d.snapshot.mode !== 'test',
-      data: this.o.view(d.snapshot),
+      // An account's event (an alert, migrations/036) carries its data as written; a generation's
+      // snapshot is the row, shown as the API shows it.
+      data: d.type.startsWith('generation.')
+        ? this.o.view(d.snapshot)
+        : (d.snapshot.data as Record<string, unknown>),
     });
     const now = new Date();
     // Standard Webhooks, signed by its own package: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">.

@@ -40,8 +40,9 @@ const CHECKS: Record<string, string> = {
     FULL JOIN (SELECT key_id, usage_day, sum(cost_cents - refunded_cents) AS spent FROM generations WHERE key_id IS NOT NULL GROUP BY key_id, usage_day) g
       ON g.key_id = u.key_id AND g.usage_day = u.day
     WHERE coalesce(u.spent_cents, 0) <> coalesce(g.spent, 0)`,
-  // Studio renders have no key: they count against no day and never have a usage day.
-  'a render without a key has no usage day': `SELECT id FROM generations WHERE key_id IS NULL AND usage_day IS NOT NULL`,
+  // A key's render has the day its key's cap counted it on. Since budgets (migrations/036) a studio
+  // render has its charge's day too, the one its budgets count it on; it has no key's day.
+  "a key's render has its usage day": `SELECT id FROM generations WHERE key_id IS NOT NULL AND usage_day IS NULL`,
   // Not money, but kept the same way: each account's upload count (migrations/022) is its uploads not
   // marked deleted, and never above what is stored.
   "an account's upload count is its uploads not marked deleted": `
@@ -52,6 +53,21 @@ const CHECKS: Record<string, string> = {
   'day usage within the cap': `
     SELECT u.key_id FROM key_day_usage u JOIN api_keys k ON k.id = u.key_id
     WHERE k.daily_cap_cents IS NOT NULL AND u.spent_cents > k.daily_cap_cents`,
+  // Every budget's usage row holds what its subject spent in its period, by the charge's rule
+  // (src/ledger/sql/create_generations.sql): charges less refunds, never past its limit.
+  'budget usage = net spend of its period': `
+    SELECT u.* FROM budget_usage u CROSS JOIN LATERAL (
+      SELECT coalesce(sum(g.cost_cents - g.refunded_cents), 0) AS spent FROM generations g
+        LEFT JOIN api_keys k ON k.id = g.key_id
+      WHERE g.account_id = u.account_id AND g.usage_day IS NOT NULL
+        AND rendergate_budget_start(u.period, g.usage_day) = u.period_start
+        AND CASE u.scope WHEN 'key' THEN g.key_id = u.subject_id
+          WHEN 'account' THEN g.mode = 'live'
+          ELSE g.mode = 'live' AND coalesce(g.started_by, k.created_by) = u.subject_id END) s
+    WHERE u.spent_cents <> s.spent`,
+  'budget usage within its limit': `
+    SELECT u.* FROM budget_usage u JOIN budgets b USING (account_id, scope, subject_id, period)
+    WHERE u.spent_cents > b.limit_cents`,
 };
 
 export async function checkInvariants(db: Queryable): Promise<void> {

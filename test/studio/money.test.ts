@@ -60,7 +60,7 @@ describe('studio money', () => {
     expect(apiMade).toBeLessThanOrEqual(4);
     const { rows } = await f.dbh.db.query(
       `SELECT (SELECT balance_cents FROM accounts WHERE id = $1) AS balance,
-              (SELECT count(*)::int FROM generations WHERE account_id = $1 AND key_id IS NULL AND usage_day IS NULL) AS studio,
+              (SELECT count(*)::int FROM generations WHERE account_id = $1 AND key_id IS NULL AND usage_day IS NOT NULL) AS studio,
               (SELECT coalesce(sum(spent_cents), 0)::int FROM key_day_usage u JOIN api_keys k ON k.id = u.key_id WHERE k.account_id = $1) AS key_spent`,
       [accountId],
     );
@@ -68,6 +68,31 @@ describe('studio money', () => {
     // The studio's renders are the account's generations on the API too.
     const listed = await f.api.call('GET', '/v1/generations?limit=100', { key });
     expect(listed.json.data).toHaveLength(10);
+    await checkInvariants(f.dbh.db);
+  });
+
+  it("a member's budget holds their studio renders exactly, and names who started them", async () => {
+    const probe = await f.api.account(0);
+    const cost = (
+      await f.api.call('POST', '/v1/quote', { key: probe.key, body: { modelId: TEXT, inputs } })
+    ).json.costCents as number;
+    const { s, accountId } = await signedUpWithKey(cost * 100);
+    const person = (
+      await f.dbh.db.query('SELECT person_id FROM memberships WHERE account_id = $1', [accountId])
+    ).rows[0].person_id as string;
+    await f.api.admin('PUT', `/accounts/${accountId}/members/${person}/budgets/week`, {
+      limitCents: cost * 3,
+    });
+    const rs = await Promise.all(Array.from({ length: 12 }, () => studioRender(s)));
+    expect(rs.filter((r) => r.status === 303)).toHaveLength(3);
+    const refused = rs.filter((r) => r.status !== 303);
+    expect(new Set(refused.map((r) => r.status))).toEqual(new Set([409]));
+    expect(refused[0].text).toContain('budget');
+    const { rows } = await f.dbh.db.query(
+      'SELECT count(*)::int AS n FROM generations WHERE account_id = $1 AND started_by = $2',
+      [accountId, person],
+    );
+    expect(rows[0].n).toBe(3);
     await checkInvariants(f.dbh.db);
   });
 

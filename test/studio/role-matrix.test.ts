@@ -25,6 +25,7 @@ interface Row {
 const ALL = ROLES;
 const BUILDERS: Role[] = ['owner', 'admin', 'developer'];
 const MANAGERS: Role[] = ['owner', 'admin'];
+const PAYERS: Role[] = ['owner', 'admin', 'billing'];
 
 const s: Partial<Record<Role, StudioSession>> = {};
 const ids: Record<string, string> = {};
@@ -148,6 +149,41 @@ const ROWS: Row[] = [
     form: () => ({ role: 'owner' }),
     may: ['owner'],
     after: resetTarget,
+  },
+  ...(
+    [
+      ['set the account budget', 'account'],
+      ["set a member's budget", 'member'],
+      ["set the budget of another member's key", 'key'],
+    ] as const
+  ).map(([does, scope]): Row => ({
+    does,
+    method: 'POST',
+    path: () => '/usage/budgets',
+    form: () => ({
+      whose:
+        scope === 'account' ? 'account' : `${scope}:${ids[scope === 'key' ? 'key' : 'target']}`,
+      period: 'week',
+      limit: '5',
+    }),
+    may: PAYERS,
+    after: async () => {
+      await q('DELETE FROM budgets WHERE account_id = $1', [account]);
+    },
+  })),
+  {
+    does: 'remove the account budget',
+    method: 'POST',
+    path: () => '/usage/budgets/remove',
+    form: () => ({ whose: 'account', period: 'day' }),
+    may: PAYERS,
+  },
+  {
+    does: 'set the low-balance alert',
+    method: 'POST',
+    path: () => '/usage/low-balance',
+    form: () => ({ lowBalance: '' }),
+    may: PAYERS,
   },
   {
     // `false`, as it stands: an allowed call changes nothing the next role would meet

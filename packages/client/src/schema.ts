@@ -454,6 +454,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "account.balance_low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sent when a change takes the balance below the low-balance alert. */
+        post: operations["event.account.balance_low"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "budget.threshold_reached": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sent when a budget reaches 80 % or 100 % of its limit (once per period each). */
+        post: operations["event.budget.threshold_reached"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -519,7 +553,23 @@ export interface components {
             data: components["schemas"]["Model"][];
             nextCursor: string | null;
         };
+        Budget: {
+            /** @enum {unknown} */
+            period: "day" | "week" | "month" | "total";
+            limitCents: number;
+            /** @description Charged less refunded in the current period. */
+            spentCents: number;
+            /**
+             * Format: date-time
+             * @description When the period ends; null for `total`.
+             */
+            resetsAt: string | null;
+        };
         Me: {
+            budgets: {
+                account: components["schemas"]["Budget"][];
+                key: components["schemas"]["Budget"][];
+            };
             accountId: string;
             balanceCents: number;
             /** @constant */
@@ -652,11 +702,11 @@ export interface components {
             expiresAt: string;
         };
         /** @enum {unknown} */
-        EventType: "generation.started" | "generation.succeeded" | "generation.failed" | "generation.refunded";
+        EventType: "generation.started" | "generation.succeeded" | "generation.failed" | "generation.refunded" | "account.balance_low" | "budget.threshold_reached";
         WebhookEndpointCreate: {
             /** Format: uri */
             url: string;
-            /** @description All four when omitted. */
+            /** @description Every type when omitted. */
             events?: components["schemas"]["EventType"][];
         };
         WebhookEndpoint: {
@@ -691,7 +741,8 @@ export interface components {
             id: string;
             eventId: string;
             type: components["schemas"]["EventType"];
-            generationId: string;
+            /** @description null for an account's event. */
+            generationId: string | null;
             attempts: number;
             /** @enum {unknown} */
             status: "pending" | "delivered" | "failed";
@@ -733,9 +784,36 @@ export interface components {
             to: string;
             data: components["schemas"]["UsageEntry"][];
         };
+        BalanceLowEvent: {
+            accountId: string;
+            balanceCents: number;
+            thresholdCents: number;
+        };
+        BudgetThresholdEvent: {
+            /** @enum {unknown} */
+            scope: "account" | "member" | "key";
+            id: string;
+            /** @enum {unknown} */
+            period: "day" | "week" | "month" | "total";
+            limitCents: number;
+            spentCents: number;
+            /** @enum {unknown} */
+            percent: 80 | 100;
+        };
+        /** @description An account's alert, sent as the POST body and signed as every event is. */
+        AlertEvent: {
+            /** @enum {unknown} */
+            type: "account.balance_low" | "budget.threshold_reached";
+            /** Format: date-time */
+            timestamp: string;
+            /** @description false for a test key's budget. */
+            livemode: boolean;
+            data: components["schemas"]["BalanceLowEvent"] | components["schemas"]["BudgetThresholdEvent"];
+        };
         /** @description Sent as the POST body, signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`). */
         WebhookEvent: {
-            type: components["schemas"]["EventType"];
+            /** @enum {unknown} */
+            type: "generation.started" | "generation.succeeded" | "generation.failed" | "generation.refunded";
             /** Format: date-time */
             timestamp: string;
             /** @description false for the renders of test keys. */
@@ -836,6 +914,19 @@ export interface components {
             /** Format: date-time */
             resetsAt: string;
         };
+        /** @description One budget the charge would exceed (409 BUDGET_EXCEEDED). */
+        BudgetProblem: {
+            /** @enum {unknown} */
+            scope: "account" | "member" | "key";
+            id: string;
+            /** @enum {unknown} */
+            period: "day" | "week" | "month" | "total";
+            limitCents: number;
+            spentCents: number;
+            costCents: number;
+            /** Format: date-time */
+            resetsAt: string | null;
+        };
         UploadQuotaProblem: {
             usedBytes: number;
             quotaBytes: number;
@@ -846,12 +937,12 @@ export interface components {
             status: components["schemas"]["GenerationStatus"];
         };
         /** @enum {string} */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "FORBIDDEN" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "LAST_OWNER" | "METHOD_NOT_ALLOWED" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ADMIN_TOKEN_INVALID" | "API_KEY_DAILY_CAP" | "API_KEY_INVALID" | "API_KEY_MISSING" | "API_KEY_REVOKED" | "BUDGET_EXCEEDED" | "CONTENT_EXPIRED" | "CONTENT_NOT_FOUND" | "FORBIDDEN" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_FOUND" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_STORAGE" | "INTERNAL_ERROR" | "INVALID_INPUT" | "INVALID_REQUEST" | "KEY_NOT_FOUND" | "LAST_OWNER" | "METHOD_NOT_ALLOWED" | "MODEL_NOT_FOUND" | "NOT_FOUND" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "RATE_LIMITED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "UNSUPPORTED_MEDIA_TYPE" | "UPLOAD_NOT_FOUND" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every error. `message` is one human sentence; `code` is from the closed list. */
         Error: {
             code: components["schemas"]["ErrorCode"];
             message: string;
-            details?: (components["schemas"]["FieldProblem"] | components["schemas"]["BalanceProblem"] | components["schemas"]["DailyCapProblem"] | components["schemas"]["StatusProblem"] | components["schemas"]["UploadQuotaProblem"])[];
+            details?: (components["schemas"]["FieldProblem"] | components["schemas"]["BalanceProblem"] | components["schemas"]["DailyCapProblem"] | components["schemas"]["BudgetProblem"] | components["schemas"]["StatusProblem"] | components["schemas"]["UploadQuotaProblem"])[];
             requestId: string;
         };
         Error400: {
@@ -884,7 +975,7 @@ export interface components {
         } & components["schemas"]["Error"];
         Error409: {
             /** @enum {unknown} */
-            code?: "API_KEY_DAILY_CAP" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "IDEMPOTENCY_KEY_IN_USE" | "LAST_OWNER" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT";
+            code?: "API_KEY_DAILY_CAP" | "BUDGET_EXCEEDED" | "GENERATION_NOT_CANCELLABLE" | "GENERATION_NOT_READY" | "GENERATION_NOT_REFUNDABLE" | "IDEMPOTENCY_KEY_IN_USE" | "LAST_OWNER" | "UPLOAD_QUOTA_EXCEEDED" | "WEBHOOK_ENDPOINT_LIMIT";
         } & components["schemas"]["Error"];
         Error410: {
             /** @enum {unknown} */
@@ -1145,7 +1236,7 @@ export interface components {
                 "application/json": components["schemas"]["Error408"];
             };
         };
-        /** @description The request conflicts with the current state. Codes: `API_KEY_DAILY_CAP`, `GENERATION_NOT_CANCELLABLE`, `GENERATION_NOT_READY`, `GENERATION_NOT_REFUNDABLE`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_OWNER`, `UPLOAD_QUOTA_EXCEEDED`, `WEBHOOK_ENDPOINT_LIMIT`. */
+        /** @description The request conflicts with the current state. Codes: `API_KEY_DAILY_CAP`, `BUDGET_EXCEEDED`, `GENERATION_NOT_CANCELLABLE`, `GENERATION_NOT_READY`, `GENERATION_NOT_REFUNDABLE`, `IDEMPOTENCY_KEY_IN_USE`, `LAST_OWNER`, `UPLOAD_QUOTA_EXCEEDED`, `WEBHOOK_ENDPOINT_LIMIT`. */
         Error409: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2622,6 +2713,58 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 15 s) is retried; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.account.balance_low": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Anything else (or no answer within 15 s) is retried; 410 disables the endpoint. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "event.budget.threshold_reached": {
+        parameters: {
+            query?: never;
+            header: {
+                "webhook-id": string;
+                "webhook-timestamp": string;
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AlertEvent"];
             };
         };
         responses: {

@@ -14,6 +14,7 @@ import { VERSION } from '../../domain/version.ts';
 import { MAX_KEY_RATE_PER_MINUTE } from '../../domain/limits.ts';
 import { OPERATOR } from '../../domain/principal.ts';
 import { registerAdminMembers } from './members.ts';
+import { registerAdminBudgets } from './budgets.ts';
 
 const sha = (s: string) => crypto.createHash('sha256').update(s).digest();
 
@@ -115,6 +116,7 @@ export async function registerAdmin(app: FastifyInstance, ctx: Ctx) {
   });
 
   registerAdminMembers(app, ctx);
+  registerAdminBudgets(app, ctx);
 
   app.delete<{ Params: { id: string } }>('/keys/:id', async (req) => {
     if (!isId('key', req.params.id)) throw new ApiError('KEY_NOT_FOUND', 'No such key.');

@@ -4,6 +4,7 @@ import { VERSION } from '../../domain/version.ts';
 import { ERROR_STATUS } from '../../domain/errors.ts';
 import { auditPaths, auditSchemas } from './admin-audit.ts';
 import { memberPaths, memberSchemas } from './admin-members.ts';
+import { accountPatch, budgetAdminPaths, budgetAdminSchemas } from './admin-budgets.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const str = { type: 'string' };
@@ -92,7 +93,9 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
       },
       '/accounts/{id}': {
         get: op('getAccount', 'One account.', '200', 'Account', { parameters: [ID] }, [404]),
+        patch: accountPatch(helpers),
       },
+      ...budgetAdminPaths(helpers),
       '/accounts/{id}/credits': {
         post: op(
           'addCredit',
@@ -184,12 +187,14 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
           version: str,
           publicUrl: { ...str, format: 'uri' },
         }),
-        Account: obj(['id', 'email', 'name', 'balanceCents', 'createdAt'], {
+        Account: obj(['id', 'email', 'name', 'balanceCents', 'createdAt', 'lowBalanceCents'], {
           id: str,
           email: str,
           name: nullable(str),
           balanceCents: int,
           createdAt: time,
+          shortfallCents: int,
+          lowBalanceCents: nullable(int),
         }),
         AccountList: obj(['data', 'nextCursor'], {
           data: { type: 'array', items: ref('Account') },
@@ -256,6 +261,7 @@ export function buildAdminOpenApiDocument(serverUrl: string) {
         ResetCreate: obj(['email'], { email: { ...str, maxLength: 254 } }),
         ...auditSchemas,
         ...memberSchemas(helpers),
+        ...budgetAdminSchemas(helpers),
         Link: obj(['accountId', 'email', 'purpose', 'link', 'expiresAt'], {
           accountId: str,
           email: str,

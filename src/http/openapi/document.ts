@@ -64,7 +64,11 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
   const event = (type: string) => ({
     post: {
       operationId: `event.${type}`,
-      summary: `Sent when a generation ${type.split('.')[1]}.`,
+      summary: type.startsWith('generation.')
+        ? `Sent when a generation ${type.split('.')[1]}.`
+        : type === 'account.balance_low'
+          ? 'Sent when a change takes the balance below the low-balance alert.'
+          : 'Sent when a budget reaches 80 % or 100 % of its limit (once per period each).',
       tags: ['Webhooks'],
       parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({
         name,
@@ -74,7 +78,13 @@ export function buildOpenApiDocument(catalog: Catalog, serverUrl: string, versio
       })),
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/WebhookEvent' } } },
+        content: {
+          'application/json': {
+            schema: {
+              $ref: `#/components/schemas/${type.startsWith('generation.') ? 'WebhookEvent' : 'AlertEvent'}`,
+            },
+          },
+        },
       },
       responses: {
         '2XX': {

@@ -40,7 +40,17 @@ export const EVENT_TYPES = [
   'generation.succeeded',
   'generation.failed',
   'generation.refunded',
+  'account.balance_low',
+  'budget.threshold_reached',
 ];
+
+/** A budget as GET /v1/me and the admin API list it (docs/api.md "Budgets"). */
+const BUDGET = obj(['period', 'limitCents', 'spentCents', 'resetsAt'], {
+  period: { enum: ['day', 'week', 'month', 'total'] },
+  limitCents: int,
+  spentCents: { ...int, description: 'Charged less refunded in the current period.' },
+  resetsAt: { ...nullable(time), description: 'When the period ends; null for `total`.' },
+});
 
 export const resourceSchemas: Record<string, unknown> = {
   Field: obj(
@@ -76,7 +86,12 @@ export const resourceSchemas: Record<string, unknown> = {
     },
   }),
   ModelList: page('Model'),
-  Me: obj(['accountId', 'balanceCents', 'currency', 'key'], {
+  Budget: BUDGET,
+  Me: obj(['accountId', 'balanceCents', 'currency', 'key', 'budgets'], {
+    budgets: obj(['account', 'key'], {
+      account: { type: 'array', items: ref('Budget') },
+      key: { type: 'array', items: ref('Budget') },
+    }),
     accountId: str,
     balanceCents: int,
     currency: { const: 'EUR' },
@@ -218,7 +233,7 @@ export const resourceSchemas: Record<string, unknown> = {
   EventType: { enum: EVENT_TYPES },
   WebhookEndpointCreate: obj(['url'], {
     url: { ...str, format: 'uri', maxLength: 2048 },
-    events: { type: 'array', items: ref('EventType'), description: 'All four when omitted.' },
+    events: { type: 'array', items: ref('EventType'), description: 'Every type when omitted.' },
   }),
   WebhookEndpoint: obj(['id', 'url', 'events', 'enabled', 'mode', 'createdAt'], {
     id: { ...str, examples: ['whe_0190f6f1c2a87c3e9a4e5b6d7c8e9f01'] },
@@ -260,7 +275,7 @@ export const resourceSchemas: Record<string, unknown> = {
       id: str,
       eventId: str,
       type: ref('EventType'),
-      generationId: str,
+      generationId: { ...nullable(str), description: "null for an account's event." },
       attempts: int,
       status: { enum: ['pending', 'delivered', 'failed'] },
       lastResponseStatus: nullable(int),
@@ -295,10 +310,33 @@ export const resourceSchemas: Record<string, unknown> = {
     to: { ...str, format: 'date' },
     data: { type: 'array', items: ref('UsageEntry') },
   }),
+  BalanceLowEvent: obj(['accountId', 'balanceCents', 'thresholdCents'], {
+    accountId: str,
+    balanceCents: int,
+    thresholdCents: int,
+  }),
+  BudgetThresholdEvent: obj(['scope', 'id', 'period', 'limitCents', 'spentCents', 'percent'], {
+    scope: { enum: ['account', 'member', 'key'] },
+    id: str,
+    period: { enum: ['day', 'week', 'month', 'total'] },
+    limitCents: int,
+    spentCents: int,
+    percent: { enum: [80, 100] },
+  }),
+  AlertEvent: obj(
+    ['type', 'timestamp', 'livemode', 'data'],
+    {
+      type: { enum: ['account.balance_low', 'budget.threshold_reached'] },
+      timestamp: time,
+      livemode: { type: 'boolean', description: "false for a test key's budget." },
+      data: { oneOf: [ref('BalanceLowEvent'), ref('BudgetThresholdEvent')] },
+    },
+    "An account's alert, sent as the POST body and signed as every event is.",
+  ),
   WebhookEvent: obj(
     ['type', 'timestamp', 'livemode', 'data'],
     {
-      type: ref('EventType'),
+      type: { enum: EVENT_TYPES.filter((t) => t.startsWith('generation.')) },
       timestamp: time,
       livemode: { type: 'boolean', description: 'false for the renders of test keys.' },
       data: ref('Generation'),

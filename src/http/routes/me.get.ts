@@ -4,10 +4,11 @@ import type { Ctx } from '../../web/context.ts';
 export function registerMe(app: FastifyInstance, ctx: Ctx) {
   app.get('/me', async (req) => {
     const key = req.apiKey;
-    const [account, usage, createdBy] = await Promise.all([
+    const [account, usage, createdBy, budgets] = await Promise.all([
       ctx.accounts.get(key.principal),
       ctx.accounts.dayUsage(key.principal, ctx.config.dayTimeZone),
       ctx.apiKeys.creatorOf(key.principal, key.id),
+      ctx.budgets.ofKey(key.principal),
     ]);
     return {
       accountId: account.id,
@@ -24,6 +25,7 @@ export function registerMe(app: FastifyInstance, ctx: Ctx) {
         mode: key.mode,
         createdBy,
       },
+      budgets,
     };
   });
 }

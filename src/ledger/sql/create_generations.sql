@@ -15,6 +15,17 @@
 --                keys live apart from live ones ('test ' + key: a header value has no space).
 --   day cap      the price counts against the key's day (key_day_usage), refused past its cap; a
 --                studio render (no key) counts against no day.
+--   budgets      the budgets in force for the item (migrations/036): the account's, its member's
+--                (`person_id`, the studio member who starts it, or the key's creator) and its
+--                key's; a test item's only its key's. Checked before the cap and the balance (a
+--                refusal answers the budgets it would exceed in `inputs`: { budgets: [...] }; the
+--                caller reads a short balance or a reached cap first, as the contract orders
+--                them), counted once the balance is taken. An account without budgets pays one
+--                index probe. Every render gets its `usage_day` (the day its budgets and refunds
+--                count it on) and `started_by` (its member).
+--   alerts       a budget reaching 80 % or 100 % of its limit (once per period each), a live charge
+--                taking the balance below the account's low_balance_cents: an account alert
+--                (sql/account_alert.sql) in this transaction.
 --   balance      a live item takes its price from the balance, refused when the balance is short or
 --                the account owes a shortfall (docs/billing.md); a test item moves no money and
 --                writes no ledger entry (`short`, an input asking for rendergate:insufficient,
@@ -56,6 +67,15 @@ DECLARE
   done_at timestamptz;
   idem_key text;
   today date := (now() AT TIME ZONE p_time_zone)::date;
+  member_id text;
+  in_force boolean;
+  over json;
+  b record;
+  used record;
+  -- the balance a live charge left and the account's low-balance threshold (scalars: a record not
+  -- yet assigned, as after a test item, cannot even be read in a test that would skip it)
+  left_cents bigint;
+  low_cents bigint;
 BEGIN
   PERFORM 1 FROM accounts a
     WHERE a.id IN (SELECT x.account_id FROM json_to_recordset(p_items) AS x(account_id text))
@@ -65,7 +85,7 @@ BEGIN
     SELECT * FROM json_to_recordset(p_items) AS x(i integer, id text, ledger_id text,
       account_id text, key_id text, idem text, hash text, model_id text, inputs json, cost bigint,
       deadline_s integer, cap bigint, mode text, short boolean, trace_parent text, out_text text,
-      out_key text, out_ct text, out_bytes bigint, out_etag text, keep_s integer)
+      out_key text, out_ct text, out_bytes bigint, out_etag text, keep_s integer, person_id text)
     ORDER BY x.account_id, x.i
   LOOP
     idx := it.i;
@@ -94,6 +114,37 @@ BEGIN
       CONTINUE;
     END IF;
 
+    -- The budgets in force, read under the account's lock (every writer that raises a budget's
+    -- spend holds it): refused when the price would pass any of them.
+    in_force := EXISTS (SELECT 1 FROM budgets x WHERE x.account_id = it.account_id);
+    IF in_force THEN
+      member_id := coalesce(it.person_id,
+        (SELECT k.created_by FROM api_keys k
+          WHERE k.id = it.key_id AND k.account_id = it.account_id));
+      SELECT json_agg(json_build_object('scope', x.scope, 'id', x.subject_id, 'period', x.period,
+          'limitCents', x.limit_cents, 'spentCents', coalesce(u.spent_cents, 0),
+          'costCents', it.cost, 'resetsAt', CASE x.period
+            WHEN 'day' THEN x.start + 1 WHEN 'week' THEN x.start + 7
+            WHEN 'month' THEN (x.start + interval '1 month')::date END::timestamp
+            AT TIME ZONE p_time_zone) ORDER BY x.scope, x.period)
+        INTO over
+        FROM (SELECT y.*, rendergate_budget_start(y.period, today) AS start FROM budgets y
+              WHERE y.account_id = it.account_id
+                AND ((y.scope = 'key' AND y.subject_id = it.key_id)
+                  OR (NOT is_test AND y.scope = 'account' AND y.subject_id = it.account_id)
+                  OR (NOT is_test AND y.scope = 'member' AND y.subject_id = member_id))) x
+        LEFT JOIN budget_usage u ON u.account_id = x.account_id AND u.scope = x.scope
+          AND u.subject_id = x.subject_id
+          AND u.period = x.period AND u.period_start = x.start
+        WHERE coalesce(u.spent_cents, 0) + it.cost > x.limit_cents;
+      IF over IS NOT NULL THEN
+        outcome := 'refused';
+        inputs := json_build_object('budgets', over);
+        RETURN NEXT;
+        CONTINUE;
+      END IF;
+    END IF;
+
     -- Count the price against the key's day; the WHERE refuses an update that would pass the cap.
     -- A studio render (no key) has no day to count against.
     IF it.key_id IS NOT NULL THEN
@@ -111,11 +162,13 @@ BEGIN
         CONTINUE;
       END IF;
     END IF;
+    low_cents := NULL;
     IF is_test THEN
       PERFORM 1 WHERE NOT coalesce(it.short, false);
     ELSE
       UPDATE accounts SET balance_cents = balance_cents - it.cost
-        WHERE id = it.account_id AND balance_cents >= it.cost AND shortfall_cents = 0;
+        WHERE id = it.account_id AND balance_cents >= it.cost AND shortfall_cents = 0
+        RETURNING balance_cents, low_balance_cents INTO left_cents, low_cents;
     END IF;
     IF NOT FOUND THEN
       -- Give back the day's count taken just above (this transaction holds the row).
@@ -124,6 +177,51 @@ BEGIN
       outcome := 'refused';
       RETURN NEXT;
       CONTINUE;
+    END IF;
+    -- The balance crossed the low-balance alert's threshold (from at least it to below it).
+    IF low_cents IS NOT NULL AND left_cents < low_cents AND left_cents + it.cost >= low_cents THEN
+      PERFORM rendergate_account_alert(it.account_id, 'account.balance_low', 'live',
+        jsonb_build_object('accountId', it.account_id, 'balanceCents', left_cents,
+          'thresholdCents', low_cents));
+    END IF;
+
+    -- Count the price in each budget in force, checked above under the same lock; the WHERE
+    -- holds the limit whatever a caller did, and a row it refuses is a bug, not a refusal.
+    IF in_force THEN
+      FOR b IN SELECT y.*, rendergate_budget_start(y.period, today) AS start FROM budgets y
+          WHERE y.account_id = it.account_id
+            AND ((y.scope = 'key' AND y.subject_id = it.key_id)
+              OR (NOT is_test AND y.scope = 'account' AND y.subject_id = it.account_id)
+              OR (NOT is_test AND y.scope = 'member' AND y.subject_id = member_id))
+      LOOP
+        INSERT INTO budget_usage AS u (account_id, scope, subject_id, period, period_start,
+            spent_cents)
+          VALUES (b.account_id, b.scope, b.subject_id, b.period, b.start, it.cost)
+        ON CONFLICT (account_id, scope, subject_id, period, period_start) DO UPDATE
+          SET spent_cents = u.spent_cents + EXCLUDED.spent_cents
+          WHERE u.spent_cents + EXCLUDED.spent_cents <= b.limit_cents
+        RETURNING u.spent_cents, u.alerted_80, u.alerted_100 INTO used;
+        IF NOT FOUND OR used.spent_cents > b.limit_cents THEN
+          RAISE EXCEPTION 'budget % % % passed under its account''s lock',
+            b.scope, b.subject_id, b.period;
+        END IF;
+        IF b.limit_cents > 0
+            AND ((NOT used.alerted_80 AND used.spent_cents * 5 >= b.limit_cents * 4)
+            OR (NOT used.alerted_100 AND used.spent_cents >= b.limit_cents)) THEN
+          PERFORM rendergate_account_alert(it.account_id, 'budget.threshold_reached',
+              CASE WHEN is_test THEN 'test' ELSE 'live' END,
+              jsonb_build_object('scope', b.scope, 'id', b.subject_id, 'period', b.period,
+                'limitCents', b.limit_cents, 'spentCents', used.spent_cents, 'percent', t.pct))
+            FROM (VALUES (80), (100)) AS t(pct)
+            WHERE (t.pct = 80 AND NOT used.alerted_80 AND used.spent_cents * 5 >= b.limit_cents * 4)
+               OR (t.pct = 100 AND NOT used.alerted_100 AND used.spent_cents >= b.limit_cents);
+          UPDATE budget_usage SET alerted_80 = true,
+              alerted_100 = alerted_100 OR used.spent_cents >= b.limit_cents
+            WHERE account_id = b.account_id AND scope = b.scope AND subject_id = b.subject_id
+              AND period = b.period
+              AND period_start = b.start;
+        END IF;
+      END LOOP;
     END IF;
 
     -- A test render is never claimed by a worker (run_after 'infinity'): the service makes it
@@ -136,8 +234,8 @@ BEGIN
     done_at := CASE WHEN is_final THEN clock_timestamp() END;
     INSERT INTO generations AS g (id, account_id, key_id, usage_day, model_id, inputs, cost_cents,
         deadline_at, mode, run_after, trace_parent, status, started_at, completed_at, progress,
-        text_output, content_key, content_type, content_bytes, content_etag, expires_at)
-      VALUES (it.id, it.account_id, it.key_id, CASE WHEN it.key_id IS NULL THEN NULL ELSE today END,
+        text_output, content_key, content_type, content_bytes, content_etag, expires_at, started_by)
+      VALUES (it.id, it.account_id, it.key_id, today,
         it.model_id, it.inputs, it.cost, now() + make_interval(secs => it.deadline_s),
         CASE WHEN is_test THEN 'test' ELSE 'live' END,
         CASE WHEN is_test THEN 'infinity'::timestamptz ELSE now() END,
@@ -148,7 +246,7 @@ BEGIN
         CASE WHEN is_final AND it.out_key IS NOT NULL THEN it.out_bytes END,
         CASE WHEN is_final AND it.out_key IS NOT NULL THEN it.out_etag END,
         CASE WHEN is_final AND it.out_key IS NOT NULL AND coalesce(it.keep_s, 0) > 0
-          THEN now() + make_interval(secs => it.keep_s) END)
+          THEN now() + make_interval(secs => it.keep_s) END, it.person_id)
       RETURNING g.inputs, g.created_at INTO made;
     IF it.cost > 0 AND NOT is_test THEN
       INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id)

@@ -8,6 +8,7 @@ import { page } from '../view.ts';
 import { cell } from '../csv.ts';
 import { zeroHelp } from '../zero-help.ts';
 import { chartFor } from '../usage-chart-data.ts';
+import { budgetsPanel } from './budgets.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const CSV_PAGE = 100;
@@ -42,6 +43,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
       }
       const s = await ctx.accounts.spend(req.principal, fromD, toD);
       const receipts = await ctx.receipts.list(req.principal);
+      const budgets = await budgetsPanel(ctx, req.principal);
       const chart = await chartFor(ctx, req.principal, from, to);
       return page(reply.code(chart.chartError ? 400 : 200), 'usage', req, {
         ...chart,
@@ -53,6 +55,7 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
         from,
         to,
         ...s,
+        budgets,
       });
     },
   );

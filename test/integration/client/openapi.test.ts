@@ -82,6 +82,8 @@ describe('GET /v1/openapi.json', () => {
     for (const code of Object.keys(allErrorCodes())) expect(md, code).toContain('`' + code + '`');
     for (const p of Object.keys(doc.paths)) expect(md, p).toContain(p.replace(/^\/v1/, ''));
     expect(Object.keys(doc.webhooks).sort()).toEqual([
+      'account.balance_low',
+      'budget.threshold_reached',
       'generation.failed',
       'generation.refunded',
       'generation.started',

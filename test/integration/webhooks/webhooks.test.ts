@@ -62,6 +62,8 @@ describe('endpoints', () => {
         'generation.succeeded',
         'generation.failed',
         'generation.refunded',
+        'account.balance_low',
+        'budget.threshold_reached',
       ],
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
       enabled: true,

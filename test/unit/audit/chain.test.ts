@@ -73,8 +73,8 @@ describe('the audit chain', () => {
     expect(checkChain(swapped, GENESIS_HASH)).toMatchObject({ seq: 3, problem: 'link' });
   });
 
-  it("knows exactly the contract's actions", () => {
-    expect(AUDIT_ACTIONS).toHaveLength(22);
+  it("knows exactly the contract's actions and the two alerts", () => {
+    expect(AUDIT_ACTIONS).toHaveLength(24);
     expect(isAuditAction('key.created')).toBe(true);
     expect(isAuditAction('key.made')).toBe(false);
   });
