@@ -120,6 +120,8 @@ def test_webhooks(server: Server, account: NewAccount) -> None:
                 "generation.succeeded",
                 "generation.failed",
                 "generation.refunded",
+                "account.balance_low",
+                "budget.threshold_reached",
             ]
             assert [e["id"] async for e in rg.webhook_endpoints.list()] == [endpoint["id"]]
             secret = (await rg.webhook_endpoints.get(endpoint["id"]))["secret"]

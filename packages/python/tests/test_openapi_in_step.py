@@ -28,6 +28,8 @@ SCHEMAS: dict[Any, str] = {
     _types.FileOutput: "Model/properties/output/oneOf/0",
     _types.TextOutput: "Model/properties/output/oneOf/1",
     _types.Me: "Me",
+    _types.MeBudgets: "Me/properties/budgets",
+    _types.Budget: "Budget",
     _types.MeKey: "Me/properties/key",
     _types.Quote: "Quote",
     _types.Generation: "Generation",

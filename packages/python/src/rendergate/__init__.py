@@ -31,7 +31,11 @@ from ._errors import (
 from ._http import __version__
 from ._types import (
     Deleted,
+    Budget,
+    BudgetPeriod,
     EventType,
+    GenerationEventType,
+    MeBudgets,
     Field,
     Generation,
     GenerationError,
@@ -58,7 +62,11 @@ __all__ = [
     "AuthenticationError",
     "ConflictError",
     "Deleted",
+    "Budget",
+    "BudgetPeriod",
     "EventType",
+    "GenerationEventType",
+    "MeBudgets",
     "Field",
     "Generation",
     "GenerationError",

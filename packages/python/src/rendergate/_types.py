@@ -12,9 +12,20 @@ InputValue = Union[str, int, float, bool]
 """One input of a model: text, a URL, a number, a toggle or an enum value."""
 
 GenerationStatus = Literal["queued", "succeeded", "failed", "refunded"]
-EventType = Literal[
+GenerationEventType = Literal[
     "generation.started", "generation.succeeded", "generation.failed", "generation.refunded"
 ]
+"""The events of a render, the ones a WebhookEvent carries a generation for."""
+EventType = Literal[
+    "generation.started",
+    "generation.succeeded",
+    "generation.failed",
+    "generation.refunded",
+    "account.balance_low",
+    "budget.threshold_reached",
+]
+"""Every event type an endpoint can receive: a render's, and an account's alerts."""
+BudgetPeriod = Literal["day", "week", "month", "total"]
 UsageGroup = Literal["day", "model", "key", "member"]
 
 
@@ -76,11 +87,26 @@ class MeKey(TypedDict):
     createdBy: CreatedBy
 
 
+class Budget(TypedDict):
+    """A budget in force: its period, limit and what the period has spent so far."""
+
+    period: BudgetPeriod
+    limitCents: int
+    spentCents: int
+    resetsAt: str | None
+
+
+class MeBudgets(TypedDict):
+    account: list[Budget]
+    key: list[Budget]
+
+
 class Me(TypedDict):
     accountId: str
     balanceCents: int
     currency: Literal["EUR"]
     key: MeKey
+    budgets: MeBudgets
 
 
 class Quote(TypedDict):
@@ -145,7 +171,7 @@ class WebhookDelivery(TypedDict):
     id: str
     eventId: str
     type: EventType
-    generationId: str
+    generationId: str | None
     attempts: int
     status: Literal["pending", "delivered", "failed"]
     lastResponseStatus: int | None
@@ -155,7 +181,7 @@ class WebhookDelivery(TypedDict):
 
 
 class WebhookEvent(TypedDict):
-    type: EventType
+    type: GenerationEventType
     timestamp: str
     livemode: bool
     data: Generation
