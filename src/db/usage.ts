@@ -98,3 +98,21 @@ export async function dailySpendByModel(
   });
   return rows;
 }
+
+/**
+ * What an account's spend figures depend on, in three index probes: its newest ledger entry (every
+ * charge and refund writes one), its newest render (free renders count too) and its keys' names
+ * (the per-key figures are labelled with them). The same stamp: the same figures.
+ */
+export async function spendStamp(q: Queryable, accountId: string): Promise<string> {
+  const { rows } = await q.query<{ stamp: string }>({
+    name: 'usage-spend-stamp',
+    text: `SELECT concat_ws('|',
+        (SELECT max(id) FROM ledger_entries WHERE account_id = $1),
+        (SELECT max(id) FROM generations WHERE account_id = $1 AND deleted_at IS NULL),
+        (SELECT md5(string_agg(id || ':' || coalesce(name, ''), ',' ORDER BY id))
+           FROM api_keys WHERE account_id = $1)) AS stamp`,
+    values: [accountId],
+  });
+  return rows[0].stamp;
+}

@@ -2,7 +2,13 @@
 // grouped by day, model, key and member, in the key's mode (a test key sees its account's test usage).
 import type { Db } from '../db/pool.ts';
 import { accountById } from '../db/accounts.ts';
-import { dailySpendByModel, usageRows, type DailyModelRow, type UsageColumn } from '../db/usage.ts';
+import {
+  dailySpendByModel,
+  spendStamp,
+  usageRows,
+  type DailyModelRow,
+  type UsageColumn,
+} from '../db/usage.ts';
 import { parseUsageQuery, todayIn, type UsageGroup } from '../domain/usage-query.ts';
 import { accountFor } from '../domain/authorize.ts';
 import { modeOf, type Principal } from '../domain/principal.ts';
@@ -92,5 +98,10 @@ export class Usage {
       timeZone: this.timeZone,
     });
     return { from, to, models };
+  }
+
+  /** What the account's spend figures depend on: the same stamp, the same figures (a page's cache). */
+  stamp(p: Principal): Promise<string> {
+    return spendStamp(this.db, accountFor(p, 'usage.view'));
   }
 }

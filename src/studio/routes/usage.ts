@@ -7,7 +7,7 @@ import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { cell } from '../csv.ts';
 import { zeroHelp } from '../zero-help.ts';
-import { chartFor } from '../usage-chart-data.ts';
+import { usageFigures } from '../usage-figures.ts';
 import { budgetsPanel } from './budgets.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -41,12 +41,13 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
           return reply.redirect('/usage', 303);
         throw e;
       }
-      const s = await ctx.accounts.spend(req.principal, fromD, toD);
-      const receipts = await ctx.receipts.list(req.principal);
-      const budgets = await budgetsPanel(ctx, req.principal);
-      const chart = await chartFor(ctx, req.principal, from, to);
-      return page(reply.code(chart.chartError ? 400 : 200), 'usage', req, {
-        ...chart,
+      const [figures, receipts, budgets] = await Promise.all([
+        usageFigures(ctx, req.principal, from, to),
+        ctx.receipts.list(req.principal),
+        budgetsPanel(ctx, req.principal),
+      ]);
+      return page(reply.code(figures.chartError ? 400 : 200), 'usage', req, {
+        ...figures,
         title: 'Usage',
         receipts,
         zero: zeroHelp(ctx),
@@ -54,7 +55,6 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
         nextCursor: ledger.nextCursor,
         from,
         to,
-        ...s,
         budgets,
       });
     },
