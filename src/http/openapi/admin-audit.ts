@@ -1,5 +1,6 @@
 // The audit log in the admin OpenAPI document (docs/api.md "Audit log"): its list's path and the
 // event's schema, kept apart from admin-document.ts so each resource is one piece.
+import type { AdminOp } from './admin-helpers.ts';
 import { AUDIT_ACTIONS } from '../../services/audit-log.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -15,14 +16,7 @@ const hex64 = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 const q = (name: string, schema: unknown = str) => ({ name, in: 'query', schema });
 
 /** `/accounts/{id}/audit-events`, made with the document's own `op` (its errors and shape). */
-type Op = (
-  id: string,
-  summary: string,
-  ok: string,
-  okSchema: string,
-  more?: Record<string, unknown>,
-  errors?: number[],
-) => unknown;
+type Op = AdminOp;
 
 export function auditPaths(op: Op) {
   return {

@@ -1,18 +1,7 @@
 // The admin document's part on budgets and the low-balance alert (docs/api.md "Budgets", "Alerts"):
 // its paths and schemas, spread into admin-document.ts, which hands over its helpers.
-interface Helpers {
-  op: (
-    id: string,
-    summary: string,
-    ok: string,
-    okSchema: string,
-    more?: Record<string, unknown>,
-    errors?: number[],
-  ) => unknown;
-  body: (name: string) => unknown;
-  ref: (name: string) => unknown;
-  obj: (required: string[], properties: Record<string, unknown>) => unknown;
-}
+import type { AdminHelpers } from './admin-helpers.ts';
+type Helpers = AdminHelpers;
 
 const str = { type: 'string' };
 const int = { type: 'integer' };

@@ -1,20 +1,9 @@
 // The admin document's part on members (docs/api.md "Teams: members and roles"): its paths and
 // schemas, spread into admin-document.ts, which hands over its helpers.
+import type { AdminHelpers } from './admin-helpers.ts';
 import { ROLES } from '../../domain/principal.ts';
 
-interface Helpers {
-  op: (
-    id: string,
-    summary: string,
-    ok: string,
-    okSchema: string,
-    more?: Record<string, unknown>,
-    errors?: number[],
-  ) => unknown;
-  body: (name: string) => unknown;
-  ref: (name: string) => unknown;
-  obj: (required: string[], properties: Record<string, unknown>) => unknown;
-}
+type Helpers = AdminHelpers;
 
 const str = { type: 'string' };
 const time = { type: 'string', format: 'date-time' };
