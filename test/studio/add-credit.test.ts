@@ -2,44 +2,17 @@
 // (the stand-in of test/fakes/stripe.ts, on another origin, which the page's CSP must allow as a
 // form-action for the redirect) → Pay → back on the success page, which shows the new balance once
 // Stripe's signed event has credited it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { freshDatabase } from '../helpers/db.ts';
-import { startTestService, type TestService } from '../helpers/service.ts';
+import { describe, expect, it } from 'vitest';
 import { checkInvariants } from '../helpers/invariants.ts';
-import { freshPage, launchBrowser } from '../helpers/browser.ts';
-import { stripeFake, type StripeFake } from '../fakes/stripe.ts';
+import { freshPage } from '../helpers/browser.ts';
+import { stripeStudio } from './stripe-studio.ts';
 import { signUp } from './helpers.ts';
 
-let browser: Browser;
-let dbh: Awaited<ReturnType<typeof freshDatabase>>;
-let fake: StripeFake;
-let svc: TestService;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  dbh = await freshDatabase();
-  fake = await stripeFake();
-  svc = await startTestService(dbh.url, {
-    env: {
-      RENDERGATE_STRIPE_SECRET_KEY: fake.secretKey,
-      RENDERGATE_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
-      RENDERGATE_STRIPE_API_BASE: fake.base,
-      RENDERGATE_WORKER_CONCURRENCY: '0',
-    },
-  });
-  fake.webhookUrl = `${svc.base}/webhooks/stripe`;
-});
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  await fake?.close();
-  await dbh?.drop();
-});
+const s = stripeStudio();
 
 describe('Add credit in the browser', () => {
   it('goes from Add credit through Checkout to the new balance', async () => {
-    const { context, page } = await freshPage(browser, svc.base);
+    const { context, page } = await freshPage(s.browser, s.svc.base);
     const blocked: string[] = [];
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) blocked.push(m.text());
@@ -52,7 +25,7 @@ describe('Add credit in the browser', () => {
       await page.getByRole('button', { name: 'Continue to payment' }).click();
       // Stripe's page, on Stripe's origin.
       await page.getByRole('heading', { name: 'Pay €20.00' }).waitFor();
-      expect(new URL(page.url()).origin).toBe(fake.base);
+      expect(new URL(page.url()).origin).toBe(s.fake.base);
       await page.getByRole('button', { name: 'Pay' }).click();
       // Back on our success page, which waited for the event Stripe sends after the redirect.
       await page.getByText('€20.00 was added').waitFor({ timeout: 60_000 });
@@ -62,17 +35,17 @@ describe('Add credit in the browser', () => {
         'Your balance is now €20.00',
       );
       expect(blocked).toEqual([]);
-      await checkInvariants(dbh.db);
+      await checkInvariants(s.dbh.db);
     } finally {
       await context.close();
     }
   });
 
   it('comes back from a cancelled payment saying nothing was charged', async () => {
-    const { context, page } = await freshPage(browser, svc.base);
+    const { context, page } = await freshPage(s.browser, s.svc.base);
     try {
       await signUp(page);
-      const session = [...fake.sessions.values()].at(-1);
+      const session = [...s.fake.sessions.values()].at(-1);
       await page.goto(`/credit?cancelled=1&from=${session.id}`);
       await page.getByText('The payment was cancelled; nothing was charged.').waitFor();
       await expect(page.locator('#balance strong').textContent()).resolves.toBe('€0.00');

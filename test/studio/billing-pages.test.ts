@@ -2,45 +2,18 @@
 // (helpers.ts checkPage): an account at €0 told on Models and Usage how to get credit and offered
 // a test key; Add credit's auto-recharge, a card saved through the stand-in's setup page; Usage's
 // Receipts with a receipt to download.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { freshDatabase } from '../helpers/db.ts';
-import { client, startTestService, type TestService } from '../helpers/service.ts';
-import { launchBrowser } from '../helpers/browser.ts';
-import { stripeFake, type StripeFake } from '../fakes/stripe.ts';
+import { describe, expect, it } from 'vitest';
+import { client } from '../helpers/service.ts';
+import { stripeStudio } from './stripe-studio.ts';
 import { waitFor } from '../helpers/wait.ts';
 import { accountIdOf, checkPage, signUp } from './helpers.ts';
 
-let browser: Browser;
-let dbh: Awaited<ReturnType<typeof freshDatabase>>;
-let fake: StripeFake;
-let svc: TestService;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-  dbh = await freshDatabase();
-  fake = await stripeFake();
-  svc = await startTestService(dbh.url, {
-    env: {
-      RENDERGATE_STRIPE_SECRET_KEY: fake.secretKey,
-      RENDERGATE_STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
-      RENDERGATE_STRIPE_API_BASE: fake.base,
-      RENDERGATE_WORKER_CONCURRENCY: '0',
-    },
-  });
-  fake.webhookUrl = `${svc.base}/webhooks/stripe`;
-});
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  await fake?.close();
-  await dbh?.drop();
-});
+const s = stripeStudio();
 
 describe('billing pages at 360 px', () => {
   it('help at €0, auto-recharge with a saved card, receipts', async () => {
-    const context = await browser.newContext({
-      baseURL: svc.base,
+    const context = await s.browser.newContext({
+      baseURL: s.svc.base,
       viewport: { width: 360, height: 740 },
       acceptDownloads: true,
     });
@@ -70,8 +43,8 @@ describe('billing pages at 360 px', () => {
       });
       await checkPage(page, 'Add credit with a card');
 
-      const api = client(svc.base);
-      const accountId = await accountIdOf(dbh.db, email);
+      const api = client(s.svc.base);
+      const accountId = await accountIdOf(s.dbh.db, email);
       await api.admin('POST', `/accounts/${accountId}/credits`, { amountCents: 2500 });
       await page.getByLabel('Recharge below (€)').fill('5');
       await page.getByLabel('Recharge amount (€)').selectOption('1000');
