@@ -27,6 +27,7 @@ import { PasswordWork } from './services/passwords.ts';
 import { registerStudio } from './studio/index.ts';
 import { History } from './services/history.ts';
 import { RateLimits } from './admission/rate-limits.ts';
+import { SessionCache } from './services/session-cache.ts';
 import { GenerationCache } from './services/generation-cache.ts';
 import { Generations } from './services/generations.ts';
 import { buildServer } from './http/server.ts';
@@ -118,6 +119,10 @@ export async function startService(
   const cache =
     role === 'worker' ? undefined : new GenerationCache(infra.url, 20_000, (m) => log.warn(m));
   await cache?.start();
+  // Signed-in pages are answered without asking the database who is signed in (session-cache.ts).
+  const sessionCache =
+    role === 'worker' ? null : new SessionCache(infra.url, 10_000, (m) => log.warn(m));
+  await sessionCache?.start();
   // Wakes workers after each create, on one connection of its own with asynchronous commit.
   const wakeDb = role === 'worker' ? null : createPool(infra.url, 1, { asyncCommit: true });
   const uploads = new Uploads(db, storage, config);
@@ -187,6 +192,7 @@ export async function startService(
     accounts: new Accounts(db),
     budgets: new Budgets(db, config.dayTimeZone),
     usage: new Usage(db, config.dayTimeZone),
+    sessionCache,
     apiKeys: new ApiKeys(db, config.keyPrefix, config.defaultRateLimitPerMinute, keys),
     // invitations go out by the studio's mail where SMTP is set up
     members: new Members(db, config.publicUrl, mailer, keys, log),
@@ -203,7 +209,7 @@ export async function startService(
   // each other).
   const passwords = new PasswordWork(config.passwordChecksAtOnce);
   const studio = {
-    sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }),
+    sessions: new Sessions(db, { adminToken, perAccount: config.sessionsPerAccount }, sessionCache),
     studioAccounts: new StudioAccounts(
       db,
       config.publicUrl,
@@ -237,6 +243,7 @@ export async function startService(
     await server.listen({ port: config.port, host: config.host });
   } catch (e) {
     await cache?.stop();
+    await sessionCache?.stop();
     await wakeDb?.end().catch(() => undefined);
     await infra.close();
     throw e;
@@ -343,6 +350,7 @@ export async function startService(
       await janitor?.stop();
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();
+      await sessionCache?.stop();
       await wakeDb?.end().catch(() => undefined);
       await infra.close();
     },

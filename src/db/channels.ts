@@ -5,6 +5,13 @@
 export const JOBS_CHANNEL = 'rendergate_jobs';
 export const CANCEL_CHANNEL = 'rendergate_cancel';
 export const GENERATION_CHANGED_CHANNEL = 'rendergate_generation_changed';
+/**
+ * Something a live studio session depends on changed (a session signed out or switched, a
+ * membership, a person's email or second factor, an account's name or second-factor requirement):
+ * sent by the statement triggers of src/db/sql/session_changed.sql; services/session-cache.ts
+ * drops what it kept.
+ */
+export const SESSIONS_CHANNEL = 'rendergate_sessions';
 /** A webhook delivery was written (by the trigger of migrations/009, only when one was). */
 export const WEBHOOKS_CHANNEL = 'rendergate_webhooks';
 

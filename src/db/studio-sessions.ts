@@ -55,6 +55,8 @@ export interface SessionRow {
   account_id: string | null;
   person_id: string | null;
   last_seen_at: Date;
+  /** When it ends whatever the activity. */
+  expires_at: Date;
   /** The person's email. */
   email: string | null;
   balance_cents: number | null;
@@ -71,7 +73,8 @@ export interface SessionRow {
 
 /** The columns of LIVE_SESSION, for a statement that selects them again from it. */
 export const SESSION_COLUMNS =
-  's.account_id, s.person_id, s.last_seen_at, s.admin_token_hash, s.email, s.balance_cents, ' +
+  's.account_id, s.person_id, s.last_seen_at, s.expires_at, s.admin_token_hash, s.email, ' +
+  's.balance_cents, ' +
   's.role, s.accounts, s.needs_factor, s.account_name';
 
 /**
@@ -82,7 +85,8 @@ export const SESSION_COLUMNS =
  * email, says how many (account_count, kept by a trigger: migrations/038), so a person in one account
  * costs no further read.
  */
-export const LIVE_SESSION = `SELECT s.account_id, s.person_id, s.last_seen_at, s.admin_token_hash,
+export const LIVE_SESSION = `SELECT s.account_id, s.person_id, s.last_seen_at, s.expires_at,
+    s.admin_token_hash,
     p.email, a.balance_cents, a.name AS account_name, m.role,
     (a.two_factor_required AND p.totp_secret IS NULL) AS needs_factor,
     CASE WHEN p.account_count > 1

@@ -1,5 +1,6 @@
 // The Fastify application: request ids, the error model, the public /v1 API and the admin API; the
 // composition root (app.ts) adds its siblings (the studio).
+import type { Principal } from '../domain/principal.ts';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, {
@@ -175,6 +176,22 @@ export function buildServer(
     reply.header('x-request-id', req.id);
     done(req.url.length > MAX_URL_BYTES ? urlTooLong() : undefined);
   });
+  // A change answered here is seen by this process's next page at once: the live sessions it keeps
+  // (services/session-cache.ts) are dropped before the answer goes, those of the key's account for
+  // an API call (its balance moved), every one for anything else (the studio's forms, the operator,
+  // Stripe's events may change a membership or a balance).
+  const sessionCache = ctx.sessionCache;
+  if (sessionCache) {
+    app.addHook('onSend', (req, _reply, payload, done) => {
+      const m = req.method;
+      if (m !== 'GET' && m !== 'HEAD' && m !== 'OPTIONS') {
+        const p = req.principal as Principal | null;
+        if (p?.kind === 'key') sessionCache.forgetAccount(p.account);
+        else sessionCache.clear();
+      }
+      done(null, payload);
+    });
+  }
   // Traced (src/tracing/): the request's span is named by its route, as the HTTP conventions ask.
   if (tracingOn()) {
     app.addHook('onRequest', (req, _reply, done) => {

@@ -1,12 +1,13 @@
 // Studio sessions, stored server-side: the cookie holds 32 random bytes, the table only their
 // SHA-256, so a leaked table gives no usable cookie. A session ends at sign-out (revoked_at,
-// effective at once: every request reads the row), after IDLE of inactivity, or ABSOLUTE after it
-// was created, whichever is first. An account keeps at most `perAccount` live sessions (a new one
-// ends the oldest). An operator console session (no account) is bound to the admin token it was
-// opened with: a hash of the token is stored with it, and it opens the console only while the
-// server's token has the same hash. A live session carries who acts (domain/principal.ts), made
-// with its row: the operator for a console session, else a person (migrations/030) acting in one
-// account with their role there, read with the session in the same statement.
+// effective at once: every process drops the sessions it keeps in memory, services/
+// session-cache.ts), after IDLE of inactivity, or ABSOLUTE after it was created, whichever is first.
+// An account keeps at most `perAccount` live sessions (a new one ends the oldest). An operator
+// console session (no account) is bound to the admin token it was opened with: a hash of the token
+// is stored with it, and it opens the console only while the server's token has the same hash. A
+// live session carries who acts (domain/principal.ts), made with its row: the operator for a console
+// session, else a person (migrations/030) acting in one account with their role there, read with
+// the session in the same statement.
 import crypto from 'node:crypto';
 import { transaction, type Db } from '../db/pool.ts';
 import { recordAudit, type AuditSource } from '../audit/record.ts';
@@ -23,6 +24,7 @@ import {
 import { setLastAccount } from '../db/people.ts';
 import { RefusedUntil } from '../admission/refused-until.ts';
 import { memberPrincipal, OPERATOR, type Principal } from '../domain/principal.ts';
+import type { SessionCache } from './session-cache.ts';
 
 export const IDLE_MS = 2 * 60 * 60 * 1000; // 2 h without a request
 export const ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000; // 7 days whatever the activity
@@ -55,6 +57,12 @@ const principalOf = (r: SessionRow): Principal =>
     ? OPERATOR
     : memberPrincipal(r.account_id, r.person_id, r.role);
 
+/** Whether a kept session is still within its idle limit and its end (the statement's own tests). */
+function liveNow(r: SessionRow): boolean {
+  const now = Date.now();
+  return r.expires_at.getTime() > now && now - r.last_seen_at.getTime() < IDLE_MS;
+}
+
 /** What a console session is bound to: a hash of the admin token (never the token's plain SHA-256). */
 export const consoleBinding = (adminToken: string) =>
   sha(`rendergate console session\n${adminToken}`);
@@ -69,6 +77,8 @@ export class Sessions {
   constructor(
     private db: Db,
     o: { adminToken: string; perAccount: number },
+    /** Live sessions kept in memory (none: every request reads its session). */
+    private cache: SessionCache | null = null,
   ) {
     this.console = consoleBinding(o.adminToken);
     this.perAccount = o.perAccount;
@@ -111,6 +121,7 @@ export class Sessions {
    */
   async switchTo(id: string, personId: string, accountId: string): Promise<boolean> {
     if (!(await switchSession(this.db, sha(id), accountId))) return false;
+    this.cache?.forgetSession(sha(id).toString('base64'));
     await setLastAccount(this.db, personId, accountId);
     return true;
   }
@@ -133,30 +144,51 @@ export class Sessions {
   /** The live session of a cookie value, or null (unknown, revoked, idle too long, or past its end). */
   async find(id: string | undefined, kind: 'account' | 'admin'): Promise<Session | null> {
     return (
-      await this.findWith(id, kind, async (idHash, idleSeconds) => ({
-        row: await liveSession(this.db, idHash, idleSeconds),
-        value: null,
-      }))
+      await this.findWith(
+        id,
+        kind,
+        async (idHash, idleSeconds) => ({
+          row: await liveSession(this.db, idHash, idleSeconds),
+          value: null,
+        }),
+        () => null,
+      )
     ).session;
   }
 
   /**
    * find(), the session's row read by `read` (given the id's hash and the idle limit) along with
    * something else in the same statement: `value`, null unless the session is live and of `kind`.
+   * A session kept in memory (services/session-cache.ts) is not read again: `alone` then reads the
+   * value for it.
    */
   async findWith<T>(
     id: string | undefined,
     kind: 'account' | 'admin',
     read: (idHash: Buffer, idleSeconds: number) => Promise<{ row: SessionRow | null; value: T }>,
+    alone: (s: Session) => T | Promise<T>,
   ): Promise<{ session: Session | null; value: T | null }> {
     const none = { session: null, value: null };
     if (!id || id.length > 100) return none;
     const idHash = sha(id);
-    const { row: r, value } = await read(idHash, IDLE_MS / 1000);
+    const key = idHash.toString('base64');
+    const kept = this.cache?.get(key) ?? null;
+    let r: SessionRow | null;
+    let value: T | null = null;
+    if (kept && liveNow(kept)) r = kept;
+    else {
+      const epoch = this.cache?.begin() ?? 0;
+      ({ row: r, value } = await read(idHash, IDLE_MS / 1000));
+      if (r) this.cache?.keep(key, r, epoch);
+    }
     if (!r || (kind === 'admin') !== (r.account_id === null)) return none;
     if (kind === 'admin' && !(r.admin_token_hash && r.admin_token_hash.equals(this.console)))
       return none;
-    if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) await this.touch(idHash);
+    if (Date.now() - r.last_seen_at.getTime() > TOUCH_MS) {
+      await this.touch(idHash);
+      // the kept row too, so that the next requests do not write it again
+      r.last_seen_at = new Date();
+    }
     const session = {
       principal: principalOf(r),
       accountId: r.account_id,
@@ -168,7 +200,7 @@ export class Sessions {
       lastSeenAt: r.last_seen_at,
       needsFactor: r.needs_factor === true,
     };
-    return { session, value };
+    return { session, value: r === kept ? await alone(session) : value };
   }
 
   /**
@@ -190,10 +222,12 @@ export class Sessions {
 
   async revoke(id: string): Promise<void> {
     await revokeSession(this.db, sha(id));
+    this.cache?.forgetSession(sha(id).toString('base64'));
   }
 
   /** "Sign out everywhere", and what a password change or reset does: every session of a person. */
   async revokeAll(personId: string): Promise<void> {
     await revokeSessionsOfPerson(this.db, personId);
+    this.cache?.clear();
   }
 }

@@ -24,6 +24,7 @@ import type { BodyBudget } from '../admission/body-budget.ts';
 import type { Usage } from '../services/usage.ts';
 import type { Budgets } from '../services/budgets.ts';
 import type { Principal } from '../domain/principal.ts';
+import type { SessionCache } from '../services/session-cache.ts';
 
 export interface Ctx {
   config: Config;
@@ -64,6 +65,8 @@ export interface Ctx {
   bodies: BodyBudget;
   /** GET /v1/usage: spend per day, model, key and member. */
   usage: Usage;
+  /** The studio's live sessions kept in memory, dropped on a change answered here (none: a worker). */
+  sessionCache: SessionCache | null;
 }
 
 declare module 'fastify' {

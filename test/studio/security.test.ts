@@ -14,6 +14,7 @@ import { StudioSession } from './http-session.ts';
 import { issueToken } from '../../src/services/one-time-links.ts';
 import { inviteLink } from '../../src/services/invites.ts';
 import { waitFor } from '../helpers/wait.ts';
+import { ENTRY_MS } from '../../src/services/session-cache.ts';
 
 const f = serviceFixture({ env: { RENDERGATE_WORKER_CONCURRENCY: '1' } });
 let browser: Browser;
@@ -238,7 +239,16 @@ describe('studio security', () => {
       `UPDATE studio_sessions SET last_seen_at = now() - interval '2 hours 1 minute' WHERE id_hash = $1`,
       [hash(idle)],
     );
-    expect((await idle.get('/history')).status).toBe(303);
+    // Two idle hours pass without a request, so no process still keeps the session in memory (it
+    // keeps one a second: session-cache.ts ENTRY_MS); this write, made in a moment, waits for that.
+    await waitFor(
+      'the idle session to end',
+      async () => (await idle.get('/history')).status === 303,
+      {
+        timeoutMs: 5_000,
+        intervalMs: 50,
+      },
+    );
     // Active all along, but created over 7 days ago.
     await f.dbh.db.query(
       `UPDATE studio_sessions SET expires_at = now() - interval '1 second' WHERE id_hash = $1`,
@@ -265,6 +275,9 @@ describe('studio security', () => {
         [hash],
       );
       await db.query('UPDATE touch_count SET n = 0');
+      // The time under test: the entry the service keeps in memory (read at sign-up, seen a moment
+      // ago) expires, so the next requests read the row as stale (session-cache.ts).
+      await new Promise((r) => setTimeout(r, ENTRY_MS + 100));
       // The session's row held, as a slow write would hold it: the first request's write waits on
       // it, and every request reads the row as stale.
       await lock.query('BEGIN');

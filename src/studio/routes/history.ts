@@ -66,8 +66,11 @@ export function registerHistoryRoutes(app: FastifyInstance, ctx: StudioCtx) {
     let list;
     try {
       const q = { limit: PAGE, cursor, status, modelId };
-      const read = await ctx.sessions.findWith(req.cookies[SESSION_COOKIE], 'account', (h, idle) =>
-        ctx.history.listOfSession(h, idle, q),
+      const read = await ctx.sessions.findWith(
+        req.cookies[SESSION_COOKIE],
+        'account',
+        (h, idle) => ctx.history.listOfSession(h, idle, q),
+        (s) => ctx.history.list(s.principal, q),
       );
       req.studio = read.session;
       list = read.value;
