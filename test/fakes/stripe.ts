@@ -11,12 +11,14 @@
 // - The hosted page at the session's `url` (`GET /c/pay/{id}`): a **Pay** button whose POST marks the
 //   session paid, redirects (303) to `success_url` with `{CHECKOUT_SESSION_ID}` filled in, and then
 //   sends the signed `checkout.session.completed` event to the webhook URL, as Stripe does after the
-//   payment.
+//   payment. A paid session's `payment_intent` is a PaymentIntent of stripe-cards.ts, whose charge
+//   has a `receipt_url`.
 // Events are signed with the library's own `stripe.webhooks.generateTestHeaderString`.
 import crypto from 'node:crypto';
 import Stripe from 'stripe';
 import { listen, send } from './http-util.ts';
 import { offSession, type OffSession } from './stripe-offsession.ts';
+import { checkoutPayment } from './stripe-cards.ts';
 
 export interface StripeFake {
   base: string;
@@ -155,7 +157,7 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
     Object.assign(s, {
       status: 'complete',
       payment_status: paymentStatus,
-      payment_intent: s.payment_intent ?? rid('pi'),
+      payment_intent: s.payment_intent ?? checkoutPayment(fake.offSession, s),
     });
     return { ...s };
   };
