@@ -155,7 +155,14 @@ describe('auto-recharge', () => {
       [accountId],
     );
     expect(outcomes).toEqual([{ outcome: 'credited' }]);
+    const [r] = await rechargesOf(h, accountId);
     expect((await rechargesOf(h, accountId)).length).toBe(1);
+    // The event carries no charge: Stripe's receipt was read after its credit, and linked.
+    const pi = h.fake.offSession.paymentIntents.get(r.payment_intent);
+    const [receipt] = await q('SELECT receipt_url FROM receipts WHERE entry_id = $1', [
+      r.credit_entry_id,
+    ]);
+    expect(receipt.receipt_url).toBe(h.fake.offSession.charges.get(pi.latest_charge).receipt_url);
   });
 
   it('makes one in flight and at most N a day under concurrent triggers of several runners', async () => {
