@@ -183,4 +183,51 @@ describe('Remove card', () => {
     expect(attachedTo(second)).not.toBeNull();
     expect(await chargeable(accountId, second)).toBe(true);
   });
+
+  it('detaches a card replaced during a recharge only once that recharge is over', async () => {
+    const ar = autoRechargeOf(h, 3);
+    const { accountId, owner } = await payer(h, 1000);
+    const first = await saveCard(h, ar, owner);
+    await ar.savePlan(owner, { belowCents: 900, amountCents: 1000, enabled: true });
+    // Below its threshold with nothing else woken: the test's runner starts the recharge.
+    await q('UPDATE accounts SET recharge_below_cents = NULL WHERE id = $1', [accountId]);
+    await q(
+      'UPDATE auto_recharge SET below_cents = 1500, amount_cents = 2000 WHERE account_id = $1',
+      [accountId],
+    );
+    // Its answer lost and its event held back: the recharge stays in flight, paying with `first`.
+    h.fake.offSession.sendEvents = false;
+    h.fake.offSession.loseAnswers = 100;
+    const runner = runnerOf(h, 3);
+    try {
+      await runner.forAccount(accountId);
+      expect((await ar.view(owner)).inFlight).toBe(true);
+      const second = await saveCard(h, ar, owner);
+      expect((await detachment(first)).detached_at).toBeNull();
+      await makeDue(first);
+      await runner.sweep();
+      expect(detachCalls(first)).toBe(0);
+      expect((await ar.view(owner)).inFlight).toBe(true);
+      // Stripe answers again; the call's lease over, one sweep settles the recharge, then the
+      // card's detachment is due and made.
+      h.fake.offSession.loseAnswers = 0;
+      await q(
+        "UPDATE auto_recharges SET attempted_at = now() - interval '2 minutes' WHERE account_id = $1",
+        [accountId],
+      );
+      await runner.sweep();
+      await waitFor('detached', async () => (await detachment(first)).detached_at);
+      expect(detachCalls(first)).toBe(1);
+      expect(attachedTo(first)).toBeNull();
+      expect(attachedTo(second)).not.toBeNull();
+    } finally {
+      h.fake.offSession.loseAnswers = 0;
+      h.fake.offSession.sendEvents = true;
+      await runner.stop();
+    }
+    const [r] = await q('SELECT status, payment_method FROM auto_recharges WHERE account_id = $1', [
+      accountId,
+    ]);
+    expect(r).toEqual({ status: 'succeeded', payment_method: first });
+  });
 });
