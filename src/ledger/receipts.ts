@@ -67,3 +67,31 @@ export async function receiptOf(
 export async function linkStripeReceipt(tx: Tx, entryId: string, url: string): Promise<void> {
   await tx.query('UPDATE receipts SET receipt_url = $2 WHERE entry_id = $1', [entryId, url]);
 }
+
+/**
+ * The receipt of the credit a Stripe payment made (its top-up: a Checkout Session's or an
+ * auto-recharge's), when it has no link to Stripe's receipt yet; null when there is none such.
+ */
+export async function unlinkedReceiptOfPayment(
+  q: Queryable,
+  paymentIntent: string,
+): Promise<string | null> {
+  const { rows } = await q.query<{ entry_id: string }>(
+    `SELECT r.entry_id FROM topups t JOIN receipts r ON r.entry_id = t.credit_entry_id
+      WHERE t.payment_intent = $1 AND r.receipt_url IS NULL`,
+    [paymentIntent],
+  );
+  return rows[0]?.entry_id ?? null;
+}
+
+/** Links Stripe's receipt page to a credit's receipt once; a link already there stays. */
+export async function linkStripeReceiptOnce(
+  q: Queryable,
+  entryId: string,
+  url: string,
+): Promise<void> {
+  await q.query(
+    'UPDATE receipts SET receipt_url = $2 WHERE entry_id = $1 AND receipt_url IS NULL',
+    [entryId, url],
+  );
+}

@@ -3,7 +3,8 @@
 // its threshold) and by a poll that finds what a lost notification or a dead process left. For an
 // account it starts at most one recharge (db/auto-recharges.ts: one in flight, N a day, under the
 // settings row's lock), then asks Stripe for the PaymentIntent with the recharge's id as its
-// Idempotency-Key: a call repeated after a crash or a lost answer makes no second payment.
+// Idempotency-Key: a call repeated after a crash or a lost answer makes no second payment. Its
+// sweep also detaches at Stripe the cards forgotten while Stripe could not be reached.
 import type Stripe from 'stripe';
 import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
@@ -12,7 +13,9 @@ import { newId } from '../domain/ids.ts';
 import { lockAutoRecharge } from '../db/auto-recharge.ts';
 import { leaseRecharge, startRecharge, sweepDue, type RechargeRow } from '../db/auto-recharges.ts';
 import { billingContacts } from '../db/memberships.ts';
+import { dueDetaches } from '../db/card-detachments.ts';
 import { mailBillingContacts, type Mailer } from './mail.ts';
+import { detachCard } from './card-detach.ts';
 import { rechargeFailed, rechargeSucceeded } from './auto-recharge-outcomes.ts';
 
 export const RECHARGE_CHANNEL = 'rendergate_recharge';
@@ -71,13 +74,20 @@ export class RechargeRunner {
     void t.finally(() => this.running.delete(t));
   }
 
-  /** Everything due now: accounts below their threshold, calls never answered. */
+  /**
+   * Everything due now: accounts below their threshold, calls never answered, and removed or
+   * replaced cards Stripe has not detached yet (card-detach.ts).
+   */
   async sweep(): Promise<void> {
     const due = await sweepDue(this.o.db, LEASE_S, 100);
     for (const d of due) {
       if (this.stopped) return;
       if (d.account_id) await this.forAccount(d.account_id);
       else if (d.recharge_id) await this.call(d.recharge_id);
+    }
+    for (const pm of await dueDetaches(this.o.db, 20)) {
+      if (this.stopped) return;
+      await detachCard(this.o.db, this.o.stripe, pm, this.o.log);
     }
   }
 

@@ -4,6 +4,7 @@
 // recharge's start does, so a card is never removed under a recharge in flight, and each is
 // audited. The recharges themselves are auto-recharge-run.ts's.
 import type Stripe from 'stripe';
+import type { Logger } from 'pino';
 import { transaction, type Db } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
 import { accountFor } from '../domain/authorize.ts';
@@ -18,7 +19,9 @@ import {
   type AutoRechargeRow,
 } from '../db/auto-recharge.ts';
 import { hasInFlight, recentRecharges, type RechargeRow } from '../db/auto-recharges.ts';
+import { queueDetach } from '../db/card-detachments.ts';
 import { recordAudit, NO_SOURCE, type AuditSource } from '../audit/record.ts';
+import { detachCard } from './card-detach.ts';
 import type { CheckoutSessions } from './checkout-sessions.ts';
 
 export interface AutoRechargeView {
@@ -46,6 +49,7 @@ export class AutoRecharge {
       offered: number[];
       perDay: number;
       publicUrl: string;
+      log?: Pick<Logger, 'warn'>;
     },
   ) {}
 
@@ -138,10 +142,16 @@ export class AutoRecharge {
     });
   }
 
-  /** Remove card: refused (400) while a recharge is in flight, since its answer is still due. */
-  async removeCard(p: Principal, src: AuditSource = NO_SOURCE): Promise<void> {
+  /**
+   * Remove card: refused (400) while a recharge is in flight, since its answer is still due.
+   * The card is forgotten, audited and queued for detaching at Stripe in one transaction: from its
+   * commit no recharge of ours can use it, whatever Stripe does next. Then Stripe is asked to
+   * detach it (card-detach.ts); if Stripe fails or is unreachable the removal stands and a worker's
+   * runner asks again until Stripe has detached it. `detached`: whether Stripe has already.
+   */
+  async removeCard(p: Principal, src: AuditSource = NO_SOURCE): Promise<{ detached: boolean }> {
     const accountId = accountFor(p, 'autoRecharge.manage');
-    await transaction(this.o.db, async (tx) => {
+    const card = await transaction(this.o.db, async (tx) => {
       const s = await lockAutoRecharge(tx, accountId);
       if (!s.paymentMethod) throw invalid('card', 'No card is saved.');
       if (await hasInFlight(tx, accountId))
@@ -151,6 +161,12 @@ export class AutoRecharge {
             '(in a minute or so).',
         );
       await forgetCard(tx, accountId);
+      if (s.customerId)
+        await queueDetach(tx, {
+          paymentMethod: s.paymentMethod,
+          accountId,
+          customerId: s.customerId,
+        });
       await recordAudit(tx, {
         account: accountId,
         action: 'auto_recharge.changed',
@@ -159,6 +175,11 @@ export class AutoRecharge {
         ...src,
         details: { card: null, removed: `${s.cardBrand} ${s.cardLast4}` },
       });
+      return s.paymentMethod;
     });
+    const detached = await detachCard(this.o.db, this.o.stripe, card, this.o.log).catch(
+      () => false,
+    );
+    return { detached };
   }
 }

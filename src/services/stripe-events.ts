@@ -8,6 +8,8 @@
 // top-up, once credited, brought to what they say: a `reversal`, or a won dispute's `credit`;
 // - a setup session's completion saves its card (stripe-setup.ts), and payment_intent.* events
 //   settle an auto-recharge as its call's answer would (auto-recharge-outcomes.ts);
+// - once a payment's credit is committed, Stripe's receipt page is linked to its receipt
+//   (stripe-receipt-link.ts), outside the event's transaction;
 // - anything else is recorded as ignored. Stripe does not promise order and delivers an event
 //   again until it gets a 2xx: every event is applied so that any order, any repetition and any
 //   concurrency give the same ledger.
@@ -22,6 +24,7 @@ import { onSession } from './stripe-checkout.ts';
 import { cardOfSetup, onSetupSession, type SetupCard } from './stripe-setup.ts';
 import { rechargeFailed, rechargeSucceeded } from './auto-recharge-outcomes.ts';
 import { mailRechargeOff } from './auto-recharge-run.ts';
+import { linkReceiptOfPayment } from './stripe-receipt-link.ts';
 import type { Mailer } from './mail.ts';
 
 export class StripeEvents {
@@ -69,7 +72,27 @@ export class StripeEvents {
     const off = turnedOff as { accountId: string; why: string } | null;
     if (off)
       await mailRechargeOff(this.o.db, this.o.mailer ?? null, off.accountId, off.why, this.o.log);
+    await this.linkReceipt(event, outcome);
     return outcome;
+  }
+
+  /**
+   * After a credit of a Stripe payment is committed (or an event of a payment credited before
+   * comes again), Stripe's receipt page linked to its receipt if it has none yet
+   * (stripe-receipt-link.ts). Never fails the event: the credit is already in.
+   */
+  private async linkReceipt(event: StripeEventIn, outcome: StripeOutcome) {
+    if (outcome !== 'credited' && outcome !== 'duplicate') return;
+    const pi =
+      event.kind === 'session'
+        ? event.session.paymentIntent
+        : event.kind === 'payment_intent' && event.type === 'payment_intent.succeeded'
+          ? event.paymentIntent.id
+          : null;
+    if (!pi) return;
+    await linkReceiptOfPayment(this.o.db, this.o.stripe, pi, this.o.log).catch((e: unknown) =>
+      this.o.log.warn({ err: e, paymentIntent: pi }, "Stripe's receipt not linked"),
+    );
   }
 
   /** The body as JSON, once the library found its signature right. */

@@ -1,6 +1,7 @@
 // A saved card (docs/billing.md "Auto-recharge"): the checkout.session.completed event of a
 // Checkout Session in setup mode that this service created stores the card of its SetupIntent
 // for the account the session was made for, and only for that account's own Stripe customer.
+// A card it replaces is queued for detaching at Stripe (card-detach.ts), as Remove card's is.
 // The SetupIntent is read from Stripe before the event's transaction (cardOfSetup), so no call
 // to Stripe is made while rows are locked.
 import type Stripe from 'stripe';
@@ -8,6 +9,7 @@ import type { Tx } from '../db/pool.ts';
 import { ApiError } from '../domain/errors.ts';
 import { lockCheckoutSession } from '../db/checkout-sessions.ts';
 import { lockAutoRecharge, saveCard } from '../db/auto-recharge.ts';
+import { queueDetach } from '../db/card-detachments.ts';
 import { recordAudit } from '../audit/record.ts';
 import { SYSTEM } from '../domain/principal.ts';
 import type { SessionIn } from './stripe-event-shape.ts';
@@ -54,6 +56,13 @@ export async function onSetupSession(
     return done('refused', "the session's customer is not the account's");
   if (settings.paymentMethod === card.paymentMethod) return done('duplicate', 'card saved before');
   await saveCard(tx, { accountId, customerId: s.customer, ...card });
+  // The card it replaces is forgotten here, and detached at Stripe by the runner.
+  if (settings.paymentMethod)
+    await queueDetach(tx, {
+      paymentMethod: settings.paymentMethod,
+      accountId,
+      customerId: s.customer,
+    });
   await recordAudit(tx, {
     account: accountId,
     action: 'auto_recharge.changed',

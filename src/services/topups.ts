@@ -70,6 +70,7 @@ export class Topups {
       offered: this.amounts,
       perDay: o.perDay,
       publicUrl: o.publicUrl,
+      log: o.log,
     });
   }
 

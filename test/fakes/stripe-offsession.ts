@@ -5,14 +5,19 @@
 // PaymentIntent, `pm_card_authenticationRequired` needs the customer: `requires_action`).
 // - `POST /v1/customers` → a customer `cus_…` with its metadata.
 // - A Checkout Session with `mode=setup`, once its hosted page's **Save card** is posted, has a
-//   SetupIntent (`setup_intent`) whose payment method is the card picked; `GET
-//   /v1/setup_intents/{id}` answers it, `expand[]=payment_method` expanding the card.
+//   SetupIntent (`setup_intent`) whose payment method is a new PaymentMethod `pm_…` made from the
+//   test card picked and attached to the session's customer (as Stripe makes one from a test
+//   token: each setup its own id); `GET /v1/setup_intents/{id}` answers it,
+//   `expand[]=payment_method` expanding the card.
 // - `POST /v1/payment_intents` with `confirm=true&off_session=true` answers as the card does and
 //   then sends `payment_intent.succeeded` or `payment_intent.payment_failed` to the webhook; a
-//   repeated Idempotency-Key gets the first answer (and status) again and creates nothing.
+//   repeated Idempotency-Key gets the first answer (and status) again and creates nothing. A
+//   PaymentMethod not attached to that customer (detached: stripe-cards.ts) is refused with a 400,
+//   as Stripe refuses a detached one.
 import crypto from 'node:crypto';
 import type http from 'node:http';
 import { send } from './http-util.ts';
+import { cardRoutes } from './stripe-cards.ts';
 
 export const CARDS: Record<string, { brand: string; last4: string }> = {
   pm_card_visa: { brand: 'visa', last4: '4242' },
@@ -24,6 +29,18 @@ export interface OffSession {
   customers: Map<string, any>;
   setupIntents: Map<string, any>;
   paymentIntents: Map<string, any>;
+  /** Saved cards: `pm_…` → { id, customer (null once detached), kind: the test card's name }. */
+  paymentMethods: Map<string, { id: string; customer: string | null; kind: string }>;
+  /** The charges of succeeded payments, each with its `receipt_url`. */
+  charges: Map<string, any>;
+  /**
+   * This many detach calls fail, nothing done: with Stripe's error of `failDetachStatus` (500
+   * `api_error`, 429 `rate_limit_error`…), or when that is 0 the connection closed (unreachable).
+   */
+  failDetach: number;
+  failDetachStatus: number;
+  /** This many PaymentIntent retrievals answer Stripe's 500 `api_error`. */
+  failRetrieve: number;
   /** Held before each PaymentIntent answer (ms): recharges stay in flight meanwhile. */
   answerDelayMs: number;
   /** This many PaymentIntent answers are lost (the connection closed after the work was done). */
@@ -44,16 +61,23 @@ export function offSession(o: {
     customers: new Map(),
     setupIntents: new Map(),
     paymentIntents: new Map(),
+    paymentMethods: new Map(),
+    charges: new Map(),
+    failDetach: 0,
+    failDetachStatus: 0,
+    failRetrieve: 0,
     answerDelayMs: 0,
     loseAnswers: 0,
     sendEvents: true,
     completeSetup(session, card) {
+      const pm = { id: rid('pm'), customer: session.customer, kind: card };
+      s.paymentMethods.set(pm.id, pm);
       const si = {
         id: rid('seti'),
         object: 'setup_intent',
         status: 'succeeded',
         customer: session.customer,
-        payment_method: card,
+        payment_method: pm.id,
         usage: 'off_session',
       };
       s.setupIntents.set(si.id, si);
@@ -72,11 +96,18 @@ export function offSession(o: {
       return err(400, 'This stand-in takes confirmed off-session payments only.', 'confirm');
     if (!/^\d+$/.test(params.amount ?? '') || Number(params.amount) < 50)
       return err(400, 'Invalid integer: amount', 'amount');
-    const card = CARDS[params.payment_method];
-    if (!card)
-      return err(400, `No such PaymentMethod: '${params.payment_method}'`, 'payment_method');
+    const pm = s.paymentMethods.get(params.payment_method);
+    if (!pm) return err(400, `No such PaymentMethod: '${params.payment_method}'`, 'payment_method');
     if (!s.customers.has(params.customer))
       return err(400, `No such customer: '${params.customer}'`, 'customer');
+    if (pm.customer !== params.customer)
+      return err(
+        400,
+        'The provided PaymentMethod was previously used with a PaymentIntent without Customer ' +
+          'attachment, shared with a connected account without Customer attachment, or was ' +
+          'detached from a Customer. It may not be used again.',
+        'payment_method',
+      );
     const id = rid('pi');
     const pi: any = {
       id,
@@ -93,7 +124,7 @@ export function offSession(o: {
       last_payment_error: null,
     };
     s.paymentIntents.set(id, pi);
-    if (params.payment_method === 'pm_card_chargeDeclined') {
+    if (pm.kind === 'pm_card_chargeDeclined') {
       const error = {
         type: 'card_error',
         code: 'card_declined',
@@ -104,24 +135,12 @@ export function offSession(o: {
       later('payment_intent.payment_failed', pi);
       return { status: 402, body: { error: { ...error, payment_intent: { ...pi } } } };
     }
-    if (params.payment_method === 'pm_card_authenticationRequired') {
+    if (pm.kind === 'pm_card_authenticationRequired') {
       pi.status = 'requires_action';
       pi.next_action = { type: 'use_stripe_sdk' };
       return { status: 200, body: { ...pi } };
     }
-    const charge = {
-      id: rid('ch'),
-      object: 'charge',
-      amount: pi.amount,
-      paid: true,
-      payment_intent: id,
-      receipt_url: `https://pay.stripe.com/receipts/payment/${rid('rcpt')}`,
-    };
-    Object.assign(pi, {
-      status: 'succeeded',
-      amount_received: pi.amount,
-      latest_charge: charge.id,
-    });
+    const charge = succeeded(s, pi);
     later('payment_intent.succeeded', pi);
     const expand = [params.expand ?? []].flat();
     return {
@@ -155,12 +174,13 @@ export function offSession(o: {
       const si = s.setupIntents.get(seti[1]);
       if (!si) return (send(res, 404, { error: { type: 'invalid_request_error' } }), true);
       const expand = query.getAll('expand[]').concat(query.getAll('expand[0]'));
+      const saved = s.paymentMethods.get(si.payment_method)!;
       const pm = {
-        id: si.payment_method,
+        id: saved.id,
         object: 'payment_method',
         type: 'card',
-        customer: si.customer,
-        card: CARDS[si.payment_method],
+        customer: saved.customer,
+        card: CARDS[saved.kind],
       };
       send(res, 200, { ...si, payment_method: expand.includes('payment_method') ? pm : pm.id });
       return true;
@@ -181,11 +201,30 @@ export function offSession(o: {
       send(res, answer.status, answer.body);
       return true;
     }
-    return false;
+    return cards(req, res, path, query);
   }
+  const cards = cardRoutes(s);
   return { state: s, handle };
 }
 
-function err(status: number, message: string, param: string) {
-  return { status, body: { error: { type: 'invalid_request_error', message, param } } };
+/** `pi` paid: its charge (with Stripe's `receipt_url`) made and kept, the intent succeeded. */
+export function succeeded(s: OffSession, pi: any): any {
+  const charge = {
+    id: rid('ch'),
+    object: 'charge',
+    amount: pi.amount,
+    currency: pi.currency,
+    paid: true,
+    status: 'succeeded',
+    payment_intent: pi.id,
+    receipt_url: `https://pay.stripe.com/receipts/payment/${rid('rcpt')}`,
+  };
+  s.charges.set(charge.id, charge);
+  Object.assign(pi, { status: 'succeeded', amount_received: pi.amount, latest_charge: charge.id });
+  return charge;
+}
+
+export function err(status: number, message: string, param?: string) {
+  const type = status >= 500 ? 'api_error' : 'invalid_request_error';
+  return { status, body: { error: { type, message, ...(param ? { param } : {}) } } };
 }

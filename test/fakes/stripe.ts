@@ -11,12 +11,15 @@
 // - The hosted page at the session's `url` (`GET /c/pay/{id}`): a **Pay** button whose POST marks the
 //   session paid, redirects (303) to `success_url` with `{CHECKOUT_SESSION_ID}` filled in, and then
 //   sends the signed `checkout.session.completed` event to the webhook URL, as Stripe does after the
-//   payment.
+//   payment. A paid session's `payment_intent` is a PaymentIntent of stripe-cards.ts, whose charge
+//   has a `receipt_url`.
 // Events are signed with the library's own `stripe.webhooks.generateTestHeaderString`.
 import crypto from 'node:crypto';
 import Stripe from 'stripe';
 import { listen, send } from './http-util.ts';
 import { offSession, type OffSession } from './stripe-offsession.ts';
+import { checkoutPayment } from './stripe-cards.ts';
+import { checkCreate, parseStripeForm, stripeError } from './stripe-form.ts';
 
 export interface StripeFake {
   base: string;
@@ -47,66 +50,6 @@ export interface StripeFake {
 }
 
 const rid = (prefix: string) => `${prefix}_${crypto.randomBytes(12).toString('hex')}`;
-
-/** Stripe's form encoding back into objects: `a[b][0][c]=v` → { a: { b: [{ c: v }] } }. */
-export function parseStripeForm(text: string): any {
-  const root: any = {};
-  for (const [k, v] of new URLSearchParams(text)) {
-    const path = k.split(/\[|\]\[|\]/).filter((x) => x !== '');
-    let node = root;
-    path.forEach((part, i) => {
-      if (i === path.length - 1) {
-        node[part] = v;
-        return;
-      }
-      node[part] ??= /^\d+$/.test(path[i + 1]) ? [] : {};
-      node = node[part];
-    });
-  }
-  return root;
-}
-
-function stripeError(res: any, status: number, message: string, param?: string) {
-  send(res, status, {
-    error: {
-      type: status === 401 ? 'invalid_request_error' : 'invalid_request_error',
-      message,
-      ...(param ? { param } : {}),
-    },
-  });
-}
-
-/** The checks of checkout.sessions.create that top-ups depend on; the message names the parameter. */
-function checkCreate(p: any): { message: string; param: string } | null {
-  if (!['payment', 'setup', 'subscription'].includes(p.mode))
-    return { message: 'Missing or invalid mode.', param: 'mode' };
-  if (!p.success_url)
-    return { message: 'Missing required param: success_url.', param: 'success_url' };
-  if (p.mode === 'setup' && (!p.currency || !p.customer))
-    return { message: 'A setup session here needs currency and customer.', param: 'currency' };
-  if (p.mode === 'payment' && !(Array.isArray(p.line_items) && p.line_items.length > 0)) {
-    return { message: 'line_items is required in payment mode.', param: 'line_items' };
-  }
-  for (const [i, li] of (p.line_items ?? []).entries()) {
-    const pd = li.price_data;
-    if (!pd && !li.price)
-      return { message: 'You must specify either price or price_data.', param: `line_items[${i}]` };
-    if (
-      pd &&
-      (!pd.currency ||
-        !/^\d+$/.test(pd.unit_amount ?? '') ||
-        !(pd.product || pd.product_data?.name))
-    ) {
-      return {
-        message: 'price_data needs currency, an integer unit_amount and a product.',
-        param: `line_items[${i}][price_data]`,
-      };
-    }
-    if (!/^\d+$/.test(li.quantity ?? ''))
-      return { message: 'Invalid integer quantity.', param: `line_items[${i}][quantity]` };
-  }
-  return null;
-}
 
 export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<StripeFake> {
   const stripe = new Stripe('sk_test_fake_for_signing_only');
@@ -155,7 +98,7 @@ export async function stripeFake(opts: { webhookUrl?: string } = {}): Promise<St
     Object.assign(s, {
       status: 'complete',
       payment_status: paymentStatus,
-      payment_intent: s.payment_intent ?? rid('pi'),
+      payment_intent: s.payment_intent ?? checkoutPayment(fake.offSession, s),
     });
     return { ...s };
   };

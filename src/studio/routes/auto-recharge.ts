@@ -51,12 +51,16 @@ export function registerAutoRechargeRoutes(
   });
 
   app.post('/credit/card/remove', pre, async (req, reply) => {
+    let detached: boolean;
     try {
-      await t.autoRecharge.removeCard(req.principal, { ip: req.ip, userAgent: null });
+      ({ detached } = await t.autoRecharge.removeCard(req.principal, {
+        ip: req.ip,
+        userAgent: null,
+      }));
     } catch (e) {
       return refused(req, reply, e);
     }
-    return reply.redirect('/credit?card=removed', 303);
+    return reply.redirect(`/credit?card=${detached ? 'removed' : 'removed-later'}`, 303);
   });
 
   app.post('/credit/auto-recharge', pre, async (req, reply) => {

@@ -55,10 +55,13 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
           req.query.card === 'saving'
             ? 'Card saved at Stripe: it shows here as soon as Stripe confirms it.'
             : req.query.card === 'removed'
-              ? 'Card removed; auto-recharge is off.'
-              : req.query.saved === '1'
-                ? 'Auto-recharge settings saved.'
-                : null,
+              ? 'Card removed and detached at Stripe; auto-recharge is off.'
+              : req.query.card === 'removed-later'
+                ? 'Card removed; auto-recharge is off and it will not be charged. Stripe could ' +
+                  'not be reached to detach it: that is retried in the background.'
+                : req.query.saved === '1'
+                  ? 'Auto-recharge settings saved.'
+                  : null,
       }),
   );
   registerAutoRechargeRoutes(app, ctx, topups, (req, reply, extra) =>

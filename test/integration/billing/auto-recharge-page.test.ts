@@ -1,6 +1,7 @@
 // The Add credit page's auto-recharge, as a person uses it over HTTP: Save a card (to the
 // stand-in's setup page and back), the card shown, the plan refused with a 400 page when bad
-// (nothing written) and saved when good, Remove card.
+// (nothing written) and saved when good, Remove card (detached at Stripe, or later when Stripe
+// cannot be reached: the page says which).
 import { describe, expect, it } from 'vitest';
 import { stripeHarness } from './stripe-harness.ts';
 import { StudioSession } from '../../studio/http-session.ts';
@@ -48,8 +49,37 @@ describe('the Add credit page', () => {
     expect(after.text).toContain('Auto-recharge settings saved');
     expect(after.text).toMatch(/name="enabled" checked/);
     expect(after.text).toContain('value="5.00"');
+    const [card] = (
+      await h.dbh.db.query('SELECT payment_method FROM auto_recharge WHERE account_id = $1', [
+        rows[0].id,
+      ])
+    ).rows;
     const removed = await s.post('/credit/card/remove', {});
     expect(removed.status).toBe(303);
-    expect((await s.get('/credit')).text).toContain('Save a card');
+    expect(removed.location).toBe('/credit?card=removed');
+    const gone = await s.get(removed.location!);
+    expect(gone.text).toContain('Save a card');
+    expect(gone.text).toContain('Card removed and detached at Stripe');
+    expect(h.fake.offSession.paymentMethods.get(card.payment_method)!.customer).toBeNull();
+  });
+
+  it('removes the card while Stripe is unreachable, and says it is detached later', async () => {
+    const s = new StudioSession(h.svc.base);
+    await s.signUp();
+    const save = await s.post('/credit/card', {});
+    await fetch(save.location!, {
+      method: 'POST',
+      body: new URLSearchParams({ card: 'pm_card_visa' }),
+      redirect: 'manual',
+    });
+    await waitFor('the card shown', async () =>
+      (await s.get('/credit')).text.includes('visa ending in 4242'),
+    );
+    h.fake.offSession.failDetach = 2; // the call and the library's retry of a closed connection
+    const removed = await s.post('/credit/card/remove', {});
+    expect(removed.location).toBe('/credit?card=removed-later');
+    const page = await s.get(removed.location!);
+    expect(page.text).toContain('Save a card');
+    expect(page.text).toContain('it will not be charged');
   });
 });

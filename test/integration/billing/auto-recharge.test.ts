@@ -66,7 +66,7 @@ describe('auto-recharge', () => {
   it('saves a card, then recharges once when a charge crosses the threshold', async () => {
     const ar = autoRechargeOf(h, PER_DAY);
     const { accountId, owner, key } = await payer(h, 1000);
-    await saveCard(h, ar, owner);
+    const pm = await saveCard(h, ar, owner);
     const v = await ar.view(owner);
     expect(v.settings).toMatchObject({ cardBrand: 'visa', cardLast4: '4242', enabled: false });
     const [cus] = await q('SELECT customer_id FROM auto_recharge WHERE account_id = $1', [
@@ -90,7 +90,7 @@ describe('auto-recharge', () => {
       amount: 2000,
       currency: 'eur',
       customer: cus.customer_id,
-      payment_method: 'pm_card_visa',
+      payment_method: pm,
       metadata: { rendergate_account: accountId, rendergate_recharge: r.id },
     });
     const call = h.fake.requests.find((x) => x.path === '/v1/payment_intents')!;
@@ -155,7 +155,14 @@ describe('auto-recharge', () => {
       [accountId],
     );
     expect(outcomes).toEqual([{ outcome: 'credited' }]);
+    const [r] = await rechargesOf(h, accountId);
     expect((await rechargesOf(h, accountId)).length).toBe(1);
+    // The event carries no charge: Stripe's receipt was read after its credit, and linked.
+    const pi = h.fake.offSession.paymentIntents.get(r.payment_intent);
+    const [receipt] = await q('SELECT receipt_url FROM receipts WHERE entry_id = $1', [
+      r.credit_entry_id,
+    ]);
+    expect(receipt.receipt_url).toBe(h.fake.offSession.charges.get(pi.latest_charge).receipt_url);
   });
 
   it('makes one in flight and at most N a day under concurrent triggers of several runners', async () => {

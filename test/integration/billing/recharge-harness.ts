@@ -60,13 +60,14 @@ export async function payer(h: Harness, balance: number) {
   return { accountId, owner, key };
 }
 
-/** Save a card: the setup session's page posted with `card`; resolves once the card is saved. */
+/** Save a card: the setup session's page posted with `card`; the PaymentMethod id once saved. */
 export async function saveCard(
   h: Harness,
   ar: AutoRecharge,
   p: ReturnType<typeof memberPrincipal>,
   card = 'pm_card_visa',
 ) {
+  const before = (await ar.view(p)).settings?.paymentMethod ?? null;
   const url = await ar.startSetup(p);
   const res = await fetch(url, {
     method: 'POST',
@@ -74,10 +75,13 @@ export async function saveCard(
     redirect: 'manual',
   });
   if (res.status !== 303) throw new Error(`setup page answered ${res.status}`);
-  await waitFor('the card saved', async () => {
-    const v = await ar.view(p);
-    return v.settings?.paymentMethod === card;
+  // Stripe makes a PaymentMethod of its own id from the test card: the one saved is of `card`.
+  const saved = await waitFor('the card saved', async () => {
+    const pm = (await ar.view(p)).settings?.paymentMethod;
+    const made = pm ? h.fake.offSession.paymentMethods.get(pm) : undefined;
+    return made?.kind === card && made.id !== before && made.id;
   });
+  return saved;
 }
 
 const INPUTS = { prompt: 'a lighthouse', image: 'http://127.0.0.1:9/x.png', duration: 10 };
