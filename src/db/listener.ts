@@ -61,3 +61,48 @@ export class Listener {
     await this.client?.end().catch(() => undefined);
   }
 }
+
+/**
+ * The Listener of a cache kept correct by notifications (services/generation-cache.ts,
+ * session-cache.ts): `listening` is true only while the connection is up, since notifications sent
+ * while it is down are lost and the cache must then serve nothing; `drop` empties the cache whenever
+ * some may have been missed (the connection lost, or back), and `up` follows a reconnection.
+ */
+export class CacheListener {
+  listening = false;
+  private listener: Listener;
+
+  constructor(
+    url: string,
+    channels: string[],
+    onNotify: (channel: string, payload: string) => void,
+    drop: () => void,
+    log: (msg: string) => void,
+    up: () => void = () => {},
+  ) {
+    this.listener = new Listener(
+      url,
+      channels,
+      onNotify,
+      () => {
+        drop();
+        this.listening = true;
+        up();
+      },
+      log,
+      () => {
+        this.listening = false;
+        drop();
+      },
+    );
+  }
+
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  stop(): Promise<void> {
+    this.listening = false;
+    return this.listener.stop();
+  }
+}

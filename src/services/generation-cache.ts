@@ -11,7 +11,7 @@
 // node) is seen here once its notification arrives, about a millisecond after its commit: the same as
 // reading a moment earlier. A read that was under way when a notification for its id arrived is not
 // kept, since it may predate the change.
-import { Listener } from '../db/listener.ts';
+import { CacheListener } from '../db/listener.ts';
 import { GENERATION_CHANGED_CHANNEL } from '../db/channels.ts';
 import type { GenerationRow } from './generation-view.ts';
 
@@ -37,8 +37,7 @@ interface Read {
 export class GenerationCache {
   private entries = new Map<string, CachedGeneration>();
   private reads = new Map<string, Read>();
-  private listening = false;
-  private listener: Listener;
+  private listener: CacheListener;
 
   /** Told of every change notification (the `Prefer: wait` waiters); with null after a reconnect, when any id may have changed. */
   onChange: (id: string | null) => void = () => {};
@@ -48,23 +47,16 @@ export class GenerationCache {
     private maxEntries: number,
     log: (msg: string) => void,
   ) {
-    this.listener = new Listener(
+    this.listener = new CacheListener(
       databaseUrl,
       [GENERATION_CHANGED_CHANNEL],
       (_ch, id) => {
         this.invalidate(id);
         this.onChange(id);
       },
-      () => {
-        this.clear();
-        this.listening = true;
-        this.onChange(null);
-      },
+      () => this.clear(),
       log,
-      () => {
-        this.listening = false;
-        this.clear();
-      },
+      () => this.onChange(null),
     );
   }
 
@@ -73,7 +65,6 @@ export class GenerationCache {
   }
 
   stop(): Promise<void> {
-    this.listening = false;
     return this.listener.stop();
   }
 
@@ -99,12 +90,12 @@ export class GenerationCache {
     if (hit) return hit;
     const pending = this.reads.get(id);
     if (pending && !pending.dirty) return pending.result;
-    if (!this.listening) return load(id);
+    if (!this.listener.listening) return load(id);
     const read: Read = { dirty: false, result: load(id) };
     this.reads.set(id, read);
     try {
       const value = await read.result;
-      if (value && !read.dirty && this.listening) this.keep(id, value);
+      if (value && !read.dirty && this.listener.listening) this.keep(id, value);
       return value;
     } finally {
       if (this.reads.get(id) === read) this.reads.delete(id);

@@ -16,7 +16,7 @@
 // Like the generation cache, it serves only while its LISTEN connection is up (notifications sent
 // while it is down are lost), and a read that was under way when anything was dropped is not kept,
 // since it may predate the change.
-import { Listener } from '../db/listener.ts';
+import { CacheListener } from '../db/listener.ts';
 import { SESSIONS_CHANNEL } from '../db/channels.ts';
 import type { SessionRow } from '../db/studio-sessions.ts';
 
@@ -35,8 +35,7 @@ export class SessionCache {
   private byAccount = new Map<string, Set<string>>();
   /** Goes up on every drop: a read begun under an older epoch is not kept. */
   private epoch = 0;
-  private listening = false;
-  private listener: Listener;
+  private listener: CacheListener;
 
   constructor(
     databaseUrl: string,
@@ -44,19 +43,12 @@ export class SessionCache {
     log: (msg: string) => void,
     private entryMs = ENTRY_MS,
   ) {
-    this.listener = new Listener(
+    this.listener = new CacheListener(
       databaseUrl,
       [SESSIONS_CHANNEL],
       () => this.clear(),
-      () => {
-        this.clear();
-        this.listening = true;
-      },
+      () => this.clear(),
       log,
-      () => {
-        this.listening = false;
-        this.clear();
-      },
     );
   }
 
@@ -65,7 +57,6 @@ export class SessionCache {
   }
 
   stop(): Promise<void> {
-    this.listening = false;
     this.clear();
     return this.listener.stop();
   }
@@ -88,7 +79,7 @@ export class SessionCache {
 
   /** Keeps a live session's row read since begin() returned `epoch`, unless anything was dropped since. */
   keep(key: string, row: SessionRow, epoch: number): void {
-    if (!this.listening || epoch !== this.epoch) return;
+    if (!this.listener.listening || epoch !== this.epoch) return;
     if (this.entries.size >= this.maxEntries && !this.entries.has(key)) {
       // Maps iterate in insertion order: drop the oldest entry.
       const [oldest, e] = this.entries.entries().next().value!;
