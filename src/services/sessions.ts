@@ -141,8 +141,17 @@ export class Sessions {
       this.spent.set(sha(id).toString('base64'), Date.now() + seconds * 1000);
   }
 
-  /** The live session of a cookie value, or null (unknown, revoked, idle too long, or past its end). */
-  async find(id: string | undefined, kind: 'account' | 'admin'): Promise<Session | null> {
+  /**
+   * The live session of a cookie value, or null (unknown, revoked, idle too long, or past its end).
+   * `fresh`: read from the database whatever this process keeps (a page that waited for a change
+   * made elsewhere, such as the credit of Stripe's event, and shows its balance).
+   */
+  async find(
+    id: string | undefined,
+    kind: 'account' | 'admin',
+    o: { fresh?: boolean } = {},
+  ): Promise<Session | null> {
+    if (o.fresh && id && id.length <= 100) this.cache?.forgetSession(sha(id).toString('base64'));
     return (
       await this.findWith(
         id,

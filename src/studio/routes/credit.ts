@@ -103,7 +103,7 @@ export function registerCreditRoutes(app: FastifyInstance, ctx: StudioCtx) {
       closed.signal,
     );
     // The balance shown (here and in the header) is the one after the wait.
-    const fresh = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account');
+    const fresh = await ctx.sessions.find(req.cookies[SESSION_COOKIE], 'account', { fresh: true });
     if (fresh) req.studio = fresh;
     return page(reply, 'credit-success', req, {
       title: topup ? 'Credit added' : 'Payment received',
