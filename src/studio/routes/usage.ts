@@ -7,16 +7,17 @@ import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { cell } from '../csv.ts';
 import { zeroHelp } from '../zero-help.ts';
-import { usageFigures } from '../usage-figures.ts';
+import { usageSpend } from '../usage-figures.ts';
 import { budgetsPanel } from './budgets.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const MONTH = /^\d{4}-\d{2}$/;
 const CSV_PAGE = 100;
 
 export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
 
-  app.get<{ Querystring: { cursor?: string; from?: string; to?: string } }>(
+  app.get<{ Querystring: { cursor?: string; from?: string; to?: string; month?: string } }>(
     '/usage',
     pre,
     async (req, reply) => {
@@ -41,13 +42,16 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
           return reply.redirect('/usage', 303);
         throw e;
       }
-      const [figures, receipts, budgets] = await Promise.all([
-        usageFigures(ctx, req.principal, from, to),
+      // a month of the range whose days the table shows (another: the range's last)
+      const month =
+        typeof req.query.month === 'string' && MONTH.test(req.query.month) ? req.query.month : null;
+      const [spend, receipts, budgets] = await Promise.all([
+        usageSpend(ctx, req.principal, from, to, month),
         ctx.receipts.list(req.principal),
         budgetsPanel(ctx, req.principal),
       ]);
-      return page(reply.code(figures.chartError ? 400 : 200), 'usage', req, {
-        ...figures,
+      return page(reply.code(spend.chartError ? 400 : 200), 'usage', req, {
+        spendHtml: spend.html,
         title: 'Usage',
         receipts,
         zero: zeroHelp(ctx),
