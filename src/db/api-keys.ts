@@ -153,7 +153,8 @@ export async function keysWithUse(
   const { rows } = await q.query({
     // prepared once per connection: its planning cost more than its run (the Usage page reads it)
     name: 'api-keys-of-account',
-    text: `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.revoked_at, k.daily_cap_cents,
+    text: `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.revoked_at,
+            k.daily_cap_cents,
             k.rate_limit_per_minute, k.mode, k.created_by, p.email AS created_by_email,
             greatest(k.last_used_at, (SELECT to_timestamp(max(w.window_start) * 60) FROM rate_windows w
                                       WHERE w.key_id = k.id)) AS last_used_at,

@@ -78,8 +78,8 @@ export function page(
 }
 
 /**
- * A part of a page as HTML (no layout, no session or CSRF token in it), for a page that keeps a part
- * it made between requests and writes it with `<%~`.
+ * A part of a page as HTML (no layout, no session or CSRF token in it), for a page that keeps a
+ * part it made between requests and writes it with `<%~`.
  */
 export const partHtml = (template: string, data: Record<string, unknown>): string =>
   eta.render(template, { ...data, euros, when });

@@ -136,7 +136,7 @@ describe('the chart geometry', () => {
     expect(c.plot.left + 4 + 1272 + 4).toBe(c.plot.left + c.plot.width);
   });
 
-  it('steps a year of 20 models in a few bytes a day, and keeps narrow ranges as gapped bars', () => {
+  it('steps a year of 20 models in a few bytes a day, keeps narrow ranges gapped bars', () => {
     const models = Array.from({ length: 20 }, (_, m) => ({
       model: `m/${m}`,
       days: Array.from({ length: 366 }, (_, d) => d),

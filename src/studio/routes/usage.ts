@@ -17,52 +17,48 @@ const CSV_PAGE = 100;
 export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
 
-  app.get<{ Querystring: { cursor?: string; from?: string; to?: string; month?: string } }>(
-    '/usage',
-    pre,
-    async (req, reply) => {
-      const today = new Date().toISOString().slice(0, 10);
-      const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-      const from =
-        typeof req.query.from === 'string' && DAY.test(req.query.from) ? req.query.from : monthAgo;
-      const to = typeof req.query.to === 'string' && DAY.test(req.query.to) ? req.query.to : today;
-      const fromD = new Date(`${from}T00:00:00Z`);
-      const toD = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
-      if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime()))
-        return reply.redirect('/usage', 303);
-      let ledger;
-      try {
-        ledger = await ctx.accounts.ledger(
-          req.principal,
-          25,
-          typeof req.query.cursor === 'string' ? req.query.cursor : null,
-        );
-      } catch (e) {
-        if (e instanceof ApiError && e.code === 'INVALID_INPUT')
-          return reply.redirect('/usage', 303);
-        throw e;
-      }
-      // a month of the range whose days the table shows (another: the range's last)
-      const month =
-        typeof req.query.month === 'string' && MONTH.test(req.query.month) ? req.query.month : null;
-      const [spend, receipts, budgets] = await Promise.all([
-        usageSpend(ctx, req.principal, from, to, month),
-        ctx.receipts.list(req.principal),
-        budgetsPanel(ctx, req.principal),
-      ]);
-      return page(reply.code(spend.chartError ? 400 : 200), 'usage', req, {
-        spendHtml: spend.html,
-        title: 'Usage',
-        receipts,
-        zero: zeroHelp(ctx),
-        ledger: ledger.data,
-        nextCursor: ledger.nextCursor,
-        from,
-        to,
-        budgets,
-      });
-    },
-  );
+  type Query = { cursor?: string; from?: string; to?: string; month?: string };
+  app.get<{ Querystring: Query }>('/usage', pre, async (req, reply) => {
+    const today = new Date().toISOString().slice(0, 10);
+    const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const from =
+      typeof req.query.from === 'string' && DAY.test(req.query.from) ? req.query.from : monthAgo;
+    const to = typeof req.query.to === 'string' && DAY.test(req.query.to) ? req.query.to : today;
+    const fromD = new Date(`${from}T00:00:00Z`);
+    const toD = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
+    if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime()))
+      return reply.redirect('/usage', 303);
+    let ledger;
+    try {
+      ledger = await ctx.accounts.ledger(
+        req.principal,
+        25,
+        typeof req.query.cursor === 'string' ? req.query.cursor : null,
+      );
+    } catch (e) {
+      if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/usage', 303);
+      throw e;
+    }
+    // a month of the range whose days the table shows (another: the range's last)
+    const month =
+      typeof req.query.month === 'string' && MONTH.test(req.query.month) ? req.query.month : null;
+    const [spend, receipts, budgets] = await Promise.all([
+      usageSpend(ctx, req.principal, from, to, month),
+      ctx.receipts.list(req.principal),
+      budgetsPanel(ctx, req.principal),
+    ]);
+    return page(reply.code(spend.chartError ? 400 : 200), 'usage', req, {
+      spendHtml: spend.html,
+      title: 'Usage',
+      receipts,
+      zero: zeroHelp(ctx),
+      ledger: ledger.data,
+      nextCursor: ledger.nextCursor,
+      from,
+      to,
+      budgets,
+    });
+  });
 
   // A receipt or credit note as a PDF (services/receipt-pdf.ts); another account's is a 404.
   app.get<{ Params: { number: string } }>('/usage/receipts/:number', pre, async (req, reply) => {
