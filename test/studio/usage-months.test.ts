@@ -70,6 +70,10 @@ it('pages a year by month, each month summing its days, and a charge shows at on
       )[0][0],
     ).toBe('2025-12-01');
 
+  // a ledger cursor that is not one of ours: back to the page, whatever else was asked
+  const odd = await s.get('/usage?from=2025-01-01&to=2025-12-31&cursor=not-a-cursor');
+  expect([odd.status, odd.headers.get('location')]).toEqual([303, '/usage']);
+
   // a charge makes the kept tables again: today's month gains the render's price
   await f.api.admin('POST', `/accounts/${account}/credits`, { amountCents: 1_000 });
   const made = await f.api.admin('POST', `/accounts/${account}/keys`, { name: 'ci' });

@@ -28,25 +28,22 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const toD = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
     if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime()))
       return reply.redirect('/usage', 303);
-    let ledger;
-    try {
-      ledger = await ctx.accounts.ledger(
-        req.principal,
-        25,
-        typeof req.query.cursor === 'string' ? req.query.cursor : null,
-      );
-    } catch (e) {
-      if (e instanceof ApiError && e.code === 'INVALID_INPUT') return reply.redirect('/usage', 303);
-      throw e;
-    }
     // a month of the range whose days the table shows (another: the range's last)
     const month =
       typeof req.query.month === 'string' && MONTH.test(req.query.month) ? req.query.month : null;
-    const [spend, receipts, budgets] = await Promise.all([
+    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : null;
+    // every part at once: the page waits for the slowest read, not for their sum
+    const [ledger, spend, receipts, budgets] = await Promise.all([
+      ctx.accounts.ledger(req.principal, 25, cursor).catch((e: unknown) => {
+        if (e instanceof ApiError && e.code === 'INVALID_INPUT') return null;
+        throw e;
+      }),
       usageSpend(ctx, req.principal, from, to, month),
       ctx.receipts.list(req.principal),
       budgetsPanel(ctx, req.principal),
     ]);
+    // a cursor that is not one of ours
+    if (ledger === null) return reply.redirect('/usage', 303);
     return page(reply.code(spend.chartError ? 400 : 200), 'usage', req, {
       spendHtml: spend.html,
       title: 'Usage',
