@@ -28,10 +28,15 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
-    const plain = await Promise.all(Array.from({ length: ACCOUNTS }, () => makeAccount(svc.base)));
-    const budgeted = await Promise.all(
-      Array.from({ length: ACCOUNTS }, () => makeAccount(svc.base)),
-    );
+    // eight at a time: 128 at once timed out the pool's connects on a busy machine (a 503 here)
+    const accounts = async () => {
+      const made: Awaited<ReturnType<typeof makeAccount>>[] = [];
+      while (made.length < ACCOUNTS)
+        made.push(...(await Promise.all(Array.from({ length: 8 }, () => makeAccount(svc.base)))));
+      return made;
+    };
+    const plain = await accounts();
+    const budgeted = await accounts();
     for (const a of budgeted) {
       // a member who created the key: their budget counts its renders
       const person = `usr_${crypto.randomUUID().replaceAll('-', '')}`;

@@ -150,8 +150,11 @@ export async function keysWithUse(
   accountId: string,
   timeZone: string,
 ): Promise<KeyUseRow[]> {
-  const { rows } = await q.query(
-    `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.revoked_at, k.daily_cap_cents,
+  const { rows } = await q.query({
+    // prepared once per connection: its planning cost more than its run (the Usage page reads it)
+    name: 'api-keys-of-account',
+    text: `SELECT k.id, k.account_id, k.name, k.start, k.created_at, k.revoked_at,
+            k.daily_cap_cents,
             k.rate_limit_per_minute, k.mode, k.created_by, p.email AS created_by_email,
             greatest(k.last_used_at, (SELECT to_timestamp(max(w.window_start) * 60) FROM rate_windows w
                                       WHERE w.key_id = k.id)) AS last_used_at,
@@ -159,8 +162,8 @@ export async function keysWithUse(
      FROM api_keys k LEFT JOIN key_day_usage u ON u.key_id = k.id AND u.day = (now() AT TIME ZONE $2)::date
        LEFT JOIN people p ON p.id = k.created_by
      WHERE k.account_id = $1 ORDER BY k.id DESC`,
-    [accountId, timeZone],
-  );
+    values: [accountId, timeZone],
+  });
   return rows as KeyUseRow[];
 }
 

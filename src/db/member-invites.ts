@@ -40,11 +40,13 @@ export async function insertInvite(
 
 /** The account's pending, unexpired invites, newest first. */
 export async function pendingInvites(q: Queryable, accountId: string): Promise<InviteRow[]> {
-  const { rows } = await q.query(
-    `SELECT account_id, email, role, created_at, expires_at FROM member_invites
+  const { rows } = await q.query({
+    // prepared once per connection: every Usage and Members page reads it
+    name: 'pending-invites',
+    text: `SELECT account_id, email, role, created_at, expires_at FROM member_invites
       WHERE account_id = $1 AND ${PENDING} AND expires_at > now() ORDER BY created_at DESC`,
-    [accountId],
-  );
+    values: [accountId],
+  });
   return rows as InviteRow[];
 }
 

@@ -27,12 +27,14 @@ export async function ownerOf(q: Queryable, accountId: string): Promise<string |
 }
 
 export async function membersOf(q: Queryable, accountId: string): Promise<MemberRow[]> {
-  const { rows } = await q.query(
-    `SELECT m.person_id, p.email, m.role, m.joined_at FROM memberships m
+  const { rows } = await q.query({
+    // prepared once per connection: every Usage and Members page reads it
+    name: 'members-of-account',
+    text: `SELECT m.person_id, p.email, m.role, m.joined_at FROM memberships m
        JOIN people p ON p.id = m.person_id
       WHERE m.account_id = $1 ORDER BY m.joined_at, p.email`,
-    [accountId],
-  );
+    values: [accountId],
+  });
   return rows as MemberRow[];
 }
 

@@ -129,6 +129,21 @@ export function accountBudgets(
   return budgetRows(q, accountId, null, timeZone);
 }
 
+// $1 account, $2 and $3 one subject's scope and id (NULL: every budget), $4 the budgets' zone.
+const BUDGET_ROWS = `SELECT b.scope, b.subject_id, b.period, b.limit_cents,
+        coalesce(u.spent_cents, 0) AS spent_cents,
+        (CASE b.period WHEN 'day' THEN p.start + 1 WHEN 'week' THEN p.start + 7
+          WHEN 'month' THEN (p.start + interval '1 month')::date END)::timestamp
+          AT TIME ZONE $4 AS resets_at
+      FROM budgets b
+      CROSS JOIN LATERAL (SELECT rendergate_budget_start(b.period,
+        (now() AT TIME ZONE $4)::date) AS start) p
+      LEFT JOIN budget_usage u ON u.account_id = b.account_id AND u.scope = b.scope
+        AND u.subject_id = b.subject_id AND u.period = b.period AND u.period_start = p.start
+      WHERE b.account_id = $1 AND ($2::text IS NULL OR (b.scope = $2 AND b.subject_id = $3))
+      ORDER BY array_position(ARRAY['account', 'member', 'key'], b.scope), b.subject_id,
+        array_position(ARRAY['day', 'week', 'month', 'total'], b.period)`;
+
 async function budgetRows(
   q: Queryable,
   accountId: string,
@@ -144,18 +159,7 @@ async function budgetRows(
     resets_at: Date | null;
   }>({
     name: 'budgets-of',
-    text: `SELECT b.scope, b.subject_id, b.period, b.limit_cents, coalesce(u.spent_cents, 0) AS spent_cents,
-        (CASE b.period WHEN 'day' THEN p.start + 1 WHEN 'week' THEN p.start + 7
-          WHEN 'month' THEN (p.start + interval '1 month')::date END)::timestamp
-          AT TIME ZONE $4 AS resets_at
-      FROM budgets b
-      CROSS JOIN LATERAL (SELECT rendergate_budget_start(b.period,
-        (now() AT TIME ZONE $4)::date) AS start) p
-      LEFT JOIN budget_usage u ON u.account_id = b.account_id AND u.scope = b.scope
-        AND u.subject_id = b.subject_id AND u.period = b.period AND u.period_start = p.start
-      WHERE b.account_id = $1 AND ($2::text IS NULL OR (b.scope = $2 AND b.subject_id = $3))
-      ORDER BY array_position(ARRAY['account', 'member', 'key'], b.scope), b.subject_id,
-        array_position(ARRAY['day', 'week', 'month', 'total'], b.period)`,
+    text: BUDGET_ROWS,
     values: [accountId, s?.scope ?? null, s?.subjectId ?? null, timeZone],
   });
   return rows.map((r) => ({
@@ -166,4 +170,64 @@ async function budgetRows(
     spentCents: Number(r.spent_cents),
     resetsAt: r.resets_at ? r.resets_at.toISOString() : null,
   }));
+}
+
+/** What the Usage page's budgets panel shows, read in one statement (budgetsPanel). */
+export interface BudgetsPanel {
+  budgets: AccountBudget[];
+  /** The account's keys not revoked, newest first. */
+  keys: { id: string; name: string | null; start: string; createdBy: string | null }[];
+  /** The account's members, the earliest joined first. */
+  members: { personId: string; email: string }[];
+  lowBalanceCents: number | null;
+}
+
+/**
+ * The budgets panel of the Usage page: the account's budgets as accountBudgets reads them, the
+ * subjects a budget can be set for (live keys, members) and the low-balance alert, in one round
+ * trip instead of six (a page's statements are most of its cost: docs/performance.md).
+ */
+export async function budgetsPanelOf(
+  q: Queryable,
+  accountId: string,
+  timeZone: string,
+): Promise<BudgetsPanel | null> {
+  type Panel = Omit<BudgetsPanel, 'budgets'> & { budgets: RowJson[] };
+  const { rows } = await q.query<{ panel: Panel }>({
+    name: 'budgets-panel',
+    text: `SELECT json_build_object(
+        'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${BUDGET_ROWS}) b),
+        'keys', (SELECT coalesce(json_agg(json_build_object('id', k.id, 'name', k.name,
+            'start', k.start, 'createdBy', k.created_by) ORDER BY k.id DESC), '[]')
+          FROM api_keys k WHERE k.account_id = $1 AND k.revoked_at IS NULL),
+        'members', (SELECT coalesce(json_agg(json_build_object('personId', m.person_id,
+            'email', p.email) ORDER BY m.joined_at, p.email), '[]')
+          FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.account_id = $1),
+        'lowBalanceCents', a.low_balance_cents) AS panel
+      FROM accounts a WHERE a.id = $1`,
+    values: [accountId, null, null, timeZone],
+  });
+  if (rows.length === 0) return null;
+  const { panel } = rows[0];
+  return {
+    ...panel,
+    // the JSON of a timestamptz is not toISOString()'s: made the same as budgetRows'
+    budgets: panel.budgets.map((r) => ({
+      scope: r.scope,
+      subjectId: r.subject_id,
+      period: r.period,
+      limitCents: Number(r.limit_cents),
+      spentCents: Number(r.spent_cents),
+      resetsAt: r.resets_at ? new Date(r.resets_at).toISOString() : null,
+    })),
+  };
+}
+
+interface RowJson {
+  scope: BudgetScope;
+  subject_id: string;
+  period: Period;
+  limit_cents: number;
+  spent_cents: number;
+  resets_at: string | null;
 }

@@ -13,6 +13,7 @@ import type { KeyPrincipal, Principal } from '../domain/principal.ts';
 import {
   accountBudgets,
   budgetsOf,
+  budgetsPanelOf,
   removeBudgetIn,
   setBudgetIn,
   type BudgetScope,
@@ -129,6 +130,20 @@ export class Budgets {
   /** Every budget of the principal's account (the studio's Budgets). */
   async ofAccount(p: Principal) {
     return accountBudgets(this.db, accountFor(p, 'usage.view'), this.timeZone);
+  }
+
+  /**
+   * The Usage page's budgets panel in one read: what budgets, keys, members and the account would
+   * answer, under each one's permission.
+   */
+  async panel(p: Principal) {
+    const accountId = accountFor(p, 'usage.view');
+    // the members' list and the account's alert are read under their own permissions
+    accountFor(p, 'renders.view');
+    accountFor(p, 'ledger.view');
+    const panel = await budgetsPanelOf(this.db, accountId, this.timeZone);
+    if (!panel) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
+    return panel;
   }
 
   /** GET /v1/me's budgets: the key's account's and the key's own. */

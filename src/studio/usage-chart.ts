@@ -38,7 +38,7 @@ export interface Series {
   label: string;
   colour: string;
   totalCents: number;
-  /** The SVG path of its bars: one rectangle per day it spent on. */
+  /** The SVG path of its stack: from the axis up to its top (its own and the lower series'). */
   d: string;
   /** The models of "Other models"; empty for a single model. */
   models: string[];
@@ -55,8 +55,8 @@ export interface UsageChart {
   ticks: { y: number; cents: number }[];
   /** Dates under the x axis (first, middle, last). */
   dates: { x: number; day: string; anchor: 'start' | 'middle' | 'end' }[];
-  /** The table: one row per day with spend, a cell per series, and the day's total. */
-  rows: { day: string; cells: number[]; totalCents: number }[];
+  /** The numbers: one row per day with spend (its date), a cell per series, the day's total. */
+  rows: { label: string; cells: number[]; totalCents: number }[];
   /** The day that spent most, for the accessible name. */
   peak: { day: string; cents: number } | null;
   plot: { left: number; top: number; width: number; height: number };
@@ -104,33 +104,25 @@ export function usageChart(models: ModelDays[], from: string, to: string): Usage
   const inset = days.length <= 62 ? Math.round(slot * 0.1) : 0;
   const edge = days.map((_, i) => Math.round(LEFT + i * slot));
   edge.push(LEFT + PLOT_W);
-  const base = new Array<number>(days.length).fill(0);
+  // Each series is one path: the outline of its stack's top from the axis, every day a step
+  // (relative whole numbers, a few bytes a day). The template paints the highest stack first and
+  // each lower one over it, so each model shows as its band, as a rectangle per day would.
+  const upTo = new Array<number>(days.length).fill(0);
   const series: Series[] = cents.map((c, s) => {
-    let d = '';
+    const pen = stepPen(LEFT, y(0));
     for (let i = 0; i < c.length; i++) {
-      const v = c[i];
-      if (v <= 0) continue;
-      const w = edge[i + 1] - edge[i] - 2 * inset;
-      d +=
-        'M' +
-        (edge[i] + inset) +
-        ' ' +
-        y(base[i] + v) +
-        'h' +
-        w +
-        'V' +
-        y(base[i]) +
-        'h' +
-        -w +
-        'Z';
-      base[i] += v;
+      upTo[i] += Math.max(0, c[i]);
+      pen.to(edge[i] + inset, y(0));
+      pen.to(edge[i] + inset, y(upTo[i]));
+      pen.to(edge[i + 1] - inset, y(upTo[i]));
+      pen.to(edge[i + 1] - inset, y(0));
     }
     const isRest = s === own.length;
     return {
       label: isRest ? 'Other models' : own[s].m.model,
       colour: isRest ? COLOURS[COLOURS.length - 1] : COLOURS[s % (COLOURS.length - 1)],
       totalCents: c.reduce((a, b) => a + b, 0),
-      d,
+      d: pen.close(),
       models: isRest ? rest.map((r) => r.m.model).sort() : [],
     };
   });
@@ -153,9 +145,49 @@ export function usageChart(models: ModelDays[], from: string, to: string): Usage
         : []),
     ],
     rows: days
-      .map((day, i) => ({ day, cells: cents.map((c) => c[i]), totalCents: dayTotals[i] }))
+      .map((day, i) => ({ label: day, cells: cents.map((c) => c[i]), totalCents: dayTotals[i] }))
       .filter((r) => r.cells.some((v) => v !== 0)),
     peak: peakCents > 0 ? { day: days[peakDay], cents: peakCents } : null,
     plot: { left: LEFT, top: TOP, width: PLOT_W, height: PLOT_H },
+  };
+}
+
+/**
+ * A path of horizontal and vertical lines from (x, y), in relative commands: consecutive moves
+ * along one axis are merged (a drop to the axis and a rise at the same x cancel), so a day costs
+ * only the changes of height and width.
+ */
+function stepPen(x: number, y: number) {
+  let d = `M${x} ${y}`;
+  let atX = x;
+  let atY = y;
+  let toX = x;
+  let toY = y;
+  const flush = (axis: 'h' | 'v') => {
+    if (axis === 'h' && toX !== atX) {
+      d += `h${toX - atX}`;
+      atX = toX;
+    }
+    if (axis === 'v' && toY !== atY) {
+      d += `v${toY - atY}`;
+      atY = toY;
+    }
+  };
+  return {
+    to(nx: number, ny: number) {
+      if (nx !== toX) {
+        flush('v');
+        toX = nx;
+      }
+      if (ny !== toY) {
+        flush('h');
+        toY = ny;
+      }
+    },
+    close(): string {
+      flush('h');
+      flush('v');
+      return d + 'Z';
+    },
   };
 }

@@ -77,6 +77,13 @@ export function page(
   return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }
 
+/**
+ * A part of a page as HTML (no layout, no session or CSRF token in it), for a page that keeps a
+ * part it made between requests and writes it with `<%~`.
+ */
+export const partHtml = (template: string, data: Record<string, unknown>): string =>
+  eta.render(template, { ...data, euros, when });
+
 /** A fragment (no layout), for the script's live updates. */
 export function fragment(reply: FastifyReply, template: string, data: Record<string, unknown>) {
   const html = eta.render(template, { ...data, euros, when });

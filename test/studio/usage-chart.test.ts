@@ -87,6 +87,16 @@ describe('the Usage chart', () => {
         .toContain('is 431 days; at most 366');
       expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2025-01-01');
       await checkPage(page, 'Usage refusing a range at 360 px');
+      // a year: a table per month, a month's link showing its days (the last month's at first)
+      await page.goto('/usage?from=2025-04-01&to=2026-03-31');
+      const months = page.getByRole('table', { name: /Spend per month and model/ });
+      expect(await months.locator('tbody tr').allTextContents()).toHaveLength(1);
+      await page.getByRole('link', { name: '2026-03' }).click();
+      await page.waitForURL(/month=2026-03/);
+      const days = page.getByRole('table', { name: /Spend per day and model, 2026-03/ });
+      expect(await days.locator('tbody tr').allTextContents()).toHaveLength(3);
+      expect(await days.locator('tfoot td').last().textContent()).toBe('€16.45');
+      await checkPage(page, 'Usage of a year at 360 px');
       // a range without spend says so, without an empty chart
       await page.goto('/usage?from=2026-01-01&to=2026-01-31');
       await page.getByText('Nothing was spent from 2026-01-01 to 2026-01-31.').waitFor();
@@ -111,14 +121,35 @@ describe('the chart geometry', () => {
       '2025-12-31',
     );
     expect(c.ticks.map((t) => t.cents)).toEqual([0, 125, 250, 375, 500]);
-    expect(c.rows.map((r) => [r.day, r.totalCents])).toEqual([
+    expect(c.rows.map((r) => [r.label, r.totalCents])).toEqual([
       ['2025-01-01', 300],
       ['2025-12-31', 200],
     ]);
     expect(c.dates.map((d) => d.day)).toEqual(['2025-01-01', '2025-07-02', '2025-12-31']);
-    // the last day's bars end at the plot's right edge
-    const right = c.plot.left + c.plot.width;
-    const last = Math.round(right - c.plot.width / 365);
-    for (const s of c.series) expect(s.d).toMatch(new RegExp(`M${last} \\d+h${right - last}V`));
+    // each series one path of relative steps from the axis (y 460, 500 cents at y 20: 0.88 a
+    // cent): up 300 cents on the first day (4 wide), along the axis, up on the last day to the
+    // plot's right edge (1424) and back down. b's is the stack of a and b: 200 on the last day.
+    expect(c.series.map((s) => s.d)).toEqual([
+      'M144 460v-264h4v264h1272v-88h4v88Z',
+      'M144 460v-264h4v264h1272v-176h4v176Z',
+    ]);
+    expect(c.plot.left + 4 + 1272 + 4).toBe(c.plot.left + c.plot.width);
+  });
+
+  it('steps a year of 20 models in a few bytes a day, keeps narrow ranges gapped bars', () => {
+    const models = Array.from({ length: 20 }, (_, m) => ({
+      model: `m/${m}`,
+      days: Array.from({ length: 366 }, (_, d) => d),
+      spent: Array.from({ length: 366 }, (_, d) => m + 1 + (d % 7)),
+    }));
+    const year = usageChart(models, '2025-01-01', '2026-01-01');
+    expect(year.series).toHaveLength(8);
+    const bytes = year.series.reduce((n, s) => n + s.d.length, 0);
+    // a rectangle per day and series was about 20 bytes each: 58 KiB
+    expect(bytes).toBeLessThan(8 * 366 * 9);
+    for (const s of year.series) expect(s.d).toMatch(/^M\d+ \d+([hv]-?\d+)+Z$/);
+    const week = usageChart([{ model: 'a', days: [1], spent: [100] }], '2025-01-01', '2025-01-07');
+    // a gap either side of the one bar, back down to the axis after it
+    expect(week.series[0].d).toBe('M144 460h201v-440h147v440h914Z');
   });
 });

@@ -67,11 +67,19 @@ DECLARE
   done_at timestamptz;
   idem_key text;
   today date := (now() AT TIME ZONE p_time_zone)::date;
-  member_id text;
   in_force boolean;
   over json;
-  b record;
-  used record;
+  -- the item's budgets in force, read once by the check and used again by the count and alerts
+  b_scope text[];
+  b_subject text[];
+  b_period text[];
+  b_start date[];
+  b_limit bigint[];
+  b_spent bigint[];
+  b_a80 boolean[];
+  b_a100 boolean[];
+  alerting boolean;
+  counted integer;
   -- the balance a live charge left and the account's low-balance threshold (scalars: a record not
   -- yet assigned, as after a test item, cannot even be read in a test that would skip it)
   left_cents bigint;
@@ -115,34 +123,51 @@ BEGIN
     END IF;
 
     -- The budgets in force, read under the account's lock (every writer that raises a budget's
-    -- spend holds it): refused when the price would pass any of them.
+    -- spend holds it): refused when the price would pass any of them. One statement reads them
+    -- and their period's usage; the count below and any alert reuse what it read (under the same
+    -- lock nothing changes them meanwhile), so a charge reads its budgets once.
     in_force := EXISTS (SELECT 1 FROM budgets x WHERE x.account_id = it.account_id);
     IF in_force THEN
-      member_id := coalesce(it.person_id,
-        (SELECT k.created_by FROM api_keys k
-          WHERE k.id = it.key_id AND k.account_id = it.account_id));
-      SELECT json_agg(json_build_object('scope', x.scope, 'id', x.subject_id, 'period', x.period,
-          'limitCents', x.limit_cents, 'spentCents', coalesce(u.spent_cents, 0),
+      SELECT json_agg(json_build_object('scope', x.scope, 'id', x.subject_id,
+          'period', x.period, 'limitCents', x.limit_cents, 'spentCents', x.spent,
           'costCents', it.cost, 'resetsAt', CASE x.period
             WHEN 'day' THEN x.start + 1 WHEN 'week' THEN x.start + 7
             WHEN 'month' THEN (x.start + interval '1 month')::date END::timestamp
             AT TIME ZONE p_time_zone) ORDER BY x.scope, x.period)
-        INTO over
-        FROM (SELECT y.*, rendergate_budget_start(y.period, today) AS start FROM budgets y
-              WHERE y.account_id = it.account_id
-                AND ((y.scope = 'key' AND y.subject_id = it.key_id)
-                  OR (NOT is_test AND y.scope = 'account' AND y.subject_id = it.account_id)
-                  OR (NOT is_test AND y.scope = 'member' AND y.subject_id = member_id))) x
-        LEFT JOIN budget_usage u ON u.account_id = x.account_id AND u.scope = x.scope
-          AND u.subject_id = x.subject_id
-          AND u.period = x.period AND u.period_start = x.start
-        WHERE coalesce(u.spent_cents, 0) + it.cost > x.limit_cents;
+          FILTER (WHERE x.spent + it.cost > x.limit_cents),
+        array_agg(x.scope), array_agg(x.subject_id), array_agg(x.period), array_agg(x.start),
+        array_agg(x.limit_cents), array_agg(x.spent + it.cost), array_agg(x.a80),
+        array_agg(x.a100),
+        -- whether this price reaches a threshold not yet alerted in its period
+        bool_or(x.limit_cents > 0
+          AND ((NOT x.a80 AND (x.spent + it.cost) * 5 >= x.limit_cents * 4)
+            OR (NOT x.a100 AND x.spent + it.cost >= x.limit_cents)))
+        INTO over, b_scope, b_subject, b_period, b_start, b_limit, b_spent, b_a80, b_a100,
+          alerting
+        FROM (SELECT y.scope, y.subject_id, y.period, y.limit_cents, y.start,
+                coalesce(u.spent_cents, 0) AS spent, coalesce(u.alerted_80, false) AS a80,
+                coalesce(u.alerted_100, false) AS a100
+              FROM (SELECT z.*, rendergate_budget_start(z.period, today) AS start
+                      FROM budgets z
+                     WHERE z.account_id = it.account_id
+                       AND ((z.scope = 'key' AND z.subject_id = it.key_id)
+                         OR (NOT is_test AND z.scope = 'account'
+                           AND z.subject_id = it.account_id)
+                         -- the member: the studio member who starts it, or the key's creator
+                         OR (NOT is_test AND z.scope = 'member' AND z.subject_id =
+                           coalesce(it.person_id, (SELECT k.created_by FROM api_keys k
+                             WHERE k.id = it.key_id AND k.account_id = it.account_id))))) y
+              LEFT JOIN budget_usage u ON u.account_id = it.account_id AND u.scope = y.scope
+                AND u.subject_id = y.subject_id AND u.period = y.period
+                AND u.period_start = y.start) x;
       IF over IS NOT NULL THEN
         outcome := 'refused';
         inputs := json_build_object('budgets', over);
         RETURN NEXT;
         CONTINUE;
       END IF;
+      -- budgets of the account, none of this item's (another member's, another key's)
+      in_force := b_scope IS NOT NULL;
     END IF;
 
     -- Count the price against the key's day; the WHERE refuses an update that would pass the cap.
@@ -185,43 +210,39 @@ BEGIN
           'thresholdCents', low_cents));
     END IF;
 
-    -- Count the price in each budget in force, checked above under the same lock; the WHERE
-    -- holds the limit whatever a caller did, and a row it refuses is a bug, not a refusal.
+    -- Count the price in every budget in force in one statement, with the thresholds it reaches
+    -- (each alerted once per period). The WHERE holds the limit whatever a caller did: a row it
+    -- refuses (fewer rows counted than budgets) is a bug, not a refusal.
     IF in_force THEN
-      FOR b IN SELECT y.*, rendergate_budget_start(y.period, today) AS start FROM budgets y
-          WHERE y.account_id = it.account_id
-            AND ((y.scope = 'key' AND y.subject_id = it.key_id)
-              OR (NOT is_test AND y.scope = 'account' AND y.subject_id = it.account_id)
-              OR (NOT is_test AND y.scope = 'member' AND y.subject_id = member_id))
-      LOOP
-        INSERT INTO budget_usage AS u (account_id, scope, subject_id, period, period_start,
-            spent_cents)
-          VALUES (b.account_id, b.scope, b.subject_id, b.period, b.start, it.cost)
-        ON CONFLICT (account_id, scope, subject_id, period, period_start) DO UPDATE
-          SET spent_cents = u.spent_cents + EXCLUDED.spent_cents
-          WHERE u.spent_cents + EXCLUDED.spent_cents <= b.limit_cents
-        RETURNING u.spent_cents, u.alerted_80, u.alerted_100 INTO used;
-        IF NOT FOUND OR used.spent_cents > b.limit_cents THEN
-          RAISE EXCEPTION 'budget % % % passed under its account''s lock',
-            b.scope, b.subject_id, b.period;
-        END IF;
-        IF b.limit_cents > 0
-            AND ((NOT used.alerted_80 AND used.spent_cents * 5 >= b.limit_cents * 4)
-            OR (NOT used.alerted_100 AND used.spent_cents >= b.limit_cents)) THEN
-          PERFORM rendergate_account_alert(it.account_id, 'budget.threshold_reached',
-              CASE WHEN is_test THEN 'test' ELSE 'live' END,
-              jsonb_build_object('scope', b.scope, 'id', b.subject_id, 'period', b.period,
-                'limitCents', b.limit_cents, 'spentCents', used.spent_cents, 'percent', t.pct))
-            FROM (VALUES (80), (100)) AS t(pct)
-            WHERE (t.pct = 80 AND NOT used.alerted_80 AND used.spent_cents * 5 >= b.limit_cents * 4)
-               OR (t.pct = 100 AND NOT used.alerted_100 AND used.spent_cents >= b.limit_cents);
-          UPDATE budget_usage SET alerted_80 = true,
-              alerted_100 = alerted_100 OR used.spent_cents >= b.limit_cents
-            WHERE account_id = b.account_id AND scope = b.scope AND subject_id = b.subject_id
-              AND period = b.period
-              AND period_start = b.start;
-        END IF;
-      END LOOP;
+      INSERT INTO budget_usage AS u (account_id, scope, subject_id, period, period_start,
+          spent_cents, alerted_80, alerted_100)
+        SELECT it.account_id, x.scope, x.subject_id, x.period, x.start, it.cost,
+            x.lim > 0 AND x.spent * 5 >= x.lim * 4, x.lim > 0 AND x.spent >= x.lim
+          FROM unnest(b_scope, b_subject, b_period, b_start, b_limit, b_spent)
+            AS x(scope, subject_id, period, start, lim, spent)
+      ON CONFLICT (account_id, scope, subject_id, period, period_start) DO UPDATE
+        SET spent_cents = u.spent_cents + EXCLUDED.spent_cents,
+          alerted_80 = u.alerted_80 OR EXCLUDED.alerted_80,
+          alerted_100 = u.alerted_100 OR EXCLUDED.alerted_100
+        WHERE u.spent_cents + EXCLUDED.spent_cents <= (SELECT z.limit_cents FROM budgets z
+          WHERE z.account_id = u.account_id AND z.scope = u.scope
+            AND z.subject_id = u.subject_id AND z.period = u.period);
+      GET DIAGNOSTICS counted = ROW_COUNT;
+      IF counted <> cardinality(b_scope) THEN
+        RAISE EXCEPTION 'a budget of account % passed under its lock', it.account_id;
+      END IF;
+      IF alerting THEN
+        PERFORM rendergate_account_alert(it.account_id, 'budget.threshold_reached',
+            CASE WHEN is_test THEN 'test' ELSE 'live' END,
+            jsonb_build_object('scope', x.scope, 'id', x.subject_id, 'period', x.period,
+              'limitCents', x.lim, 'spentCents', x.spent, 'percent', t.pct))
+          FROM unnest(b_scope, b_subject, b_period, b_limit, b_spent, b_a80, b_a100)
+              AS x(scope, subject_id, period, lim, spent, a80, a100)
+            CROSS JOIN (VALUES (80), (100)) AS t(pct)
+          WHERE x.lim > 0
+            AND ((t.pct = 80 AND NOT x.a80 AND x.spent * 5 >= x.lim * 4)
+              OR (t.pct = 100 AND NOT x.a100 AND x.spent >= x.lim));
+      END IF;
     END IF;
 
     -- A test render is never claimed by a worker (run_after 'infinity'): the service makes it

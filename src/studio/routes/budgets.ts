@@ -21,24 +21,19 @@ interface Option {
 
 /** What the partial (views/usage-budgets.eta) shows: given to the Usage page as `budgets`. */
 export async function budgetsPanel(ctx: StudioCtx, p: Principal) {
-  const [rows, keys, members, account] = await Promise.all([
-    ctx.budgets.ofAccount(p),
-    ctx.apiKeys.list(p, ctx.config.dayTimeZone),
-    ctx.members.list(p).then((m) => m.members),
-    ctx.accounts.get(p),
-  ]);
-  const live = keys.filter((k) => !k.revokedAt);
+  // one statement for the budgets, keys, members and alert (services/budgets.ts panel)
+  const { budgets: rows, keys: live, members, lowBalanceCents } = await ctx.budgets.panel(p);
   const options: Option[] = [
     { value: 'account', label: 'The account', may: can(p, 'budgets.account') },
     ...members.map((m) => ({
-      value: `member:${m.userId}`,
+      value: `member:${m.personId}`,
       label: `Member ${m.email}`,
       may: can(p, 'budgets.member'),
     })),
     ...live.map((k) => ({
       value: `key:${k.id}`,
       label: `Key ${k.name ?? k.start}`,
-      may: can(p, 'budgets.key', { createdBy: k.createdById }),
+      may: can(p, 'budgets.key', { createdBy: k.createdBy }),
     })),
   ];
   const byValue = new Map(options.map((o) => [o.value, o]));
@@ -56,7 +51,7 @@ export async function budgetsPanel(ctx: StudioCtx, p: Principal) {
     }),
     options: options.filter((o) => o.may),
     periods: PERIODS,
-    lowBalanceCents: account.lowBalanceCents,
+    lowBalanceCents,
     mayLowBalance: can(p, 'lowBalanceAlert.manage'),
   };
 }

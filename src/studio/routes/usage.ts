@@ -7,58 +7,55 @@ import { signedIn, type StudioCtx } from '../types.ts';
 import { page } from '../view.ts';
 import { cell } from '../csv.ts';
 import { zeroHelp } from '../zero-help.ts';
-import { usageFigures } from '../usage-figures.ts';
+import { usageSpend } from '../usage-figures.ts';
 import { budgetsPanel } from './budgets.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const MONTH = /^\d{4}-\d{2}$/;
 const CSV_PAGE = 100;
 
 export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
 
-  app.get<{ Querystring: { cursor?: string; from?: string; to?: string } }>(
-    '/usage',
-    pre,
-    async (req, reply) => {
-      const today = new Date().toISOString().slice(0, 10);
-      const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
-      const from =
-        typeof req.query.from === 'string' && DAY.test(req.query.from) ? req.query.from : monthAgo;
-      const to = typeof req.query.to === 'string' && DAY.test(req.query.to) ? req.query.to : today;
-      const fromD = new Date(`${from}T00:00:00Z`);
-      const toD = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
-      if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime()))
-        return reply.redirect('/usage', 303);
-      let ledger;
-      try {
-        ledger = await ctx.accounts.ledger(
-          req.principal,
-          25,
-          typeof req.query.cursor === 'string' ? req.query.cursor : null,
-        );
-      } catch (e) {
-        if (e instanceof ApiError && e.code === 'INVALID_INPUT')
-          return reply.redirect('/usage', 303);
+  type Query = { cursor?: string; from?: string; to?: string; month?: string };
+  app.get<{ Querystring: Query }>('/usage', pre, async (req, reply) => {
+    const today = new Date().toISOString().slice(0, 10);
+    const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+    const from =
+      typeof req.query.from === 'string' && DAY.test(req.query.from) ? req.query.from : monthAgo;
+    const to = typeof req.query.to === 'string' && DAY.test(req.query.to) ? req.query.to : today;
+    const fromD = new Date(`${from}T00:00:00Z`);
+    const toD = new Date(new Date(`${to}T00:00:00Z`).getTime() + 86_400_000);
+    if (Number.isNaN(fromD.getTime()) || Number.isNaN(toD.getTime()))
+      return reply.redirect('/usage', 303);
+    // a month of the range whose days the table shows (another: the range's last)
+    const month =
+      typeof req.query.month === 'string' && MONTH.test(req.query.month) ? req.query.month : null;
+    const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : null;
+    // every part at once: the page waits for the slowest read, not for their sum
+    const [ledger, spend, receipts, budgets] = await Promise.all([
+      ctx.accounts.ledger(req.principal, 25, cursor).catch((e: unknown) => {
+        if (e instanceof ApiError && e.code === 'INVALID_INPUT') return null;
         throw e;
-      }
-      const [figures, receipts, budgets] = await Promise.all([
-        usageFigures(ctx, req.principal, from, to),
-        ctx.receipts.list(req.principal),
-        budgetsPanel(ctx, req.principal),
-      ]);
-      return page(reply.code(figures.chartError ? 400 : 200), 'usage', req, {
-        ...figures,
-        title: 'Usage',
-        receipts,
-        zero: zeroHelp(ctx),
-        ledger: ledger.data,
-        nextCursor: ledger.nextCursor,
-        from,
-        to,
-        budgets,
-      });
-    },
-  );
+      }),
+      usageSpend(ctx, req.principal, from, to, month),
+      ctx.receipts.list(req.principal),
+      budgetsPanel(ctx, req.principal),
+    ]);
+    // a cursor that is not one of ours
+    if (ledger === null) return reply.redirect('/usage', 303);
+    return page(reply.code(spend.chartError ? 400 : 200), 'usage', req, {
+      spendHtml: spend.html,
+      title: 'Usage',
+      receipts,
+      zero: zeroHelp(ctx),
+      ledger: ledger.data,
+      nextCursor: ledger.nextCursor,
+      from,
+      to,
+      budgets,
+    });
+  });
 
   // A receipt or credit note as a PDF (services/receipt-pdf.ts); another account's is a 404.
   app.get<{ Params: { number: string } }>('/usage/receipts/:number', pre, async (req, reply) => {
