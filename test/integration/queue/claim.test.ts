@@ -146,3 +146,36 @@ it('shares a backlog between two claimers: each passes over the jobs the other i
   expect([...one, ...two].map((j) => j.id).sort()).toEqual([...ids].sort());
   await Promise.all(ids.map(finish));
 });
+
+it("claims a lone job of a pooled model in two statements: the batch, then the model's claim", async () => {
+  const [j] = await enqueue('acct_a', 'm/pooled', 1);
+  // Every statement the claimer sends, through the pool (the claim has no transaction of its own).
+  const sent: string[] = [];
+  const counted = {
+    query: (q: { name?: string }, ...rest: unknown[]) => {
+      sent.push(q.name ?? '?');
+      return (db.query as (...a: unknown[]) => unknown)(q, ...rest);
+    },
+  } as unknown as Db;
+  const pools = new Map([
+    ['m/pooled', { urls: ['http://a', 'http://b'], concurrencyPerUrl: 1, healthy: () => true }],
+  ]);
+  const claimer = new Claimer({
+    db: counted,
+    limits: new Map(),
+    owner: 'w1',
+    leaseSeconds: 15,
+    pools,
+  });
+  const jobs = await claimer.claim(4);
+  expect(jobs.map((x) => [x.id, x.backend_url])).toEqual([[j, 'http://a']]);
+  // Nothing was ranked after it: no second batch asks again.
+  expect(sent).toEqual(['claim-batch-4', 'claim-limited']);
+  // The next job of the model goes to the other server (ties to the one served least recently).
+  const [k] = await enqueue('acct_b', 'm/pooled', 1);
+  expect((await claimer.claim(1)).map((x) => [x.id, x.backend_url])).toEqual([[k, 'http://b']]);
+  // Both servers full: a third waits.
+  await enqueue('acct_c', 'm/pooled', 1);
+  expect(await claimer.claim(1)).toEqual([]);
+  await db.query(`DELETE FROM generations WHERE model_id = 'm/pooled'`);
+});
