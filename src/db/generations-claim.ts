@@ -185,6 +185,8 @@ export interface LimitedClaim {
   perUrl: number;
   owner: string;
   leaseSeconds: number;
+  /** Only if no other job is runnable (a job this process just queued, claimed directly). */
+  alone?: boolean;
 }
 
 /**
@@ -194,8 +196,8 @@ export interface LimitedClaim {
 export async function claimLimited(q: Queryable, c: LimitedClaim): Promise<ClaimRow | null> {
   const { rows } = await q.query<ClaimRow>({
     name: 'claim-limited',
-    text: 'SELECT * FROM rendergate_claim_limited($1, $2, $3, $4, $5, $6, $7)',
-    values: [c.id, c.modelId, c.limit, c.urls, c.perUrl, c.owner, c.leaseSeconds],
+    text: 'SELECT * FROM rendergate_claim_limited($1, $2, $3, $4, $5, $6, $7, $8)',
+    values: [c.id, c.modelId, c.limit, c.urls, c.perUrl, c.owner, c.leaseSeconds, !!c.alone],
   });
   return rows[0] ?? null;
 }

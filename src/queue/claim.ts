@@ -85,8 +85,31 @@ export class Claimer {
     return (await this.claim(1))[0] ?? null;
   }
 
-  /** Up to `wanted` jobs, in fairness order; fewer (or none) when fewer are runnable. */
-  async claim(wanted: number): Promise<ClaimedJob[]> {
+  /**
+   * Job `id` of model `modelId`, just queued by this process, claimed without the batch statement
+   * when it is of a limited or pooled model (whose batch claim takes a second statement anyway) and
+   * no other job is runnable: the batch would have ranked it first, as the only candidate. Null
+   * when that does not hold (another job is runnable, the model is at its limit, the job is gone):
+   * the caller claims as usual. An account over its limit hands it back, as any claim.
+   */
+  async claimAlone(id: string, modelId: string): Promise<ClaimedJob[] | null> {
+    if (!this.limits.has(modelId) && !this.pools.has(modelId)) return null;
+    const job = await this.claimLimited(id, modelId, true);
+    if (!job) return null;
+    if (this.accountLimit === null) return [job];
+    return (await enforceAccountLimit(this.db, [job], this.accountLimit)).keep;
+  }
+
+  /**
+   * Up to `wanted` jobs, in fairness order; fewer (or none) when fewer are runnable. `queuedHere`:
+   * a job this process just queued, tried alone first (claimAlone).
+   */
+  async claim(
+    wanted: number,
+    queuedHere: { id: string; modelId: string } | null = null,
+  ): Promise<ClaimedJob[]> {
+    const alone = queuedHere && (await this.claimAlone(queuedHere.id, queuedHere.modelId));
+    if (alone) return alone;
     const jobs: ClaimedJob[] = [];
     // Each round claims what it can up to the first job of a limited model, then that job under its
     // model's lock. The bound only stops a pathological loop; a round normally makes progress or
@@ -141,7 +164,11 @@ export class Claimer {
    * sees every claim of the model committed before it), on the least busy healthy server of its
    * pool, ties to the server this claimer gave a render least recently.
    */
-  private async claimLimited(id: string, modelId: string): Promise<ClaimedJob | null> {
+  private async claimLimited(
+    id: string,
+    modelId: string,
+    alone = false,
+  ): Promise<ClaimedJob | null> {
     const pool = this.pools.get(modelId);
     const urls = pool ? serverPreference(pool, this.lastServed) : null;
     // A pool none of whose servers is healthy takes nothing (its capacity was 0 in the batch too).
@@ -154,6 +181,7 @@ export class Claimer {
       perUrl: pool?.concurrencyPerUrl ?? 1,
       owner: this.owner,
       leaseSeconds: this.leaseSeconds,
+      alone,
     });
     if (!row) return null;
     if (row.backend_url) this.lastServed.set(row.backend_url, this.served++);

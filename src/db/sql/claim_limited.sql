@@ -11,12 +11,15 @@
 --   p_urls     the pool's healthy servers in the claimer's order of preference for a tie (the one
 --              it gave a render least recently first); null: a model without a pool
 --   p_per_url  renders each server takes at once
+--   p_alone    claim it only if no other job is runnable: the job a create of this process just
+--              queued, claimed without the batch statement (queue/claim.ts claimAlone), which
+--              would have ranked it first as the only candidate
 -- The server given is the one with the fewest running renders below p_per_url, ties in p_urls's
 -- order (pool-claim.ts pickServer). No row: the model is at its limit, every server is full, or
 -- the job is no longer runnable (claimed, cancelled, deleted).
 CREATE OR REPLACE FUNCTION rendergate_claim_limited(
   p_id text, p_model text, p_limit integer, p_urls text[], p_per_url integer, p_owner text,
-  p_lease_seconds integer)
+  p_lease_seconds integer, p_alone boolean)
 RETURNS TABLE (id text, account_id text, model_id text, inputs json, attempts integer,
   backend_url text, trace_parent text, waited float8, messages jsonb, response_format jsonb)
 LANGUAGE plpgsql AS $$
@@ -24,6 +27,12 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_url text;
 BEGIN
+  IF p_alone AND EXISTS (
+    SELECT 1 FROM generations g
+    WHERE g.status = 'queued' AND g.id <> p_id AND g.run_after <= now()
+      AND (g.lease_until IS NULL OR g.lease_until < now())) THEN
+    RETURN;
+  END IF;
   PERFORM pg_advisory_xact_lock(hashtextextended('model:' || p_model, 0));
   IF p_limit IS NOT NULL AND (
     SELECT count(*) FROM generations g

@@ -179,3 +179,36 @@ it("claims a lone job of a pooled model in two statements: the batch, then the m
   expect(await claimer.claim(1)).toEqual([]);
   await db.query(`DELETE FROM generations WHERE model_id = 'm/pooled'`);
 });
+
+it('claims a job this process just queued alone, in one statement, only when nothing else is runnable', async () => {
+  const sent: string[] = [];
+  const counted = {
+    query: (q: { name?: string }, ...rest: unknown[]) => {
+      sent.push(q.name ?? '?');
+      return (db.query as (...a: unknown[]) => unknown)(q, ...rest);
+    },
+  } as unknown as Db;
+  const pools = new Map([
+    ['m/alone', { urls: ['http://a'], concurrencyPerUrl: 2, healthy: () => true }],
+  ]);
+  const claimer = new Claimer({
+    db: counted,
+    limits: new Map(),
+    owner: 'w1',
+    leaseSeconds: 15,
+    pools,
+  });
+  const [j] = await enqueue('acct_a', 'm/alone', 1);
+  const jobs = await claimer.claim(4, { id: j, modelId: 'm/alone' });
+  expect(jobs.map((x) => [x.id, x.backend_url])).toEqual([[j, 'http://a']]);
+  expect(sent).toEqual(['claim-limited']);
+  // Another job runnable (older, of another account): the batch decides, fairly, as without it.
+  sent.length = 0;
+  const [older] = await enqueue('acct_b', 'm/free', 1);
+  const [k] = await enqueue('acct_c', 'm/alone', 1);
+  const both = await claimer.claim(4, { id: k, modelId: 'm/alone' });
+  expect(both.map((x) => x.id).sort()).toEqual([older, k].sort());
+  expect(sent[0]).toBe('claim-limited');
+  expect(sent).toContain('claim-batch-4');
+  await Promise.all([j, k, older].map(finish));
+});
