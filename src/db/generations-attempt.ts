@@ -42,12 +42,14 @@ export async function succeedWithText(
   text: string,
   tokens?: { input: number; output: number },
 ): Promise<boolean> {
-  const r = await q.query(
-    `UPDATE generations SET status = 'succeeded', text_output = $4, input_tokens = $5,
+  // Named: prepared once per connection, not parsed and planned at every chat answer's end.
+  const r = await q.query({
+    name: 'succeed-text',
+    text: `UPDATE generations SET status = 'succeeded', text_output = $4, input_tokens = $5,
        output_tokens = $6, completed_at = now(), lease_owner = NULL, lease_until = NULL
      WHERE ${leaseGuard('$1', '$2', '$3')}`,
-    [id, lease.owner, lease.attempt, text, tokens?.input ?? null, tokens?.output ?? null],
-  );
+    values: [id, lease.owner, lease.attempt, text, tokens?.input ?? null, tokens?.output ?? null],
+  });
   return r.rowCount === 1;
 }
 

@@ -1,7 +1,7 @@
 // The statements that claim renders (queue/claim.ts explains the fairness and the limits): the
-// batch claim, the claim of one job under its model's lock, and the counts of running renders they
-// take.
-import type { Queryable, Tx } from './pool.ts';
+// batch claim, the claim of one job under its model's lock (the SQL function of
+// sql/claim_limited.sql), and the count of an account's running renders after a claim.
+import type { Queryable } from './pool.ts';
 import type { StoredMessage } from './generation-messages.ts';
 
 // A chat request's conversation (migrations/016), claimed with its render: the render needs it before
@@ -21,7 +21,8 @@ const lease = (owner: string, seconds: string) => `attempts = attempts + 1, leas
  * $4 the per-account limit (account-limit.ts: jobs that would take their account past it, as this
  * snapshot counts, are left out). Returns the claimed jobs in rank order (limited = false), then,
  * when fewer than `wanted` were claimed because a job of a limited model came first, that job, not
- * claimed (limited = true).
+ * claimed (limited = true), with `more`: whether any job ranked after it (false: once it is claimed,
+ * nothing else was runnable as this snapshot saw the queue, and no second statement need ask).
  *
  * `wanted` is written into the text, not passed, so that every count has its own prepared statement
  * with one plan: PostgreSQL then keeps the generic plan (planning this statement costs more than
@@ -93,66 +94,21 @@ WITH RECURSIVE pairs AS (
 )
 SELECT id, account_id, model_id, inputs, attempts, waited, trace_parent, messages, response_format,
   false AS limited, rank,
-  (SELECT coalesce(sum(n), 0)::int FROM running r WHERE r.account_id = claimed.account_id) AS account_running
+  (SELECT coalesce(sum(n), 0)::int FROM running r WHERE r.account_id = claimed.account_id) AS account_running,
+  NULL::boolean AS more
 FROM claimed
 UNION ALL
-SELECT id, NULL, model_id, NULL, NULL, NULL, NULL, NULL, NULL, true, rank, NULL FROM ranked
+SELECT id, NULL, model_id, NULL, NULL, NULL, NULL, NULL, NULL, true, rank, NULL,
+  EXISTS (SELECT 1 FROM ranked r WHERE r.rank > l.rank) FROM ranked l
 WHERE rank = (SELECT rank FROM first_limited) AND (SELECT count(*) FROM claimed) < ${wanted}
 ORDER BY limited, rank`;
 }
-
-// One job by id ($1), if it is still runnable and no other claimer holds it; $2 owner, $3 lease
-// seconds, $4 the server of its model's pool it is given (pool-claim.ts), null for a model without
-// a pool.
-const CLAIM_ONE = `
-UPDATE generations SET ${lease('$2', '$3')}, backend_url = $4
-WHERE id = (SELECT id FROM generations WHERE id = $1 AND status = 'queued' AND run_after <= now()
-              AND (lease_until IS NULL OR lease_until < now()) FOR UPDATE SKIP LOCKED)
-RETURNING id, account_id, model_id, inputs, attempts, backend_url, trace_parent,
-  extract(epoch FROM now() - run_after)::float8 AS waited, ${MESSAGES('generations.id')}`;
-
-const RUNNING_OF_MODEL = `
-SELECT count(*)::int AS n FROM generations WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()`;
-
-/** Running renders of model $1 per server, cluster-wide. */
-const RUNNING_PER_URL = `
-SELECT backend_url, count(*)::int AS n FROM generations
-WHERE model_id = $1 AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now() AND backend_url IS NOT NULL
-GROUP BY backend_url`;
 
 /** Running renders of the given accounts, counted after the claim's commit. */
 const RUNNING_OF_ACCOUNTS = `
 SELECT account_id, count(*)::int AS n FROM generations
 WHERE account_id = ANY($1) AND status = 'queued' AND lease_until IS NOT NULL AND lease_until >= now()
 GROUP BY account_id`;
-
-/** Takes model `modelId`'s claim lock until the transaction ends. */
-export async function lockModel(tx: Tx, modelId: string): Promise<void> {
-  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`model:${modelId}`]);
-}
-
-export async function runningOfModel(q: Queryable, modelId: string): Promise<number> {
-  return (
-    await q.query<{ n: number }>({
-      name: 'claim-model-running',
-      text: RUNNING_OF_MODEL,
-      values: [modelId],
-    })
-  ).rows[0].n;
-}
-
-export async function runningPerUrl(
-  q: Queryable,
-  modelId: string,
-): Promise<Array<{ backend_url: string; n: number }>> {
-  return (
-    await q.query<{ backend_url: string; n: number }>({
-      name: 'claim-running-per-url',
-      text: RUNNING_PER_URL,
-      values: [modelId],
-    })
-  ).rows;
-}
 
 export async function runningOfAccounts(
   q: Queryable,
@@ -193,6 +149,8 @@ export interface ClaimRow {
 export interface BatchRow extends ClaimRow {
   limited: boolean;
   rank: number;
+  /** A limited row's: jobs were ranked after it (null on a claimed row). */
+  more: boolean | null;
 }
 
 const batchSql = new Map<number, string>();
@@ -216,18 +174,30 @@ export async function claimBatch(q: Queryable, wanted: number, c: BatchClaim): P
   return rows;
 }
 
-/** Claims job `id` if it is still runnable and unheld, giving it pool server `url` (or null). */
-export async function claimOne(
-  tx: Tx,
-  id: string,
-  owner: string,
-  leaseSeconds: number,
-  url: string | null,
-): Promise<ClaimRow | null> {
-  const { rows } = await tx.query<ClaimRow>({
-    name: 'claim-one',
-    text: CLAIM_ONE,
-    values: [id, owner, leaseSeconds, url],
+/** The claim of one job of a limited or pooled model (sql/claim_limited.sql). */
+export interface LimitedClaim {
+  id: string;
+  modelId: string;
+  /** The model's limit, cluster-wide; null: none. */
+  limit: number | null;
+  /** The pool's healthy servers, in the claimer's order of preference; null: no pool. */
+  urls: string[] | null;
+  perUrl: number;
+  owner: string;
+  leaseSeconds: number;
+  /** Only if no other job is runnable (a job this process just queued, claimed directly). */
+  alone?: boolean;
+}
+
+/**
+ * Claims job `id` under its model's lock, below the model's limit and on the least busy server of
+ * its pool, in one round trip; null when it cannot be claimed now.
+ */
+export async function claimLimited(q: Queryable, c: LimitedClaim): Promise<ClaimRow | null> {
+  const { rows } = await q.query<ClaimRow>({
+    name: 'claim-limited',
+    text: 'SELECT * FROM rendergate_claim_limited($1, $2, $3, $4, $5, $6, $7, $8)',
+    values: [c.id, c.modelId, c.limit, c.urls, c.perUrl, c.owner, c.leaseSeconds, !!c.alone],
   });
   return rows[0] ?? null;
 }

@@ -10,7 +10,8 @@
 //
 // Model concurrency: for a model with a `concurrency` limit, the claim takes a transaction-scoped
 // advisory lock for that model, recounts its running renders and claims only below the limit, so
-// the limit holds however many workers claim at once, on however many machines.
+// the limit holds however many workers claim at once, on however many machines. That claim is one
+// statement (db/sql/claim_limited.sql), the lock held to its commit.
 //
 // One round trip: a worker with free slots claims up to that many jobs with one statement that
 // ranks the candidates and locks them in rank order with SKIP LOCKED, so a job another worker is
@@ -19,18 +20,10 @@
 // batch counts its first as running and as just served. Jobs of limited models are not claimed by
 // that statement (its snapshot cannot see a claim committed while it runs); it stops at the first
 // one in rank order and hands it to the locked path above, and the batch goes on after it.
-import { transaction, type Db, type Tx } from '../db/pool.ts';
-import {
-  claimBatch,
-  claimOne,
-  lockModel,
-  runningOfModel,
-  runningPerUrl,
-  type BatchRow,
-  type ClaimRow,
-} from '../db/generations-claim.ts';
+import type { Db } from '../db/pool.ts';
+import { claimBatch, claimLimited, type BatchRow, type ClaimRow } from '../db/generations-claim.ts';
 import { enforceAccountLimit } from './account-limit.ts';
-import { pickServer, poolCapacity, type PoolState } from './pool-claim.ts';
+import { poolCapacity, serverPreference, type PoolState } from './pool-claim.ts';
 import type { ClaimedJob } from './types.ts';
 
 export type { ClaimedJob } from './types.ts';
@@ -92,8 +85,31 @@ export class Claimer {
     return (await this.claim(1))[0] ?? null;
   }
 
-  /** Up to `wanted` jobs, in fairness order; fewer (or none) when fewer are runnable. */
-  async claim(wanted: number): Promise<ClaimedJob[]> {
+  /**
+   * Job `id` of model `modelId`, just queued by this process, claimed without the batch statement
+   * when it is of a limited or pooled model (whose batch claim takes a second statement anyway) and
+   * no other job is runnable: the batch would have ranked it first, as the only candidate. Null
+   * when that does not hold (another job is runnable, the model is at its limit, the job is gone):
+   * the caller claims as usual. An account over its limit hands it back, as any claim.
+   */
+  async claimAlone(id: string, modelId: string): Promise<ClaimedJob[] | null> {
+    if (!this.limits.has(modelId) && !this.pools.has(modelId)) return null;
+    const job = await this.claimLimited(id, modelId, true);
+    if (!job) return null;
+    if (this.accountLimit === null) return [job];
+    return (await enforceAccountLimit(this.db, [job], this.accountLimit)).keep;
+  }
+
+  /**
+   * Up to `wanted` jobs, in fairness order; fewer (or none) when fewer are runnable. `queuedHere`:
+   * a job this process just queued, tried alone first (claimAlone).
+   */
+  async claim(
+    wanted: number,
+    queuedHere: { id: string; modelId: string } | null = null,
+  ): Promise<ClaimedJob[]> {
+    const alone = queuedHere && (await this.claimAlone(queuedHere.id, queuedHere.modelId));
+    if (alone) return alone;
     const jobs: ClaimedJob[] = [];
     // Each round claims what it can up to the first job of a limited model, then that job under its
     // model's lock. The bound only stops a pathological loop; a round normally makes progress or
@@ -106,6 +122,9 @@ export class Claimer {
         const job = await this.claimLimited(limited.id, limited.model_id);
         if (job) taken.push(job);
       }
+      // Nothing ranked after the limited job: no other job was runnable, and no second statement
+      // need ask (a job queued since then wakes the worker again, as after a short batch).
+      const rest = limited ? limited.more === true : claimed.length === asked;
       // Checked with a fresh count: a render starts only while its account is within its limit.
       const { keep, handedBack } =
         this.accountLimit === null
@@ -114,7 +133,7 @@ export class Claimer {
       jobs.push(...keep);
       // raced another claimer: the next round (a second away) tries again
       if (handedBack.length > 0) break;
-      if (!limited && claimed.length < asked) break; // nothing more is runnable
+      if (!rest) break; // nothing more is runnable
     }
     return jobs;
   }
@@ -131,7 +150,7 @@ export class Claimer {
     const limited = rows.find((r) => r.limited) ?? null;
     const claimed = rows
       .filter((r) => !r.limited)
-      .map(({ limited: _l, rank: _r, ...job }) => this.leased(job));
+      .map(({ limited: _l, rank: _r, more: _m, ...job }) => this.leased(job));
     return { claimed, limited };
   }
 
@@ -139,40 +158,33 @@ export class Claimer {
     return { ...row, lease: { owner: this.owner, attempt: row.attempts } };
   }
 
-  private async claimLimited(id: string, modelId: string): Promise<ClaimedJob | null> {
-    return transaction(this.db, async (tx) => {
-      await lockModel(tx, modelId);
-      // Counted after the lock, in a snapshot that sees every claim of this model committed before
-      // it.
-      const limit = this.limits.get(modelId);
-      const pool = this.pools.get(modelId);
-      // A pooled model without a model-wide limit is bounded by its servers alone (counted in
-      // claimOnServer).
-      const below = limit === undefined || (await runningOfModel(tx, modelId)) < limit;
-      if (!below) return null;
-      return pool ? this.claimOnServer(tx, id, modelId, pool) : this.claimOne(tx, id, null);
-    });
-  }
-
   /**
-   * Claims job `id` on the least busy healthy server of its pool, if one has room (under the
-   * model's lock).
+   * Job `id` of a limited or pooled model, under the model's lock, in one statement
+   * (db/sql/claim_limited.sql): below the model's limit (counted after the lock, in a snapshot that
+   * sees every claim of the model committed before it), on the least busy healthy server of its
+   * pool, ties to the server this claimer gave a render least recently.
    */
-  private async claimOnServer(
-    tx: Tx,
+  private async claimLimited(
     id: string,
     modelId: string,
-    pool: PoolState,
+    alone = false,
   ): Promise<ClaimedJob | null> {
-    const url = pickServer(pool, await runningPerUrl(tx, modelId), this.lastServed);
-    if (!url) return null;
-    const job = await this.claimOne(tx, id, url);
-    if (job) this.lastServed.set(url, this.served++);
-    return job;
-  }
-
-  private async claimOne(tx: Tx, id: string, url: string | null): Promise<ClaimedJob | null> {
-    const row = await claimOne(tx, id, this.owner, this.leaseSeconds, url);
-    return row ? this.leased(row) : null;
+    const pool = this.pools.get(modelId);
+    const urls = pool ? serverPreference(pool, this.lastServed) : null;
+    // A pool none of whose servers is healthy takes nothing (its capacity was 0 in the batch too).
+    if (urls && urls.length === 0) return null;
+    const row = await claimLimited(this.db, {
+      id,
+      modelId,
+      limit: this.limits.get(modelId) ?? null,
+      urls,
+      perUrl: pool?.concurrencyPerUrl ?? 1,
+      owner: this.owner,
+      leaseSeconds: this.leaseSeconds,
+      alone,
+    });
+    if (!row) return null;
+    if (row.backend_url) this.lastServed.set(row.backend_url, this.served++);
+    return this.leased(row);
   }
 }

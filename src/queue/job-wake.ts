@@ -8,23 +8,32 @@ import { JOBS_CHANNEL } from '../db/channels.ts';
 import { AfterCommitNotifier } from '../db/notify-after-commit.ts';
 import type { Db } from '../db/pool.ts';
 
+/** A job a create of this process queued. */
+export interface QueuedJob {
+  id: string;
+  modelId: string;
+}
+
 export class JobWake extends AfterCommitNotifier {
   /** The payload of this process's notifications. */
   readonly tag = `created:${crypto.randomBytes(8).toString('hex')}`;
-  private local: (() => void) | null = null;
+  private local: ((job?: QueuedJob) => void) | null = null;
 
   constructor(db: Db) {
     super(db, JOBS_CHANNEL);
   }
 
-  /** This process's worker: woken by each create of this process, in-process. */
-  attach(fill: () => void): void {
+  /**
+   * This process's worker: woken by each create of this process, in-process, and told which job it
+   * queued (the worker may claim that one directly: claim.ts claimAlone).
+   */
+  attach(fill: (job?: QueuedJob) => void): void {
     this.local = fill;
   }
 
-  /** A job was committed: this process's worker now, every other one by NOTIFY. */
-  override send(): void {
-    this.local?.();
+  /** A job was committed (`job`, when one): this process's worker now, every other one by NOTIFY. */
+  override send(_payload?: string, job?: QueuedJob): void {
+    this.local?.(job);
     super.send(this.tag);
   }
 

@@ -18,9 +18,24 @@ export function poolCapacity(pool: PoolState): number {
 }
 
 /**
- * The healthy server with the fewest running renders below its limit; null when every one is full or down.
- * Ties go to the server this process gave a render least recently (`lastServed`: url → a rising number),
- * so that renders that never overlap still spread over the pool instead of all going to its first server.
+ * The pool's healthy servers in the order a tie between them goes: the one this process gave a
+ * render least recently first (`lastServed`: url → a rising number; never given one: first, in the
+ * pool's order). So renders that never overlap still spread over the pool instead of all going to
+ * its first server. The claim (db/sql/claim_limited.sql) takes the first of them with the fewest
+ * running renders below the per-server limit, as pickServer does here.
+ */
+export function serverPreference(
+  pool: PoolState,
+  lastServed: ReadonlyMap<string, number> = new Map(),
+): string[] {
+  const served = (url: string) => lastServed.get(url) ?? -1;
+  // Array.prototype.sort is stable: equal ones keep the pool's order.
+  return pool.urls.filter((u) => pool.healthy(u)).sort((a, b) => served(a) - served(b));
+}
+
+/**
+ * The healthy server with the fewest running renders below its limit, ties in serverPreference's
+ * order; null when every one is full or down.
  */
 export function pickServer(
   pool: PoolState,
@@ -30,20 +45,11 @@ export function pickServer(
   const counts = new Map(running.map((r) => [r.backend_url, r.n]));
   let best: string | null = null;
   let bestN = Infinity;
-  let bestServed = Infinity;
-  for (const url of pool.urls) {
+  for (const url of serverPreference(pool, lastServed)) {
     const n = counts.get(url) ?? 0;
-    const served = lastServed.get(url) ?? -1;
-    if (
-      !pool.healthy(url) ||
-      n >= pool.concurrencyPerUrl ||
-      n > bestN ||
-      (n === bestN && served >= bestServed)
-    )
-      continue;
+    if (n >= pool.concurrencyPerUrl || n >= bestN) continue;
     best = url;
     bestN = n;
-    bestServed = served;
   }
   return best;
 }

@@ -37,7 +37,7 @@ import { handBackAtShutdown } from '../db/generations-attempt.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
 import type { LiveText } from './live-text.ts';
-import type { JobWake } from './job-wake.ts';
+import type { JobWake, QueuedJob } from './job-wake.ts';
 import { recordSpan } from '../tracing/trace.ts';
 import { spanAttributes } from './spans.ts';
 
@@ -109,6 +109,7 @@ export class Worker {
   private perAccount = new Map<string, number>();
   private limitedModels: Set<string>;
   private fillAgain = false;
+  private queuedHere: QueuedJob | null = null; // claimed alone if it is (claim.ts claimAlone)
   private stopping = false;
   private idle: Array<() => void> = [];
 
@@ -155,14 +156,15 @@ export class Worker {
 
   async start(): Promise<void> {
     await this.listener.start();
-    this.o.jobWake?.attach(() => this.fill());
+    this.o.jobWake?.attach((job) => this.fill(job));
     this.pollTimer = setInterval(() => this.fill(), POLL_MS);
     this.fill();
   }
 
-  /** Claims jobs until every slot is busy or nothing is runnable. Re-entrant calls coalesce. */
-  fill(): void {
+  /** Claims jobs until every slot is busy or nothing is runnable; `job`: one this process queued. */
+  fill(job?: QueuedJob): void {
     if (this.stopping) return;
+    if (job) this.queuedHere = job; // re-entrant calls coalesce: the latest one is tried alone
     if (this.filling) {
       this.fillAgain = true;
       return;
@@ -185,10 +187,11 @@ export class Worker {
             this.o.metrics.claimsSkippedStalled.inc();
             break;
           }
-          // Every free slot in one claim: one round trip however many jobs a burst of creates
-          // queued.
+          // Every free slot in one claim: one round trip however many jobs a burst queued.
           const free = this.o.concurrency - this.running.size;
-          const jobs = await this.claim(free);
+          const here = this.queuedHere;
+          this.queuedHere = null;
+          const jobs = await this.claim(free, here);
           for (const job of jobs) void this.run(job);
           // Fewer than asked for: nothing else was runnable as this claim saw the queue. A job
           // committed since then sends a NOTIFY, and that fill() call makes this loop go round
@@ -201,10 +204,10 @@ export class Worker {
     }
   }
 
-  private async claim(slots: number): Promise<ClaimedJob[]> {
+  private async claim(slots: number, queuedHere: QueuedJob | null): Promise<ClaimedJob[]> {
     this.claims++;
     const start = Date.now();
-    const jobs = await this.claimer.claim(slots);
+    const jobs = await this.claimer.claim(slots, queuedHere);
     const end = Date.now();
     for (const job of jobs) {
       // The claim's span, in the create's trace: the row that names the parent is known only now.

@@ -35,8 +35,11 @@ export interface FinalGeneration {
   status: 'queued' | 'succeeded' | 'failed' | 'refunded';
   textOutput?: string;
   error?: { code: string; message: string };
-  /** The counts its backend reported, when this process's worker rendered it and said so. */
-  tokens?: TokenCounts;
+  /**
+   * When this process's worker rendered it: the counts its backend reported, or null when it
+   * reported none (known here, so nobody asks the database). Absent: not known here.
+   */
+  tokens?: TokenCounts | null;
 }
 
 export class ChatCompletions {
@@ -106,7 +109,11 @@ export class ChatCompletions {
   async tokens(s: ChatStarted, g: FinalGeneration): Promise<TokenCounts> {
     const { request } = s;
     const reported =
-      g.tokens ?? (request.model.chatServer ? await this.generations.reportedTokens(s.id) : null);
+      g.tokens !== undefined
+        ? g.tokens
+        : request.model.chatServer
+          ? await this.generations.reportedTokens(s.id)
+          : null;
     if (reported) return reported;
     const answer = g.textOutput ?? '';
     const sent = request.model.chatServer
@@ -128,7 +135,8 @@ export class ChatCompletions {
         unsubscribe = this.live.subscribe(id, {
           done: (text, tokens) => {
             this.generations.forget(id); // so that a poll right after this answer sees it succeeded
-            resolve({ id, status: 'succeeded', textOutput: text, tokens });
+            // What the worker recorded with it: the counts, or none (a round trip saved).
+            resolve({ id, status: 'succeeded', textOutput: text, tokens: tokens ?? null });
           },
         });
       }

@@ -14,7 +14,7 @@ import type { ResolvedInputs } from '../domain/catalog.ts';
 import { literalAddressRefusal } from '../net/address-guard.ts';
 import type { ChatMessage } from '../domain/chat.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { AfterCommitNotifier } from '../db/notify-after-commit.ts';
+import type { JobWake } from '../queue/job-wake.ts';
 import { asks, INSUFFICIENT_MARK, type TestRenders } from '../queue/test-render.ts';
 import { currentTraceParent, inSpan } from '../tracing/trace.ts';
 import { generationView, type GenerationRow } from './generation-view.ts';
@@ -54,7 +54,7 @@ export interface GenerationCreateOptions {
   /** Makes the results of test keys' renders (API processes). */
   testRenders?: TestRenders;
   /** Wakes workers after a create. */
-  jobs?: AfterCommitNotifier;
+  jobs?: JobWake;
   uploads?: Uploads;
 }
 
@@ -219,7 +219,7 @@ export class GenerationCreate {
               inputs: made.inputs as typeof inputs,
             });
         } else {
-          this.o.jobs?.send('created');
+          this.o.jobs?.send('created', { id, modelId: def.id });
           this.o.metrics?.chargedCents.inc(cost);
         }
         return {

@@ -15,6 +15,8 @@ interface CachedLookup {
   record: Promise<KeyRecord | null>;
   found?: KeyRecord;
   unknown?: boolean;
+  /** A lookup to replace this one is under way (refresh()). */
+  refreshing?: boolean;
 }
 
 /**
@@ -41,9 +43,35 @@ export class KeyResolver {
    */
   cached(header: string | undefined): KeyRecord | undefined {
     if (header === undefined || !header.startsWith('Bearer ')) return undefined;
-    const hit = this.cache.get(header.slice(7));
-    if (!hit || Date.now() - hit.at > this.ttlMs) return undefined;
+    const key = header.slice(7);
+    const hit = this.cache.get(key);
+    if (!hit) return undefined;
+    const age = Date.now() - hit.at;
+    if (age > this.ttlMs) return undefined;
+    if (age > this.ttlMs / 2) this.refresh(key, hit);
     return hit.found && !hit.found.revokedAt ? hit.found : undefined;
+  }
+
+  /**
+   * A key in use past half its cache lifetime is looked up again in the background, its answer
+   * still served meanwhile: a client calling steadily never waits for the lookup, and no answer
+   * served is older than the lifetime (the new one replaces it only once it has answered; a failed
+   * one leaves it to expire). So a revocation still reaches this process within the lifetime.
+   */
+  private refresh(key: string, hit: CachedLookup): void {
+    if (hit.refreshing || !hit.found) return;
+    hit.refreshing = true;
+    const entry: CachedLookup = { at: Date.now(), record: this.lookup(hashKey(key)) };
+    entry.record.then(
+      (r) => {
+        if (r) entry.found = r;
+        else entry.unknown = true;
+        if (this.cache.get(key) === hit) this.cache.set(key, entry);
+      },
+      () => {
+        hit.refreshing = false;
+      },
+    );
   }
 
   /** Drops the cached answers about a key (by its id) that was just revoked: the next request asks. */
@@ -61,6 +89,8 @@ export class KeyResolver {
     const key = m[1];
     const now = Date.now();
     let hit = this.cache.get(key);
+    if (hit?.found && now - hit.at > this.ttlMs / 2 && now - hit.at <= this.ttlMs)
+      this.refresh(key, hit);
     if (!hit || now - hit.at > (hit.unknown ? UNKNOWN_KEY_TTL_MS : this.ttlMs)) {
       if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
       // A key this process has seen valid is looked up again whatever its address has been doing.

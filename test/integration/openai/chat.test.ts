@@ -5,7 +5,8 @@
 // streams.
 import crypto from 'node:crypto';
 import OpenAI from 'openai';
-import { expect, it } from 'vitest';
+import pg from 'pg';
+import { expect, it, vi } from 'vitest';
 import { chatFake, type ChatFake } from '../../fakes/openai.ts';
 import { dropProxy } from '../../helpers/drop-proxy.ts';
 import { remoteFixture, textModel, videoModel } from '../remote/harness.ts';
@@ -295,9 +296,15 @@ it("a driver: openai model gets the conversation as it is, and its tokens reach 
 
 it("usage is the chat server's own counts where it reports them, stored with the render", async () => {
   const messages = [{ role: 'user' as const, content: 'A fox on the ice.' }];
-  // a server that reports none: counted here (o200k_base), whatever it was asked
+  // a server that reports none: counted here (o200k_base), whatever it was asked; rendered by
+  // this process's worker, which said so, without asking the database for counts it knows are none
   chat.usage = undefined;
+  const sent = vi.spyOn(pg.Pool.prototype, 'query');
+  const countsRead = () =>
+    sent.mock.calls.filter(([q]) => (q as { name?: string })?.name === 'reported-tokens').length;
   const counted = await sdk().chat.completions.create({ model: 'acme/qwen', messages });
+  expect(countsRead()).toBe(0);
+  sent.mockRestore();
   expect(chat.requests.at(-1)!.body.stream_options).toEqual({ include_usage: true });
   expect(counted.usage!.prompt_tokens).toBeGreaterThan(0);
   expect(counted.usage!.prompt_tokens).not.toBe(1234);

@@ -146,3 +146,69 @@ it('shares a backlog between two claimers: each passes over the jobs the other i
   expect([...one, ...two].map((j) => j.id).sort()).toEqual([...ids].sort());
   await Promise.all(ids.map(finish));
 });
+
+it("claims a lone job of a pooled model in two statements: the batch, then the model's claim", async () => {
+  const [j] = await enqueue('acct_a', 'm/pooled', 1);
+  // Every statement the claimer sends, through the pool (the claim has no transaction of its own).
+  const sent: string[] = [];
+  const counted = {
+    query: (q: { name?: string }, ...rest: unknown[]) => {
+      sent.push(q.name ?? '?');
+      return (db.query as (...a: unknown[]) => unknown)(q, ...rest);
+    },
+  } as unknown as Db;
+  const pools = new Map([
+    ['m/pooled', { urls: ['http://a', 'http://b'], concurrencyPerUrl: 1, healthy: () => true }],
+  ]);
+  const claimer = new Claimer({
+    db: counted,
+    limits: new Map(),
+    owner: 'w1',
+    leaseSeconds: 15,
+    pools,
+  });
+  const jobs = await claimer.claim(4);
+  expect(jobs.map((x) => [x.id, x.backend_url])).toEqual([[j, 'http://a']]);
+  // Nothing was ranked after it: no second batch asks again.
+  expect(sent).toEqual(['claim-batch-4', 'claim-limited']);
+  // The next job of the model goes to the other server (ties to the one served least recently).
+  const [k] = await enqueue('acct_b', 'm/pooled', 1);
+  expect((await claimer.claim(1)).map((x) => [x.id, x.backend_url])).toEqual([[k, 'http://b']]);
+  // Both servers full: a third waits.
+  await enqueue('acct_c', 'm/pooled', 1);
+  expect(await claimer.claim(1)).toEqual([]);
+  await db.query(`DELETE FROM generations WHERE model_id = 'm/pooled'`);
+});
+
+it('claims a job this process just queued alone, in one statement, only when nothing else is runnable', async () => {
+  const sent: string[] = [];
+  const counted = {
+    query: (q: { name?: string }, ...rest: unknown[]) => {
+      sent.push(q.name ?? '?');
+      return (db.query as (...a: unknown[]) => unknown)(q, ...rest);
+    },
+  } as unknown as Db;
+  const pools = new Map([
+    ['m/alone', { urls: ['http://a'], concurrencyPerUrl: 2, healthy: () => true }],
+  ]);
+  const claimer = new Claimer({
+    db: counted,
+    limits: new Map(),
+    owner: 'w1',
+    leaseSeconds: 15,
+    pools,
+  });
+  const [j] = await enqueue('acct_a', 'm/alone', 1);
+  const jobs = await claimer.claim(4, { id: j, modelId: 'm/alone' });
+  expect(jobs.map((x) => [x.id, x.backend_url])).toEqual([[j, 'http://a']]);
+  expect(sent).toEqual(['claim-limited']);
+  // Another job runnable (older, of another account): the batch decides, fairly, as without it.
+  sent.length = 0;
+  const [older] = await enqueue('acct_b', 'm/free', 1);
+  const [k] = await enqueue('acct_c', 'm/alone', 1);
+  const both = await claimer.claim(4, { id: k, modelId: 'm/alone' });
+  expect(both.map((x) => x.id).sort()).toEqual([older, k].sort());
+  expect(sent[0]).toBe('claim-limited');
+  expect(sent).toContain('claim-batch-4');
+  await Promise.all([j, k, older].map(finish));
+});

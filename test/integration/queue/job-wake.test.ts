@@ -1,6 +1,7 @@
 // Waking workers after a create (src/queue/job-wake.ts), on a real database: this process's worker is
 // woken in-process, before any NOTIFY, and the NOTIFY that wakes every other worker carries this
-// process's tag, which only this process's worker takes as its own. The claim hands a chat render its
+// process's tag, which only this process's worker takes as its own; the worker is told which job was
+// queued (it may claim that one alone: claim.ts claimAlone). The claim hands a chat render its
 // conversation with the job (no read of its own before the render starts).
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -34,9 +35,14 @@ it("wakes this process's worker at once, and every other one by a NOTIFY only th
     const elsewhere = new JobWake(db);
     expect(wake.isOwn(wake.tag)).toBe(false); // no worker here: nothing was woken in-process
     let fills = 0;
-    wake.attach(() => fills++);
-    wake.send();
+    let told: unknown;
+    wake.attach((job) => {
+      fills++;
+      told = job;
+    });
+    wake.send('created', { id: 'gen_queued1', modelId: 'm/text' });
     expect(fills).toBe(1); // before the NOTIFY went anywhere
+    expect(told).toEqual({ id: 'gen_queued1', modelId: 'm/text' }); // the job, to claim alone
     const payload = await waitFor('the NOTIFY', () => heard[0]);
     expect(payload).toBe(wake.tag);
     expect(wake.isOwn(payload)).toBe(true);
