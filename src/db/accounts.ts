@@ -31,6 +31,16 @@ export async function accountById(q: Queryable, id: string): Promise<AccountRow 
   return (rows[0] as AccountRow | undefined) ?? null;
 }
 
+/** Whether account `id` exists (a named statement: planned once a connection). */
+export async function accountExists(q: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await q.query({
+    name: 'account-exists',
+    text: 'SELECT 1 FROM accounts WHERE id = $1',
+    values: [id],
+  });
+  return rowCount === 1;
+}
+
 /** The account of an email, case-insensitively. */
 export async function accountByEmail(
   q: Queryable,

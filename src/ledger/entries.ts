@@ -39,10 +39,22 @@ export async function entriesOf(
   after: string | null,
   limit: number,
 ): Promise<EntryRow[]> {
-  const { rows } = await q.query(
-    `SELECT id, kind, amount_cents, generation_id, reason, created_at FROM ledger_entries
-     WHERE account_id = $1 AND ($2::text IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
-    [accountId, after, limit],
-  );
+  // Named, so each connection plans it once; two statements rather than `$2 IS NULL OR id < $2`,
+  // whose plan made once for any cursor could not use the index's bound.
+  const columns = 'id, kind, amount_cents, generation_id, reason, created_at';
+  const { rows } =
+    after === null
+      ? await q.query({
+          name: 'ledger-entries-first',
+          text: `SELECT ${columns} FROM ledger_entries WHERE account_id = $1
+                  ORDER BY id DESC LIMIT $2`,
+          values: [accountId, limit],
+        })
+      : await q.query({
+          name: 'ledger-entries-after',
+          text: `SELECT ${columns} FROM ledger_entries WHERE account_id = $1 AND id < $2
+                  ORDER BY id DESC LIMIT $3`,
+          values: [accountId, after, limit],
+        });
   return rows as EntryRow[];
 }

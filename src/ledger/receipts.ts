@@ -25,6 +25,10 @@ interface DbRow {
   created_at: Date;
 }
 
+/** The columns of DbRow. */
+const COLUMNS =
+  'number, series, account_id, entry_id, amount_cents, reason, receipt_url, created_at';
+
 const view = (r: DbRow): ReceiptRow => ({
   number: r.number,
   series: r.series,
@@ -42,11 +46,14 @@ export async function receiptsOf(
   accountId: string,
   limit = 100,
 ): Promise<ReceiptRow[]> {
-  const { rows } = await q.query<DbRow>(
-    `SELECT * FROM receipts WHERE account_id = $1
-      ORDER BY created_at DESC, series, seq DESC LIMIT $2`,
-    [accountId, limit],
-  );
+  // Named (planned once a connection), with its columns listed: a prepared `SELECT *` fails once a
+  // migration adds a column while the process runs.
+  const { rows } = await q.query<DbRow>({
+    name: 'receipts-of-account',
+    text: `SELECT ${COLUMNS} FROM receipts WHERE account_id = $1
+            ORDER BY created_at DESC, series, seq DESC LIMIT $2`,
+    values: [accountId, limit],
+  });
   return rows.map(view);
 }
 

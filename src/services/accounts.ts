@@ -5,6 +5,7 @@ import type { Db, Queryable } from '../db/pool.ts';
 import { isId, newId } from '../domain/ids.ts';
 import {
   accountById,
+  accountExists,
   accountRowByEmail,
   insertAccount,
   pageAccounts,
@@ -83,10 +84,11 @@ export async function listLedger(
   limit: number,
   cursor: string | null,
 ): Promise<Page<LedgerEntry>> {
-  if (!(await accountById(db, accountId)))
-    throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   const after = cursor === null ? null : decodeCursor(cursor);
   const rows = await entriesOf(db, accountId, after, limit + 1);
+  // An account with entries exists: only an empty page asks whether it does.
+  if (rows.length === 0 && !(await accountExists(db, accountId)))
+    throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
   const data = rows.slice(0, limit).map((r) => ({
     id: r.id,
     kind: r.kind,
