@@ -46,9 +46,9 @@ export class KeyResolver {
     const key = header.slice(7);
     const hit = this.cache.get(key);
     if (!hit) return undefined;
-    const age = Date.now() - hit.at;
-    if (age > this.ttlMs) return undefined;
-    if (age > this.ttlMs / 2) this.refresh(key, hit);
+    const now = Date.now();
+    if (now - hit.at > this.ttlMs) return undefined;
+    this.refresh(key, hit, now);
     return hit.found && !hit.found.revokedAt ? hit.found : undefined;
   }
 
@@ -58,10 +58,11 @@ export class KeyResolver {
    * served is older than the lifetime (the new one replaces it only once it has answered; a failed
    * one leaves it to expire). So a revocation still reaches this process within the lifetime.
    */
-  private refresh(key: string, hit: CachedLookup): void {
-    if (hit.refreshing || !hit.found) return;
+  private refresh(key: string, hit: CachedLookup, now: number): void {
+    const age = now - hit.at;
+    if (hit.refreshing || !hit.found || age <= this.ttlMs / 2 || age > this.ttlMs) return;
     hit.refreshing = true;
-    const entry: CachedLookup = { at: Date.now(), record: this.lookup(hashKey(key)) };
+    const entry: CachedLookup = { at: now, record: this.lookup(hashKey(key)) };
     entry.record.then(
       (r) => {
         if (r) entry.found = r;
@@ -89,8 +90,7 @@ export class KeyResolver {
     const key = m[1];
     const now = Date.now();
     let hit = this.cache.get(key);
-    if (hit?.found && now - hit.at > this.ttlMs / 2 && now - hit.at <= this.ttlMs)
-      this.refresh(key, hit);
+    if (hit) this.refresh(key, hit, now);
     if (!hit || now - hit.at > (hit.unknown ? UNKNOWN_KEY_TTL_MS : this.ttlMs)) {
       if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
       // A key this process has seen valid is looked up again whatever its address has been doing.

@@ -9,6 +9,7 @@ import { OPERATOR } from '../../../src/domain/principal.ts';
 import type { Db } from '../../../src/db/pool.ts';
 import { freshDatabase } from '../../helpers/db.ts';
 import { waitFor } from '../../helpers/wait.ts';
+import { counting } from '../../helpers/counting-db.ts';
 
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
 const TTL = 400;
@@ -21,23 +22,16 @@ afterAll(async () => {
 });
 
 /** The pool, counting the key lookups sent through it. */
-function counting(db: Db): { db: Db; lookups: () => number } {
-  let n = 0;
-  const q = (cfg: { name?: string }, ...rest: unknown[]) => {
-    if (cfg?.name === 'key-lookup') n++;
-    return (db.query as (...a: unknown[]) => unknown).call(db, cfg, ...rest);
-  };
-  return {
-    db: new Proxy(db, { get: (t, p) => (p === 'query' ? q : Reflect.get(t, p)) }),
-    lookups: () => n,
-  };
+function countingLookups(target: Db): { db: Db; lookups: () => number } {
+  const { db, names } = counting(target);
+  return { db, lookups: () => names.filter((n) => n === 'key-lookup').length };
 }
 
 it('refreshes a key in use in the background, and still refuses a revoked one within the lifetime', async () => {
   const a = await new Accounts(dbh.db).create(OPERATOR, 'refresh@t.test', null);
   const made = await new ApiKeys(dbh.db, 'rg_', 600).create(OPERATOR, a.id, { name: 'k' });
   const header = `Bearer ${made.key}`;
-  const { db, lookups } = counting(dbh.db);
+  const { db, lookups } = countingLookups(dbh.db);
   const resolver = new KeyResolver(db, 'rg_', TTL);
   await resolver.authenticate(header);
   expect(lookups()).toBe(1);
