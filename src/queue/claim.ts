@@ -46,10 +46,7 @@ export interface ClaimerOptions {
 
 export class Claimer {
   private limitsJson: string;
-  /**
-   * Pool servers by when this claimer last gave one a render (pool-claim.ts pickServer's tie-
-   * break).
-   */
+  /** Pool servers by when this claimer last gave one a render (pool-claim.ts serverPreference). */
   private lastServed = new Map<string, number>();
   private served = 0;
 

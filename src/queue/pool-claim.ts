@@ -22,7 +22,7 @@ export function poolCapacity(pool: PoolState): number {
  * render least recently first (`lastServed`: url → a rising number; never given one: first, in the
  * pool's order). So renders that never overlap still spread over the pool instead of all going to
  * its first server. The claim (db/sql/claim_limited.sql) takes the first of them with the fewest
- * running renders below the per-server limit, as pickServer does here.
+ * running renders below the per-server limit.
  */
 export function serverPreference(
   pool: PoolState,
@@ -31,25 +31,4 @@ export function serverPreference(
   const served = (url: string) => lastServed.get(url) ?? -1;
   // Array.prototype.sort is stable: equal ones keep the pool's order.
   return pool.urls.filter((u) => pool.healthy(u)).sort((a, b) => served(a) - served(b));
-}
-
-/**
- * The healthy server with the fewest running renders below its limit, ties in serverPreference's
- * order; null when every one is full or down.
- */
-export function pickServer(
-  pool: PoolState,
-  running: { backend_url: string; n: number }[],
-  lastServed: ReadonlyMap<string, number> = new Map(),
-): string | null {
-  const counts = new Map(running.map((r) => [r.backend_url, r.n]));
-  let best: string | null = null;
-  let bestN = Infinity;
-  for (const url of serverPreference(pool, lastServed)) {
-    const n = counts.get(url) ?? 0;
-    if (n >= pool.concurrencyPerUrl || n >= bestN) continue;
-    best = url;
-    bestN = n;
-  }
-  return best;
 }

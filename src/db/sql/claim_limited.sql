@@ -15,7 +15,7 @@
 --              queued, claimed without the batch statement (queue/claim.ts claimAlone), which
 --              would have ranked it first as the only candidate
 -- The server given is the one with the fewest running renders below p_per_url, ties in p_urls's
--- order (pool-claim.ts pickServer). No row: the model is at its limit, every server is full, or
+-- order (pool-claim.ts serverPreference). No row: the model is at its limit, every server is full, or
 -- the job is no longer runnable (claimed, cancelled, deleted).
 CREATE OR REPLACE FUNCTION rendergate_claim_limited(
   p_id text, p_model text, p_limit integer, p_urls text[], p_per_url integer, p_owner text,

@@ -5,7 +5,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../../src/db/pool.ts';
 import { Claimer } from '../../../src/queue/claim.ts';
+import { claimLimited } from '../../../src/db/generations-claim.ts';
+import { serverPreference } from '../../../src/queue/pool-claim.ts';
 import { freshDatabase } from '../../helpers/db.ts';
+import { counting } from '../../helpers/counting-db.ts';
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -150,13 +153,7 @@ it('shares a backlog between two claimers: each passes over the jobs the other i
 it("claims a lone job of a pooled model in two statements: the batch, then the model's claim", async () => {
   const [j] = await enqueue('acct_a', 'm/pooled', 1);
   // Every statement the claimer sends, through the pool (the claim has no transaction of its own).
-  const sent: string[] = [];
-  const counted = {
-    query: (q: { name?: string }, ...rest: unknown[]) => {
-      sent.push(q.name ?? '?');
-      return (db.query as (...a: unknown[]) => unknown)(q, ...rest);
-    },
-  } as unknown as Db;
+  const { db: counted, names: sent } = counting(db);
   const pools = new Map([
     ['m/pooled', { urls: ['http://a', 'http://b'], concurrencyPerUrl: 1, healthy: () => true }],
   ]);
@@ -181,13 +178,7 @@ it("claims a lone job of a pooled model in two statements: the batch, then the m
 });
 
 it('claims a job this process just queued alone, in one statement, only when nothing else is runnable', async () => {
-  const sent: string[] = [];
-  const counted = {
-    query: (q: { name?: string }, ...rest: unknown[]) => {
-      sent.push(q.name ?? '?');
-      return (db.query as (...a: unknown[]) => unknown)(q, ...rest);
-    },
-  } as unknown as Db;
+  const { db: counted, names: sent } = counting(db);
   const pools = new Map([
     ['m/alone', { urls: ['http://a'], concurrencyPerUrl: 2, healthy: () => true }],
   ]);
@@ -211,4 +202,67 @@ it('claims a job this process just queued alone, in one statement, only when not
   expect(sent[0]).toBe('claim-limited');
   expect(sent).toContain('claim-batch-4');
   await Promise.all([j, k, older].map(finish));
+});
+
+it('gives a pooled job the healthy server with the fewest running renders below its limit, ties to the least recently served', async () => {
+  const pool = (down: string[] = [], per = 2) => ({
+    urls: ['http://a', 'http://b', 'http://c'],
+    concurrencyPerUrl: per,
+    healthy: (u: string) => !down.includes(u),
+  });
+  /** The server the claim gives one job, with `running` renders leased on each server; null: none. */
+  async function pick(
+    p: ReturnType<typeof pool>,
+    running: { backend_url: string; n: number }[],
+    lastServed?: Map<string, number>,
+  ): Promise<string | null> {
+    await db.query(`DELETE FROM generations WHERE model_id = 'm/pick'`);
+    for (const r of running) {
+      for (const id of await enqueue('acct_d', 'm/pick', r.n))
+        await db.query(
+          `UPDATE generations SET lease_owner = 'other', lease_until = now() + interval '1 minute',
+             started_at = now(), backend_url = $2 WHERE id = $1`,
+          [id, r.backend_url],
+        );
+    }
+    const [job] = await enqueue('acct_e', 'm/pick', 1);
+    const urls = serverPreference(p, lastServed);
+    if (urls.length === 0) return null; // the claimer asks nothing of a pool with no healthy server
+    const row = await claimLimited(db, {
+      id: job,
+      modelId: 'm/pick',
+      limit: null,
+      urls,
+      perUrl: p.concurrencyPerUrl,
+      owner: 'w1',
+      leaseSeconds: 15,
+    });
+    return row?.backend_url ?? null;
+  }
+  expect(await pick(pool(), [])).toBe('http://a');
+  expect(await pick(pool(), [{ backend_url: 'http://a', n: 1 }])).toBe('http://b');
+  expect(
+    await pick(pool(['http://b']), [
+      { backend_url: 'http://a', n: 1 },
+      { backend_url: 'http://c', n: 1 },
+    ]),
+  ).toBe('http://a');
+  expect(
+    await pick(pool([], 1), [
+      { backend_url: 'http://a', n: 1 },
+      { backend_url: 'http://b', n: 1 },
+      { backend_url: 'http://c', n: 1 },
+    ]),
+  ).toBeNull();
+  expect(await pick(pool(['http://a', 'http://b', 'http://c']), [])).toBeNull();
+  // Ties go to the server given a render least recently, so renders that never overlap still spread.
+  expect(await pick(pool(), [], new Map([['http://a', 0]]))).toBe('http://b');
+  const served = new Map([
+    ['http://a', 2],
+    ['http://b', 1],
+    ['http://c', 0],
+  ]);
+  expect(await pick(pool(), [], served)).toBe('http://c');
+  expect(await pick(pool(), [{ backend_url: 'http://c', n: 1 }], served)).toBe('http://b');
+  await db.query(`DELETE FROM generations WHERE model_id = 'm/pick'`);
 });

@@ -1,9 +1,9 @@
-// Pure pieces of the backends: which pool server a claim picks, Retry-After, data-URL results.
+// Pure pieces of the backends: the order of a pool's servers for a tie, Retry-After, data-URL results.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pickServer, poolCapacity } from '../../../src/queue/pool-claim.ts';
+import { poolCapacity, serverPreference } from '../../../src/queue/pool-claim.ts';
 import { retryAfter } from '../../../src/backends/shared/http.ts';
 import { saveOutput } from '../../../src/backends/shared/output.ts';
 import { displayUrl } from '../../../src/backends/health.ts';
@@ -14,47 +14,16 @@ describe('pool servers', () => {
     concurrencyPerUrl: per,
     healthy: (u: string) => !down.includes(u),
   });
-  it('picks the healthy server with the fewest running renders, below its limit', () => {
-    expect(pickServer(pool(), [])).toBe('http://a');
-    expect(pickServer(pool(), [{ backend_url: 'http://a', n: 1 }])).toBe('http://b');
-    expect(
-      pickServer(pool(['http://b']), [
-        { backend_url: 'http://a', n: 1 },
-        { backend_url: 'http://c', n: 1 },
-      ]),
-    ).toBe('http://a');
-    expect(
-      pickServer(pool([], 1), [
-        { backend_url: 'http://a', n: 1 },
-        { backend_url: 'http://b', n: 1 },
-        { backend_url: 'http://c', n: 1 },
-      ]),
-    ).toBeNull();
-    expect(pickServer(pool(['http://a', 'http://b', 'http://c']), [])).toBeNull();
-    // Ties go to the server given a render least recently, so renders that never overlap still spread.
-    expect(pickServer(pool(), [], new Map([['http://a', 0]]))).toBe('http://b');
-    expect(
-      pickServer(
-        pool(),
-        [],
-        new Map([
-          ['http://a', 2],
-          ['http://b', 1],
-          ['http://c', 0],
-        ]),
-      ),
-    ).toBe('http://c');
-    expect(
-      pickServer(
-        pool(),
-        [{ backend_url: 'http://c', n: 1 }],
-        new Map([
-          ['http://a', 2],
-          ['http://b', 1],
-          ['http://c', 0],
-        ]),
-      ),
-    ).toBe('http://b');
+  // Which server a claim gives a job is the claim's statement (db/sql/claim_limited.sql), tested
+  // against the database in test/integration/queue/claim.test.ts; the order of its ties is ours.
+  it('orders healthy servers for a tie: never served first, then the least recently served', () => {
+    expect(serverPreference(pool())).toEqual(['http://a', 'http://b', 'http://c']);
+    expect(serverPreference(pool(['http://b']))).toEqual(['http://a', 'http://c']);
+    expect(serverPreference(pool(), new Map([['http://a', 0]]))).toEqual([
+      'http://b',
+      'http://c',
+      'http://a',
+    ]);
   });
   it('capacity counts healthy servers only', () => {
     expect(poolCapacity(pool())).toBe(6);
