@@ -120,8 +120,9 @@ export class Sessions {
    * when they are not a member of it.
    */
   async switchTo(id: string, personId: string, accountId: string): Promise<boolean> {
-    if (!(await switchSession(this.db, sha(id), accountId))) return false;
-    this.cache?.forgetSession(sha(id).toString('base64'));
+    const idHash = sha(id);
+    if (!(await switchSession(this.db, idHash, accountId))) return false;
+    this.cache?.forgetSession(idHash.toString('base64'));
     await setLastAccount(this.db, personId, accountId);
     return true;
   }
@@ -230,8 +231,9 @@ export class Sessions {
   }
 
   async revoke(id: string): Promise<void> {
-    await revokeSession(this.db, sha(id));
-    this.cache?.forgetSession(sha(id).toString('base64'));
+    const idHash = sha(id);
+    await revokeSession(this.db, idHash);
+    this.cache?.forgetSession(idHash.toString('base64'));
   }
 
   /** "Sign out everywhere", and what a password change or reset does: every session of a person. */
