@@ -6,18 +6,14 @@ import { QUEUE_POSITION_CAP } from '../db/generations.ts';
 type Row = Record<string, unknown>;
 
 // Each created render's place among its model's waiting renders, in the same statement: the
-// renders waiting before the batch's first of that model, counted once per model in the
-// statement's snapshot (which does not see this batch's own rows: the batcher adds those, in id
-// order). A count reads each row it counts from the table (rows this young are never all-visible),
-// so one per model rather than one per render: 99 reads each over a deep queue.
+// renders waiting besides this batch's, counted once per model after the charge
+// (src/db/sql/queue_ahead.sql: in a snapshot taken then, which sees a batch of the same account
+// this one waited for); the batcher adds the batch's own earlier ones, in id order.
 const CREATE_BATCH = `
 WITH made AS MATERIALIZED (SELECT * FROM rendergate_create_generations($1, $2)),
   ahead AS (
-    SELECT f.model_id, (SELECT count(*)::int FROM (SELECT 1 FROM generations w
-        WHERE w.model_id = f.model_id AND w.status = 'queued' AND w.started_at IS NULL
-          AND w.id < f.first_id
-        LIMIT ${QUEUE_POSITION_CAP - 1}) a) AS n
-    FROM (SELECT ($3::text[])[m.idx + 1] AS model_id, min(m.generation_id) AS first_id
+    SELECT f.model_id, rendergate_queue_ahead(f.model_id, f.mine, ${QUEUE_POSITION_CAP - 1}) AS n
+    FROM (SELECT ($3::text[])[m.idx + 1] AS model_id, count(*)::int AS mine
           FROM made m WHERE m.outcome = 'created' GROUP BY 1) f)
 SELECT m.idx, m.outcome, m.generation_id, m.inputs, m.created_at,
   CASE WHEN m.outcome = 'created' THEN a.n + 1 END AS queue_position
