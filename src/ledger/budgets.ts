@@ -130,17 +130,22 @@ export function accountBudgets(
 }
 
 // $1 account, $2 and $3 one subject's scope and id (NULL: every budget), $4 the budgets' zone.
-const BUDGET_ROWS = `SELECT b.scope, b.subject_id, b.period, b.limit_cents,
-        coalesce(u.spent_cents, 0) AS spent_cents,
+/**
+ * The account's budgets with their current period's spend; of one subject when `subject` (then $2
+ * and $3 name it). Two texts rather than one with "$2 IS NULL OR …": PostgreSQL plans that form
+ * again at every call (a generic plan cannot drop the OR), a tenth of a millisecond each time.
+ */
+const budgetRowsSql = (subject: boolean, tz: string) => `SELECT b.scope, b.subject_id, b.period,
+        b.limit_cents, coalesce(u.spent_cents, 0) AS spent_cents,
         (CASE b.period WHEN 'day' THEN p.start + 1 WHEN 'week' THEN p.start + 7
           WHEN 'month' THEN (p.start + interval '1 month')::date END)::timestamp
-          AT TIME ZONE $4 AS resets_at
+          AT TIME ZONE ${tz} AS resets_at
       FROM budgets b
       CROSS JOIN LATERAL (SELECT rendergate_budget_start(b.period,
-        (now() AT TIME ZONE $4)::date) AS start) p
+        (now() AT TIME ZONE ${tz})::date) AS start) p
       LEFT JOIN budget_usage u ON u.account_id = b.account_id AND u.scope = b.scope
         AND u.subject_id = b.subject_id AND u.period = b.period AND u.period_start = p.start
-      WHERE b.account_id = $1 AND ($2::text IS NULL OR (b.scope = $2 AND b.subject_id = $3))
+      WHERE b.account_id = $1${subject ? ' AND b.scope = $2 AND b.subject_id = $3' : ''}
       ORDER BY array_position(ARRAY['account', 'member', 'key'], b.scope), b.subject_id,
         array_position(ARRAY['day', 'week', 'month', 'total'], b.period)`;
 
@@ -157,11 +162,15 @@ async function budgetRows(
     limit_cents: string;
     spent_cents: string;
     resets_at: Date | null;
-  }>({
-    name: 'budgets-of',
-    text: BUDGET_ROWS,
-    values: [accountId, s?.scope ?? null, s?.subjectId ?? null, timeZone],
-  });
+  }>(
+    s
+      ? {
+          name: 'budgets-of-subject',
+          text: budgetRowsSql(true, '$4'),
+          values: [accountId, s.scope, s.subjectId, timeZone],
+        }
+      : { name: 'budgets-of', text: budgetRowsSql(false, '$2'), values: [accountId, timeZone] },
+  );
   return rows.map((r) => ({
     scope: r.scope,
     subjectId: r.subject_id,
@@ -196,7 +205,7 @@ export async function budgetsPanelOf(
   const { rows } = await q.query<{ panel: Panel }>({
     name: 'budgets-panel',
     text: `SELECT json_build_object(
-        'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${BUDGET_ROWS}) b),
+        'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${budgetRowsSql(false, '$2')}) b),
         'keys', (SELECT coalesce(json_agg(json_build_object('id', k.id, 'name', k.name,
             'start', k.start, 'createdBy', k.created_by) ORDER BY k.id DESC), '[]')
           FROM api_keys k WHERE k.account_id = $1 AND k.revoked_at IS NULL),
@@ -205,7 +214,7 @@ export async function budgetsPanelOf(
           FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.account_id = $1),
         'lowBalanceCents', a.low_balance_cents) AS panel
       FROM accounts a WHERE a.id = $1`,
-    values: [accountId, null, null, timeZone],
+    values: [accountId, timeZone],
   });
   if (rows.length === 0) return null;
   const { panel } = rows[0];

@@ -5,15 +5,19 @@ import { QUEUE_POSITION_CAP } from '../db/generations.ts';
 
 type Row = Record<string, unknown>;
 
-// Each created render's place among its model's waiting renders, in the same statement: counted in
-// the statement's snapshot, which does not see this batch's own rows (the batcher adds those).
+// Each created render's place among its model's waiting renders, in the same statement: the
+// renders waiting besides this batch's, counted once per model after the charge
+// (src/db/sql/queue_ahead.sql: in a snapshot taken then, which sees a batch of the same account
+// this one waited for); the batcher adds the batch's own earlier ones, in id order.
 const CREATE_BATCH = `
-SELECT c.idx, c.outcome, c.generation_id, c.inputs, c.created_at,
-  CASE WHEN c.outcome = 'created' THEN (SELECT count(*)::int FROM (SELECT 1 FROM generations w
-    WHERE w.model_id = ($3::text[])[c.idx + 1] AND w.status = 'queued' AND w.started_at IS NULL
-      AND w.id < c.generation_id
-    LIMIT ${QUEUE_POSITION_CAP - 1}) ahead) + 1 END AS queue_position
-FROM rendergate_create_generations($1, $2) c`;
+WITH made AS MATERIALIZED (SELECT * FROM rendergate_create_generations($1, $2)),
+  ahead AS (
+    SELECT f.model_id, rendergate_queue_ahead(f.model_id, f.mine, ${QUEUE_POSITION_CAP - 1}) AS n
+    FROM (SELECT ($3::text[])[m.idx + 1] AS model_id, count(*)::int AS mine
+          FROM made m WHERE m.outcome = 'created' GROUP BY 1) f)
+SELECT m.idx, m.outcome, m.generation_id, m.inputs, m.created_at,
+  CASE WHEN m.outcome = 'created' THEN a.n + 1 END AS queue_position
+FROM made m LEFT JOIN ahead a ON a.model_id = ($3::text[])[m.idx + 1]`;
 
 /**
  * One call of rendergate_create_generations: charges (or records, for a test key), enqueues and

@@ -99,6 +99,9 @@ export const publicAddressPolicy: AddressPolicy = (address) => {
 /** Lifts the address check entirely (RENDERGATE_ALLOW_PRIVATE_URLS=1). */
 export const anyAddressPolicy: AddressPolicy = () => ({ allowed: true });
 
+/** An IPv4 literal as the URL parser leaves it. */
+const DOTTED_QUAD = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
 /**
  * Why a URL that names its host as a literal IP address can never be reached, when the default policy
  * refuses that address; undefined for a host name (checked when it is resolved, at fetch or
@@ -112,7 +115,11 @@ export function literalAddressRefusal(url: string): string | undefined {
   } catch {
     return undefined;
   }
-  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  // The parser gives an IP literal as a dotted quad or a bracketed IPv6 address: anything else is a
+  // name, known without ipaddr.js, whose checks throw (and build a stack) inside on every name.
+  const v6 = host.startsWith('[');
+  if (!v6 && !DOTTED_QUAD.test(host)) return undefined;
+  const bare = v6 ? host.slice(1, -1) : host;
   if (!ipaddr.IPv4.isValidFourPartDecimal(bare) && !ipaddr.IPv6.isValid(bare)) return undefined;
   const v = publicAddressPolicy(bare);
   return v.allowed ? undefined : `names ${v.reason}, which is never reached`;

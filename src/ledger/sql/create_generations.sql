@@ -80,6 +80,7 @@ DECLARE
   b_a100 boolean[];
   alerting boolean;
   counted integer;
+  made_rows integer;
   -- the balance a live charge left and the account's low-balance threshold (scalars: a record not
   -- yet assigned, as after a test item, cannot even be read in a test that would skip it)
   left_cents bigint;
@@ -178,9 +179,15 @@ BEGIN
         RETURN NEXT;
         CONTINUE;
       END IF;
-      INSERT INTO key_day_usage AS u (key_id, day, spent_cents) VALUES (it.key_id, today, it.cost)
-      ON CONFLICT (key_id, day) DO UPDATE SET spent_cents = u.spent_cents + EXCLUDED.spent_cents
-        WHERE it.cap IS NULL OR u.spent_cents + EXCLUDED.spent_cents <= it.cap;
+      -- The day's row exists but for the key's first charge of the day: an UPDATE, then (a missing
+      -- row or a reached cap) an INSERT that a row already there refuses.
+      UPDATE key_day_usage AS u SET spent_cents = u.spent_cents + it.cost
+        WHERE u.key_id = it.key_id AND u.day = today
+          AND (it.cap IS NULL OR u.spent_cents + it.cost <= it.cap);
+      IF NOT FOUND THEN
+        INSERT INTO key_day_usage (key_id, day, spent_cents) VALUES (it.key_id, today, it.cost)
+          ON CONFLICT DO NOTHING;
+      END IF;
       IF NOT FOUND THEN
         outcome := 'refused';
         RETURN NEXT;
@@ -210,24 +217,34 @@ BEGIN
           'thresholdCents', low_cents));
     END IF;
 
-    -- Count the price in every budget in force in one statement, with the thresholds it reaches
-    -- (each alerted once per period). The WHERE holds the limit whatever a caller did: a row it
-    -- refuses (fewer rows counted than budgets) is a bug, not a refusal.
+    -- Count the price in every budget in force, with the thresholds it reaches (each alerted once
+    -- per period). A budget's row of this period exists but after its first charge in it, so an
+    -- UPDATE counts it (an upsert's conflict path locks the row, then updates it: two WAL records
+    -- a row, which an UPDATE does in one), and an INSERT makes the rows missing. Both WHEREs hold
+    -- the limit whatever a caller did: a row they refuse (fewer rows counted than budgets) is a
+    -- bug, not a refusal.
     IF in_force THEN
-      INSERT INTO budget_usage AS u (account_id, scope, subject_id, period, period_start,
-          spent_cents, alerted_80, alerted_100)
-        SELECT it.account_id, x.scope, x.subject_id, x.period, x.start, it.cost,
-            x.lim > 0 AND x.spent * 5 >= x.lim * 4, x.lim > 0 AND x.spent >= x.lim
-          FROM unnest(b_scope, b_subject, b_period, b_start, b_limit, b_spent)
-            AS x(scope, subject_id, period, start, lim, spent)
-      ON CONFLICT (account_id, scope, subject_id, period, period_start) DO UPDATE
-        SET spent_cents = u.spent_cents + EXCLUDED.spent_cents,
-          alerted_80 = u.alerted_80 OR EXCLUDED.alerted_80,
-          alerted_100 = u.alerted_100 OR EXCLUDED.alerted_100
-        WHERE u.spent_cents + EXCLUDED.spent_cents <= (SELECT z.limit_cents FROM budgets z
-          WHERE z.account_id = u.account_id AND z.scope = u.scope
-            AND z.subject_id = u.subject_id AND z.period = u.period);
+      UPDATE budget_usage AS u SET spent_cents = u.spent_cents + it.cost,
+          alerted_80 = u.alerted_80 OR (x.lim > 0 AND x.spent * 5 >= x.lim * 4),
+          alerted_100 = u.alerted_100 OR (x.lim > 0 AND x.spent >= x.lim)
+        FROM unnest(b_scope, b_subject, b_period, b_start, b_limit, b_spent)
+          AS x(scope, subject_id, period, start, lim, spent)
+       WHERE u.account_id = it.account_id AND u.scope = x.scope AND u.subject_id = x.subject_id
+         AND u.period = x.period AND u.period_start = x.start
+         AND u.spent_cents + it.cost <= x.lim;
       GET DIAGNOSTICS counted = ROW_COUNT;
+      IF counted <> cardinality(b_scope) THEN
+        INSERT INTO budget_usage AS u (account_id, scope, subject_id, period, period_start,
+            spent_cents, alerted_80, alerted_100)
+          SELECT it.account_id, x.scope, x.subject_id, x.period, x.start, it.cost,
+              x.lim > 0 AND x.spent * 5 >= x.lim * 4, x.lim > 0 AND x.spent >= x.lim
+            FROM unnest(b_scope, b_subject, b_period, b_start, b_limit, b_spent)
+              AS x(scope, subject_id, period, start, lim, spent)
+           WHERE it.cost <= x.lim
+        ON CONFLICT DO NOTHING;
+        GET DIAGNOSTICS made_rows = ROW_COUNT;
+        counted := counted + made_rows;
+      END IF;
       IF counted <> cardinality(b_scope) THEN
         RAISE EXCEPTION 'a budget of account % passed under its lock', it.account_id;
       END IF;

@@ -144,3 +144,48 @@ it('concurrent creates share round trips', async () => {
   expect((await create(f.api, a.key)).status).toBe(202);
   expect(batches()).toBe(before + 1);
 });
+
+it('creates batched together take distinct places in their models’ queues, after those waiting', async () => {
+  // two models no other test here queues (nothing renders: role api)
+  const VIDEO = {
+    modelId: 'rendergate/image-to-video',
+    inputs: { prompt: 'A lighthouse at dusk', image: 'https://example.com/a.png' },
+  };
+  const ENDS = {
+    modelId: 'rendergate/start-end-to-video',
+    inputs: {
+      prompt: 'dawn',
+      image: 'https://example.com/a.png',
+      last_image: 'https://example.com/b.png',
+      duration: 3,
+      resolution: '540p',
+    },
+  };
+  const waiting = async (model: string) =>
+    (
+      await f.dbh.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM generations
+          WHERE model_id = $1 AND status = 'queued' AND started_at IS NULL`,
+        [model],
+      )
+    ).rows[0].n;
+  const before = { ends: await waiting(ENDS.modelId), video: await waiting(VIDEO.modelId) };
+  // the places counted stop at 100: the queues must leave room for what follows
+  expect(before.ends + 30).toBeLessThan(100);
+  expect(before.video + 30).toBeLessThan(100);
+  const batches = countBatches();
+  const a = await f.api.account(1_000_000);
+  const bodies = Array.from({ length: 60 }, (_, i) => (i % 2 ? VIDEO : ENDS));
+  const rs = await Promise.all(bodies.map((body) => create(f.api, a.key, undefined, body)));
+  expect(rs.map((r) => r.status)).toEqual(bodies.map(() => 202));
+  expect(batches()).toBeLessThan(30); // several creates per batch, several models per batch
+  const places = (body: object, from: number) =>
+    expect(
+      rs
+        .filter((_, i) => bodies[i] === body)
+        .map((r) => r.json.queuePosition as number)
+        .sort((x, y) => x - y),
+    ).toEqual(Array.from({ length: 30 }, (_, i) => from + i + 1));
+  places(ENDS, before.ends);
+  places(VIDEO, before.video);
+});

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { anyAddressPolicy, publicAddressPolicy } from '../../../src/net/address-guard.ts';
+import {
+  anyAddressPolicy,
+  literalAddressRefusal,
+  publicAddressPolicy,
+} from '../../../src/net/address-guard.ts';
 import { parseInputUrl } from '../../../src/backends/local/guarded-get.ts';
 import { describeUrl } from '../../../src/backends/shared/guarded-request.ts';
 import { RenderError } from '../../../src/backends/types.ts';
@@ -85,6 +89,35 @@ describe('publicAddressPolicy', () => {
 
   it('is lifted entirely by the allow-everything policy', () => {
     expect(anyAddressPolicy('127.0.0.1')).toEqual({ allowed: true });
+  });
+});
+
+describe('literalAddressRefusal', () => {
+  // What the URL parser leaves of a host decides: odd IPv4 forms become dotted quads, IPv6 stays
+  // bracketed, and a name (even one ending in digits that are not an address) is left to the fetch.
+  it.each([
+    ['http://127.0.0.1/x.png', /loopback/],
+    ['http://127.1/x.png', /loopback/],
+    ['http://0x7f.1/x.png', /loopback/],
+    ['http://2130706433/x.png', /loopback/],
+    ['https://10.0.0.7:8443/x', /private/],
+    ['http://[::1]/x', /loopback/],
+    ['http://[::ffff:127.0.0.1]/x', /loopback/],
+    ['http://169.254.169.254/latest/meta-data', /link-local/],
+  ])('refuses %s when it is given', (url, reason) => {
+    expect(literalAddressRefusal(url)).toMatch(reason);
+  });
+
+  it.each([
+    'https://images.example.com/a.png',
+    'http://localhost/x',
+    'http://host-10.0.0.1.example/x',
+    'http://8.8.8.8/x',
+    'http://1.2.3/x',
+    'http://[2001:4860:4860::8888]/x',
+    'not a url',
+  ])('leaves %s to the fetch', (url) => {
+    expect(literalAddressRefusal(url)).toBeUndefined();
   });
 });
 
