@@ -9,6 +9,7 @@ import pg from 'pg';
 import { expect, it, vi } from 'vitest';
 import { chatFake, type ChatFake } from '../../fakes/openai.ts';
 import { dropProxy } from '../../helpers/drop-proxy.ts';
+import { LiveText } from '../../../src/queue/live-text.ts';
 import { remoteFixture, textModel, videoModel } from '../remote/harness.ts';
 
 let chat: ChatFake;
@@ -317,6 +318,21 @@ it("usage is the chat server's own counts where it reports them, stored with the
       completion_tokens: 56,
       total_tokens: 1290,
     });
+    // Answered by the waiter (the worker's word muted): the counts came with the row it read, no
+    // read of their own.
+    const muted = vi.spyOn(LiveText.prototype, 'succeeded').mockImplementation(() => {});
+    const read = vi.spyOn(pg.Pool.prototype, 'query');
+    try {
+      const w = await sdk().chat.completions.create({ model: 'acme/qwen', messages });
+      expect(w.usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56 });
+      const named = (n: string) =>
+        read.mock.calls.filter(([q]) => (q as { name?: string })?.name === n).length;
+      expect(named('gen-get')).toBeGreaterThan(0);
+      expect(named('reported-tokens')).toBe(0);
+    } finally {
+      muted.mockRestore();
+      read.mockRestore();
+    }
     // a replay answers from the stored render, its counts read back from the database
     const again = await sdk().chat.completions.create(
       { model: 'acme/qwen', messages },
