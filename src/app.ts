@@ -174,6 +174,8 @@ export async function startService(
     testRenders,
   });
   const keys = new KeyResolver(db, config.keyPrefix);
+  // Keys in use are kept until a change is heard (key-resolver.ts); a worker resolves none.
+  if (role !== 'worker') await keys.listen(infra.url, (m) => log.warn(m));
   // invitations and money notices go out by mail where SMTP is set up
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
   const ctx = {
@@ -351,6 +353,7 @@ export async function startService(
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();
       await sessionCache?.stop();
+      await keys.stop();
       await wakeDb?.end().catch(() => undefined);
       await infra.close();
     },
