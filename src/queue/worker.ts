@@ -209,8 +209,9 @@ export class Worker {
       const n = this.perAccount.get(job.account_id)! - 1;
       if (n > 0) this.perAccount.set(job.account_id, n);
       else this.perAccount.delete(job.account_id);
-      // the next job's claim need not wait for this one's clean-up
-      if (bound) this.fill();
+      // The next job's claim need not wait for this one's clean-up, but goes after what its
+      // outcome set off in this process (a chat answer written, in microtasks): not before it.
+      if (bound) setImmediate(() => this.fill());
     });
     if (this.running.size === 0) this.idle.splice(0).forEach((f) => f());
   }

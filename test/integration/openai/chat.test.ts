@@ -4,11 +4,13 @@
 // `driver: openai` model whose stream passes through from a fake vLLM (test/fakes/openai.ts) as it
 // streams.
 import crypto from 'node:crypto';
+import http from 'node:http';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { expect, it, vi } from 'vitest';
 import { chatFake, type ChatFake } from '../../fakes/openai.ts';
 import { dropProxy } from '../../helpers/drop-proxy.ts';
+import { waitFor } from '../../helpers/wait.ts';
 import { LiveText } from '../../../src/queue/live-text.ts';
 import { remoteFixture, textModel, videoModel } from '../remote/harness.ts';
 
@@ -357,5 +359,38 @@ it("usage is the chat server's own counts where it reports them, stored with the
     expect(json.usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56 });
   } finally {
     chat.usage = undefined;
+  }
+});
+
+it("answers a chat render before its worker claims again (the pooled model's refill waits)", async () => {
+  const queries = vi.spyOn(pg.Pool.prototype, 'query');
+  const ends = vi.spyOn(http.ServerResponse.prototype, 'end');
+  try {
+    await sdk().chat.completions.create({
+      model: 'acme/qwen',
+      messages: [{ role: 'user', content: 'A heron.' }],
+    });
+    // vitest numbers every call of every spy in one sequence: which came first.
+    const named = (n: (name: string) => boolean) =>
+      queries.mock.calls.flatMap(([q], i) =>
+        n((q as { name?: string })?.name ?? '') ? [queries.mock.invocationCallOrder[i]] : [],
+      );
+    const [recorded] = named((n) => n === 'succeed-text');
+    const answered = ends.mock.contexts.flatMap((res, i) =>
+      (res as http.ServerResponse).req?.url === '/openai/v1/chat/completions'
+        ? [ends.mock.invocationCallOrder[i]]
+        : [],
+    );
+    expect(recorded).toBeDefined();
+    expect(answered.length).toBe(1);
+    // Every claim the render's end set off (a pooled model claims again) went after the answer.
+    await waitFor('a claim after the render', () =>
+      named((n) => n.startsWith('claim-batch')).some((at) => at > recorded),
+    );
+    const claims = named((n) => n.startsWith('claim-batch')).filter((at) => at > recorded);
+    expect(Math.min(...claims)).toBeGreaterThan(answered[0]);
+  } finally {
+    queries.mockRestore();
+    ends.mockRestore();
   }
 });
