@@ -34,6 +34,7 @@ import { buildServer } from './http/server.ts';
 import type { AccessWriter } from './http/access-log.ts';
 import { Worker } from './queue/worker.ts';
 import { JobWake } from './queue/job-wake.ts';
+import { RecordingHere } from './queue/recording-here.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { buildOpsServer } from './http/ops-server.ts';
@@ -133,9 +134,17 @@ export async function startService(
   const streams = new Waiters(config.maxWaiters);
   // Chat renders stream their text to the /openai/v1 answers of this process, or through the relay.
   const liveText = new LiveText();
+  const wakeHeld = (id: string) => {
+    waiters.wake(id);
+    streams.wake(id);
+  };
+  // A change heard while this process's worker records that render's outcome: woken by the
+  // worker once its statement has answered (recording-here.ts); the cache dropped its copy already.
+  const recording = new RecordingHere((id) => setImmediate(wakeHeld, id));
   if (cache)
     cache.onChange = (id) => {
       if (id === null || !liveText.receive(id)) {
+        if (id !== null && recording.hold(id)) return;
         waiters.wake(id);
         streams.wake(id);
       }
@@ -292,9 +301,11 @@ export async function startService(
       jobWake: jobs,
       onFinal: (id) => {
         generations.forget(id);
-        waiters.wake(id);
-        streams.wake(id);
+        // After what the outcome set off in this process (a chat answer, in microtasks), which
+        // then has no waiter left to read the row again.
+        setImmediate(wakeHeld, id);
       },
+      recording,
     });
     janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();

@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics/metrics.ts';
 import type { PoolState } from './pool-claim.ts';
 import type { LiveText } from './live-text.ts';
 import type { JobWake } from './job-wake.ts';
+import type { RecordingHere } from './recording-here.ts';
 
 export interface WorkerOptions {
   db: Db;
@@ -53,6 +54,11 @@ export interface WorkerOptions {
    * process's held requests (`Prefer: wait`) need not wait for its change notification to hear it.
    */
   onFinal?: (generationId: string) => void;
+  /**
+   * Outcomes this worker is recording: this process's held requests and streams are woken by the
+   * worker's word rather than by the change notification that beats it (recording-here.ts).
+   */
+  recording?: RecordingHere;
   /** This process's creates, which wake this worker in-process (job-wake.ts). */
   jobWake?: JobWake;
 }

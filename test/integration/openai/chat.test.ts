@@ -362,7 +362,7 @@ it("usage is the chat server's own counts where it reports them, stored with the
   }
 });
 
-it("answers a chat render before its worker claims again (the pooled model's refill waits)", async () => {
+it('answers a chat render before anything its outcome set off: no read of the row, no claim', async () => {
   const queries = vi.spyOn(pg.Pool.prototype, 'query');
   const ends = vi.spyOn(http.ServerResponse.prototype, 'end');
   try {
@@ -383,6 +383,11 @@ it("answers a chat render before its worker claims again (the pooled model's ref
     );
     expect(recorded).toBeDefined();
     expect(answered.length).toBe(1);
+    // Its change notification (which beats the statement's own answer here) and the worker's word
+    // woke no waiter to read the row again before the answer: rendered here, answered from here.
+    expect(named((n) => n === 'gen-get').filter((at) => at > recorded && at < answered[0])).toEqual(
+      [],
+    );
     // Every claim the render's end set off (a pooled model claims again) went after the answer.
     await waitFor('a claim after the render', () =>
       named((n) => n.startsWith('claim-batch')).some((at) => at > recorded),
