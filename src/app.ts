@@ -34,6 +34,7 @@ import { buildServer } from './http/server.ts';
 import type { AccessWriter } from './http/access-log.ts';
 import { Worker } from './queue/worker.ts';
 import { JobWake } from './queue/job-wake.ts';
+import { RecordingHere } from './queue/recording-here.ts';
 import { Janitor } from './queue/janitor.ts';
 import { Metrics } from './metrics/metrics.ts';
 import { buildOpsServer } from './http/ops-server.ts';
@@ -133,9 +134,17 @@ export async function startService(
   const streams = new Waiters(config.maxWaiters);
   // Chat renders stream their text to the /openai/v1 answers of this process, or through the relay.
   const liveText = new LiveText();
+  const wakeHeld = (id: string) => {
+    waiters.wake(id);
+    streams.wake(id);
+  };
+  // A change heard while this process's worker records that render's outcome: woken by the
+  // worker once its statement has answered (recording-here.ts); the cache dropped its copy already.
+  const recording = new RecordingHere((id) => setImmediate(wakeHeld, id));
   if (cache)
     cache.onChange = (id) => {
       if (id === null || !liveText.receive(id)) {
+        if (id !== null && recording.hold(id)) return;
         waiters.wake(id);
         streams.wake(id);
       }
@@ -174,6 +183,8 @@ export async function startService(
     testRenders,
   });
   const keys = new KeyResolver(db, config.keyPrefix);
+  // Keys in use are kept until a change is heard (key-resolver.ts); a worker resolves none.
+  if (role !== 'worker') await keys.listen(infra.url, (m) => log.warn(m));
   // invitations and money notices go out by mail where SMTP is set up
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : null;
   const ctx = {
@@ -290,9 +301,11 @@ export async function startService(
       jobWake: jobs,
       onFinal: (id) => {
         generations.forget(id);
-        waiters.wake(id);
-        streams.wake(id);
+        // After what the outcome set off in this process (a chat answer, in microtasks), which
+        // then has no waiter left to read the row again.
+        setImmediate(wakeHeld, id);
       },
+      recording,
     });
     janitor = new Janitor({ db, storage, log, ledger });
     wake = () => worker?.fill();
@@ -351,6 +364,7 @@ export async function startService(
       await claimDb?.end().catch(() => undefined);
       await cache?.stop();
       await sessionCache?.stop();
+      await keys.stop();
       await wakeDb?.end().catch(() => undefined);
       await infra.close();
     },

@@ -12,6 +12,11 @@ export const GENERATION_CHANGED_CHANNEL = 'rendergate_generation_changed';
  * drops what it kept.
  */
 export const SESSIONS_CHANNEL = 'rendergate_sessions';
+/**
+ * A statement changed what a key's lookup reads (a key made, revoked or changed): sent by the
+ * statement trigger of src/db/sql/keys_changed.sql; services/key-resolver.ts drops what it kept.
+ */
+export const KEYS_CHANNEL = 'rendergate_keys';
 /** A webhook delivery was written (by the trigger of migrations/009, only when one was). */
 export const WEBHOOKS_CHANNEL = 'rendergate_webhooks';
 

@@ -51,7 +51,10 @@ export async function replayRow(q: Queryable, id: string): Promise<Row> {
 export async function liveGeneration(q: Queryable, id: string): Promise<Row | null> {
   const { rows } = await q.query<Row>({
     name: 'gen-get',
-    text: `SELECT ${GENERATION_COLUMNS}, account_id, ${QUEUE_POSITION('g')} FROM generations g
+    // With the counts its backend reported: an answer waiting for it (a chat request's) has them
+    // without a read of its own (services/chat.ts tokens()).
+    text: `SELECT ${GENERATION_COLUMNS}, account_id, input_tokens, output_tokens,
+             ${QUEUE_POSITION('g')} FROM generations g
            WHERE id = $1 AND deleted_at IS NULL`,
     values: [id],
   });

@@ -11,6 +11,7 @@ import type { ModelDef } from '../domain/catalog.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { LiveText } from './live-text.ts';
 import type { AttemptOutcome } from './outcome.ts';
+import type { RecordingHere } from './recording-here.ts';
 import { ProgressWriter } from './progress.ts';
 import { ScratchDir } from './scratch-dir.ts';
 import { traced } from './spans.ts';
@@ -43,6 +44,23 @@ export interface AttemptDeps {
   readUpload?: (generationId: string) => RenderContext['readUpload'];
   liveText?: LiveText;
   onFinal?: (generationId: string) => void;
+  /** Holds this process's wakes for a change whose outcome is being recorded here. */
+  recording?: RecordingHere;
+}
+
+/**
+ * Runs an outcome's statement (`write`: true when it made the render final) with the change it
+ * notifies held here until it has answered (recording-here.ts).
+ */
+async function recorded(d: AttemptDeps, id: string, write: () => Promise<boolean>) {
+  d.recording?.begin(id);
+  let final = false;
+  try {
+    final = await write();
+    return final;
+  } finally {
+    d.recording?.end(id, final);
+  }
 }
 
 /** Stops the attempt (cancelled or deleted by its owner, or its lease lost). */
@@ -127,10 +145,12 @@ export async function runAttempt(
       d.metrics.renderDuration.observe({ model: job.model_id }, (performance.now() - t0) / 1000),
     );
     if (state.abort.signal.aborted) return;
-    if (await traced(job, 'generation.store', () => d.outcome.succeed(job, out))) {
+    const stored = () => d.outcome.succeed(job, out);
+    if (await traced(job, 'generation.store', () => recorded(d, job.id, stored))) {
       d.metrics.renders.inc({ model: job.model_id, status: 'succeeded' });
-      d.onFinal?.(job.id);
+      // The chat answer waiting here first: the held requests' wake goes after it.
       if (out.kind === 'text') live?.succeeded(job.id, out.text, out.tokens);
+      d.onFinal?.(job.id);
     }
     log.info({ ms: Math.round(performance.now() - t0) }, 'render finished');
   } catch (e) {
@@ -139,7 +159,7 @@ export async function runAttempt(
       return;
     }
     if (state.reason === 'shutdown') return; // handed back to the queue by stop()
-    if (await d.outcome.fail(job, e, log)) d.onFinal?.(job.id);
+    if (await recorded(d, job.id, () => d.outcome.fail(job, e, log))) d.onFinal?.(job.id);
   } finally {
     clearInterval(heartbeat);
     progress.stop();

@@ -8,12 +8,6 @@
 // generation, or touch the file of the attempt that won.
 import os from 'node:os';
 import crypto from 'node:crypto';
-import type { Logger } from 'pino';
-import type { ModelBackend, RenderContext } from '../backends/types.ts';
-import type { Db } from '../db/pool.ts';
-import type { Catalog } from '../domain/catalog-load.ts';
-import type { ModelDef } from '../domain/catalog.ts';
-import type { Storage } from '../storage/storage.ts';
 import {
   CANCEL_CHANNEL,
   GENERATION_CHANGED_CHANNEL,
@@ -32,62 +26,17 @@ import {
   type Running,
 } from './attempt.ts';
 import type { ClaimedJob } from './types.ts';
-import type { Ledger } from '../ledger/ledger.ts';
 import { handBackAtShutdown } from '../db/generations-attempt.ts';
-import type { Metrics } from '../metrics/metrics.ts';
-import type { PoolState } from './pool-claim.ts';
-import type { LiveText } from './live-text.ts';
-import type { JobWake, QueuedJob } from './job-wake.ts';
+import { WakeAnswers, type QueuedJob } from './job-wake.ts';
 import { recordSpan } from '../tracing/trace.ts';
 import { spanAttributes } from './spans.ts';
 
+import type { WorkerOptions } from './worker-options.ts';
+
+export type { WorkerOptions };
+
 export const LEASE_SECONDS = 15;
 const POLL_MS = 1_000;
-
-export interface WorkerOptions {
-  db: Db;
-  /**
-   * Claims and lease renewals: a small pool of its own (so API traffic cannot starve dispatch) with
-   * async commits.
-   */
-  claimDb: Db;
-  databaseUrl: string;
-  /** The refunds of failed renders. */
-  ledger: Ledger;
-  catalog: Catalog;
-  backendFor: (model: ModelDef) => ModelBackend;
-  storage: Storage;
-  concurrency: number;
-  /** Renders of one account running at once, cluster-wide; 0 = no limit. */
-  accountConcurrency: number;
-  log: Logger;
-  metrics: Metrics;
-  /**
-   * The upload reader of a render (src/queue/upload-reader.ts); without it, no input is an upload.
-   */
-  readUpload?: (generationId: string) => RenderContext['readUpload'];
-  /** Seconds a stored output is kept after the render (0 = forever): its expires_at. */
-  outputRetentionSeconds?: number;
-  /**
-   * Models rendered by pools of servers, with this process's view of each server's health (pool-
-   * claim.ts).
-   */
-  pools?: Map<string, PoolState>;
-  /**
-   * Where chat renders publish their text as it streams: /openai/v1 streams of this process read it,
-   * and its relay (live-text-relay.ts) carries it to the other processes.
-   */
-  liveText?: LiveText;
-  /** The most text a render may answer (UTF-8 bytes); past it the render fails, refunded. */
-  textOutputLimitBytes?: number;
-  /**
-   * A render of this worker was recorded as final (succeeded, or failed and refunded): this
-   * process's held requests (`Prefer: wait`) need not wait for its change notification to hear it.
-   */
-  onFinal?: (generationId: string) => void;
-  /** This process's creates, which wake this worker in-process (job-wake.ts). */
-  jobWake?: JobWake;
-}
 
 export class Worker {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
@@ -110,6 +59,8 @@ export class Worker {
   private limitedModels: Set<string>;
   private fillAgain = false;
   private queuedHere: QueuedJob | null = null; // claimed alone if it is (claim.ts claimAlone)
+  /** Jobs this process queued: job-wake.ts announces only those this worker did not claim. */
+  private wakes = new WakeAnswers();
   private stopping = false;
   private idle: Array<() => void> = [];
 
@@ -156,9 +107,21 @@ export class Worker {
 
   async start(): Promise<void> {
     await this.listener.start();
-    this.o.jobWake?.attach((job) => this.fill(job));
+    this.o.jobWake?.attach((job) => this.fillFor(job));
     this.pollTimer = setInterval(() => this.fill(), POLL_MS);
     this.fill();
+  }
+
+  /**
+   * fill() for a job this process queued: true once a claim of this worker has taken it, false
+   * when the claim round ended without it (or none could run).
+   */
+  private fillFor(job?: QueuedJob): Promise<boolean> | void {
+    if (!job) return this.fill();
+    if (this.stopping) return Promise.resolve(false);
+    const told = this.wakes.wait(job.id);
+    this.fill(job);
+    return told;
   }
 
   /** Claims jobs until every slot is busy or nothing is runnable; `job`: one this process queued. */
@@ -173,6 +136,8 @@ export class Worker {
     // nothing to do.
     this.filling = this.fillSlots().finally(() => {
       this.filling = null;
+      // A fill() asked for after the loop's last look (its job not yet tried): one more round.
+      if (this.fillAgain) this.fill();
     });
   }
 
@@ -202,6 +167,8 @@ export class Worker {
     } catch (e) {
       this.o.log.warn({ err: e }, 'claiming a job failed');
     }
+    // Whatever the loop did not take is for the other workers to hear of.
+    this.wakes.settle();
   }
 
   private async claim(slots: number, queuedHere: QueuedJob | null): Promise<ClaimedJob[]> {
@@ -221,6 +188,7 @@ export class Worker {
       }
       this.o.metrics.queueWait.observe({ model: job.model_id }, Math.max(0, job.waited));
       this.startedNotifier.send(job.id); // its startedAt is set: cached polls must drop it
+      this.wakes.claimed(job.id);
     }
     return jobs;
   }
@@ -241,8 +209,9 @@ export class Worker {
       const n = this.perAccount.get(job.account_id)! - 1;
       if (n > 0) this.perAccount.set(job.account_id, n);
       else this.perAccount.delete(job.account_id);
-      // the next job's claim need not wait for this one's clean-up
-      if (bound) this.fill();
+      // The next job's claim need not wait for this one's clean-up, but goes after what its
+      // outcome set off in this process (a chat answer written, in microtasks): not before it.
+      if (bound) setImmediate(() => this.fill());
     });
     if (this.running.size === 0) this.idle.splice(0).forEach((f) => f());
   }
@@ -276,6 +245,7 @@ export class Worker {
     if (this.pollTimer) clearInterval(this.pollTimer);
     // a claim in flight: its jobs are running (or handed back below) like the rest
     await this.filling;
+    this.wakes.settle();
     if (this.running.size > 0) {
       await Promise.race([
         new Promise<void>((r) => this.idle.push(r)),

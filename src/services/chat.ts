@@ -36,8 +36,9 @@ export interface FinalGeneration {
   textOutput?: string;
   error?: { code: string; message: string };
   /**
-   * When this process's worker rendered it: the counts its backend reported, or null when it
-   * reported none (known here, so nobody asks the database). Absent: not known here.
+   * The counts its backend reported, or null when it reported none, when known here: this
+   * process's worker rendered it, or the row the waiter read had them (so nobody asks the database
+   * again). Absent: not known here.
    */
   tokens?: TokenCounts | null;
 }
@@ -143,7 +144,11 @@ export class ChatCompletions {
     });
     const waited = this.generations
       .waitJson(p, id, CHAT_WAIT_SECONDS, AbortSignal.any([closed, stop.signal]))
-      .then((held) => JSON.parse(held.json) as FinalGeneration);
+      .then((held): FinalGeneration => {
+        const g = JSON.parse(held.json) as FinalGeneration;
+        // The counts came with the row (none reported: null), so tokens() asks nothing more.
+        return held.tokens === undefined ? g : { ...g, tokens: held.tokens };
+      });
     try {
       return await Promise.race([rendered, waited]);
     } finally {

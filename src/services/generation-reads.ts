@@ -14,6 +14,13 @@ import { decodeCursor, encodeCursor, type Page } from './paging.ts';
 import type { CachedGeneration, GenerationCache } from './generation-cache.ts';
 import { openEventStream } from './generation-events.ts';
 
+/** The reported counts of a row read with them (undefined: read without them). */
+function tokensOf(r: GenerationRow): { input: number; output: number } | null | undefined {
+  if (r.input_tokens === undefined || r.output_tokens === undefined) return undefined;
+  if (r.input_tokens === null || r.output_tokens === null) return null;
+  return { input: r.input_tokens, output: r.output_tokens };
+}
+
 /** How long a poll may be answered from memory while its render waits to start (its queue position moves). */
 const WAITING_FRESH_MS = 1_000;
 
@@ -65,14 +72,19 @@ export class GenerationReads {
   /**
    * The generation's JSON once it is final, or when `seconds` have passed, or when `closed` fires (the
    * client went away), whichever comes first. `applied` is false when the process already holds its
-   * most waiting requests: the answer is then the current state, at once.
+   * most waiting requests: the answer is then the current state, at once. `tokens`: the counts its
+   * backend reported (null: none), when the row read had them.
    */
   async waitJson(
     p: Principal,
     id: string,
     seconds: number,
     closed: AbortSignal,
-  ): Promise<{ json: string; applied: boolean }> {
+  ): Promise<{
+    json: string;
+    applied: boolean;
+    tokens?: { input: number; output: number } | null;
+  }> {
     const accountId = accountFor(p, 'renders.view');
     if (!this.o.waiters || !this.o.cache)
       return { json: await this.getJson(p, id), applied: false };
@@ -86,7 +98,7 @@ export class GenerationReads {
     const { value: g, timedOut } = watched;
     // At the time limit the answer is the state then (unless the client has gone: nobody reads it).
     if (timedOut && !closed.aborted) return { json: await this.getJson(p, id), applied: true };
-    return { json: g.json, applied: true };
+    return { json: g.json, applied: true, tokens: tokensOf(g.row) };
   }
 
   /** A stream of the render's live events; 404 as getJson, 429 past the streams' bound. */

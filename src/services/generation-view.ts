@@ -21,6 +21,9 @@ export type GenerationRow = Record<string, unknown> & {
   mode?: string;
   /** Computed by the read (QUEUE_POSITION), not stored. */
   queue_position?: number | null;
+  /** The counts its backend reported (migrations/039), where the read asked for them. */
+  input_tokens?: number | null;
+  output_tokens?: number | null;
 };
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);

@@ -1,17 +1,35 @@
-// Resolving bearer keys to their records per request, through a short-lived cache so that a
-// revocation reaches every node within the cache's lifetime (< 1 s); the node that revokes a key
-// forgets it at once (ApiKeys.revoke, keys.ts). Each record carries its principal, made with it:
-// the edges of /v1 and /openai/v1 hand it to the services as who acts.
+// Resolving bearer keys to their records per request, through a cache kept correct two ways:
+//   - While its LISTEN connection is up (an API process: listen()), every statement that changes what
+//     a lookup reads notifies KEYS_CHANNEL at its commit (the trigger of src/db/sql/keys_changed.sql),
+//     from any process, and each process drops every key it keeps: a revocation elsewhere reaches it
+//     about a millisecond after its commit, and a key in steady use is kept (up to LISTENED_TTL_MS)
+//     without asking the database again, so its requests never wait on a lookup.
+//   - Without it (not started, or down: notifications sent meanwhile are lost, so everything is
+//     dropped when it goes down and when it is back), an answer is served for the short lifetime
+//     (< 1 s), so a revocation reaches every node within it, as it always did.
+// The node that revokes a key forgets it at once (ApiKeys.revoke, keys.ts). A lookup under way when
+// keys are dropped is not kept (it may predate the change). Each record carries its principal, made
+// with it: the edges of /v1 and /openai/v1 hand it to the services as who acts.
 import { ApiError } from '../domain/errors.ts';
 import { keyPrincipal } from '../domain/principal.ts';
 import type { Db } from '../db/pool.ts';
 import { keyByHash } from '../db/api-keys.ts';
+import { KEYS_CHANNEL } from '../db/channels.ts';
+import { CacheListener } from '../db/listener.ts';
 import { hashKey, type KeyRecord } from './keys.ts';
 import { UNKNOWN_KEY_TTL_MS, UnknownKeyLimiter } from '../admission/unknown-keys.ts';
+
+/**
+ * How long a key is kept while the LISTEN connection is up: a bound on memory, not on correctness
+ * (a change notifies; past half of it a key in use is looked up again in the background).
+ */
+export const LISTENED_TTL_MS = 60_000;
 
 /** One key's lookup; `found` is its answer once it has answered with a key, for the synchronous cached(). */
 interface CachedLookup {
   at: number;
+  /** Its lifetime: LISTENED_TTL_MS when begun while the listener was up, else the short one. */
+  ttl: number;
   record: Promise<KeyRecord | null>;
   found?: KeyRecord;
   unknown?: boolean;
@@ -28,13 +46,33 @@ export class KeyResolver {
   private cache = new Map<string, CachedLookup>();
   private keyRe: RegExp;
   private unknownKeys = new UnknownKeyLimiter();
+  private listener: CacheListener | null = null;
 
   constructor(
     private db: Db,
     prefix: string,
     private ttlMs = 500,
+    private listenedTtlMs = LISTENED_TTL_MS,
   ) {
     this.keyRe = new RegExp(`^${prefix}(?:live|test)_[1-9A-HJ-NP-Za-km-z]{32,64}$`);
+  }
+
+  /** Keeps keys until a change notifies (API processes); stop() ends it. */
+  async listen(databaseUrl: string, log: (msg: string) => void): Promise<void> {
+    const clear = () => this.cache.clear();
+    this.listener = new CacheListener(databaseUrl, [KEYS_CHANNEL], clear, clear, log);
+    await this.listener.start();
+  }
+
+  async stop(): Promise<void> {
+    this.cache.clear();
+    await this.listener?.stop();
+  }
+
+  /** A lookup begun now: kept long only while changes are heard. */
+  private begin(key: string, now: number): CachedLookup {
+    const ttl = this.listener?.listening ? this.listenedTtlMs : this.ttlMs;
+    return { at: now, ttl, record: this.lookup(hashKey(key)) };
   }
 
   /**
@@ -47,7 +85,7 @@ export class KeyResolver {
     const hit = this.cache.get(key);
     if (!hit) return undefined;
     const now = Date.now();
-    if (now - hit.at > this.ttlMs) return undefined;
+    if (now - hit.at > hit.ttl) return undefined;
     this.refresh(key, hit, now);
     return hit.found && !hit.found.revokedAt ? hit.found : undefined;
   }
@@ -60,9 +98,9 @@ export class KeyResolver {
    */
   private refresh(key: string, hit: CachedLookup, now: number): void {
     const age = now - hit.at;
-    if (hit.refreshing || !hit.found || age <= this.ttlMs / 2 || age > this.ttlMs) return;
+    if (hit.refreshing || !hit.found || age <= hit.ttl / 2 || age > hit.ttl) return;
     hit.refreshing = true;
-    const entry: CachedLookup = { at: now, record: this.lookup(hashKey(key)) };
+    const entry = this.begin(key, now);
     entry.record.then(
       (r) => {
         if (r) entry.found = r;
@@ -91,11 +129,11 @@ export class KeyResolver {
     const now = Date.now();
     let hit = this.cache.get(key);
     if (hit) this.refresh(key, hit, now);
-    if (!hit || now - hit.at > (hit.unknown ? UNKNOWN_KEY_TTL_MS : this.ttlMs)) {
+    if (!hit || now - hit.at > (hit.unknown ? UNKNOWN_KEY_TTL_MS : hit.ttl)) {
       if (!this.keyRe.test(key)) throw new ApiError('API_KEY_INVALID', 'The API key is not valid.');
       // A key this process has seen valid is looked up again whatever its address has been doing.
       if (!hit?.found) this.unknownKeys.check(address, now);
-      const entry: CachedLookup = { at: now, record: this.lookup(hashKey(key)) };
+      const entry = this.begin(key, now);
       if (this.cache.size > 50_000) this.cache.clear();
       this.cache.set(key, entry);
       // A failed lookup (database away) is not an answer: the next request asks again.

@@ -4,11 +4,14 @@
 // `driver: openai` model whose stream passes through from a fake vLLM (test/fakes/openai.ts) as it
 // streams.
 import crypto from 'node:crypto';
+import http from 'node:http';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { expect, it, vi } from 'vitest';
 import { chatFake, type ChatFake } from '../../fakes/openai.ts';
 import { dropProxy } from '../../helpers/drop-proxy.ts';
+import { waitFor } from '../../helpers/wait.ts';
+import { LiveText } from '../../../src/queue/live-text.ts';
 import { remoteFixture, textModel, videoModel } from '../remote/harness.ts';
 
 let chat: ChatFake;
@@ -317,6 +320,21 @@ it("usage is the chat server's own counts where it reports them, stored with the
       completion_tokens: 56,
       total_tokens: 1290,
     });
+    // Answered by the waiter (the worker's word muted): the counts came with the row it read, no
+    // read of their own.
+    const muted = vi.spyOn(LiveText.prototype, 'succeeded').mockImplementation(() => {});
+    const read = vi.spyOn(pg.Pool.prototype, 'query');
+    try {
+      const w = await sdk().chat.completions.create({ model: 'acme/qwen', messages });
+      expect(w.usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56 });
+      const named = (n: string) =>
+        read.mock.calls.filter(([q]) => (q as { name?: string })?.name === n).length;
+      expect(named('gen-get')).toBeGreaterThan(0);
+      expect(named('reported-tokens')).toBe(0);
+    } finally {
+      muted.mockRestore();
+      read.mockRestore();
+    }
     // a replay answers from the stored render, its counts read back from the database
     const again = await sdk().chat.completions.create(
       { model: 'acme/qwen', messages },
@@ -341,5 +359,43 @@ it("usage is the chat server's own counts where it reports them, stored with the
     expect(json.usage).toMatchObject({ prompt_tokens: 1234, completion_tokens: 56 });
   } finally {
     chat.usage = undefined;
+  }
+});
+
+it('answers a chat render before anything its outcome set off: no read of the row, no claim', async () => {
+  const queries = vi.spyOn(pg.Pool.prototype, 'query');
+  const ends = vi.spyOn(http.ServerResponse.prototype, 'end');
+  try {
+    await sdk().chat.completions.create({
+      model: 'acme/qwen',
+      messages: [{ role: 'user', content: 'A heron.' }],
+    });
+    // vitest numbers every call of every spy in one sequence: which came first.
+    const named = (n: (name: string) => boolean) =>
+      queries.mock.calls.flatMap(([q], i) =>
+        n((q as { name?: string })?.name ?? '') ? [queries.mock.invocationCallOrder[i]] : [],
+      );
+    const [recorded] = named((n) => n === 'succeed-text');
+    const answered = ends.mock.contexts.flatMap((res, i) =>
+      (res as http.ServerResponse).req?.url === '/openai/v1/chat/completions'
+        ? [ends.mock.invocationCallOrder[i]]
+        : [],
+    );
+    expect(recorded).toBeDefined();
+    expect(answered.length).toBe(1);
+    // Its change notification (which beats the statement's own answer here) and the worker's word
+    // woke no waiter to read the row again before the answer: rendered here, answered from here.
+    expect(named((n) => n === 'gen-get').filter((at) => at > recorded && at < answered[0])).toEqual(
+      [],
+    );
+    // Every claim the render's end set off (a pooled model claims again) went after the answer.
+    await waitFor('a claim after the render', () =>
+      named((n) => n.startsWith('claim-batch')).some((at) => at > recorded),
+    );
+    const claims = named((n) => n.startsWith('claim-batch')).filter((at) => at > recorded);
+    expect(Math.min(...claims)).toBeGreaterThan(answered[0]);
+  } finally {
+    queries.mockRestore();
+    ends.mockRestore();
   }
 });

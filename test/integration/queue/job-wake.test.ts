@@ -9,6 +9,7 @@ import { JOBS_CHANNEL } from '../../../src/db/channels.ts';
 import type { Db } from '../../../src/db/pool.ts';
 import { Claimer } from '../../../src/queue/claim.ts';
 import { JobWake } from '../../../src/queue/job-wake.ts';
+import { counting } from '../../helpers/counting-db.ts';
 import { freshDatabase } from '../../helpers/db.ts';
 import { waitFor } from '../../helpers/wait.ts';
 
@@ -52,6 +53,27 @@ it("wakes this process's worker at once, and every other one by a NOTIFY only th
   } finally {
     await other.end();
   }
+});
+
+it("announces a job to the other workers only when this process's worker did not claim it", async () => {
+  const { db: counted, names: sent } = counting(db);
+  const wake = new JobWake(counted);
+  const answers = new Map<string, (claimed: boolean) => void>();
+  wake.attach((job) => new Promise<boolean>((resolve) => answers.set(job!.id, resolve)));
+  wake.send('created', { id: 'gen_taken01', modelId: 'm/text' });
+  wake.send('created', { id: 'gen_left001', modelId: 'm/text' });
+  expect(sent).toEqual([]); // nothing before the worker has answered
+  answers.get('gen_taken01')!(true);
+  await waitFor('the answer heard', () => wake.skipped === 1);
+  expect(sent).toEqual([]); // claimed here: no statement at all
+  answers.get('gen_left001')!(false);
+  await waitFor('the NOTIFY sent', () => sent.length === 1);
+  expect(sent).toEqual(['notify-rendergate_jobs']);
+  // A worker that cannot say (no job given, or a plain fill) is announced at once, as before.
+  const plain = new JobWake(counted);
+  plain.attach(() => {});
+  plain.send('created', { id: 'gen_plain01', modelId: 'm/text' });
+  expect(sent).toEqual(['notify-rendergate_jobs', 'notify-rendergate_jobs']);
 });
 
 it('claims a chat render with its conversation, and any other render without one', async () => {
