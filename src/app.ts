@@ -134,7 +134,8 @@ export async function startService(
   const streams = new Waiters(config.maxWaiters);
   // Chat renders stream their text to the /openai/v1 answers of this process, or through the relay.
   const liveText = new LiveText();
-  const wakeHeld = (id: string) => {
+  // The held requests and event streams of a render (null: of every render).
+  const wakeHeld = (id: string | null) => {
     waiters.wake(id);
     streams.wake(id);
   };
@@ -145,8 +146,7 @@ export async function startService(
     cache.onChange = (id) => {
       if (id === null || !liveText.receive(id)) {
         if (id !== null && recording.hold(id)) return;
-        waiters.wake(id);
-        streams.wake(id);
+        wakeHeld(id);
       }
     };
   metrics.heldRequests = () => waiters.size;

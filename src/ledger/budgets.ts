@@ -129,14 +129,16 @@ export function accountBudgets(
   return budgetRows(q, accountId, null, timeZone);
 }
 
-// $1 account, $2 and $3 one subject's scope and id (NULL: every budget), $4 the budgets' zone.
 /**
- * The account's budgets with their current period's spend; of one subject when `subject` (then $2
- * and $3 name it). Two texts rather than one with "$2 IS NULL OR …": PostgreSQL plans that form
- * again at every call (a generic plan cannot drop the OR), a tenth of a millisecond each time.
+ * The account's budgets ($1) with their current period's spend, in the budgets' zone ($2); of one
+ * subject when `subject` ($2 and $3 its scope and id, the zone $4). Two texts rather than one with
+ * "$2 IS NULL OR …": PostgreSQL plans that form again at every call (a generic plan cannot drop the
+ * OR), a tenth of a millisecond each time.
  */
-const budgetRowsSql = (subject: boolean, tz: string) => `SELECT b.scope, b.subject_id, b.period,
-        b.limit_cents, coalesce(u.spent_cents, 0) AS spent_cents,
+function budgetRowsSql(subject: boolean): string {
+  const tz = subject ? '$4' : '$2';
+  return `SELECT b.scope, b.subject_id, b.period, b.limit_cents,
+        coalesce(u.spent_cents, 0) AS spent_cents,
         (CASE b.period WHEN 'day' THEN p.start + 1 WHEN 'week' THEN p.start + 7
           WHEN 'month' THEN (p.start + interval '1 month')::date END)::timestamp
           AT TIME ZONE ${tz} AS resets_at
@@ -148,6 +150,7 @@ const budgetRowsSql = (subject: boolean, tz: string) => `SELECT b.scope, b.subje
       WHERE b.account_id = $1${subject ? ' AND b.scope = $2 AND b.subject_id = $3' : ''}
       ORDER BY array_position(ARRAY['account', 'member', 'key'], b.scope), b.subject_id,
         array_position(ARRAY['day', 'week', 'month', 'total'], b.period)`;
+}
 
 async function budgetRows(
   q: Queryable,
@@ -166,10 +169,10 @@ async function budgetRows(
     s
       ? {
           name: 'budgets-of-subject',
-          text: budgetRowsSql(true, '$4'),
+          text: budgetRowsSql(true),
           values: [accountId, s.scope, s.subjectId, timeZone],
         }
-      : { name: 'budgets-of', text: budgetRowsSql(false, '$2'), values: [accountId, timeZone] },
+      : { name: 'budgets-of', text: budgetRowsSql(false), values: [accountId, timeZone] },
   );
   return rows.map((r) => ({
     scope: r.scope,
@@ -205,7 +208,7 @@ export async function budgetsPanelOf(
   const { rows } = await q.query<{ panel: Panel }>({
     name: 'budgets-panel',
     text: `SELECT json_build_object(
-        'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${budgetRowsSql(false, '$2')}) b),
+        'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${budgetRowsSql(false)}) b),
         'keys', (SELECT coalesce(json_agg(json_build_object('id', k.id, 'name', k.name,
             'start', k.start, 'createdBy', k.created_by) ORDER BY k.id DESC), '[]')
           FROM api_keys k WHERE k.account_id = $1 AND k.revoked_at IS NULL),
