@@ -14,7 +14,10 @@ const P99_TARGET_MS = 50;
 const MODELS = 20;
 const DAYS = 366;
 
-/** A render of each model on each of the last DAYS days, priced 1 to 20 cents by model. */
+/**
+ * A render of each model on each of the last DAYS days, priced 1 to 20 cents by model, each with its
+ * charge in the ledger, after a credit that paid for them all.
+ */
 async function seedYear(databaseUrl: string, accountId: string): Promise<void> {
   const db = createPool(databaseUrl, 1);
   try {
@@ -27,8 +30,27 @@ async function seedYear(databaseUrl: string, accountId: string): Promise<void> {
            FROM generate_series(0, $2 - 1) d, generate_series(1, $3) m`,
         [accountId, DAYS, MODELS],
       );
+      await tx.query(
+        `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, generation_id, created_at)
+         SELECT 'led_' || md5(g.id), g.account_id, 'charge', g.cost_cents, g.id, g.created_at
+           FROM generations g WHERE g.account_id = $1`,
+        [accountId],
+      );
+      await tx.query(
+        `INSERT INTO ledger_entries (id, account_id, kind, amount_cents, reason, created_at)
+         VALUES ('led_' || md5('credit'), $1, 'credit', 100000, 'a year of renders',
+                 now() - $2 * interval '1 day')`,
+        [accountId, DAYS],
+      );
+      // the balance the credit less the charges leaves (76,860 cents spent of 100,000)
+      await tx.query(
+        `UPDATE accounts SET balance_cents = 100000 -
+           (SELECT sum(amount_cents) FROM ledger_entries WHERE account_id = $1 AND kind = 'charge')
+          WHERE id = $1`,
+        [accountId],
+      );
     });
-    await db.query('VACUUM ANALYZE generations');
+    await db.query('VACUUM ANALYZE generations, ledger_entries');
   } finally {
     await db.end();
   }

@@ -107,12 +107,15 @@ export async function dailySpendByModel(
 export async function spendStamp(q: Queryable, accountId: string): Promise<string> {
   const { rows } = await q.query<{ stamp: string }>({
     name: 'usage-spend-stamp',
-    text: `SELECT concat_ws('|',
-        (SELECT max(id) FROM ledger_entries WHERE account_id = $1),
-        (SELECT max(id) FROM generations WHERE account_id = $1 AND deleted_at IS NULL),
-        (SELECT md5(string_agg(id || ':' || coalesce(name, ''), ',' ORDER BY id))
-           FROM api_keys WHERE account_id = $1)) AS stamp`,
+    text: `SELECT ${SPEND_STAMP_SQL} AS stamp`,
     values: [accountId],
   });
   return rows[0].stamp;
 }
+
+/** The stamp of spendStamp as an expression of the account ($1), for a statement that reads more. */
+export const SPEND_STAMP_SQL = `concat_ws('|',
+    (SELECT max(id) FROM ledger_entries WHERE account_id = $1),
+    (SELECT max(id) FROM generations WHERE account_id = $1 AND deleted_at IS NULL),
+    (SELECT md5(string_agg(id || ':' || coalesce(name, ''), ',' ORDER BY id))
+       FROM api_keys WHERE account_id = $1))`;

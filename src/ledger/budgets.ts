@@ -204,23 +204,35 @@ export async function budgetsPanelOf(
   accountId: string,
   timeZone: string,
 ): Promise<BudgetsPanel | null> {
-  type Panel = Omit<BudgetsPanel, 'budgets'> & { budgets: RowJson[] };
-  const { rows } = await q.query<{ panel: Panel }>({
+  const { rows } = await q.query<{ panel: PanelJson | null }>({
     name: 'budgets-panel',
-    text: `SELECT json_build_object(
-        'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${budgetRowsSql(false)}) b),
-        'keys', (SELECT coalesce(json_agg(json_build_object('id', k.id, 'name', k.name,
-            'start', k.start, 'createdBy', k.created_by) ORDER BY k.id DESC), '[]')
-          FROM api_keys k WHERE k.account_id = $1 AND k.revoked_at IS NULL),
-        'members', (SELECT coalesce(json_agg(json_build_object('personId', m.person_id,
-            'email', p.email) ORDER BY m.joined_at, p.email), '[]')
-          FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.account_id = $1),
-        'lowBalanceCents', a.low_balance_cents) AS panel
-      FROM accounts a WHERE a.id = $1`,
+    text: `SELECT ${BUDGETS_PANEL_JSON_SQL} AS panel`,
     values: [accountId, timeZone],
   });
-  if (rows.length === 0) return null;
-  const { panel } = rows[0];
+  return budgetsPanelOfJson(rows[0].panel);
+}
+
+/**
+ * The panel of the account ($1) in the budgets' zone ($2) as JSON (null: no such account), for a
+ * statement that reads more; budgetsPanelOfJson makes it a BudgetsPanel.
+ */
+export const BUDGETS_PANEL_JSON_SQL = `(SELECT json_build_object(
+    'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${budgetRowsSql(false)}) b),
+    'keys', (SELECT coalesce(json_agg(json_build_object('id', k.id, 'name', k.name,
+        'start', k.start, 'createdBy', k.created_by) ORDER BY k.id DESC), '[]')
+      FROM api_keys k WHERE k.account_id = $1 AND k.revoked_at IS NULL),
+    'members', (SELECT coalesce(json_agg(json_build_object('personId', m.person_id,
+        'email', p.email) ORDER BY m.joined_at, p.email), '[]')
+      FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.account_id = $1),
+    'lowBalanceCents', a.low_balance_cents)
+  FROM accounts a WHERE a.id = $1)`;
+
+/** The JSON of BUDGETS_PANEL_JSON_SQL. */
+export type PanelJson = Omit<BudgetsPanel, 'budgets'> & { budgets: RowJson[] };
+
+/** The panel of BUDGETS_PANEL_JSON_SQL's JSON; null when the account is not there. */
+export function budgetsPanelOfJson(panel: PanelJson | null): BudgetsPanel | null {
+  if (panel === null) return null;
   return {
     ...panel,
     // the JSON of a timestamptz is not toISOString()'s: made the same as budgetRows'

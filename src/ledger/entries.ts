@@ -32,6 +32,20 @@ export interface EntryRow {
   created_at: Date;
 }
 
+/** The columns of EntryRow. */
+const ENTRY_COLUMNS = 'id, kind, amount_cents, generation_id, reason, created_at';
+
+/**
+ * The account's ($1) newest `limit` entries as a JSON array of EntryRow (created_at a JSON
+ * timestamp), for a statement that reads more. The limit is written into the text: with it a
+ * parameter, PostgreSQL plans the statement again at every call (a tenth of a millisecond).
+ */
+export function newestEntriesJsonSql(limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`bad limit ${limit}`);
+  return `(SELECT coalesce(json_agg(e), '[]') FROM (SELECT ${ENTRY_COLUMNS} FROM ledger_entries
+      WHERE account_id = $1 ORDER BY id DESC LIMIT ${limit}) e)`;
+}
+
 /** Up to `limit` entries of the account older than `after` (an entry id), newest first. */
 export async function entriesOf(
   q: Queryable,
@@ -41,7 +55,7 @@ export async function entriesOf(
 ): Promise<EntryRow[]> {
   // Named, so each connection plans it once; two statements rather than `$2 IS NULL OR id < $2`,
   // whose plan made once for any cursor could not use the index's bound.
-  const columns = 'id, kind, amount_cents, generation_id, reason, created_at';
+  const columns = ENTRY_COLUMNS;
   const { rows } =
     after === null
       ? await q.query({

@@ -26,6 +26,7 @@ export type { ReversalResult } from './credit.ts';
 export { refundIn, refundPartIn, type RefundReason } from './refund.ts';
 export type { CreateOutcome } from './create-batch.ts';
 export { entriesOf, type EntryRow } from './entries.ts';
+export { accountStatement, type AccountStatement } from './statement.ts';
 
 /** A live create, as charge() takes it (the ledger names its own entry). */
 export type ChargeItem = Omit<CreateItem, 'ledgerId' | 'mode' | 'short' | 'testResult'>;

@@ -40,6 +40,19 @@ const view = (r: DbRow): ReceiptRow => ({
   createdAt: r.created_at,
 });
 
+/** The account's ($1) receipts, the newest first. */
+const NEWEST_FIRST =
+  'FROM receipts WHERE account_id = $1 ORDER BY created_at DESC, series, seq DESC';
+
+/** The account's ($1) newest receipts as a JSON array of their rows, for a statement reading more. */
+export const NEWEST_RECEIPTS_JSON_SQL = `(SELECT coalesce(json_agg(r), '[]') FROM (SELECT ${COLUMNS}
+    ${NEWEST_FIRST} LIMIT 100) r)`;
+
+/** Rows of NEWEST_RECEIPTS_JSON_SQL, their created_at a JSON timestamp. */
+export function receiptsOfJson(rows: (Omit<DbRow, 'created_at'> & { created_at: string })[]) {
+  return rows.map((r) => view({ ...r, created_at: new Date(r.created_at) }));
+}
+
 /** The account's receipts and credit notes, newest first. */
 export async function receiptsOf(
   q: Queryable,
@@ -50,8 +63,7 @@ export async function receiptsOf(
   // migration adds a column while the process runs.
   const { rows } = await q.query<DbRow>({
     name: 'receipts-of-account',
-    text: `SELECT ${COLUMNS} FROM receipts WHERE account_id = $1
-            ORDER BY created_at DESC, series, seq DESC LIMIT $2`,
+    text: `SELECT ${COLUMNS} ${NEWEST_FIRST} LIMIT $2`,
     values: [accountId, limit],
   });
   return rows.map(view);

@@ -13,7 +13,7 @@ import {
 } from '../db/accounts.ts';
 import { spentToday } from '../db/key-day-usage.ts';
 import { spendOf } from '../db/generations.ts';
-import { entriesOf } from '../ledger/ledger.ts';
+import { entriesOf, type EntryRow } from '../ledger/ledger.ts';
 import { addCredit } from './operator-credit.ts';
 import type { AuditSource } from '../audit/record.ts';
 import { decodeCursor, encodeCursor, type Page } from './paging.ts';
@@ -89,6 +89,11 @@ export async function listLedger(
   // An account with entries exists: only an empty page asks whether it does.
   if (rows.length === 0 && !(await accountExists(db, accountId)))
     throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
+  return ledgerPage(rows, limit);
+}
+
+/** A page of `limit` entries from `rows` (up to limit + 1 of them: one more says there are more). */
+export function ledgerPage(rows: EntryRow[], limit: number): Page<LedgerEntry> {
   const data = rows.slice(0, limit).map((r) => ({
     id: r.id,
     kind: r.kind,

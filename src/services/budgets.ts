@@ -23,7 +23,13 @@ import {
 } from '../ledger/budgets.ts';
 import { setLowBalanceIn } from '../ledger/alerts.ts';
 
-export { PERIODS, type BudgetView, type Period, type BudgetScope } from '../ledger/budgets.ts';
+export {
+  PERIODS,
+  type BudgetView,
+  type BudgetsPanel,
+  type Period,
+  type BudgetScope,
+} from '../ledger/budgets.ts';
 
 /** A budget's owner as a caller names it: the account, one member (a person) or one key. */
 export type Whose =

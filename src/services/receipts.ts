@@ -16,6 +16,9 @@ export interface ReceiptView extends ReceiptRow {
   howPaid: string;
 }
 
+/** A receipt as the studio lists it. */
+export const receiptView = (r: ReceiptRow): ReceiptView => ({ ...r, howPaid: howPaid(r) });
+
 export class Receipts {
   constructor(
     private db: Db,
@@ -24,7 +27,7 @@ export class Receipts {
 
   async list(p: Principal): Promise<ReceiptView[]> {
     const accountId = accountFor(p, 'receipts.view');
-    return (await receiptsOf(this.db, accountId)).map((r) => ({ ...r, howPaid: howPaid(r) }));
+    return (await receiptsOf(this.db, accountId)).map(receiptView);
   }
 
   /** The PDF of the account's receipt `number`; 404 NOT_FOUND for any other. */

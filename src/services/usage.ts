@@ -12,6 +12,12 @@ import {
 import { parseUsageQuery, todayIn, type UsageGroup } from '../domain/usage-query.ts';
 import { accountFor } from '../domain/authorize.ts';
 import { modeOf, type Principal } from '../domain/principal.ts';
+import { ApiError } from '../domain/errors.ts';
+import { accountStatement } from '../ledger/ledger.ts';
+import type { BudgetsPanel } from '../ledger/budgets.ts';
+import { ledgerPage, type LedgerEntry } from './accounts.ts';
+import type { Page } from './paging.ts';
+import { receiptView, type ReceiptView } from './receipts.ts';
 
 export interface UsageEntry {
   day?: string;
@@ -98,6 +104,33 @@ export class Usage {
       timeZone: this.timeZone,
     });
     return { from, to, models };
+  }
+
+  /**
+   * The studio's Usage page in one read: the stamp of its spend figures, the first page of `limit`
+   * ledger entries, the receipts and the budgets panel, each under the permission its own read
+   * asks (Accounts.ledger, Receipts.list, Budgets.panel).
+   */
+  async statement(
+    p: Principal,
+    limit: number,
+  ): Promise<{
+    stamp: string;
+    ledger: Page<LedgerEntry>;
+    receipts: ReceiptView[];
+    budgets: BudgetsPanel;
+  }> {
+    const accountId = accountFor(p, 'ledger.view');
+    for (const action of ['usage.view', 'receipts.view', 'renders.view'] as const)
+      accountFor(p, action);
+    const s = await accountStatement(this.db, accountId, this.timeZone, limit + 1);
+    if (!s) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}.`);
+    return {
+      stamp: s.stamp,
+      ledger: ledgerPage(s.entries, limit),
+      receipts: s.receipts.map(receiptView),
+      budgets: s.budgets,
+    };
   }
 
   /** What the account's spend figures depend on: the same stamp, the same figures (a page's cache). */

@@ -43,7 +43,8 @@ function written(figures: Figures, from: string, to: string, month: string | nul
 
 /**
  * The spend section of `p`'s account over [from, to] (days), the days of `month` (YYYY-MM; null:
- * the range's last) in its table, made again only when it may differ.
+ * the range's last) in its table, made again only when it may differ: `stamp` is the account's
+ * (Usage.statement's, else read here).
  */
 export async function usageSpend(
   ctx: StudioCtx,
@@ -51,9 +52,10 @@ export async function usageSpend(
   from: string,
   to: string,
   month: string | null,
+  known?: string,
 ): Promise<Spend> {
   // the stamp's read also checks that p may see the account's usage
-  const stamp = await ctx.usage.stamp(p);
+  const stamp = known ?? (await ctx.usage.stamp(p));
   if (p.kind !== 'member' && p.kind !== 'key') {
     const figures = await made(ctx, p, from, to);
     return { html: written(figures, from, to, month), chartError: figures.chartError };

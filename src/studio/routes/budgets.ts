@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { can } from '../../domain/authorize.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
-import { PERIODS, type Period, type Whose } from '../../services/budgets.ts';
+import { PERIODS, type BudgetsPanel, type Period, type Whose } from '../../services/budgets.ts';
 import { sourceOf } from '../../web/audit-source.ts';
 import { field } from '../form-body.ts';
 import { signedIn, type StudioCtx } from '../types.ts';
@@ -19,10 +19,12 @@ interface Option {
   may: boolean;
 }
 
-/** What the partial (views/usage-budgets.eta) shows: given to the Usage page as `budgets`. */
-export async function budgetsPanel(ctx: StudioCtx, p: Principal) {
-  // one statement for the budgets, keys, members and alert (services/budgets.ts panel)
-  const { budgets: rows, keys: live, members, lowBalanceCents } = await ctx.budgets.panel(p);
+/**
+ * What the partial (views/usage-budgets.eta) shows of the panel's read (services/usage.ts statement,
+ * or services/budgets.ts panel): given to the Usage page as `budgets`.
+ */
+export function budgetsPanel(p: Principal, panel: BudgetsPanel) {
+  const { budgets: rows, keys: live, members, lowBalanceCents } = panel;
   const options: Option[] = [
     { value: 'account', label: 'The account', may: can(p, 'budgets.account') },
     ...members.map((m) => ({

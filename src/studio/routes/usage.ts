@@ -13,6 +13,8 @@ import { budgetsPanel } from './budgets.ts';
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const MONTH = /^\d{4}-\d{2}$/;
 const CSV_PAGE = 100;
+/** Ledger entries a page of /usage shows. */
+const LEDGER_PAGE = 25;
 
 export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
   const pre = { preHandler: signedIn(ctx) };
@@ -32,18 +34,30 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: StudioCtx) {
     const month =
       typeof req.query.month === 'string' && MONTH.test(req.query.month) ? req.query.month : null;
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : null;
-    // every part at once: the page waits for the slowest read, not for their sum
-    const [ledger, spend, receipts, budgets] = await Promise.all([
-      ctx.accounts.ledger(req.principal, 25, cursor).catch((e: unknown) => {
-        if (e instanceof ApiError && e.code === 'INVALID_INPUT') return null;
-        throw e;
-      }),
-      usageSpend(ctx, req.principal, from, to, month),
-      ctx.receipts.list(req.principal),
-      budgetsPanel(ctx, req.principal),
-    ]);
+    const p = req.principal;
+    // The first page in one statement (stamp, entries, receipts, budgets), and the spend figures
+    // only when that stamp is new; a later page of the ledger with every part at once, so it
+    // waits for the slowest read, not for their sum.
+    const first = cursor === null ? await ctx.usage.statement(p, LEDGER_PAGE) : null;
+    const [ledger, spend, receipts, panel] = first
+      ? [
+          first.ledger,
+          await usageSpend(ctx, p, from, to, month, first.stamp),
+          first.receipts,
+          first.budgets,
+        ]
+      : await Promise.all([
+          ctx.accounts.ledger(p, LEDGER_PAGE, cursor).catch((e: unknown) => {
+            if (e instanceof ApiError && e.code === 'INVALID_INPUT') return null;
+            throw e;
+          }),
+          usageSpend(ctx, p, from, to, month),
+          ctx.receipts.list(p),
+          ctx.budgets.panel(p),
+        ]);
     // a cursor that is not one of ours
     if (ledger === null) return reply.redirect('/usage', 303);
+    const budgets = budgetsPanel(p, panel);
     return page(reply.code(spend.chartError ? 400 : 200), 'usage', req, {
       spendHtml: spend.html,
       title: 'Usage',
