@@ -16,6 +16,7 @@ import {
   startRendergate,
 } from './lib/service.ts';
 import { round } from './lib/stats.ts';
+import { cpuPerRequest, withCpu } from './lib/compare.ts';
 
 const ACCOUNTS = 64;
 const CONNECTIONS = 16;
@@ -75,11 +76,18 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     await creates(none, ctx.warmupS);
     await creates(three, ctx.warmupS);
     const runs: { none: LoadResult[]; three: LoadResult[] } = { none: [], three: [] };
+    // PostgreSQL's CPU per create, of each run: where budgets cost
+    const pgMs: { none: (number | null)[]; three: (number | null)[] } = { none: [], three: [] };
     // none, three, three, none: throughput drifts down as the run's renders pile up (the first
     // and last plain runs differ by up to a fifth), and in this order a steady drift falls on
     // both means alike; in alternation the budgets always ran later than their baseline
-    for (const which of ['none', 'three', 'three', 'none'] as const)
-      runs[which].push(await creates(which === 'none' ? none : three, ctx.durationS));
+    for (const which of ['none', 'three', 'three', 'none'] as const) {
+      const [r, cpu] = await withCpu(ctx, svc.child, () =>
+        creates(which === 'none' ? none : three, ctx.durationS),
+      );
+      runs[which].push(r);
+      pgMs[which].push(cpuPerRequest(cpu, r).postgres);
+    }
     const mean = (rs: LoadResult[], f: (r: LoadResult) => number | null) =>
       rs.reduce((s, r) => s + (f(r) ?? 0), 0) / rs.length;
     const base = { rps: mean(runs.none, (r) => r.rps), p50: mean(runs.none, (r) => r.p50) };
@@ -88,7 +96,8 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
     const note = [...runs.none, ...runs.three].map(loadProblem).find(Boolean) ?? undefined;
     ctx.log(
       `  budgets c=${CONNECTIONS}: three budgets ${rps.toFixed(0)}/s, none ${base.rps.toFixed(0)}/s ` +
-        `(${ratio?.toFixed(3)}×)`,
+        `(${ratio?.toFixed(3)}×); PostgreSQL CPU ms per create: three ${pgMs.three.join(', ')}, ` +
+        `none ${pgMs.none.join(', ')}`,
     );
     return [
       {
@@ -117,7 +126,10 @@ export async function run(ctx: BenchContext): Promise<Result[]> {
         target: '≥0.90×',
         pass: ratio !== null && !note && ratio >= 0.9,
         ...(note ? { note } : {}),
-        extra: { runs: { none: runs.none.map((r) => r.rps), three: runs.three.map((r) => r.rps) } },
+        extra: {
+          runs: { none: runs.none.map((r) => r.rps), three: runs.three.map((r) => r.rps) },
+          postgresCpuMsPerCreate: pgMs,
+        },
       },
     ];
   } finally {
