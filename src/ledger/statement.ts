@@ -1,7 +1,7 @@
 // The account's statement as the studio's Usage page shows it: its newest ledger entries, its
 // receipts, its budgets panel and the stamp of its spend figures (db/usage.ts spendStamp), read in
 // one statement and one snapshot. Apart they were five round trips, and a statement's round trip
-// costs both processes more CPU than these reads themselves (docs/performance.md, "The Usage page").
+// costs both processes more CPU than these reads themselves (docs/performance.md, the Usage page).
 import type { Queryable } from '../db/pool.ts';
 import { SPEND_STAMP_SQL } from '../db/usage.ts';
 import {

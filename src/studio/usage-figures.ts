@@ -4,7 +4,8 @@
 // of the page's bytes; yet between two visits they rarely change. Both are kept here per account
 // and range (the HTML per month shown, too) with the stamp they were made at (db/usage.ts
 // spendStamp: the newest ledger entry, the newest render, the keys' names), read in three index
-// probes on every visit: a charge, a refund, a new render or a renamed key makes a new stamp, and
+// probes on every visit (with the page's other parts, in Usage.statement's one statement, on its
+// first page): a charge, a refund, a new render or a renamed key makes a new stamp, and
 // figures and HTML are made again. So a page never shows figures older than its own request; each
 // process keeps its own.
 import { modeOf, type Principal } from '../domain/principal.ts';
