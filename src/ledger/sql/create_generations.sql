@@ -20,8 +20,10 @@
 --                key's; a test item's only its key's. Checked before the cap and the balance (a
 --                refusal answers the budgets it would exceed in `inputs`: { budgets: [...] }; the
 --                caller reads a short balance or a reached cap first, as the contract orders
---                them), counted once the balance is taken. An account without budgets pays one
---                index probe. Every render gets its `usage_day` (the day its budgets and refunds
+--                them), counted once the balance is taken. The common case (every budget's period
+--                row there, no limit passed, no threshold reached) is one statement that checks
+--                and counts at once, given back (sql/budgets_give_back.sql) if the cap or the
+--                balance then refuses. An account without budgets pays one index probe. Every render gets its `usage_day` (the day its budgets and refunds
 --                count it on) and `started_by` (its member).
 --   alerts       a budget reaching 80 % or 100 % of its limit (once per period each), a live charge
 --                taking the balance below the account's low_balance_cents: an account alert
@@ -80,6 +82,13 @@ DECLARE
   b_a100 boolean[];
   alerting boolean;
   counted integer;
+  -- the fast path's: the budgets in force, whether it counted them all, and the rows it counted
+  n_force integer;
+  fast boolean;
+  f_scope text[];
+  f_subject text[];
+  f_period text[];
+  f_start date[];
   made_rows integer;
   -- the balance a live charge left and the account's low-balance threshold (scalars: a record not
   -- yet assigned, as after a test item, cannot even be read in a test that would skip it)
@@ -128,7 +137,46 @@ BEGIN
     -- and their period's usage; the count below and any alert reuse what it read (under the same
     -- lock nothing changes them meanwhile), so a charge reads its budgets once.
     in_force := EXISTS (SELECT 1 FROM budgets x WHERE x.account_id = it.account_id);
+    fast := false;
     IF in_force THEN
+      -- The common case in one statement: every budget of the item has its period's row, and the
+      -- price passes no limit and reaches no threshold not yet alerted. Those rows are counted at
+      -- once (before the cap and the balance, which give them back if they refuse: `fast`).
+      -- Anything else (a period's first charge, a limit, an alert) gives back what it counted
+      -- and takes the full path below: the check, its refusal's details, the count after the
+      -- balance, the alerts.
+      WITH b AS (
+        SELECT z.scope, z.subject_id, z.period, z.limit_cents,
+            rendergate_budget_start(z.period, today) AS start
+          FROM budgets z
+         WHERE z.account_id = it.account_id
+           AND ((z.scope = 'key' AND z.subject_id = it.key_id)
+             OR (NOT is_test AND z.scope = 'account' AND z.subject_id = it.account_id)
+             OR (NOT is_test AND z.scope = 'member' AND z.subject_id =
+               coalesce(it.person_id, (SELECT k.created_by FROM api_keys k
+                 WHERE k.id = it.key_id AND k.account_id = it.account_id))))),
+      c AS (
+        UPDATE budget_usage AS u SET spent_cents = u.spent_cents + it.cost
+          FROM b
+         WHERE u.account_id = it.account_id AND u.scope = b.scope AND u.subject_id = b.subject_id
+           AND u.period = b.period AND u.period_start = b.start
+           AND u.spent_cents + it.cost <= b.limit_cents
+           AND (b.limit_cents = 0
+             OR ((u.alerted_80 OR (u.spent_cents + it.cost) * 5 < b.limit_cents * 4)
+               AND (u.alerted_100 OR u.spent_cents + it.cost < b.limit_cents)))
+        RETURNING u.scope, u.subject_id, u.period, u.period_start)
+      SELECT (SELECT count(*) FROM b), count(*), array_agg(c.scope), array_agg(c.subject_id),
+          array_agg(c.period), array_agg(c.period_start)
+        INTO n_force, counted, f_scope, f_subject, f_period, f_start
+        FROM c;
+      fast := counted = n_force;
+      in_force := n_force > 0;
+      IF NOT fast AND counted > 0 THEN
+        PERFORM rendergate_budgets_give_back(it.account_id, it.cost, f_scope, f_subject, f_period,
+          f_start);
+      END IF;
+    END IF;
+    IF in_force AND NOT fast THEN
       SELECT json_agg(json_build_object('scope', x.scope, 'id', x.subject_id,
           'period', x.period, 'limitCents', x.limit_cents, 'spentCents', x.spent,
           'costCents', it.cost, 'resetsAt', CASE x.period
@@ -172,9 +220,14 @@ BEGIN
     END IF;
 
     -- Count the price against the key's day; the WHERE refuses an update that would pass the cap.
-    -- A studio render (no key) has no day to count against.
+    -- A studio render (no key) has no day to count against. (Each refusal from here on gives back
+    -- the budgets the fast path counted.)
     IF it.key_id IS NOT NULL THEN
       IF it.cap IS NOT NULL AND it.cost > it.cap THEN
+        IF fast AND counted > 0 THEN
+          PERFORM rendergate_budgets_give_back(it.account_id, it.cost, f_scope, f_subject,
+            f_period, f_start);
+        END IF;
         outcome := 'refused';
         RETURN NEXT;
         CONTINUE;
@@ -189,6 +242,10 @@ BEGIN
           ON CONFLICT DO NOTHING;
       END IF;
       IF NOT FOUND THEN
+        IF fast AND counted > 0 THEN
+          PERFORM rendergate_budgets_give_back(it.account_id, it.cost, f_scope, f_subject,
+            f_period, f_start);
+        END IF;
         outcome := 'refused';
         RETURN NEXT;
         CONTINUE;
@@ -206,6 +263,10 @@ BEGIN
       -- Give back the day's count taken just above (this transaction holds the row).
       UPDATE key_day_usage SET spent_cents = spent_cents - it.cost
         WHERE key_id = it.key_id AND day = today;
+      IF fast AND counted > 0 THEN
+        PERFORM rendergate_budgets_give_back(it.account_id, it.cost, f_scope, f_subject, f_period,
+          f_start);
+      END IF;
       outcome := 'refused';
       RETURN NEXT;
       CONTINUE;
@@ -223,7 +284,7 @@ BEGIN
     -- a row, which an UPDATE does in one), and an INSERT makes the rows missing. Both WHEREs hold
     -- the limit whatever a caller did: a row they refuse (fewer rows counted than budgets) is a
     -- bug, not a refusal.
-    IF in_force THEN
+    IF in_force AND NOT fast THEN
       UPDATE budget_usage AS u SET spent_cents = u.spent_cents + it.cost,
           alerted_80 = u.alerted_80 OR (x.lim > 0 AND x.spent * 5 >= x.lim * 4),
           alerted_100 = u.alerted_100 OR (x.lim > 0 AND x.spent >= x.lim)

@@ -122,6 +122,48 @@ describe('budgets of the account, the member and the key', () => {
     await checkInvariants(f.dbh.db);
   });
 
+  it('gives back the budgets it counted when the cap or the balance then refuses', async () => {
+    // Past a period's first charge, a charge far from its limits counts its budgets at once,
+    // before the cap and the balance (create_generations.sql's fast path): a refusal after that
+    // must leave every budget as it was.
+    const c = await cost();
+    const a = await f.api.account(c * 3, { dailyCapCents: c * 2 });
+    await f.api.admin('PUT', `/accounts/${a.accountId}/budgets/month`, { limitCents: c * 100 });
+    await f.api.admin('PUT', `/keys/${a.keyId}/budgets/day`, { limitCents: c * 100 });
+    const usage = async () =>
+      (
+        await f.dbh.db.query(
+          `SELECT scope, period, spent_cents::int AS spent, alerted_80, alerted_100
+             FROM budget_usage WHERE account_id = $1 ORDER BY scope, period`,
+          [a.accountId],
+        )
+      ).rows;
+    expect((await create(f.api, a.key)).status).toBe(202);
+    expect((await create(f.api, a.key)).status).toBe(202);
+    const counted = await usage();
+    expect(counted.map((u) => [u.scope, u.period, u.spent])).toEqual([
+      ['account', 'month', 2 * c],
+      ['key', 'day', 2 * c],
+    ]);
+    // the key's cap reached by this price, then a key whose cap is below any price
+    expect((await create(f.api, a.key)).json.code).toBe('API_KEY_DAILY_CAP');
+    expect(await usage()).toEqual(counted);
+    const low = await f.api.admin('POST', `/accounts/${a.accountId}/keys`, {
+      name: 'low',
+      dailyCapCents: c - 1,
+    });
+    expect((await create(f.api, low.key as string)).json.code).toBe('API_KEY_DAILY_CAP');
+    expect(await usage()).toEqual(counted);
+    // another key takes what the balance has left, then the balance refuses
+    const other = (await f.api.admin('POST', `/accounts/${a.accountId}/keys`, { name: 'o' })).key;
+    expect((await create(f.api, other as string)).status).toBe(202);
+    const after = await usage();
+    expect(after.map((u) => u.spent)).toEqual([3 * c, 2 * c]);
+    expect((await create(f.api, other as string)).json.code).toBe('INSUFFICIENT_BALANCE');
+    expect(await usage()).toEqual(after);
+    await checkInvariants(f.dbh.db);
+  });
+
   it("counts a member's studio renders and their keys' renders, and a test key's in its own", async () => {
     const c = await cost();
     const a = await f.api.account(c * 100);
