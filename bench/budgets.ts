@@ -2,7 +2,8 @@
 // member's and its key's, each counted in the charge's transaction: src/ledger/sql/
 // create_generations.sql) beside the same creates without any, side by side on one service and
 // database: 64 accounts each, 16 connections, two runs each in the order none, three, three, none
-// so that a drift in throughput falls on both. Target: with budgets ≥ 0.90× without. Role `api`: no worker.
+// so that a drift in throughput falls on both. Target: with budgets ≥ 0.90× without. Role `api`:
+// no worker.
 import crypto from 'node:crypto';
 import pg from 'pg';
 import type { BenchContext } from './lib/context.ts';

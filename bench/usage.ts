@@ -15,8 +15,8 @@ const MODELS = 20;
 const DAYS = 366;
 
 /**
- * A render of each model on each of the last DAYS days, priced 1 to 20 cents by model, each with its
- * charge in the ledger, after a credit that paid for them all.
+ * A render of each model on each of the last DAYS days, priced 1 to 20 cents by model, each with
+ * its charge in the ledger, after a credit that paid for them all.
  */
 async function seedYear(databaseUrl: string, accountId: string): Promise<void> {
   const db = createPool(databaseUrl, 1);

@@ -44,7 +44,7 @@ const view = (r: DbRow): ReceiptRow => ({
 const NEWEST_FIRST =
   'FROM receipts WHERE account_id = $1 ORDER BY created_at DESC, series, seq DESC';
 
-/** The account's ($1) newest receipts as a JSON array of their rows, for a statement reading more. */
+/** The account's ($1) newest receipts as a JSON array, for a statement reading more. */
 export const NEWEST_RECEIPTS_JSON_SQL = `(SELECT coalesce(json_agg(r), '[]') FROM (SELECT ${COLUMNS}
     ${NEWEST_FIRST} LIMIT 100) r)`;
 

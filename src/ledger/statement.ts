@@ -36,8 +36,9 @@ function textFor(entries: number): string {
 }
 
 /**
- * The statement of account `accountId` with its newest `entries` ledger entries (a small constant:
- * each number is a statement of its own), budgets in `timeZone`; null when there is no such account.
+ * The statement of account `accountId` with its newest `entries` ledger entries (a small
+ * constant: each number is a statement of its own), budgets in `timeZone`; null when there is no
+ * such account.
  */
 export async function accountStatement(
   q: Queryable,

@@ -23,8 +23,9 @@
 --                them), counted once the balance is taken. The common case (every budget's period
 --                row there, no limit passed, no threshold reached) is one statement that checks
 --                and counts at once, given back (sql/budgets_give_back.sql) if the cap or the
---                balance then refuses. An account without budgets pays one index probe. Every render gets its `usage_day` (the day its budgets and refunds
---                count it on) and `started_by` (its member).
+--                balance then refuses. An account without budgets pays one index probe. Every
+--                render gets its `usage_day` (the day its budgets and refunds count it on) and
+--                `started_by` (its member).
 --   alerts       a budget reaching 80 % or 100 % of its limit (once per period each), a live charge
 --                taking the balance below the account's low_balance_cents: an account alert
 --                (sql/account_alert.sql) in this transaction.
