@@ -29,18 +29,14 @@ export interface CountedRender {
   startedBy: string | null;
 }
 
-// The budgets the charge counted the render in (the same rule as create_generations.sql): its
-// key's, and for a live render the account's and its member's; each in the period of its day.
+// The budgets the charge counted the render in, by the charge's own rule
+// (sql/render_budgets.sql): its key's, and for a live render the account's and its member's; each
+// in the period of its day.
 const TAKE_BACK = `
 UPDATE budget_usage u SET spent_cents = u.spent_cents - $6
-FROM budgets b
-WHERE b.account_id = $1 AND u.account_id = b.account_id AND u.scope = b.scope
-  AND u.subject_id = b.subject_id
-  AND u.period = b.period AND u.period_start = rendergate_budget_start(b.period, $3::date)
-  AND ((b.scope = 'key' AND b.subject_id = $2)
-    OR ($4 AND b.scope = 'account' AND b.subject_id = $1)
-    OR ($4 AND b.scope = 'member' AND b.subject_id = coalesce($5,
-      (SELECT k.created_by FROM api_keys k WHERE k.id = $2))))`;
+FROM rendergate_render_budgets($1, $2, $4, $5, $3::date) b
+WHERE u.account_id = $1 AND u.scope = b.scope AND u.subject_id = b.subject_id
+  AND u.period = b.period AND u.period_start = b.start`;
 
 /** Takes refunded cents back from every budget the render's charge counted in. */
 export async function takeBackFromBudgets(tx: Tx, g: CountedRender, cents: number): Promise<void> {

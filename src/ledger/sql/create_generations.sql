@@ -146,16 +146,8 @@ BEGIN
       -- Anything else (a period's first charge, a limit, an alert) gives back what it counted
       -- and takes the full path below: the check, its refusal's details, the count after the
       -- balance, the alerts.
-      WITH b AS (
-        SELECT z.scope, z.subject_id, z.period, z.limit_cents,
-            rendergate_budget_start(z.period, today) AS start
-          FROM budgets z
-         WHERE z.account_id = it.account_id
-           AND ((z.scope = 'key' AND z.subject_id = it.key_id)
-             OR (NOT is_test AND z.scope = 'account' AND z.subject_id = it.account_id)
-             OR (NOT is_test AND z.scope = 'member' AND z.subject_id =
-               coalesce(it.person_id, (SELECT k.created_by FROM api_keys k
-                 WHERE k.id = it.key_id AND k.account_id = it.account_id))))),
+      WITH b AS (SELECT * FROM rendergate_render_budgets(it.account_id, it.key_id, NOT is_test,
+          it.person_id, today)),
       c AS (
         UPDATE budget_usage AS u SET spent_cents = u.spent_cents + it.cost
           FROM b
@@ -197,16 +189,8 @@ BEGIN
         FROM (SELECT y.scope, y.subject_id, y.period, y.limit_cents, y.start,
                 coalesce(u.spent_cents, 0) AS spent, coalesce(u.alerted_80, false) AS a80,
                 coalesce(u.alerted_100, false) AS a100
-              FROM (SELECT z.*, rendergate_budget_start(z.period, today) AS start
-                      FROM budgets z
-                     WHERE z.account_id = it.account_id
-                       AND ((z.scope = 'key' AND z.subject_id = it.key_id)
-                         OR (NOT is_test AND z.scope = 'account'
-                           AND z.subject_id = it.account_id)
-                         -- the member: the studio member who starts it, or the key's creator
-                         OR (NOT is_test AND z.scope = 'member' AND z.subject_id =
-                           coalesce(it.person_id, (SELECT k.created_by FROM api_keys k
-                             WHERE k.id = it.key_id AND k.account_id = it.account_id))))) y
+              FROM rendergate_render_budgets(it.account_id, it.key_id, NOT is_test,
+                it.person_id, today) y
               LEFT JOIN budget_usage u ON u.account_id = it.account_id AND u.scope = y.scope
                 AND u.subject_id = y.subject_id AND u.period = y.period
                 AND u.period_start = y.start) x;
