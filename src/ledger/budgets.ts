@@ -151,6 +151,8 @@ function budgetRowsSql(subject: boolean): string {
       ORDER BY array_position(ARRAY['account', 'member', 'key'], b.scope), b.subject_id,
         array_position(ARRAY['day', 'week', 'month', 'total'], b.period)`;
 }
+const BUDGET_ROWS = budgetRowsSql(false);
+const BUDGET_ROWS_OF_SUBJECT = budgetRowsSql(true);
 
 async function budgetRows(
   q: Queryable,
@@ -169,10 +171,10 @@ async function budgetRows(
     s
       ? {
           name: 'budgets-of-subject',
-          text: budgetRowsSql(true),
+          text: BUDGET_ROWS_OF_SUBJECT,
           values: [accountId, s.scope, s.subjectId, timeZone],
         }
-      : { name: 'budgets-of', text: budgetRowsSql(false), values: [accountId, timeZone] },
+      : { name: 'budgets-of', text: BUDGET_ROWS, values: [accountId, timeZone] },
   );
   return rows.map((r) => ({
     scope: r.scope,
@@ -217,7 +219,7 @@ export async function budgetsPanelOf(
  * statement that reads more; budgetsPanelOfJson makes it a BudgetsPanel.
  */
 export const BUDGETS_PANEL_JSON_SQL = `(SELECT json_build_object(
-    'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${budgetRowsSql(false)}) b),
+    'budgets', (SELECT coalesce(json_agg(b), '[]') FROM (${BUDGET_ROWS}) b),
     'keys', (SELECT coalesce(json_agg(json_build_object('id', k.id, 'name', k.name,
         'start', k.start, 'createdBy', k.created_by) ORDER BY k.id DESC), '[]')
       FROM api_keys k WHERE k.account_id = $1 AND k.revoked_at IS NULL),
