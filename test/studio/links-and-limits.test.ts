@@ -3,6 +3,7 @@
 // limit chosen in the studio has a ceiling; live keys and sessions per account are bounded; links void
 // each other and a password change voids them all. And the smaller items: the ledger CSV keeps numbers
 // as numbers; a 401 says how to authenticate (WWW-Authenticate).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { serviceFixture } from '../helpers/fixture.ts';
@@ -39,17 +40,26 @@ const signedIn = async (email: string, password = PASSWORD) => {
   return s;
 };
 
-/** Counts the statements the service sends on its pool from now on. */
-function countQueries(): () => number {
+/**
+ * Counts the statements the service sends on its pool for the HTTP requests it receives from now on.
+ * Only a request's own: a statement of the service's background work (a cache refreshed, a sweep)
+ * is not one, so the count is marked on the request's async context, not on the clock.
+ */
+function countRequestQueries(): () => number {
   const pool = f.svc.running.infra.db as unknown as { query: (...a: unknown[]) => unknown };
+  const server = f.svc.running.server.server;
+  const inRequest = new AsyncLocalStorage<true>();
+  const mark = () => inRequest.enterWith(true);
+  server.prependListener('request', mark);
   const query = pool.query;
   let n = 0;
   pool.query = function (this: unknown, ...args: unknown[]) {
-    n++;
+    if (inRequest.getStore()) n++;
     return query.apply(this, args);
   };
   return () => {
     pool.query = query;
+    server.off('request', mark);
     return n;
   };
 }
@@ -68,10 +78,14 @@ describe('studio requests', () => {
     expect(Number(page.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(page.text).toContain(`more than ${PER_MINUTE} requests in a minute`);
     // Once refused, the session is refused again without a statement: a flood costs no database work.
-    const queries = countQueries();
+    const refused = countRequestQueries();
     for (let i = 0; i < 5; i++)
       expect([(await s.get('/history')).status, (await s.get('/keys')).status]).toEqual([429, 429]);
-    expect(queries()).toBe(0);
+    expect(refused()).toBe(0);
+    // The count sees a request's statements: the other account's page, served, sends some.
+    const served = countRequestQueries();
+    expect((await other.get('/history')).status).toBe(200);
+    expect(served()).toBeGreaterThan(0);
     // A second session of the same account shares the count; another account does not.
     expect((await (await signedIn(email)).get('/history')).status).toBe(429);
     expect((await other.get('/history')).status).toBe(200);
