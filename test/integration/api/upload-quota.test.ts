@@ -42,6 +42,9 @@ beforeAll(async () => {
     env: {
       RENDERGATE_UPLOAD_QUOTA_COUNT: String(COUNT),
       RENDERGATE_UPLOAD_QUOTA_BYTES: String(quotaBytes),
+      // Upload turns (admission/upload-turns.ts, their own test) would refuse the later rounds of
+      // parallel uploads with 429 whenever deletes let many past the quota's early check at once.
+      RENDERGATE_UPLOADS_PER_SECOND: '1000',
       RENDERGATE_WORKER_CONCURRENCY: '0',
     },
   });
@@ -146,7 +149,10 @@ it('keeps the count equal to the uploads not marked deleted through parallel upl
       Promise.all(Array.from({ length: 8 }, () => upload(a.key, small))),
       Promise.all(held.map((id) => c.call('DELETE', `/v1/uploads/${id}`, { key: a.key }))),
     ]);
-    expect(made.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+    expect(
+      made.filter((r) => r.status !== 201 && r.status !== 409),
+      'every upload stored or refused by the quota',
+    ).toEqual([]);
     held = made.filter((r) => r.status === 201).map((r) => r.json.id as string);
     stored += held.length;
     await checkInvariants(dbh.db);
