@@ -98,7 +98,8 @@ export interface Answer {
   text: string;
 }
 
-const CODES = new Set(Object.keys(ERROR_STATUS));
+/** The closed list of the API's error codes. */
+export const CODES = new Set(Object.keys(ERROR_STATUS));
 const ERROR_KEYS = new Set(['code', 'message', 'requestId', 'details']);
 /** Internals that must never reach a client (unless the client sent that very text). */
 const LEAKS: RegExp[] = [
@@ -145,7 +146,6 @@ export function expectContract(
   const ctx = `${what} -> ${a.status} ${a.text.slice(0, 600)}`;
   expect(a.status, ctx).toBeLessThan(500);
   expect(allowed, ctx).toContain(a.status);
-  const sentText = `${sent}\n${safeDecode(sent)}`;
   if (a.status >= 400) {
     expect(a.headers['content-type'] ?? '', ctx).toMatch(/^application\/json/);
     let body: any;
@@ -175,10 +175,19 @@ export function expectContract(
     if (body.details !== undefined) expect(Array.isArray(body.details), ctx).toBe(true);
     // Whatever was sent, an error answer stays small: echoed names and values are bounded.
     expect(a.text.length, `error body of ${a.text.length} chars: ${ctx}`).toBeLessThan(32 * 1024);
-    for (const re of LEAKS) {
-      if (re.test(a.text) && !re.test(sentText))
-        throw new Error(`internals (${re}) in the body: ${ctx}`);
-    }
+    expectNoLeaks(a.text, sent, ctx);
+  }
+}
+
+/**
+ * Throws when `text` (an answer's body) carries internals, unless the client sent that very text
+ * (`sent`, as sent or percent-decoded).
+ */
+export function expectNoLeaks(text: string, sent: string, ctx: string): void {
+  const sentText = `${sent}\n${safeDecode(sent)}`;
+  for (const re of LEAKS) {
+    if (re.test(text) && !re.test(sentText))
+      throw new Error(`internals (${re}) in the body: ${ctx}`);
   }
 }
 

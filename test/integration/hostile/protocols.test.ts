@@ -16,7 +16,7 @@ import { freshDatabase } from '../../helpers/db.ts';
 import { checkInvariants } from '../../helpers/invariants.ts';
 import { waitFor } from '../../helpers/wait.ts';
 import { client, startTestService, type TestService } from '../../helpers/service.ts';
-import { check, record, send, type Answer } from './harness.ts';
+import { check, CODES, expectNoLeaks, record, send, type Answer } from './harness.ts';
 
 const TEXT_MODEL = 'rendergate/shot-list';
 let dbh: Awaited<ReturnType<typeof freshDatabase>>;
@@ -37,14 +37,8 @@ afterAll(async () => {
   await dbh?.drop();
 });
 
-const CODES = new Set(Object.keys(ERROR_STATUS));
-/** Internals that must never reach a client (the harness's list, less what JSON-RPC says itself). */
-const LEAKS = [/\n\s+at /, /\.(?:ts|js|mjs|cjs):\d+/, /\/src\//, /node_modules/, /\bSELECT\b/];
-
 function noLeaks(a: Answer, sent: string, what: string): void {
-  for (const re of LEAKS)
-    if (re.test(a.text) && !re.test(sent))
-      throw new Error(`internals (${re}) in the body: ${what} -> ${a.text.slice(0, 600)}`);
+  expectNoLeaks(a.text, sent, `${what} -> ${a.text.slice(0, 600)}`);
 }
 
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
